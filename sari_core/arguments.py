@@ -1,0 +1,162 @@
+"""Argument validation at the boundary: raw tool arguments -> typed calls, or INVALID_ARGS.
+
+The rules are the contract's (DESIGN.md section 3): ``mode`` and ``target`` are
+required; a mode-specific argument given to another mode is refused with
+``"<param> is only valid for mode='<x>'. Remove it or switch mode."``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from sari_core.errors import ErrorCode, SariError
+from sari_core.models import MutationCall, NextCall, ReadCall, SearchCall
+
+READ_MODES = ("file", "symbol", "snippet", "diff_preview")
+COMMON_READ_ARGS = frozenset({
+    "mode", "target", "offset", "limit", "preview_mode", "max_preview_chars",
+    "candidate_id", "bundle_id", "session_id",
+})
+MODE_ONLY_ARGS: dict[str, str] = {
+    "path": "symbol",
+    "include_context": "symbol",
+    "start_line": "snippet",
+    "end_line": "snippet",
+    "context_lines": "snippet",
+    "against": "diff_preview",
+}
+SEARCH_LIMIT_MAX = 50
+
+# Deprecated wrappers: tool -> (mode, {their argument: read argument}).
+LEGACY_READ_TOOLS: dict[str, tuple[str, dict[str, str]]] = {
+    "read_file": ("file", {"path": "target"}),
+    "read_symbol": ("symbol", {"name": "target", "symbol": "target"}),
+    "get_snippet": ("snippet", {"path": "target"}),
+    "dry_run_diff": ("diff_preview", {"path": "target"}),
+}
+
+
+def _invalid(message: str, hint: str = "", next_calls: list[NextCall] | None = None) -> SariError:
+    return SariError(ErrorCode.INVALID_ARGS, message, hint, next_calls)
+
+
+def _drop_none(args: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in args.items() if value is not None}
+
+
+def _first_error(exc: ValidationError, tool: str) -> SariError:
+    error = exc.errors()[0]
+    field = ".".join(str(part) for part in error["loc"]) or "arguments"
+    return _invalid(
+        f"{field}: {error['msg']} (tool {tool!r})",
+        hint=f"Fix the value of {field!r}; see the {tool} tool's input schema.",
+    )
+
+
+def _validate(model: type[BaseModel], args: dict[str, Any], tool: str) -> Any:
+    try:
+        return model.model_validate(args)
+    except ValidationError as exc:
+        raise _first_error(exc, tool) from None
+
+
+def parse_read(args: Mapping[str, Any], entrypoint: str = "read") -> ReadCall:
+    """Validate ``read`` arguments; raise ``SariError(INVALID_ARGS)`` with guidance."""
+    values = _drop_none(args)
+    mode = values.get("mode")
+    if mode is None:
+        raise _invalid("mode is required: one of file, symbol, snippet, diff_preview.",
+                       hint="Add mode, e.g. {\"mode\": \"file\", \"target\": \"src/app.py\"}.")
+    if mode not in READ_MODES:
+        raise _invalid(f"mode={mode!r} is not a read mode: use one of {', '.join(READ_MODES)}.",
+                       hint="Pick the mode that matches what you want to read.")
+    if not isinstance(values.get("target"), str) or not values["target"]:
+        raise _invalid("target is required: a path (file, snippet, diff_preview) or a "
+                       "symbol name (symbol).", hint="Add target.")
+    for key in sorted(values):
+        if key in COMMON_READ_ARGS:
+            continue
+        owner = MODE_ONLY_ARGS.get(key)
+        if owner is None:
+            valid = sorted(COMMON_READ_ARGS | set(MODE_ONLY_ARGS))
+            raise _invalid(f"{key} is not an argument of read.",
+                           hint=f"Remove it. Valid arguments: {', '.join(valid)}.")
+        if owner != mode:
+            raise _invalid(f"{key} is only valid for mode='{owner}'. Remove it or switch mode.",
+                           hint=f"Call read with mode='{owner}' to use {key}.")
+    for key in ("offset",):
+        if key in values and isinstance(values[key], int) and values[key] < 0:
+            raise _invalid(f"{key} must be >= 0.", hint="Lines are counted from offset 0.")
+    for key in ("limit", "start_line", "end_line", "max_preview_chars"):
+        if key in values and isinstance(values[key], int) and values[key] < 1:
+            raise _invalid(f"{key} must be >= 1.", hint="Lines are numbered from 1.")
+    if mode == "snippet":
+        if "start_line" not in values:
+            raise _invalid("start_line is required for mode='snippet'.",
+                           hint="Give start_line (and end_line) of the range to read.")
+        if "end_line" in values and isinstance(values["start_line"], int) \
+                and isinstance(values["end_line"], int) and values["end_line"] < values["start_line"]:
+            raise _invalid("end_line must be >= start_line.", hint="Swap them or widen the range.")
+    if "against" in values and values["against"] not in ("HEAD", "WORKTREE", "INDEX"):
+        raise _invalid(f"against={values['against']!r} is not supported: use HEAD, WORKTREE or INDEX.",
+                       hint="Commit and snapshot baselines are not supported in v1.")
+    values["entrypoint"] = entrypoint
+    return _validate(ReadCall, values, "read")  # type: ignore[no-any-return]
+
+
+def legacy_read_args(tool: str, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Translate a deprecated wrapper's arguments into ``read`` arguments."""
+    mode, renames = LEGACY_READ_TOOLS[tool]
+    values = _drop_none(args)
+    translated: dict[str, Any] = {"mode": mode}
+    for key, value in values.items():
+        translated[renames.get(key, key)] = value
+    if "mode" in values and values["mode"] != mode:
+        raise _invalid(f"{tool} always reads with mode='{mode}'; call read for other modes.",
+                       hint="Use the read tool.")
+    return translated
+
+
+def parse_search(args: Mapping[str, Any]) -> SearchCall:
+    values = _drop_none(args)
+    query = values.get("query")
+    if not isinstance(query, str) or not query.strip():
+        raise _invalid("query is required and must not be empty.",
+                       hint="Search for a literal string, a regex (kind='regex'), a symbol "
+                            "(kind='symbol') or a path fragment (kind='path').")
+    unknown = sorted(set(values) - set(SearchCall.model_fields))
+    if unknown:
+        raise _invalid(f"{unknown[0]} is not an argument of search.",
+                       hint=f"Valid arguments: {', '.join(sorted(SearchCall.model_fields))}.")
+    limit = values.get("limit", 10)
+    if isinstance(limit, int) and not 1 <= limit <= SEARCH_LIMIT_MAX:
+        raise _invalid(f"limit must be between 1 and {SEARCH_LIMIT_MAX}.",
+                       hint="Narrow the query rather than asking for more results.")
+    return _validate(SearchCall, values, "search")  # type: ignore[no-any-return]
+
+
+def parse_mutation(tool: str, args: Mapping[str, Any]) -> MutationCall:
+    values = _drop_none(args)
+    allowed = {"edit": {"path", "old_string", "new_string", "expected_occurrences", "session_id"},
+               "write": {"path", "content", "session_id"}}[tool]
+    unknown = sorted(set(values) - allowed)
+    if unknown:
+        raise _invalid(f"{unknown[0]} is not an argument of {tool}.",
+                       hint=f"Valid arguments: {', '.join(sorted(allowed))}.")
+    required = ("path", "old_string", "new_string") if tool == "edit" else ("path", "content")
+    for key in required:
+        if key not in values:
+            raise _invalid(f"{key} is required for {tool}.", hint=f"Add {key}.")
+    if tool == "edit":
+        if values["old_string"] == "":
+            raise _invalid("old_string must not be empty.",
+                           hint="Use write to create a file or replace it whole.")
+        if values["old_string"] == values["new_string"]:
+            raise _invalid("old_string and new_string are identical; nothing would change.",
+                           hint="Give the text that should replace old_string.")
+        if int(values.get("expected_occurrences", 1)) < 1:
+            raise _invalid("expected_occurrences must be >= 1.", hint="Default is 1.")
+    return _validate(MutationCall, {"tool": tool, **values}, tool)  # type: ignore[no-any-return]

@@ -1,0 +1,1 @@
+"""The ``sari`` command line."""

@@ -1,0 +1,1 @@
+"""Core CLI subcommands; each module here provides ``register(registry)``."""

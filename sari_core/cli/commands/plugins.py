@@ -1,0 +1,41 @@
+"""``sari plugins``: installed policy plugins, their hooks and whether they are enabled."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from sari_core.builtin import register_builtins
+from sari_core.commands import CommandRegistry
+from sari_core.plugin_manager import SariPluginManager
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def run(args: argparse.Namespace) -> int:
+    pm = SariPluginManager()
+    register_builtins(pm)
+    infos = pm.load_entry_points()
+    rows = [{"name": name, "distribution": "sari-core (built-in)", "version": None,
+             "hooks": list(pm.hooks_of(name)), "enabled": True}
+            for name in pm.plugin_names() if name.startswith("sari.")]
+    rows += [{"name": i.name, "distribution": i.distribution, "version": i.version,
+              "hooks": list(i.hooks), "enabled": i.enabled} for i in infos]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    if not infos:
+        print("No policy plugins installed (sari-core runs policy-free). "
+              "Install one, e.g. pip install sari-budget.")
+    for row in rows:
+        state = "enabled" if row["enabled"] else "disabled"
+        dist = f"{row['distribution']} {row['version'] or ''}".strip()
+        print(f"{row['name']:<16} {dist:<28} {state:<9} hooks: {', '.join(row['hooks']) or '-'}")
+    return 0
+
+
+def register(registry: CommandRegistry) -> None:
+    registry.add("plugins", "List installed policy plugins, their hooks and whether enabled.",
+                 configure, run)

@@ -1,0 +1,61 @@
+"""``sari``: builds the argparse CLI from core command modules and plugin commands.
+
+Each module in :mod:`sari_core.cli.commands` has ``register(registry)``; plugins
+add theirs through the ``sari_register_commands`` hook.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import os
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from sari_core import __version__
+from sari_core.cli import commands as core_commands
+from sari_core.commands import CommandRegistry
+from sari_core.plugin_manager import SariPluginManager
+
+
+def build_registry() -> CommandRegistry:
+    registry = CommandRegistry()
+    for module_info in sorted(pkgutil.iter_modules(core_commands.__path__), key=lambda m: m.name):
+        module = importlib.import_module(f"{core_commands.__name__}.{module_info.name}")
+        module.register(registry)
+    pm = SariPluginManager()
+    try:
+        pm.load_entry_points()
+    except Exception as exc:  # a broken plugin must not take `sari doctor` down with it
+        print(f"sari: warning: plugins not loaded: {exc}", file=sys.stderr)
+    pm.call_isolated("sari_register_commands", {"registry": registry})
+    return registry
+
+
+def build_parser(registry: CommandRegistry) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sari", description="Policy layer for the tools LLM coding agents call.")
+    parser.add_argument("--version", action="version", version=f"sari {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for command in registry.commands():
+        sub_parser = sub.add_parser(command.name, help=command.help, description=command.help)
+        command.configure(sub_parser)
+        sub_parser.set_defaults(_run=command.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    logging.basicConfig(level=os.environ.get("SARI_LOG_LEVEL", "WARNING").upper(),
+                        stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    parser = build_parser(build_registry())
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 2
+    return int(args._run(args) or 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

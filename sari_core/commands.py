@@ -1,0 +1,33 @@
+"""CLI subcommand registry shared by the core CLI and plugins (``sari_register_commands``)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
+
+Configure = Callable[[argparse.ArgumentParser], None]
+Run = Callable[[argparse.Namespace], int]
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    help: str
+    configure: Configure
+    run: Run
+
+
+class CommandRegistry:
+    """Collects subcommands; ``sari`` builds its argparse parser from them."""
+
+    def __init__(self) -> None:
+        self._commands: dict[str, Command] = {}
+
+    def add(self, name: str, help: str, configure: Configure, run: Run) -> None:
+        if name in self._commands:
+            raise ValueError(f"sari subcommand {name!r} is registered twice")
+        self._commands[name] = Command(name, help, configure, run)
+
+    def commands(self) -> list[Command]:
+        return [self._commands[name] for name in sorted(self._commands)]

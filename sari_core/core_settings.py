@@ -1,0 +1,18 @@
+"""The kernel's own settings section, ``[tool.sari.core]``."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class CoreSettings(BaseModel):
+    """Settings of the kernel itself."""
+
+    fail_closed_plugins: list[str] = Field(
+        default_factory=list,
+        description="Plugins whose failure refuses the call (PLUGIN_ERROR) instead of letting it go on.",
+    )
+    max_sessions: int = Field(1024, ge=1, description="LRU bound on sessions kept in memory.")
+    session_ttl_seconds: float = Field(3600.0, gt=0, description="Idle time after which a session's runtime state is dropped.")
+    analytics_enabled: bool = Field(True, description="Write analytics events to the JSON-lines sink in the state folder.")
+    analytics_queue_size: int = Field(2000, ge=1, description="Bound of the analytics queue; when full, the newest event is dropped.")

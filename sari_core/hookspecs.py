@@ -1,0 +1,285 @@
+"""Every hook the Sari kernel calls, grouped by subject.
+
+Policy hooks (``on_*``) are called once per plugin in a canonical order —
+``tryfirst`` impls, then plain ones, then ``trylast``; within each group by
+plugin name — never in load order, so results are reproducible. A plugin that
+raises is isolated: its failure becomes a ``PLUGIN_ERROR`` reason naming it.
+
+Registration hooks (``sari_register_*``) are called once at kernel start and
+their results are concatenated.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    from sari_core.analytics import AnalyticsSink
+    from sari_core.commands import CommandRegistry
+    from sari_core.kernel import Kernel
+    from sari_core.models import (
+        CallRecord,
+        CompactionContribution,
+        CompactionEvent,
+        MutationEvent,
+        ReadCall,
+        ReadResult,
+        SearchCall,
+        SearchResult,
+        TierEntry,
+    )
+    from sari_core.reasons import ReasonCodeSpec
+    from sari_core.sessions import Session
+    from sari_core.settings import SettingsSpec
+    from sari_core.tools import ToolSpec
+    from sari_core.verdicts import Verdict
+
+PROJECT_NAME = "sari"
+_hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+
+
+# --- registration -------------------------------------------------------------------
+
+
+@_hookspec
+def sari_register_reason_codes() -> list[ReasonCodeSpec]:
+    """Contribute reason codes beyond the kernel's enum.
+
+    Called once when the kernel starts. Codes must be unique across plugins
+    (prefix them); a clash is a startup error naming both plugins.
+
+    :return: the plugin's reason code specs (code, description, severity,
+        next-call template, rank). Results of all plugins are concatenated;
+        responses order codes by (rank, code), never by load order.
+    """
+
+
+@_hookspec
+def sari_register_settings() -> SettingsSpec | None:
+    """Declare the plugin's settings section and its pydantic model.
+
+    Values are read from ``[tool.sari.<section>]`` in the workspace's
+    ``pyproject.toml``, from ``sari.toml`` (``[<section>]``), and from environment
+    variables ``SARI_<SECTION>__<FIELD>``; an invalid value stops the kernel with
+    an error naming the key.
+
+    :return: a :class:`~sari_core.settings.SettingsSpec`, or None if the plugin has
+        no settings. One spec per plugin; sections must be unique.
+    """
+
+
+@_hookspec
+def sari_register_tools() -> list[ToolSpec]:
+    """Contribute MCP tools beyond ``search``, ``read``, ``edit`` and ``write``.
+
+    :return: tool specs (name, description, pydantic input model, handler).
+        Concatenated over plugins; a name clash is a startup error.
+    """
+
+
+@_hookspec
+def sari_register_commands(registry: CommandRegistry) -> None:
+    """Add ``sari`` CLI subcommands (``sari log``, ``sari gate``...).
+
+    :param registry: add subcommands with ``registry.add(name, help, configure, run)``.
+    :return: nothing; every plugin is called.
+    """
+
+
+@_hookspec
+def sari_register_analytics_sinks(kernel: Kernel) -> list[AnalyticsSink]:
+    """Contribute sinks that the analytics writer thread drains events into.
+
+    :param kernel: the kernel being started (for its settings and state folder).
+    :return: sinks; concatenated over plugins, added after the default JSON-lines sink.
+    """
+
+
+# --- lifecycle ----------------------------------------------------------------------
+
+
+@_hookspec
+def on_kernel_start(kernel: Kernel) -> None:
+    """The kernel finished loading plugins and settings and is about to serve.
+
+    Start background resources here (language servers, writer threads).
+
+    :param kernel: the started kernel.
+    :return: nothing; every plugin is called, failures are logged and isolated.
+    """
+
+
+@_hookspec
+def on_kernel_shutdown(kernel: Kernel) -> None:
+    """The kernel is shutting down: flush and release resources.
+
+    :param kernel: the kernel being closed.
+    :return: nothing; every plugin is called, failures are logged and isolated.
+    """
+
+
+@_hookspec
+def on_session_start(session: Session) -> None:
+    """The first call of a session key arrived.
+
+    :param session: the new session.
+    :return: nothing; every plugin is called.
+    """
+
+
+@_hookspec
+def on_session_end(session: Session) -> None:
+    """A session ended: evicted by LRU or TTL, or closed by its connection.
+
+    :param session: the session going away; its runtime state is discarded after this.
+    :return: nothing; every plugin is called.
+    """
+
+
+@_hookspec
+def on_call_complete(record: CallRecord, session: Session) -> None:
+    """A tool call finished — served or refused — and its response is about to leave.
+
+    The execution log's single source: every ``search``, ``read``, ``edit``,
+    ``write`` and plugin tool call fires it exactly once, refusals included.
+
+    :param record: tool, arguments, outcome, reason codes, error code, duration and
+        the response object (do not mutate it).
+    :param session: the session.
+    :return: nothing; every plugin is called. Keep it cheap: hand work to a thread.
+    """
+
+
+@_hookspec
+def sari_collect_metrics(session: Session) -> dict[str, Any] | None:
+    """Contribute to ``meta.stabilization.metrics_snapshot`` of a response.
+
+    :param session: the session the response belongs to.
+    :return: a flat dict of metric name -> JSON value, or None. Dicts of all
+        plugins are merged (keys must not clash) and sorted by key.
+    """
+
+
+# --- policy: reads ------------------------------------------------------------------
+
+
+@_hookspec
+def on_read_enter(call: ReadCall, session: Session) -> Verdict | None:
+    """A read is about to be served, after argument validation.
+
+    :param call: the validated read (any mode, any entrypoint; ``call.entrypoint``
+        names the tool the client used).
+    :param session: the session the read belongs to.
+    :return: None to allow silently, or a :class:`~sari_core.verdicts.Verdict`:
+        ``block`` refuses the read, ``warn`` attaches a warning, ``narrow`` clamps
+        request fields (``offset``/``limit``/``end_line``...). Verdicts of all plugins
+        are folded: any block wins, narrowed fields take the minimum, reason codes are
+        de-duplicated and ordered by the registry.
+    """
+
+
+@_hookspec
+def on_read_exit(call: ReadCall, result: ReadResult, session: Session) -> Verdict | None:
+    """A read was served by the engine; the response has not left yet.
+
+    Plugins may rewrite ``result.text`` (trim to a cap, replace already-delivered
+    lines by a reference) and must then set ``result.preview_degraded`` or
+    ``result.extra`` accordingly. Plugins run in canonical order (``tryfirst``,
+    plain, ``trylast``; by name within each), so rewrites compose reproducibly.
+
+    :param call: the read as served (after narrowing).
+    :param result: the engine's result, mutable.
+    :param session: the session.
+    :return: None or a verdict (folded as for ``on_read_enter``). A block here
+        withholds the payload.
+    """
+
+
+# --- policy: search -----------------------------------------------------------------
+
+
+@_hookspec
+def on_search_complete(call: SearchCall, result: SearchResult, session: Session) -> Verdict | None:
+    """A search finished; the response has not left yet.
+
+    Plugins may annotate ``result.matches`` (set ``candidate_id``), remember the
+    top-K for later reads, and return ``next_calls``.
+
+    :param call: the search as run.
+    :param result: the ranked matches, mutable.
+    :param session: the session.
+    :return: None or a verdict, folded as for ``on_read_enter``.
+    """
+
+
+# --- policy: mutations --------------------------------------------------------------
+
+
+@_hookspec
+def on_mutation(event: MutationEvent, session: Session) -> Verdict | None:
+    """A file in the workspace is about to change, has changed, or was seen changed.
+
+    Called with ``event.phase == "before"`` ahead of Sari's own ``edit``/``write``
+    (a ``block`` vetoes it), and with ``"after"`` once the change is on disk — for
+    Sari's writes (``source="sari"``) and for changes made outside Sari and noticed
+    by the kernel (``source="external"``, ``tool="external"``).
+
+    :param event: the change(s), with old and new text.
+    :param session: the session the mutation belongs to (for external changes, the
+        session whose call noticed it).
+    :return: None or a verdict. Before: folded, any block vetoes. After: folded into
+        the response's ``meta.stabilization`` (a block after the write is reported as
+        a gate state, the write stays).
+    """
+
+
+# --- policy: compaction -------------------------------------------------------------
+
+
+@_hookspec
+def on_compaction(event: CompactionEvent, session: Session) -> CompactionContribution | None:
+    """A conversation is being compacted; contribute to its summary.
+
+    :param event: the frames leaving the window and those retained.
+    :param session: the session.
+    :return: None or a contribution. The base ``summary`` comes from the first
+        plugin by name that provides one; ``lines`` of all plugins are appended in
+        plugin-name order.
+    """
+
+
+@_hookspec
+def on_compaction_complete(event: CompactionEvent, summary: str, session: Session) -> None:
+    """The compaction summary is final; store or forward it.
+
+    :param event: the compaction.
+    :param summary: the exact summary text returned to the client.
+    :param session: the session.
+    :return: nothing; every plugin is called.
+    """
+
+
+# --- policy: prompt-cache tiers -----------------------------------------------------
+
+
+@_hookspec
+def on_tier_entry(entry: TierEntry, session: Session) -> None:
+    """An item entered a prompt-cache tier (or returned to Active).
+
+    :param entry: the item, the tier it entered, its N value and why.
+    :param session: the session whose round caused it.
+    :return: nothing; observers only (log, metrics, react). Every plugin is called.
+    """
+
+
+HOOK_NAMES: tuple[str, ...] = tuple(
+    name for name, obj in list(globals().items())
+    if callable(obj) and (name.startswith("on_") or name.startswith("sari_"))
+)
+
+
+def spec_docstrings() -> dict[str, str]:
+    """Hook name -> docstring, for the generated reference and its drift tests."""
+    return {name: (globals()[name].__doc__ or "") for name in HOOK_NAMES}

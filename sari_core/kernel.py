@@ -1,0 +1,500 @@
+"""The kernel: runs every call through the hook pipeline around an engine call.
+
+``Kernel.execute_read`` / ``execute_search`` / ``execute_mutation`` / ``compact``
+are the entry points the MCP server, the CLI and library users call. Each one
+resolves the session, raises changes seen on disk, asks the policies
+(``on_*`` hooks), folds their verdicts, calls the engine, and returns the
+contract's response object — never raising for a refusal.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import time
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from sari_core import arguments, responses
+from sari_core.analytics import AnalyticsQueue, AnalyticsSink, JsonLinesSink
+from sari_core.core_settings import CoreSettings
+from sari_core.engine_protocol import Engine
+from sari_core.errors import ErrorCode, SariError
+from sari_core.locations import state_dir
+from sari_core.models import (
+    CallRecord,
+    CompactionEvent,
+    MutationEvent,
+    ReadCall,
+    TierEntry,
+)
+from sari_core.plugin_manager import PluginFailure, SariPluginManager, plugin_name
+from sari_core.reasons import ReasonCode, ReasonRegistry
+from sari_core.sessions import (
+    RuntimeStateStore,
+    Session,
+    SessionIdRequired,
+    SessionState,
+    new_connection_id,
+    resolve_session_key,
+    strict_session_mode,
+    workspace_hash,
+)
+from sari_core.settings import SettingsSpec, SettingsStore
+from sari_core.tools import ToolSpec
+from sari_core.verdicts import FoldedVerdict, PluginVerdict, Verdict, fold_verdicts
+
+log = logging.getLogger(__name__)
+
+CORE_SECTION = "core"
+_NO_METRICS: dict[str, Any] = {}
+
+
+class Kernel:
+    """The policy pipeline around one workspace engine.
+
+    :param engine: the workspace engine; by default :class:`sari_core.engine.Workspace`
+        over ``roots``.
+    :param roots: workspace folders (used when ``engine`` is not given).
+    :param plugins: extra plugin objects to register (tests, embedding).
+    :param load_entry_points: load installed plugins of group ``sari``.
+    :param builtins: register the kernel's built-in plugins (session metrics).
+    :param settings: per-section overrides, e.g. ``{"budget": {"max_reads_per_session": 5}}``.
+    :param analytics_sinks: sinks replacing the default JSON-lines file.
+    """
+
+    def __init__(
+        self,
+        engine: Engine | None = None,
+        *,
+        roots: Iterable[str | os.PathLike[str]] = (),
+        plugins: Iterable[object] = (),
+        load_entry_points: bool = True,
+        builtins: bool = True,
+        settings: Mapping[str, Mapping[str, Any]] | None = None,
+        analytics_sinks: Iterable[AnalyticsSink] | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        if engine is None:
+            from sari_core.engine import Workspace
+
+            engine = Workspace([Path(root) for root in roots] or [Path.cwd()])
+        self.engine = engine
+        self.roots: list[Path] = list(engine.roots)
+        self.workspace_hash = workspace_hash(self.roots[0])
+        self.pm = SariPluginManager()
+        if builtins:
+            from sari_core.builtin import register_builtins
+
+            register_builtins(self.pm)
+        if load_entry_points:
+            self.pm.load_entry_points()
+        for plugin in plugins:
+            self.pm.register(plugin, name=plugin_name(plugin))
+        self.pm.check_pending()
+
+        self.reasons = ReasonRegistry.with_kernel_codes()
+        for owner, specs in self._registrations("sari_register_reason_codes"):
+            for spec in specs:
+                self.reasons.register(spec, owner=owner)
+        specs = [SettingsSpec(CORE_SECTION, CoreSettings)]
+        specs += [spec for _, spec in self._registrations("sari_register_settings")]
+        self.settings = SettingsStore.load(specs, self.roots[0], settings, environ)
+        self.core: CoreSettings = self.settings.get(CORE_SECTION)
+        self.tools: dict[str, ToolSpec] = {}
+        for owner, tool_specs in self._registrations("sari_register_tools"):
+            for spec in tool_specs:
+                if spec.name in self.tools:
+                    raise ValueError(f"tool {spec.name!r} of plugin {owner!r} is already registered")
+                self.tools[spec.name] = spec
+
+        self.sessions = RuntimeStateStore(
+            max_sessions=self.core.max_sessions,
+            ttl_seconds=self.core.session_ttl_seconds,
+            on_evict=self._end_session,
+        )
+        sinks = list(analytics_sinks) if analytics_sinks is not None else self._default_sinks()
+        self.analytics = AnalyticsQueue(sinks, maxsize=self.core.analytics_queue_size)
+        self._sequence = itertools.count(1)
+        self._execution_prefix = new_connection_id()[:8]
+        self.default_connection_id = new_connection_id()
+        self._closed = False
+        self._lifecycle("on_kernel_start", {"kernel": self})
+
+    # --- construction helpers -------------------------------------------------------
+
+    def _registrations(self, hook: str) -> list[tuple[str, Any]]:
+        kwargs = {"kernel": self} if hook == "sari_register_analytics_sinks" else {}
+        results, failures = self.pm.call_isolated(hook, kwargs)
+        if failures:
+            failure = failures[0]
+            raise RuntimeError(f"plugin {failure.plugin!r} failed in {hook}: {failure.error}")
+        return results
+
+    def _default_sinks(self) -> list[AnalyticsSink]:
+        sinks: list[AnalyticsSink] = []
+        if self.core.analytics_enabled:
+            sinks.append(JsonLinesSink(state_dir() / "analytics" / f"{self.workspace_hash}.jsonl"))
+        for _, extra in self._registrations("sari_register_analytics_sinks"):
+            sinks.extend(extra)
+        return sinks
+
+    def _lifecycle(self, hook: str, kwargs: dict[str, Any]) -> None:
+        _, failures = self.pm.call_isolated(hook, kwargs)
+        for failure in failures:
+            log.error("plugin %s failed in %s: %s", failure.plugin, hook, failure.error)
+
+    # --- sessions -------------------------------------------------------------------
+
+    def session(
+        self,
+        session_id: str | None = None,
+        connection_id: str | None = None,
+        client_connection_id: str | None = None,
+    ) -> Session:
+        """Resolve (and create on first use) the session a call belongs to.
+
+        :raises SessionIdRequired: in strict mode when ``session_id`` is missing.
+        """
+        connection = connection_id or self.default_connection_id
+        key = resolve_session_key(
+            session_id=session_id, connection_id=connection, ws_hash=self.workspace_hash,
+            strict=strict_session_mode(),
+        )
+        state, created = self.sessions.get(key)
+        session = Session(key, session_id, connection, state, self, client_connection_id)
+        if created:
+            self._lifecycle("on_session_start", {"session": session})
+        return session
+
+    def _end_session(self, state: SessionState) -> None:
+        session = Session(state.key, None, "", state, self)
+        self._lifecycle("on_session_end", {"session": session})
+
+    def end_connection(self, connection_id: str) -> None:
+        """A connection closed: end the sessions keyed by it."""
+        suffix = f":conn:{connection_id}"
+        for key in self.sessions.keys():
+            if key.endswith(suffix):
+                state = self.sessions.discard(key)
+                if state is not None:
+                    self._end_session(state)
+
+    # --- the pipeline ---------------------------------------------------------------
+
+    def _fold(self, hook: str, kwargs: dict[str, Any]) -> FoldedVerdict:
+        results, failures = self.pm.call_isolated(hook, kwargs)
+        items = [PluginVerdict(name, value) for name, value in results if isinstance(value, Verdict)]
+        items.extend(self._failure_verdicts(failures))
+        return fold_verdicts(items, self.reasons)
+
+    def _failure_verdicts(self, failures: list[PluginFailure]) -> list[PluginVerdict]:
+        verdicts = []
+        for failure in failures:
+            plugin = self.pm.get_plugin(failure.plugin)
+            closed = failure.plugin in self.core.fail_closed_plugins or bool(
+                getattr(plugin, "fail_closed", False))
+            message = f"plugin {failure.plugin!r} failed in {failure.hook}: {failure.error}"
+            verdict = Verdict(
+                action="block" if closed else "warn",
+                reason_codes=(ReasonCode.PLUGIN_ERROR.value,),
+                error_code=ErrorCode.PLUGIN_ERROR,
+                message=message if closed else "",
+                hint="The plugin fails closed; fix or disable it (SARI_DISABLE_PLUGINS)."
+                if closed else "",
+                warnings=(message,),
+            )
+            verdicts.append(PluginVerdict(failure.plugin, verdict))
+        return verdicts
+
+    def metrics_snapshot(self, session: Session) -> dict[str, Any]:
+        results, _ = self.pm.call_isolated("sari_collect_metrics", {"session": session})
+        if not results:
+            return _NO_METRICS
+        merged: dict[str, Any] = {}
+        for _, values in sorted(results, key=lambda item: item[0]):
+            merged.update(values)
+        return dict(sorted(merged.items()))
+
+    def _begin(self, args: Mapping[str, Any], connection_id: str | None) -> Session:
+        session = self.session(args.get("session_id"), connection_id)
+        return session
+
+    def _external_changes(self, session: Session) -> FoldedVerdict | None:
+        changes = self.engine.poll_changes()
+        if not changes:
+            return None
+        event = MutationEvent(phase="after", source="external", tool="external",
+                              changes=changes, applied=True)
+        folded = self._fold("on_mutation", {"event": event, "session": session})
+        folded.reason_codes = self.reasons.order([*folded.reason_codes, ReasonCode.EXTERNAL_CHANGE])
+        return folded
+
+    def _finish(self, tool: str, args: Mapping[str, Any], session: Session | None,
+                response: dict[str, Any], started: float, execution_id: str) -> dict[str, Any]:
+        error = response.get("error")
+        stabilization = response["meta"]["stabilization"]
+        if session is not None:
+            record = CallRecord(
+                execution_id=execution_id, tool=tool, session_key=session.key,
+                arguments=dict(args), ok=response["ok"], target=response.get("target"),
+                error_code=error["code"] if error else None,
+                reason_codes=list(stabilization["reason_codes"]),
+                duration_ms=(time.perf_counter() - started) * 1000.0, timestamp=time.time(),
+                response=response,
+            )
+            self._lifecycle("on_call_complete", {"record": record, "session": session})
+            self.analytics.emit(tool, session.key, ok=response["ok"],
+                                reason_codes=stabilization["reason_codes"],
+                                error_code=record.error_code)
+        return response
+
+    def _refusal(self, kind: dict[str, Any], exc: SariError, session: Session | None,
+                 folded: FoldedVerdict | None, execution_id: str) -> dict[str, Any]:
+        base = folded or FoldedVerdict()
+        extra = FoldedVerdict(next_calls=list(exc.next_calls))
+        merged = base.merge(extra, self.reasons)
+        metrics = self.metrics_snapshot(session) if session else _NO_METRICS
+        response = responses.error_response(kind, exc.code, exc.message, exc.hint, merged,
+                                            metrics, execution_id)
+        if exc.details:
+            response["error"]["details"] = exc.details
+        return response
+
+    def _blocked(self, kind: dict[str, Any], folded: FoldedVerdict, session: Session,
+                 execution_id: str) -> dict[str, Any]:
+        return responses.error_response(
+            kind, folded.error_code or "BLOCKED", folded.message, folded.hint, folded,
+            self.metrics_snapshot(session), execution_id)
+
+    def _new_execution_id(self) -> str:
+        return f"ex-{self._execution_prefix}-{next(self._sequence)}"
+
+    def _session_or_refusal(self, args: Mapping[str, Any], connection_id: str | None,
+                            kind: dict[str, Any], execution_id: str
+                            ) -> tuple[Session | None, dict[str, Any] | None]:
+        try:
+            return self._begin(args, connection_id), None
+        except SessionIdRequired:
+            folded = FoldedVerdict(reason_codes=[ReasonCode.SESSION_ID_REQUIRED.value])
+            error = SariError(ErrorCode.SESSION_ID_REQUIRED,
+                              "session_id is required: this server runs in strict session mode.",
+                              "Pass a stable session_id argument with every call.")
+            return None, self._refusal(kind, error, None, folded, execution_id)
+
+    def execute_read(self, args: Mapping[str, Any] | ReadCall, *, connection_id: str | None = None,
+                     entrypoint: str = "read") -> dict[str, Any]:
+        """Serve a ``read`` (or a deprecated wrapper's call, named by ``entrypoint``)."""
+        started = time.perf_counter()
+        execution_id = self._new_execution_id()
+        raw = args.model_dump(exclude_none=True) if isinstance(args, BaseModel) else dict(args)
+        kind = {"mode": raw.get("mode"), "target": raw.get("target") or raw.get("path")
+                or raw.get("name")}
+        session, refusal = self._session_or_refusal(raw, connection_id, kind, execution_id)
+        if refusal is not None:
+            return self._finish(entrypoint, raw, session, refusal, started, execution_id)
+        assert session is not None
+        external = self._external_changes(session)
+        try:
+            values = raw if entrypoint == "read" else arguments.legacy_read_args(entrypoint, raw)
+            call = args if isinstance(args, ReadCall) else arguments.parse_read(values, entrypoint)
+            kind = {"mode": call.mode, "target": call.target}
+        except SariError as exc:
+            response = self._refusal(kind, exc, session, external, execution_id)
+            return self._finish(entrypoint, raw, session, response, started, execution_id)
+        enter = self._fold("on_read_enter", {"call": call, "session": session})
+        if external is not None:
+            enter = external.merge(enter, self.reasons)
+        if enter.blocked:
+            response = self._blocked(kind, enter, session, execution_id)
+            return self._finish(entrypoint, raw, session, response, started, execution_id)
+        if enter.narrow:
+            call = _narrowed(call, enter.narrow)
+        try:
+            result = self.engine.read(call)
+        except SariError as exc:
+            response = self._refusal(kind, exc, session, enter, execution_id)
+            return self._finish(entrypoint, raw, session, response, started, execution_id)
+        exit_fold = self._fold("on_read_exit", {"call": call, "result": result, "session": session})
+        folded = enter.merge(exit_fold, self.reasons)
+        if exit_fold.blocked:
+            response = self._blocked(kind, folded, session, execution_id)
+        else:
+            response = responses.read_response(call, result, folded,
+                                               self.metrics_snapshot(session), execution_id)
+        return self._finish(entrypoint, raw, session, response, started, execution_id)
+
+    def execute_search(self, args: Mapping[str, Any], *, connection_id: str | None = None
+                       ) -> dict[str, Any]:
+        """Serve a ``search``."""
+        started = time.perf_counter()
+        execution_id = self._new_execution_id()
+        raw = dict(args)
+        kind = {"query": raw.get("query"), "target": raw.get("query")}
+        session, refusal = self._session_or_refusal(raw, connection_id, kind, execution_id)
+        if refusal is not None:
+            return self._finish("search", raw, session, refusal, started, execution_id)
+        assert session is not None
+        external = self._external_changes(session)
+        try:
+            call = arguments.parse_search(raw)
+            result = self.engine.search(call)
+        except SariError as exc:
+            response = self._refusal(kind, exc, session, external, execution_id)
+            return self._finish("search", raw, session, response, started, execution_id)
+        folded = self._fold("on_search_complete",
+                            {"call": call, "result": result, "session": session})
+        if external is not None:
+            folded = external.merge(folded, self.reasons)
+        if not result.index_ready:
+            folded.reason_codes = self.reasons.order([*folded.reason_codes,
+                                                      ReasonCode.INDEX_BUILDING])
+        if folded.blocked:
+            response = self._blocked(kind, folded, session, execution_id)
+        else:
+            response = responses.search_response(result, folded, self.metrics_snapshot(session),
+                                                 execution_id)
+        return self._finish("search", raw, session, response, started, execution_id)
+
+    def execute_mutation(self, tool: str, args: Mapping[str, Any], *,
+                         connection_id: str | None = None) -> dict[str, Any]:
+        """Serve an ``edit`` or ``write``: veto check, atomic write, validation."""
+        started = time.perf_counter()
+        execution_id = self._new_execution_id()
+        raw = dict(args)
+        kind = {"tool": tool, "target": raw.get("path")}
+        session, refusal = self._session_or_refusal(raw, connection_id, kind, execution_id)
+        if refusal is not None:
+            return self._finish(tool, raw, session, refusal, started, execution_id)
+        assert session is not None
+        external = self._external_changes(session)
+        try:
+            call = arguments.parse_mutation(tool, raw)
+            changes = self.engine.plan_mutation(call)
+        except SariError as exc:
+            response = self._refusal(kind, exc, session, external, execution_id)
+            return self._finish(tool, raw, session, response, started, execution_id)
+        kind["target"] = changes[0].path if changes else call.path
+        before = MutationEvent(phase="before", source="sari", tool=call.tool, changes=changes)
+        veto = self._fold("on_mutation", {"event": before, "session": session})
+        if external is not None:
+            veto = external.merge(veto, self.reasons)
+        if veto.blocked:
+            response = self._blocked(kind, veto, session, execution_id)
+            return self._finish(tool, raw, session, response, started, execution_id)
+        try:
+            self.engine.apply_mutation(changes)
+        except SariError as exc:
+            response = self._refusal(kind, exc, session, veto, execution_id)
+            return self._finish(tool, raw, session, response, started, execution_id)
+        after = MutationEvent(phase="after", source="sari", tool=call.tool, changes=changes,
+                              applied=True)
+        folded = veto.merge(self._fold("on_mutation", {"event": after, "session": session}),
+                            self.reasons)
+        # After the write a block cannot undo it: it is reported as gate state, ok stays true.
+        payload = {"changes": [_change_summary(change) for change in changes]}
+        if tool == "edit":
+            payload["replacements"] = call.expected_occurrences
+        response = responses.tool_response(tool, kind["target"], payload, folded,
+                                           self.metrics_snapshot(session), execution_id)
+        if folded.blocked:
+            response["meta"]["gated"] = {"by": folded.blocked_by, "code": folded.error_code,
+                                         "message": folded.message}
+        return self._finish(tool, raw, session, response, started, execution_id)
+
+    def execute_tool(self, name: str, args: Mapping[str, Any], *,
+                     connection_id: str | None = None) -> dict[str, Any]:
+        """Serve a plugin-registered tool (``context_query``, ``context_tiers``...)."""
+        started = time.perf_counter()
+        execution_id = self._new_execution_id()
+        raw = dict(args)
+        kind = {"tool": name, "target": None}
+        session, refusal = self._session_or_refusal(raw, connection_id, kind, execution_id)
+        if refusal is not None:
+            return self._finish(name, raw, session, refusal, started, execution_id)
+        assert session is not None
+        spec = self.tools.get(name)
+        try:
+            if spec is None:
+                raise SariError(ErrorCode.UNKNOWN_TOOL, f"unknown tool {name!r}.",
+                                f"Available tools: {', '.join(sorted(self.tools))}.")
+            parsed = spec.input_model.model_validate(
+                {k: v for k, v in raw.items() if v is not None})
+            response = spec.handler(parsed, session)
+        except SariError as exc:
+            response = self._refusal(kind, exc, session, None, execution_id)
+        except Exception as exc:  # pydantic errors and plugin bugs alike become refusals
+            error = SariError(ErrorCode.INVALID_ARGS if exc.__class__.__name__ == "ValidationError"
+                              else ErrorCode.PLUGIN_ERROR, f"{name}: {exc}",
+                              f"Check the {name} tool's arguments.")
+            response = self._refusal(kind, error, session, None, execution_id)
+        return self._finish(name, raw, session, response, started, execution_id)
+
+    def compact(self, event: CompactionEvent, *, session_id: str | None = None,
+                connection_id: str | None = None) -> str:
+        """Build the compaction summary from every plugin's contribution and announce it."""
+        session = self.session(session_id, connection_id)
+        results, failures = self.pm.call_isolated("on_compaction",
+                                                  {"event": event, "session": session})
+        for failure in failures:
+            log.error("plugin %s failed in on_compaction: %s", failure.plugin, failure.error)
+        contributions = sorted(results, key=lambda item: item[0])
+        base = next((c.summary for _, c in contributions if c.summary), "")
+        extra = [line for _, c in contributions for line in c.lines]
+        summary = _insert_lines(base, extra)
+        self._lifecycle("on_compaction_complete",
+                        {"event": event, "summary": summary, "session": session})
+        return summary
+
+    def fire_tier_entry(self, entry: TierEntry, session: Session) -> None:
+        """Announce that an item entered a prompt-cache tier (``on_tier_entry``)."""
+        self._lifecycle("on_tier_entry", {"entry": entry, "session": session})
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._lifecycle("on_kernel_shutdown", {"kernel": self})
+        self.analytics.close()
+        self.engine.close()
+
+    def __enter__(self) -> Kernel:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _narrowed(call: ReadCall, narrow: dict[str, int]) -> ReadCall:
+    update = {}
+    for key, value in narrow.items():
+        if key in ReadCall.model_fields:
+            current = getattr(call, key)
+            update[key] = value if current is None else min(current, value)
+    return call.model_copy(update=update)
+
+
+def _change_summary(change: Any) -> dict[str, Any]:
+    old_lines = (change.old_text or "").count("\n")
+    new_lines = (change.new_text or "").count("\n")
+    status = "created" if change.old_text is None else "deleted" if change.new_text is None \
+        else "modified"
+    return {"path": change.path, "status": status, "lines_before": old_lines,
+            "lines_after": new_lines}
+
+
+def _insert_lines(base: str, lines: list[str]) -> str:
+    """Put contributed lines before the honesty block, so it stays last."""
+    if not lines:
+        return base
+    if not base:
+        return "\n".join(lines)
+    marker = "BE HONEST:"
+    parts = base.split("\n")
+    index = next((i for i, line in enumerate(parts) if line.startswith(marker)), len(parts))
+    return "\n".join(parts[:index] + lines + parts[index:])
+

@@ -1,0 +1,206 @@
+"""The values that flow through the pipeline: calls, engine results, events.
+
+Calls are what a client asked for (validated at the boundary); results are what
+the engine produced and what ``on_*_exit`` hooks may trim or annotate before the
+response leaves. Everything here is a pydantic model so plugins, the server and
+the docs share one schema.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ReadMode = Literal["file", "symbol", "snippet", "diff_preview"]
+SearchKind = Literal["text", "regex", "symbol", "path"]
+DiffBaseline = Literal["HEAD", "WORKTREE", "INDEX"]
+MutationTool = Literal["edit", "write", "external"]
+MutationPhase = Literal["before", "after"]
+MutationSource = Literal["sari", "external"]
+
+
+class NextCall(BaseModel):
+    """A ready-to-run tool call the client can issue as is."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tool: str
+    arguments: dict[str, Any]
+
+    def sort_key(self) -> tuple[str, str]:
+        import json
+
+        return (self.tool, json.dumps(self.arguments, sort_keys=True, default=str))
+
+
+class Location(BaseModel):
+    file: str
+    line: int | None = None
+    end_line: int | None = None
+
+
+class ReadCall(BaseModel):
+    """A validated ``read`` request. Mode-specific fields are None outside their mode."""
+
+    mode: ReadMode
+    target: str
+    offset: int | None = None
+    limit: int | None = None
+    preview_mode: Literal["none", "snippet"] = "snippet"
+    max_preview_chars: int | None = None
+    # symbol
+    path: str | None = None
+    include_context: bool | None = None
+    # snippet
+    start_line: int | None = None
+    end_line: int | None = None
+    context_lines: int | None = None
+    # diff_preview
+    against: DiffBaseline | None = None
+    # refs issued by search
+    candidate_id: str | None = None
+    bundle_id: str | None = None
+    session_id: str | None = None
+    # which tool the client called (``read`` or a deprecated wrapper)
+    entrypoint: str = "read"
+
+
+class ReadResult(BaseModel):
+    """What the engine read. ``on_read_exit`` hooks may rewrite ``text`` (trim, dedupe)."""
+
+    path: str
+    text: str
+    start_line: int = 1
+    end_line: int = 0
+    total_lines: int = 0
+    content_hash: str = ""
+    truncated: bool = False
+    preview_degraded: bool = False
+    location: Location | None = None
+    diff: str | None = None
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def lines_returned(self) -> int:
+        return self.end_line - self.start_line + 1 if self.end_line >= self.start_line else 0
+
+
+class SearchCall(BaseModel):
+    query: str
+    kind: SearchKind = "text"
+    path_glob: str | None = None
+    limit: int = 10
+    case_sensitive: bool = False
+    session_id: str | None = None
+
+
+class SearchMatch(BaseModel):
+    path: str
+    line: int | None = None
+    end_line: int | None = None
+    kind: str = "text"
+    snippet: str = ""
+    score: float = 0.0
+    symbol: str | None = None
+    candidate_id: str | None = None
+
+
+class SearchResult(BaseModel):
+    query: str
+    kind: SearchKind = "text"
+    matches: list[SearchMatch] = Field(default_factory=list)
+    total: int = 0
+    truncated: bool = False
+    index_ready: bool = True
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+class MutationCall(BaseModel):
+    """A client's ``edit`` or ``write``."""
+
+    tool: Literal["edit", "write"]
+    path: str
+    old_string: str | None = None
+    new_string: str | None = None
+    expected_occurrences: int = 1
+    content: str | None = None
+    session_id: str | None = None
+
+
+class FileChange(BaseModel):
+    """One file's change. Texts are None when the file does not exist (created/deleted)."""
+
+    path: str
+    abs_path: str
+    old_text: str | None = None
+    new_text: str | None = None
+
+
+class MutationEvent(BaseModel):
+    """Raised through ``on_mutation`` before and after a write, and for changes seen on disk."""
+
+    phase: MutationPhase
+    source: MutationSource
+    tool: MutationTool
+    changes: list[FileChange]
+    applied: bool = False
+
+    @property
+    def paths(self) -> list[str]:
+        return [change.path for change in self.changes]
+
+
+class ChatFrame(BaseModel):
+    role: Literal["user", "assistant", "tool"]
+    content: str
+    tool_name: str | None = None
+    execution_id: str | None = None
+    timestamp: int = 0
+    sequence_index: int = 0
+
+
+class CompactionEvent(BaseModel):
+    """A conversation is being compacted: ``frames`` is the window leaving the context."""
+
+    chat_session_id: str
+    frames: list[ChatFrame] = Field(default_factory=list)
+    retained: list[ChatFrame] = Field(default_factory=list)
+    trigger: str = "manual"
+
+
+class CompactionContribution(BaseModel):
+    """A plugin's part of a compaction summary.
+
+    ``summary`` is the base block (one plugin provides it; the first by plugin
+    name wins); ``lines`` are extra lines other plugins append, in plugin-name order.
+    """
+
+    summary: str | None = None
+    lines: list[str] = Field(default_factory=list)
+
+
+class TierEntry(BaseModel):
+    """An item entered a prompt-cache tier."""
+
+    item: str
+    tier: Literal["active", "L3", "L2", "L1", "L0"]
+    previous_tier: Literal["active", "L3", "L2", "L1", "L0"] | None = None
+    n_value: int
+    reason: Literal["inactive", "promotion", "modified", "reactivated", "initial"]
+
+
+class CallRecord(BaseModel):
+    """One tool call as it completed (served or refused), for execution logs."""
+
+    execution_id: str
+    tool: str
+    session_key: str
+    arguments: dict[str, Any]
+    ok: bool
+    target: str | None = None
+    error_code: str | None = None
+    reason_codes: list[str] = Field(default_factory=list)
+    duration_ms: float = 0.0
+    timestamp: float = 0.0
+    response: dict[str, Any] = Field(default_factory=dict)

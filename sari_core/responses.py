@@ -1,0 +1,119 @@
+"""The response contract: every tool answers with one JSON object of this shape.
+
+``{ok, mode|query|tool, target, <payload>, location?, meta: {truncated,
+token_estimate, preview_degraded, stabilization: {budget_state,
+suggested_next_action, warnings, reason_codes, metrics_snapshot, next_calls,
+bundle_id?, context_bundle_id?, annotations?}}}``; refusals add
+``error: {code, message, hint}`` and set ``ok: false``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sari_core.models import NextCall, ReadCall, ReadResult, SearchResult
+from sari_core.verdicts import FoldedVerdict
+
+CHARS_PER_TOKEN = 4
+HOISTED_STABILIZATION_KEYS = ("bundle_id", "context_bundle_id")
+
+
+def token_estimate(text: str) -> int:
+    return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+
+def _next_calls_json(calls: list[NextCall]) -> list[dict[str, Any]]:
+    return [{"tool": call.tool, "arguments": call.arguments} for call in calls]
+
+
+def stabilization(folded: FoldedVerdict, metrics: dict[str, Any]) -> dict[str, Any]:
+    block: dict[str, Any] = {
+        "budget_state": folded.budget_state or "ok",
+        "suggested_next_action": folded.suggested_next_action,
+        "warnings": list(folded.warnings),
+        "reason_codes": list(folded.reason_codes),
+        "metrics_snapshot": metrics,
+        "next_calls": _next_calls_json(folded.next_calls),
+    }
+    annotations = dict(folded.annotations)
+    for key in HOISTED_STABILIZATION_KEYS:
+        for plugin in sorted(annotations):
+            value = annotations[plugin].get(key)
+            if value is not None and key not in block:
+                block[key] = value
+    annotations = {
+        plugin: {k: v for k, v in data.items() if k not in HOISTED_STABILIZATION_KEYS}
+        for plugin, data in annotations.items()
+    }
+    annotations = {plugin: data for plugin, data in annotations.items() if data}
+    if annotations:
+        block["annotations"] = annotations
+    return block
+
+
+def _meta(folded: FoldedVerdict, metrics: dict[str, Any], *, truncated: bool, tokens: int,
+          degraded: bool, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    meta: dict[str, Any] = {
+        "truncated": truncated,
+        "token_estimate": tokens,
+        "preview_degraded": degraded,
+    }
+    if extra:
+        meta.update(extra)
+    meta["stabilization"] = stabilization(folded, metrics)
+    return meta
+
+
+def read_response(call: ReadCall, result: ReadResult, folded: FoldedVerdict,
+                  metrics: dict[str, Any], execution_id: str) -> dict[str, Any]:
+    degraded = result.preview_degraded or folded.preview_degraded
+    body: dict[str, Any] = {"ok": True, "mode": call.mode, "target": call.target,
+                            "text": result.text}
+    if result.diff is not None:
+        body["diff"] = result.diff
+    if result.location is not None:
+        body["location"] = result.location.model_dump()
+    payload = result.text if result.diff is None else result.diff
+    extra = {"path": result.path, "start_line": result.start_line, "end_line": result.end_line,
+             "total_lines": result.total_lines, "execution_id": execution_id, **result.extra}
+    body["meta"] = _meta(folded, metrics, truncated=result.truncated,
+                         tokens=token_estimate(payload), degraded=degraded, extra=extra)
+    return body
+
+
+def search_response(result: SearchResult, folded: FoldedVerdict, metrics: dict[str, Any],
+                    execution_id: str) -> dict[str, Any]:
+    matches = [match.model_dump(exclude_none=True) for match in result.matches]
+    tokens = sum(token_estimate(m.get("snippet", "")) for m in matches)
+    body: dict[str, Any] = {"ok": True, "query": result.query, "kind": result.kind,
+                            "matches": matches, "total": result.total}
+    extra = {"index_ready": result.index_ready, "execution_id": execution_id, **result.extra}
+    body["meta"] = _meta(folded, metrics, truncated=result.truncated, tokens=tokens,
+                         degraded=False, extra=extra)
+    return body
+
+
+def tool_response(tool: str, target: str | None, payload: dict[str, Any], folded: FoldedVerdict,
+                  metrics: dict[str, Any], execution_id: str) -> dict[str, Any]:
+    body: dict[str, Any] = {"ok": True, "tool": tool, "target": target, **payload}
+    text = str(payload)
+    body["meta"] = _meta(folded, metrics, truncated=False, tokens=token_estimate(text),
+                         degraded=False, extra={"execution_id": execution_id})
+    return body
+
+
+def error_response(
+    kind: dict[str, Any],
+    code: str,
+    message: str,
+    hint: str,
+    folded: FoldedVerdict,
+    metrics: dict[str, Any],
+    execution_id: str | None = None,
+) -> dict[str, Any]:
+    """A refusal. ``kind`` holds the identifying keys (``mode``/``query``/``tool``, ``target``)."""
+    body: dict[str, Any] = {"ok": False, **kind,
+                            "error": {"code": code, "message": message, "hint": hint}}
+    extra = {"execution_id": execution_id} if execution_id else None
+    body["meta"] = _meta(folded, metrics, truncated=False, tokens=0, degraded=False, extra=extra)
+    return body

@@ -1,0 +1,199 @@
+"""Session identity and the bounded, in-memory runtime state kept per session key.
+
+Keys follow seed 000: ``ws:<workspace_hash>:sid:<session_id>`` when the call
+names a session, else ``ws:<workspace_hash>:conn:<connection_id>`` with a
+server-issued connection id. A client-sent connection id is telemetry only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from sari_core.kernel import Kernel
+
+T = TypeVar("T")
+
+
+def canonical_root(root: str | os.PathLike[str]) -> str:
+    """expanduser + realpath + forward slashes: the form every hash is taken of."""
+    return os.path.realpath(os.path.expanduser(os.fspath(root))).replace("\\", "/")
+
+
+def workspace_hash(root: str | os.PathLike[str]) -> str:
+    return hashlib.sha1(canonical_root(root).encode("utf-8")).hexdigest()[:12]
+
+
+def new_connection_id() -> str:
+    return str(uuid.uuid4())
+
+
+class SessionIdRequired(Exception):
+    """Strict mode is on and the call named no session_id."""
+
+
+def strict_session_mode() -> bool:
+    return os.environ.get("SARI_STRICT_SESSION_ID", "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def resolve_session_key(
+    workspace_root: str | os.PathLike[str] | None = None,
+    *,
+    session_id: str | None,
+    connection_id: str,
+    strict: bool | None = None,
+    ws_hash: str | None = None,
+) -> str:
+    """Return the policy key for a call.
+
+    :param workspace_root: the primary workspace root (hashed), or give ``ws_hash``.
+    :param session_id: the session the client named, if any.
+    :param connection_id: the server-issued id of the connection the call came on.
+    :param strict: refuse calls without ``session_id``; defaults to ``SARI_STRICT_SESSION_ID``.
+    :raises SessionIdRequired: in strict mode when ``session_id`` is missing.
+    """
+    digest = ws_hash or workspace_hash(workspace_root or ".")
+    if session_id:
+        return f"ws:{digest}:sid:{session_id}"
+    if strict if strict is not None else strict_session_mode():
+        raise SessionIdRequired("session_id is required (SARI_STRICT_SESSION_ID=1)")
+    return f"ws:{digest}:conn:{connection_id}"
+
+
+@dataclass
+class SessionState:
+    """Everything policies remember about one session; a namespace per plugin."""
+
+    key: str
+    created_at: float
+    last_seen: float
+    namespaces: dict[str, Any] = field(default_factory=dict)
+    lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+
+    def namespace(self, name: str, factory: Callable[[], T]) -> T:
+        try:
+            return self.namespaces[name]  # type: ignore[no-any-return]
+        except KeyError:
+            with self.lock:
+                return self.namespaces.setdefault(name, factory())  # type: ignore[no-any-return]
+
+
+class RuntimeStateStore:
+    """Thread-safe LRU + TTL map of session key -> :class:`SessionState`.
+
+    :param max_sessions: the LRU bound; the least recently used session is evicted.
+    :param ttl_seconds: idle time after which a session is discarded.
+    :param on_evict: called with each evicted state (outside the lock).
+    """
+
+    def __init__(
+        self,
+        max_sessions: int = 1024,
+        ttl_seconds: float = 3600.0,
+        clock: Callable[[], float] = time.monotonic,
+        on_evict: Callable[[SessionState], None] | None = None,
+    ) -> None:
+        self.max_sessions = max_sessions
+        self.ttl_seconds = ttl_seconds
+        self._clock = clock
+        self._on_evict = on_evict
+        self._states: OrderedDict[str, SessionState] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> tuple[SessionState, bool]:
+        """Return the state for ``key`` and whether it was created by this call."""
+        now = self._clock()
+        evicted: list[SessionState] = []
+        with self._lock:
+            state = self._states.get(key)
+            if state is not None and now - state.last_seen > self.ttl_seconds:
+                evicted.append(self._states.pop(key))
+                state = None
+            created = state is None
+            if state is None:
+                state = SessionState(key=key, created_at=now, last_seen=now)
+                self._states[key] = state
+            else:
+                state.last_seen = now
+                self._states.move_to_end(key)
+            evicted.extend(self._expire_locked(now))
+            while len(self._states) > self.max_sessions:
+                evicted.append(self._states.popitem(last=False)[1])
+        self._notify(evicted)
+        return state, created
+
+    def peek(self, key: str) -> SessionState | None:
+        with self._lock:
+            return self._states.get(key)
+
+    def discard(self, key: str) -> SessionState | None:
+        with self._lock:
+            return self._states.pop(key, None)
+
+    def expire(self) -> list[SessionState]:
+        with self._lock:
+            evicted = self._expire_locked(self._clock())
+        self._notify(evicted)
+        return evicted
+
+    def _expire_locked(self, now: float) -> list[SessionState]:
+        evicted = []
+        # Oldest first: stop at the first session still fresh.
+        while self._states:
+            key, state = next(iter(self._states.items()))
+            if now - state.last_seen <= self.ttl_seconds:
+                break
+            evicted.append(self._states.pop(key))
+        return evicted
+
+    def _notify(self, evicted: list[SessionState]) -> None:
+        if self._on_evict:
+            for state in evicted:
+                self._on_evict(state)
+
+    def keys(self) -> list[str]:
+        with self._lock:
+            return list(self._states)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._states)
+
+
+@dataclass
+class Session:
+    """What a hook sees of the session a call belongs to.
+
+    :ivar key: the policy key (``ws:<hash>:sid:<id>`` or ``ws:<hash>:conn:<uuid>``).
+    :ivar session_id: the client's session id, if it named one.
+    :ivar connection_id: the server-issued connection id.
+    :ivar client_connection_id: what the client claimed; telemetry only.
+    """
+
+    key: str
+    session_id: str | None
+    connection_id: str
+    state: SessionState
+    kernel: Kernel
+    client_connection_id: str | None = None
+
+    def namespace(self, name: str, factory: Callable[[], T]) -> T:
+        """Per-plugin runtime state of this session, created by ``factory`` on first use."""
+        return self.state.namespace(name, factory)
+
+    def settings(self, section: str) -> Any:
+        """The validated settings model of a plugin section (``[tool.sari.<section>]``)."""
+        return self.kernel.settings.get(section)
+
+    @property
+    def roots(self) -> list[Path]:
+        return self.kernel.roots

@@ -1,0 +1,32 @@
+"""Tool specs: how plugins add MCP tools (``context_query``, ``context_tiers``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from sari_core.sessions import Session
+
+ToolHandler = Callable[[BaseModel, "Session"], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool a plugin serves.
+
+    :ivar name: the MCP tool name (unique across plugins).
+    :ivar description: what a model reads to choose and fill the tool.
+    :ivar input_model: pydantic model of the arguments; its JSON schema is the tool's.
+    :ivar handler: ``handler(arguments, session) -> response dict`` in the contract's
+        shape (use :mod:`sari_core.responses` to build it).
+    """
+
+    name: str
+    description: str
+    input_model: type[BaseModel]
+    handler: ToolHandler
+    deprecated: bool = False

@@ -1,0 +1,20 @@
+"""Shared fixtures: Sari's state and cache folders point into a temporary folder."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+_TMP = Path(tempfile.mkdtemp(prefix="sari-tests-"))
+os.environ.setdefault("SARI_STATE_DIR", str(_TMP / "state"))
+os.environ.setdefault("SARI_CACHE_DIR", str(_TMP / "cache"))
+
+
+@pytest.fixture(autouse=True)
+def _isolated_plugin_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test inherits allow/deny lists or strict mode from the shell."""
+    for var in ("SARI_PLUGINS", "SARI_DISABLE_PLUGINS", "SARI_STRICT_SESSION_ID"):
+        monkeypatch.delenv(var, raising=False)
