@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from sari_core.kernel import Kernel
     from sari_core.models import (
         CallRecord,
+        ClientHookEvent,
+        ClientHookResult,
         CompactionContribution,
         CompactionEvent,
         MutationEvent,
@@ -271,6 +273,24 @@ def on_tier_entry(entry: TierEntry, session: Session) -> None:
     :param entry: the item, the tier it entered, its N value and why.
     :param session: the session whose round caused it.
     :return: nothing; observers only (log, metrics, react). Every plugin is called.
+    """
+
+
+# --- client integrations ------------------------------------------------------------
+
+
+@_hookspec
+def on_client_hook(event: ClientHookEvent) -> ClientHookResult | None:
+    """A coding client ran one of its own hooks through ``sari hook <client> <event>``.
+
+    Lets policies act on clients that use their own edit tools (Claude Code's
+    ``PostToolUse`` after Edit/Write, ``PreCompact``, ``SessionStart``...).
+
+    :param event: the client, the hook event name, the JSON payload it sent on stdin
+        and the workspace it runs in.
+    :return: None, or a result: ``block`` with a ``reason`` asks the client to stop
+        (any block wins; reasons are joined in plugin-name order);
+        ``additional_context`` texts are joined in plugin-name order.
     """
 
 

@@ -204,3 +204,18 @@ class CallRecord(BaseModel):
     duration_ms: float = 0.0
     timestamp: float = 0.0
     response: dict[str, Any] = Field(default_factory=dict)
+
+
+class ClientHookEvent(BaseModel):
+    """A client's hook invocation (``sari hook claude-code post-tool-use``)."""
+
+    client: str
+    event: str
+    payload: dict[str, Any] = Field(default_factory=dict)
+    workspace: str | None = None
+
+
+class ClientHookResult(BaseModel):
+    block: bool = False
+    reason: str = ""
+    additional_context: str = ""

@@ -1,0 +1,80 @@
+"""``sari hook CLIENT EVENT``: run a coding client's hook through Sari's plugins.
+
+Reads the hook's JSON from stdin, asks every plugin (``on_client_hook``) and
+prints what the client's hook protocol expects. Claude Code: exit 0 with JSON
+on stdout; ``{"decision": "block", "reason": ...}`` to block after a tool;
+``hookSpecificOutput.additionalContext`` to inject context.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from sari_core.commands import CommandRegistry
+from sari_core.models import ClientHookEvent, ClientHookResult
+from sari_core.plugin_manager import SariPluginManager
+
+CLIENTS = ("claude-code",)
+# Claude Code's hook event names, as its settings.json spells them.
+CLAUDE_EVENTS = {
+    "post-tool-use": "PostToolUse",
+    "pre-tool-use": "PreToolUse",
+    "pre-compact": "PreCompact",
+    "session-start": "SessionStart",
+    "stop": "Stop",
+}
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("client", choices=CLIENTS, help="the client whose hook this is")
+    parser.add_argument("event", choices=sorted(CLAUDE_EVENTS), help="the hook event")
+
+
+def fold_results(results: list[tuple[str, ClientHookResult]]) -> ClientHookResult:
+    ordered = sorted(results, key=lambda item: item[0])
+    reasons = [r.reason for _, r in ordered if r.block and r.reason]
+    contexts = [r.additional_context for _, r in ordered if r.additional_context]
+    return ClientHookResult(block=any(r.block for _, r in ordered), reason="\n\n".join(reasons),
+                            additional_context="\n\n".join(contexts))
+
+
+def claude_output(event_name: str, result: ClientHookResult) -> dict[str, Any]:
+    output: dict[str, Any] = {}
+    if result.block:
+        output["decision"] = "block"
+        output["reason"] = result.reason
+    if result.additional_context:
+        output["hookSpecificOutput"] = {"hookEventName": event_name,
+                                        "additionalContext": result.additional_context}
+    return output
+
+
+def run(args: argparse.Namespace) -> int:
+    raw = sys.stdin.read()
+    try:
+        payload = json.loads(raw) if raw.strip() else {}
+    except json.JSONDecodeError as exc:
+        print(f"sari hook: stdin is not JSON: {exc}", file=sys.stderr)
+        return 1
+    workspace = payload.get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+    event = ClientHookEvent(client=args.client, event=args.event, payload=payload,
+                            workspace=workspace)
+    pm = SariPluginManager()
+    pm.load_entry_points()
+    results, failures = pm.call_isolated("on_client_hook", {"event": event})
+    for failure in failures:
+        print(f"sari hook: plugin {failure.plugin} failed: {failure.error}", file=sys.stderr)
+    folded = fold_results([(name, r) for name, r in results if isinstance(r, ClientHookResult)])
+    output = claude_output(CLAUDE_EVENTS[args.event], folded)
+    if output:
+        print(json.dumps(output))
+    return 0
+
+
+def register(registry: CommandRegistry) -> None:
+    registry.add("hook", "Run a coding client's hook (e.g. Claude Code PostToolUse) through "
+                 "Sari's plugins; reads the hook JSON on stdin.", configure, run)
