@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+
+# `from memory_engine import MemoryEngine` works from every test folder.
+sys.path.insert(0, str(Path(__file__).parent / "kernel"))
 
 _TMP = Path(tempfile.mkdtemp(prefix="sari-tests-"))
 os.environ.setdefault("SARI_STATE_DIR", str(_TMP / "state"))
