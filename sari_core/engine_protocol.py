@@ -5,7 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from sari_core.models import FileChange, MutationCall, ReadCall, ReadResult, SearchCall, SearchResult
+from sari_core.models import (
+    FileChange,
+    MutationCall,
+    ReadCall,
+    ReadResult,
+    SearchCall,
+    SearchResult,
+)
 
 
 @runtime_checkable

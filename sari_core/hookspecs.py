@@ -296,7 +296,7 @@ def on_client_hook(event: ClientHookEvent) -> ClientHookResult | None:
 
 HOOK_NAMES: tuple[str, ...] = tuple(
     name for name, obj in list(globals().items())
-    if callable(obj) and (name.startswith("on_") or name.startswith("sari_"))
+    if callable(obj) and name.startswith(("on_", "sari_"))
 )
 
 

@@ -178,7 +178,7 @@ class Kernel:
     def end_connection(self, connection_id: str) -> None:
         """A connection closed: end the sessions keyed by it."""
         suffix = f":conn:{connection_id}"
-        for key in self.sessions.keys():
+        for key in list(self.sessions.keys()):
             if key.endswith(suffix):
                 state = self.sessions.discard(key)
                 if state is not None:
@@ -427,7 +427,7 @@ class Kernel:
             response = spec.handler(parsed, session)
         except SariError as exc:
             response = self._refusal(kind, exc, session, None, execution_id)
-        except Exception as exc:  # pydantic errors and plugin bugs alike become refusals
+        except Exception as exc:  # noqa: BLE001 - pydantic errors and plugin bugs become refusals
             error = SariError(ErrorCode.INVALID_ARGS if exc.__class__.__name__ == "ValidationError"
                               else ErrorCode.PLUGIN_ERROR, f"{name}: {exc}",
                               f"Check the {name} tool's arguments.")

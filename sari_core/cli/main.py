@@ -28,7 +28,7 @@ def build_registry() -> CommandRegistry:
     pm = SariPluginManager()
     try:
         pm.load_entry_points()
-    except Exception as exc:  # a broken plugin must not take `sari doctor` down with it
+    except Exception as exc:  # noqa: BLE001 - a broken plugin must not take `sari doctor` down with it
         print(f"sari: warning: plugins not loaded: {exc}", file=sys.stderr)
     pm.call_isolated("sari_register_commands", {"registry": registry})
     return registry

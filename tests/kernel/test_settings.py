@@ -1,0 +1,51 @@
+"""Plugin settings from pyproject.toml, sari.toml and the environment; clear errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel, Field
+
+from sari_core.settings import SettingsError, SettingsSpec, SettingsStore
+
+
+class DemoSettings(BaseModel):
+    max_reads: int = Field(25, ge=1)
+    mode: str = "soft"
+    excluded: list[str] = Field(default_factory=lambda: ["vendor/"])
+
+
+SPEC = SettingsSpec("demo", DemoSettings)
+
+
+def test_defaults_without_any_file(tmp_path: Path) -> None:
+    settings = SettingsStore.load([SPEC], tmp_path, environ={}).get("demo")
+    assert settings == DemoSettings()
+
+
+def test_layers_pyproject_then_sari_toml_then_env(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.sari.demo]\nmax_reads = 10\nmode = "hard"\n')
+    (tmp_path / "sari.toml").write_text('[demo]\nmax_reads = 12\n')
+    store = SettingsStore.load([SPEC], tmp_path, environ={"SARI_DEMO__EXCLUDED": '["x/"]'})
+    assert store.get("demo") == DemoSettings(max_reads=12, mode="hard", excluded=["x/"])
+    store = SettingsStore.load([SPEC], tmp_path, environ={"SARI_DEMO__MAX_READS": "40"})
+    assert store.get("demo").max_reads == 40
+
+
+def test_invalid_value_names_the_key_and_source(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.sari.demo]\nmax_reads = 0\n')
+    with pytest.raises(SettingsError, match=r"demo\.max_reads .*pyproject\.toml"):
+        SettingsStore.load([SPEC], tmp_path, environ={})
+
+
+def test_unknown_key_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(SettingsError, match=r"unknown setting demo\.max_raeds .*environment"):
+        SettingsStore.load([SPEC], tmp_path, environ={"SARI_DEMO__MAX_RAEDS": "3"})
+
+
+def test_broken_toml_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "sari.toml").write_text("[demo\n")
+    with pytest.raises(SettingsError, match="sari.toml"):
+        SettingsStore.load([SPEC], tmp_path, environ={})
