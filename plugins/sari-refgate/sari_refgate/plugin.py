@@ -1,0 +1,90 @@
+"""The sari-refgate plugin: issues refs on search, gates reads on them."""
+
+from __future__ import annotations
+
+from sari_core.models import NextCall, ReadCall, SearchCall, SearchResult
+from sari_core.plugin_manager import hookimpl
+from sari_core.reasons import ReasonCodeSpec
+from sari_core.sessions import Session
+from sari_core.settings import SettingsSpec
+from sari_core.verdicts import Verdict
+from sari_refgate import calls
+from sari_refgate.gate import RANGE_TOO_WIDE, judge
+from sari_refgate.refs import Bundle, CandidateRef, RefStore, bundle_id, candidate_id
+from sari_refgate.settings import RefgateSettings
+from sari_refgate.targets import normalize_path
+
+SECTION = "refgate"
+NAMESPACE = "refgate"
+REASON_RANK = 40
+
+
+class RefgatePlugin:
+    """Search -> Ref -> Read: stable refs on search, a gate on read."""
+
+    name = "refgate"
+
+    @staticmethod
+    def _settings(session: Session) -> RefgateSettings:
+        settings: RefgateSettings = session.settings(SECTION)
+        return settings
+
+    def _store(self, session: Session) -> RefStore:
+        limit = self._settings(session).max_bundles_per_session
+        return session.namespace(NAMESPACE, lambda: RefStore(max_bundles=limit))
+
+    @hookimpl
+    def sari_register_settings(self) -> SettingsSpec:
+        return SettingsSpec(section=SECTION, model=RefgateSettings)
+
+    @hookimpl
+    def sari_register_reason_codes(self) -> list[ReasonCodeSpec]:
+        return [ReasonCodeSpec(
+            code=RANGE_TOO_WIDE,
+            description="A read without a search ref asked for more lines than the precision "
+                        "cap (refgate max_range_lines); next_calls split it into windows.",
+            severity="error",
+            next_call_template={"tool": "read", "arguments": {
+                "mode": "snippet", "target": "<path>", "start_line": "<first>",
+                "end_line": "<first + max_range_lines - 1>"}},
+            rank=REASON_RANK,
+        )]
+
+    @hookimpl(tryfirst=True)
+    def on_search_complete(self, call: SearchCall, result: SearchResult,
+                           session: Session) -> Verdict:
+        # tryfirst: other plugins' on_search_complete (relevance) see the candidate ids.
+        settings = self._settings(session)
+        workspace = session.kernel.workspace_hash
+        roots = session.roots
+        candidates: list[CandidateRef] = []
+        proposals: list[NextCall] = []
+        proposed_paths: set[str] = set()
+        for match in result.matches:
+            path = normalize_path(match.path, roots)
+            cid = candidate_id(workspace, call, match.model_copy(update={"path": path}))
+            match.candidate_id = cid
+            candidates.append(CandidateRef.of(cid, path, match))
+            if len(proposals) < settings.next_calls_per_search and path not in proposed_paths:
+                proposed_paths.add(path)
+                proposals.append(calls.read_for_match(
+                    match, cid, settings.max_range_lines, settings.window_context_lines,
+                    call.session_id))
+        bid = bundle_id(workspace, call, [c.candidate_id for c in candidates])
+        store = self._store(session)
+        with session.state.lock:
+            store.remember(Bundle(bid, call.query, call.kind, tuple(candidates)))
+        return Verdict(next_calls=tuple(proposals), annotations={"bundle_id": bid})
+
+    @hookimpl
+    def on_read_enter(self, call: ReadCall, session: Session) -> Verdict | None:
+        settings = self._settings(session)
+        store = self._store(session)
+        with session.state.lock:
+            refusal = judge(call, store, settings, session.roots)
+        if refusal is None:
+            return None
+        build = Verdict.block if settings.policy == "enforce" else Verdict.warn
+        return build(*refusal.reason_codes, message=refusal.message, hint=refusal.hint,
+                     error_code=refusal.error_code, next_calls=refusal.next_calls,
+                     suggested_next_action=refusal.suggested_next_action)

@@ -1,0 +1,47 @@
+"""The ``[tool.sari.refgate]`` settings section."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+ReadMode = Literal["file", "symbol", "snippet", "diff_preview"]
+
+
+class RefgateSettings(BaseModel):
+    """How strictly reads must follow search results."""
+
+    policy: Literal["enforce", "warn"] = Field(
+        "enforce",
+        description="enforce refuses a read without a valid ref; warn serves it with the "
+                    "same reason codes, message and next_calls attached as a warning.",
+    )
+    max_range_lines: int = Field(
+        200, ge=1,
+        description="Widest precision read (snippet start_line..end_line plus context, or "
+                    "file limit) served without a ref.",
+    )
+    gated_modes: list[ReadMode] = Field(
+        default_factory=lambda: ["file", "symbol", "snippet", "diff_preview"],
+        description="Read modes the gate applies to; reads in other modes pass untouched.",
+    )
+    max_bundles_per_session: int = Field(
+        32, ge=1,
+        description="Search bundles remembered per session (LRU); refs of older bundles "
+                    "expire with them.",
+    )
+    next_calls_per_search: int = Field(
+        3, ge=0,
+        description="How many of the top matches get a ready-to-run read in the search "
+                    "response's next_calls.",
+    )
+    window_context_lines: int = Field(
+        20, ge=0,
+        description="Lines before and after a match line in the snippet windows proposed by "
+                    "next_calls.",
+    )
+    max_windows: int = Field(
+        3, ge=1,
+        description="How many consecutive windows a refused wide precision read proposes.",
+    )
