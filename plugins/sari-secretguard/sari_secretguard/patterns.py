@@ -1,0 +1,83 @@
+"""What a secret looks like: file globs and the patterns redacted from payloads.
+
+Redaction keeps the line count of the text (a multi-line secret becomes a marker
+followed by the same number of newlines), so line numbers in the response, and
+any edit the model plans from them, stay right.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+
+_KEY_LABEL = r"[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?"
+_KEY_END = rf"-----END {_KEY_LABEL}-----"
+_SECRET_NAME = (
+    r"[\w.-]*(?:api[_-]?key|apikey|secret|secret[_-]?key|token|passw(?:or)?d|pwd|"
+    r"access[_-]?key|private[_-]?key|client[_-]?secret|credentials?)"
+)
+
+
+@dataclass(frozen=True)
+class SecretPattern:
+    """A kind of secret; ``group`` is the part replaced (0 = the whole match)."""
+
+    kind: str
+    regex: re.Pattern[str]
+    group: int = 0
+
+
+PATTERNS: tuple[SecretPattern, ...] = (
+    # A whole key block, or its start when the read window ends inside it.
+    SecretPattern("private_key", re.compile(rf"-----BEGIN {_KEY_LABEL}-----.*?(?:{_KEY_END}|\Z)", re.S)),
+    # The window started inside a key block: everything up to its END line is key material.
+    SecretPattern("private_key", re.compile(rf"\A.*?{_KEY_END}", re.S)),
+    # The window lies wholly inside a key block: two or more lines of bare base64.
+    SecretPattern("key_material", re.compile(
+        r"(?:^[ \t\"']*[A-Za-z0-9+/]{40,}={0,2}[\"',\\n \t]*(?:\n|\Z)){2,}", re.M)),
+    SecretPattern("aws_access_key_id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b")),
+    SecretPattern("aws_secret_access_key", re.compile(
+        r"(?i)aws_secret_access_key[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})"), 1),
+    SecretPattern("github_token", re.compile(
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b")),
+    SecretPattern("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    SecretPattern("slack_webhook", re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+")),
+    SecretPattern("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
+    SecretPattern("stripe_key", re.compile(r"\b[rs]k_live_[0-9A-Za-z]{16,}\b")),
+    # api_key = "...", "password": "...": the quoted value only; placeholders are left alone.
+    SecretPattern("assignment", re.compile(
+        rf"(?i)\b{_SECRET_NAME}[\"']?\s*[:=]\s*([\"'])((?![$<{{%\[])[^\"'\s]{{8,}})\1"), 2),
+)
+
+
+def _marker(kind: str, replaced: str) -> str:
+    return f"[REDACTED:{kind}]" + "\n" * replaced.count("\n")
+
+
+def redact(text: str, extra_patterns: Iterable[str] = ()) -> tuple[str, Counter[str]]:
+    """Replace likely secrets in ``text``; return the new text and a count per kind."""
+    found: Counter[str] = Counter()
+    patterns = [*PATTERNS, *(SecretPattern("custom", re.compile(p)) for p in extra_patterns)]
+    for pattern in patterns:
+        def replace(match: re.Match[str], pattern: SecretPattern = pattern) -> str:
+            found[pattern.kind] += 1
+            whole, start, end = match.group(0), *match.span(pattern.group)
+            offset = match.start(0)
+            secret = whole[start - offset:end - offset]
+            return whole[:start - offset] + _marker(pattern.kind, secret) + whole[end - offset:]
+
+        text = pattern.regex.sub(replace, text)
+    return text, found
+
+
+def matches_glob(path: str, globs: Iterable[str]) -> bool:
+    """Whether a workspace path, or any trailing part of it, matches one of ``globs``."""
+    normalized = path.replace("\\", "/").lower()
+    while normalized.startswith("./"):
+        normalized = normalized[2:]
+    parts = [part for part in normalized.split("/") if part]
+    tails = ["/".join(parts[i:]) for i in range(len(parts))]
+    return any(fnmatchcase(tail, glob.lower()) for glob in globs for tail in tails)
