@@ -122,6 +122,7 @@ class Kernel:
         self._sequence = itertools.count(1)
         self._execution_prefix = new_connection_id()[:8]
         self.default_connection_id = new_connection_id()
+        self._strict_sessions = strict_session_mode()
         self._closed = False
         self._lifecycle("on_kernel_start", {"kernel": self})
 
@@ -163,7 +164,7 @@ class Kernel:
         connection = connection_id or self.default_connection_id
         key = resolve_session_key(
             session_id=session_id, connection_id=connection, ws_hash=self.workspace_hash,
-            strict=strict_session_mode(),
+            strict=self._strict_sessions,
         )
         state, created = self.sessions.get(key)
         session = Session(key, session_id, connection, state, self, client_connection_id)
@@ -239,18 +240,19 @@ class Kernel:
         error = response.get("error")
         stabilization = response["meta"]["stabilization"]
         if session is not None:
-            record = CallRecord(
-                execution_id=execution_id, tool=tool, session_key=session.key,
-                arguments=dict(args), ok=response["ok"], target=response.get("target"),
-                error_code=error["code"] if error else None,
-                reason_codes=list(stabilization["reason_codes"]),
-                duration_ms=(time.perf_counter() - started) * 1000.0, timestamp=time.time(),
-                response=response,
-            )
-            self._lifecycle("on_call_complete", {"record": record, "session": session})
+            error_code = error["code"] if error else None
+            if self.pm.ordered_impls("on_call_complete"):
+                # Built from values the kernel made itself: no need to re-validate them.
+                record = CallRecord.model_construct(
+                    execution_id=execution_id, tool=tool, session_key=session.key,
+                    arguments=dict(args), ok=response["ok"], target=response.get("target"),
+                    error_code=error_code, reason_codes=list(stabilization["reason_codes"]),
+                    duration_ms=(time.perf_counter() - started) * 1000.0,
+                    timestamp=time.time(), response=response,
+                )
+                self._lifecycle("on_call_complete", {"record": record, "session": session})
             self.analytics.emit(tool, session.key, ok=response["ok"],
-                                reason_codes=stabilization["reason_codes"],
-                                error_code=record.error_code)
+                                reason_codes=stabilization["reason_codes"], error_code=error_code)
         return response
 
     def _refusal(self, kind: dict[str, Any], exc: SariError, session: Session | None,

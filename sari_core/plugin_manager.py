@@ -51,6 +51,11 @@ class PluginInfo:
     hooks: tuple[str, ...]
     enabled: bool
     builtin: bool
+    error: str | None = None
+
+
+class PluginLoadError(Exception):
+    """An installed plugin could not be imported or instantiated."""
 
 
 def _env_names(var: str) -> list[str] | None:
@@ -95,12 +100,15 @@ class SariPluginManager(pluggy.PluginManager):
         self._impl_cache.clear()
         return removed
 
-    def load_entry_points(self, group: str = ENTRY_POINT_GROUP) -> list[PluginInfo]:
+    def load_entry_points(self, group: str = ENTRY_POINT_GROUP, *, strict: bool = True
+                          ) -> list[PluginInfo]:
         """Register installed plugins of ``group`` honouring the allow/deny env lists.
 
         ``SARI_PLUGINS=a,b`` loads only those; ``SARI_DISABLE_PLUGINS=a,b`` blocks
         those (as tox's ``TOX_DISABLED_EXTERNAL_PLUGINS`` does, via ``set_blocked``).
         An entry point may name a module or a class (instantiated with no arguments).
+        A plugin that fails to import raises :class:`PluginLoadError` naming it, or with
+        ``strict=False`` is reported in its :class:`PluginInfo` (for ``sari plugins``).
         """
         allow = _env_names(ALLOW_ENV)
         deny = set(_env_names(DENY_ENV) or ())
@@ -111,17 +119,28 @@ class SariPluginManager(pluggy.PluginManager):
             enabled = (allow is None or ep.name in allow) and ep.name not in deny
             dist = getattr(ep, "dist", None)
             hooks: tuple[str, ...] = ()
+            error = None
             if enabled and self.get_plugin(ep.name) is None:
-                plugin = _instantiate(ep)
-                self.register(plugin, name=ep.name)
-                hooks = self.hooks_of(ep.name)
+                try:
+                    plugin = _instantiate(ep)
+                except Exception as exc:  # noqa: BLE001 - reported with the plugin's name
+                    error = f"{type(exc).__name__}: {exc}"
+                    if strict:
+                        raise PluginLoadError(
+                            f"plugin {ep.name!r} ({ep.value}) failed to load: {error}. "
+                            f"Fix its installation or disable it: SARI_DISABLE_PLUGINS={ep.name}"
+                        ) from exc
+                else:
+                    self.register(plugin, name=ep.name)
+                    hooks = self.hooks_of(ep.name)
             found.append(PluginInfo(
                 name=ep.name,
                 distribution=dist.metadata["Name"] if dist is not None else None,
                 version=dist.version if dist is not None else None,
                 hooks=hooks if enabled else _declared_hooks(ep),
-                enabled=enabled,
+                enabled=enabled and error is None,
                 builtin=False,
+                error=error,
             ))
         self.discovered = found
         self.check_pending()

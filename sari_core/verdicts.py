@@ -95,8 +95,15 @@ class FoldedVerdict:
     preview_degraded: bool = False
     annotations: dict[str, dict[str, Any]] = field(default_factory=dict)
 
+    def is_empty(self) -> bool:
+        return self == _EMPTY
+
     def merge(self, other: FoldedVerdict, registry: ReasonRegistry) -> FoldedVerdict:
         """Combine two folds (enter and exit of one call) into one, still ordered."""
+        if other.is_empty():
+            return self
+        if self.is_empty():
+            return other
         first, second = (self, other)
         blocked_source = first if first.blocked else other
         return FoldedVerdict(
@@ -117,7 +124,7 @@ class FoldedVerdict:
         )
 
 
-EMPTY_FOLD = FoldedVerdict()
+_EMPTY = FoldedVerdict()
 
 
 def fold_verdicts(items: Sequence[PluginVerdict], registry: ReasonRegistry) -> FoldedVerdict:

@@ -27,7 +27,7 @@ def build_registry() -> CommandRegistry:
         module.register(registry)
     pm = SariPluginManager()
     try:
-        pm.load_entry_points()
+        pm.load_entry_points(strict=False)
     except Exception as exc:  # noqa: BLE001 - a broken plugin must not take `sari doctor` down with it
         print(f"sari: warning: plugins not loaded: {exc}", file=sys.stderr)
     pm.call_isolated("sari_register_commands", {"registry": registry})

@@ -17,12 +17,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     pm = SariPluginManager()
     register_builtins(pm)
-    infos = pm.load_entry_points()
+    infos = pm.load_entry_points(strict=False)
     rows = [{"name": name, "distribution": "sari-core (built-in)", "version": None,
              "hooks": list(pm.hooks_of(name)), "enabled": True}
             for name in pm.plugin_names() if name.startswith("sari.")]
     rows += [{"name": i.name, "distribution": i.distribution, "version": i.version,
-              "hooks": list(i.hooks), "enabled": i.enabled} for i in infos]
+              "hooks": list(i.hooks), "enabled": i.enabled, "error": i.error} for i in infos]
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
@@ -33,7 +33,9 @@ def run(args: argparse.Namespace) -> int:
         state = "enabled" if row["enabled"] else "disabled"
         dist = f"{row['distribution']} {row['version'] or ''}".strip()
         print(f"{row['name']:<16} {dist:<28} {state:<9} hooks: {', '.join(row['hooks']) or '-'}")
-    return 0
+        if row.get("error"):
+            print(f"{'':<16} failed to load: {row['error']}")
+    return 1 if any(i.error for i in infos) else 0
 
 
 def register(registry: CommandRegistry) -> None:
