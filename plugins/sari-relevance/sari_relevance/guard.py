@@ -1,0 +1,106 @@
+"""The relevance decision: is a read's target among the latest search's top-K, and not excluded?
+
+Pure logic over a read call, the session's :class:`~sari_relevance.baseline.Baseline`
+and the settings; :mod:`sari_relevance.plugin` turns a finding into a verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sari_core.models import NextCall, ReadCall
+from sari_core.reasons import ReasonCode
+from sari_relevance.baseline import Baseline, TopEntry
+from sari_relevance.exclusions import excluded_by
+from sari_relevance.settings import RelevanceSettings
+from sari_relevance.targets import normalize_path
+
+EXCLUDED_PATH = "RELEVANCE_EXCLUDED_PATH"
+LEAD = "This target seems unrelated."
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Why a read looks unrelated, and what to read instead."""
+
+    reason_codes: tuple[str, ...]
+    message: str
+    hint: str
+    next_calls: tuple[NextCall, ...]
+    alternatives: tuple[str, ...]
+    query: str | None
+
+
+def _read_target(call: ReadCall, roots: Sequence[Path]) -> tuple[str | None, str]:
+    """(workspace-relative path or None for a symbol read without path, label for messages)."""
+    if call.mode == "symbol":
+        path = normalize_path(call.path, roots) if call.path else None
+        return path, f"symbol {call.target!r}" + (f" in {path}" if path else "")
+    path = normalize_path(call.target, roots)
+    return path, path or call.target
+
+
+def _is_outside(call: ReadCall, path: str | None, baseline: Baseline | None) -> bool:
+    if baseline is None or not baseline.entries:
+        return False  # no baseline (no search yet, or it found nothing): nothing to compare with
+    if path is not None:
+        return not baseline.holds_path(path)
+    return not baseline.holds_symbol(call.target)
+
+
+def alternative_read(entry: TopEntry, context_lines: int, session_id: str | None) -> NextCall:
+    """A ready-to-run read of one alternative: a window around its best match."""
+    arguments: dict[str, Any]
+    if entry.line is not None:
+        arguments = {"mode": "snippet", "target": entry.engine_path,
+                     "start_line": max(1, entry.line - context_lines),
+                     "end_line": max(entry.line, entry.end_line or entry.line) + context_lines}
+    else:
+        arguments = {"mode": "file", "target": entry.engine_path}
+    if entry.candidate_id:
+        arguments["candidate_id"] = entry.candidate_id
+    if session_id:
+        arguments["session_id"] = session_id
+    return NextCall(tool="read", arguments=arguments)
+
+
+def judge(call: ReadCall, baseline: Baseline | None, settings: RelevanceSettings,
+          roots: Sequence[Path]) -> Finding | None:
+    """None when the read looks relevant; else the finding with ranked alternatives."""
+    if call.mode not in settings.checked_modes:
+        return None
+    path, label = _read_target(call, roots)
+    excluded = excluded_by(path, settings.excluded_paths) if path else None
+    outside = _is_outside(call, path, baseline)
+    if not outside and excluded is None:
+        return None
+
+    entries = baseline.entries if baseline is not None else ()
+    alternatives = [entry for entry in entries
+                    if entry.path != path
+                    and excluded_by(entry.path, settings.excluded_paths) is None]
+    alternatives = alternatives[:settings.max_alternatives]
+    query = baseline.query if baseline is not None else None
+
+    codes = [ReasonCode.LOW_RELEVANCE_OUTSIDE_TOPK.value]
+    if alternatives:
+        names = ", ".join(entry.path for entry in alternatives)
+        sentences = [LEAD, f"Try {names} (top results of the latest search {query!r})."]
+    else:
+        sentences = [LEAD, "Try a search for what you need in the project's own code."]
+    if outside:
+        sentences.append(f"{label} is not among the top {settings.top_k} results of the "
+                         f"latest search {query!r}.")
+    if excluded is not None:
+        codes.append(EXCLUDED_PATH)
+        sentences.append(f"{label} is under the excluded path {excluded!r}.")
+    hint = ("Read one of the alternatives in next_calls, or search again if this target is "
+            "what you need." if alternatives else
+            "Search for the code you need; excluded folders hold vendored or generated files.")
+    next_calls = tuple(alternative_read(entry, settings.alternative_context_lines,
+                                        call.session_id) for entry in alternatives)
+    return Finding(tuple(codes), " ".join(sentences), hint, next_calls,
+                   tuple(entry.path for entry in alternatives), query)

@@ -1,0 +1,82 @@
+"""The sari-relevance plugin: remembers the latest search, flags reads that stray from it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sari_core.models import ReadCall, SearchCall, SearchResult
+from sari_core.plugin_manager import hookimpl
+from sari_core.reasons import ReasonCodeSpec
+from sari_core.sessions import Session
+from sari_core.settings import SettingsSpec
+from sari_core.verdicts import Verdict
+from sari_relevance.baseline import Baseline
+from sari_relevance.guard import EXCLUDED_PATH, judge
+from sari_relevance.settings import RelevanceSettings
+
+SECTION = "relevance"
+NAMESPACE = "relevance"
+HARD_ERROR_CODE = "LOW_RELEVANCE"
+REASON_RANK = 30
+
+
+@dataclass
+class RelevanceState:
+    """Per session: only the latest search (at most ``top_k`` entries), so it stays bounded."""
+
+    baseline: Baseline | None = None
+
+
+class RelevancePlugin:
+    """Relevance Guard: warn (or, with ``hard``, refuse) reads outside the latest top-K."""
+
+    name = "relevance"
+
+    @staticmethod
+    def _settings(session: Session) -> RelevanceSettings:
+        settings: RelevanceSettings = session.settings(SECTION)
+        return settings
+
+    @staticmethod
+    def _state(session: Session) -> RelevanceState:
+        return session.namespace(NAMESPACE, RelevanceState)
+
+    @hookimpl
+    def sari_register_settings(self) -> SettingsSpec:
+        return SettingsSpec(section=SECTION, model=RelevanceSettings)
+
+    @hookimpl
+    def sari_register_reason_codes(self) -> list[ReasonCodeSpec]:
+        return [ReasonCodeSpec(
+            code=EXCLUDED_PATH,
+            description="The read target is under an excluded path (vendor/, node_modules/, "
+                        ".git/, dist/ or the relevance excluded_paths setting).",
+            severity="warning",
+            next_call_template={"tool": "search", "arguments": {"query": "<project code>"}},
+            rank=REASON_RANK,
+        )]
+
+    @hookimpl(trylast=True)
+    def on_search_complete(self, call: SearchCall, result: SearchResult,
+                           session: Session) -> None:
+        # trylast: candidate ids issued by other plugins (refgate) are already on the matches.
+        baseline = Baseline.of(call, result, self._settings(session).top_k, session.roots)
+        state = self._state(session)
+        with session.state.lock:
+            state.baseline = baseline
+
+    @hookimpl
+    def on_read_enter(self, call: ReadCall, session: Session) -> Verdict | None:
+        settings = self._settings(session)
+        with session.state.lock:
+            baseline = self._state(session).baseline
+        finding = judge(call, baseline, settings, session.roots)
+        if finding is None:
+            return None
+        annotations = {"alternatives": list(finding.alternatives), "query": finding.query}
+        if settings.hard:
+            return Verdict.block(*finding.reason_codes, message=finding.message,
+                                 hint=finding.hint, error_code=HARD_ERROR_CODE,
+                                 next_calls=finding.next_calls, annotations=annotations)
+        return Verdict.warn(*finding.reason_codes, message=finding.message, hint=finding.hint,
+                            next_calls=finding.next_calls, annotations=annotations)
