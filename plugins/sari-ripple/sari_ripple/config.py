@@ -1,0 +1,95 @@
+"""Tier names, seed 004's ``TIER_CONFIG`` and the plugin's settings model."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+Tier = Literal["active", "L3", "L2", "L1", "L0"]
+ACTIVE: Tier = "active"
+# Ripple order: an item leaving Active enters L3 and is promoted towards L0.
+CACHE_TIERS: tuple[Tier, ...] = ("L3", "L2", "L1", "L0")
+# Prompt order: the most stable tier first, so that it is the longest shared prefix.
+PROMPT_ORDER: tuple[Tier, ...] = ("L0", "L1", "L2", "L3", "active")
+
+TIER_CONFIG: dict[str, dict[str, int | None]] = {
+    "L3": {"entry_n": 3, "promotion_threshold": 6},
+    "L2": {"entry_n": 6, "promotion_threshold": 9},
+    "L1": {"entry_n": 9, "promotion_threshold": 12},
+    "L0": {"entry_n": 12, "promotion_threshold": None},  # terminal tier
+}
+
+
+@dataclass(frozen=True)
+class TierRule:
+    """How a cache tier behaves: the N an item gets on entry, and when it leaves upwards."""
+
+    entry_n: int
+    promotion_threshold: int | None
+
+
+def tier_rules(config: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, TierRule]:
+    """Validated rules for L3..L0 from a ``TIER_CONFIG``-shaped mapping."""
+    config = TIER_CONFIG if config is None else config
+    missing = [tier for tier in CACHE_TIERS if tier not in config]
+    unknown = sorted(set(config) - set(CACHE_TIERS))
+    if missing or unknown:
+        raise ValueError(f"tier_config needs exactly the tiers L3, L2, L1, L0 "
+                         f"(missing: {missing or 'none'}, unknown: {unknown or 'none'})")
+    rules: dict[str, TierRule] = {}
+    for tier in CACHE_TIERS:
+        entry = config[tier]
+        entry_n = entry.get("entry_n")
+        threshold = entry.get("promotion_threshold")
+        if not isinstance(entry_n, int) or entry_n < 1:
+            raise ValueError(f"tier_config.{tier}.entry_n must be an integer >= 1")
+        if tier == "L0":
+            if threshold is not None:
+                raise ValueError("tier_config.L0.promotion_threshold must be null: L0 is terminal")
+        elif not isinstance(threshold, int) or threshold <= entry_n:
+            raise ValueError(f"tier_config.{tier}.promotion_threshold must be an integer "
+                             f"greater than its entry_n ({entry_n})")
+        rules[tier] = TierRule(entry_n=entry_n, promotion_threshold=threshold)
+    return rules
+
+
+class RippleSettings(BaseModel):
+    """``[tool.sari.ripple]``: ripple-promotion prompt-cache tiers (seed 004)."""
+
+    tier_config: dict[str, dict[str, int | None]] = Field(
+        default_factory=lambda: {tier: dict(rule) for tier, rule in TIER_CONFIG.items()},
+        description="Seed 004's TIER_CONFIG: per cache tier the N an item gets on entry and "
+                    "the N at which it is promoted to the next tier (L0 is terminal).",
+    )
+    token_aware: bool = Field(
+        False,
+        description="Merge a tier whose items total fewer than min_cache_tokens into the next "
+                    "less stable tier instead of spending a cache breakpoint on it.",
+    )
+    min_cache_tokens: int = Field(
+        1024, ge=0,
+        description="The provider's minimum cacheable size in tokens (1024 for most Anthropic "
+                    "models), used by token_aware.",
+    )
+    initial_from_references: bool = Field(
+        True,
+        description="Place items first seen outside Active by the engine's reference counts "
+                    "(top third L1, middle third L2, rest L3) instead of all in L3.",
+    )
+    persist: bool = Field(
+        True,
+        description="Keep each session's tier state in a file in Sari's state folder so it "
+                    "survives restarts.",
+    )
+
+    @field_validator("tier_config")
+    @classmethod
+    def _valid_tiers(cls, value: dict[str, dict[str, int | None]]) -> dict[str, dict[str, int | None]]:
+        tier_rules(value)
+        return value
+
+    def rules(self) -> dict[str, TierRule]:
+        return tier_rules(self.tier_config)
