@@ -1,0 +1,130 @@
+"""``sari serve``: run the MCP server over stdio (default) or streamable HTTP.
+
+Starts fast: the workspace index is built in the background, so ``initialize``
+is answered at once; searches made before the index is complete say so in
+``meta`` (``INDEX_BUILDING``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import logging
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import anyio
+
+from sari_core.commands import CommandRegistry
+
+if TYPE_CHECKING:
+    from sari_core.kernel import Kernel
+
+log = logging.getLogger(__name__)
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--workspace", "-w", action="append", metavar="PATH", default=[],
+                        help="workspace root to serve (repeat for several; default: the "
+                             "current folder)")
+    parser.add_argument("--transport", choices=("stdio", "http"), default="stdio",
+                        help="stdio (default; one client, launched by it) or streamable HTTP "
+                             "(many clients)")
+    parser.add_argument("--host", default=DEFAULT_HOST,
+                        help=f"HTTP bind address (default {DEFAULT_HOST}: this machine only)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT,
+                        help=f"HTTP port (default {DEFAULT_PORT}; 0 picks a free one)")
+
+
+def workspace_roots(paths: list[str]) -> list[Path]:
+    """Resolve ``--workspace`` values; every one must be an existing folder."""
+    roots = [Path(path).expanduser().resolve() for path in paths] or [Path.cwd().resolve()]
+    for root in roots:
+        if not root.is_dir():
+            raise SystemExit(f"sari serve: workspace {root} is not a folder")
+    return roots
+
+
+def open_kernel(roots: list[Path]) -> Kernel:
+    """The engine over ``roots`` (index started in the background) inside a kernel.
+
+    Imports stay inside the commands so that ``sari --help`` does not load the engine.
+    """
+    from sari_core.engine import Workspace
+    from sari_core.kernel import Kernel
+
+    engine = Workspace(roots)
+    try:
+        engine.start_background_index()
+        return Kernel(engine)
+    except BaseException:
+        engine.close()
+        raise
+
+
+def run(args: argparse.Namespace) -> int:
+    from sari_core.server.logs import configure_logging
+
+    log_file = configure_logging()
+    roots = workspace_roots(args.workspace)
+    if args.transport == "http":
+        return _run_http(args, roots, log_file)
+    return _run_stdio(roots, log_file)
+
+
+def _run_stdio(roots: list[Path], log_file: Path | None) -> int:
+    from sari_core.server.app import SariServer
+    from sari_core.server.transports import serve_stdio
+    from sari_core.sessions import new_connection_id
+
+    kernel = open_kernel(roots)
+    connection_id = new_connection_id()
+    log.info("serving %s over stdio (connection %s, log %s)",
+             ", ".join(map(str, roots)), connection_id, log_file)
+    try:
+        anyio.run(serve_stdio, SariServer(kernel, stdio_connection_id=connection_id))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        kernel.end_connection(connection_id)
+        kernel.close()
+    return 0
+
+
+def _run_http(args: argparse.Namespace, roots: list[Path], log_file: Path | None) -> int:
+    from sari_core.server.app import SariServer
+    from sari_core.server.transports import bind_socket, serve_http
+
+    if args.host not in LOOPBACK_HOSTS:
+        log.warning("binding %s: the server is reachable from other machines and has no "
+                    "authentication", args.host)
+    try:
+        sock = bind_socket(args.host, args.port)
+    except OSError as exc:
+        print(f"sari serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 2
+    kernel = open_kernel(roots)
+
+    def announce(url: str) -> None:
+        # Scripts (and the tests) read this line to learn the port.
+        print(f"sari: serving MCP over streamable HTTP at {url}", file=sys.stderr, flush=True)
+        log.info("serving %s at %s (log %s)", ", ".join(map(str, roots)), url, log_file)
+
+    try:
+        anyio.run(functools.partial(serve_http, SariServer(kernel), sock, on_ready=announce))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
+        kernel.close()
+    return 0
+
+
+def register(registry: CommandRegistry) -> None:
+    registry.add("serve", "Run the MCP server (stdio by default; --transport http for many "
+                 "clients).", configure, run)

@@ -1,0 +1,154 @@
+"""The MCP server: the SDK's lowlevel ``Server`` wired to one kernel.
+
+The lowlevel server (not ``MCPServer``) is used because Sari needs what the
+high-level decorator API cannot express: plugin tools with schemas taken from
+their pydantic models, the contract object as structured content *and* text with
+``isError`` on refusals, and a server-issued id per connection.
+
+Kernel calls are synchronous (SQLite, git, language servers); each runs in a
+worker thread so one slow call never stalls the other connections.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+import uuid
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+
+from sari_core import __version__
+from sari_core.kernel import Kernel
+from sari_core.server import results
+from sari_core.server.catalog import ToolCatalog
+from sari_core.server.connections import ConnectionIds
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024
+DEFAULT_WORKER_THREADS = 16
+
+INSTRUCTIONS = (
+    "Sari serves this workspace through a policy layer. Work in this order: search (find "
+    "candidates; each match has a candidate_id), then read (mode file/symbol/snippet/"
+    "diff_preview, passing the candidate_id), then edit or write. Every response is one JSON "
+    "object; when ok is false, read error.hint and run one of meta.stabilization.next_calls. "
+    "Warnings and reason_codes in meta.stabilization tell you when a budget is running out or "
+    "a read looks off-target."
+)
+
+
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    try:
+        value = int(raw) if raw else default
+    except ValueError:
+        log.warning("%s=%r is not an integer; using %d", name, raw, default)
+        return default
+    return value if value > 0 else default
+
+
+class SariServer:
+    """One kernel served over MCP.
+
+    :param kernel: the kernel every call goes through (owned by the caller).
+    :param stdio_connection_id: pin one connection id for the whole server: a stdio
+        process serves exactly one client. Leave None for a server shared by several
+        connections (streamable HTTP, in-process tests).
+    :param max_request_bytes: refuse tool arguments larger than this (JSON bytes).
+    :param worker_threads: how many kernel calls may run at once.
+    """
+
+    def __init__(
+        self,
+        kernel: Kernel,
+        *,
+        stdio_connection_id: str | None = None,
+        max_request_bytes: int | None = None,
+        worker_threads: int | None = None,
+    ) -> None:
+        self.kernel = kernel
+        self.catalog = ToolCatalog(kernel)
+        self.connections = ConnectionIds(kernel.end_connection, stdio_connection_id)
+        self.max_request_bytes = max_request_bytes or _env_int(
+            "SARI_MAX_REQUEST_BYTES", DEFAULT_MAX_REQUEST_BYTES)
+        self._threads = worker_threads or _env_int("SARI_SERVER_THREADS", DEFAULT_WORKER_THREADS)
+        self._limiter: anyio.CapacityLimiter | None = None
+        self.lowlevel: Server[Any] = Server(
+            "sari",
+            version=__version__,
+            title="Sari",
+            description="Search, read and edit a workspace through a policy layer.",
+            instructions=INSTRUCTIONS,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            get_tool_input_schema=self.catalog.input_schema,
+        )
+
+    @property
+    def limiter(self) -> anyio.CapacityLimiter:
+        if self._limiter is None:
+            self._limiter = anyio.CapacityLimiter(self._threads)
+        return self._limiter
+
+    def require_handshake(self) -> None:
+        """Make auto-negotiating clients open handshake-era (stateful) connections.
+
+        2026-era requests over HTTP are stateless: each would be its own connection
+        and lose the policy session between calls. Declining ``server/discover`` makes
+        clients fall back to ``initialize``, which opens an HTTP session
+        (``Mcp-Session-Id``) that lives across calls. Clients pinned to the 2026 era
+        are still served; they keep state by passing ``session_id``.
+        """
+        self.lowlevel.add_request_handler("server/discover", types.RequestParams,
+                                          self._decline_discover)
+
+    async def _decline_discover(self, ctx: ServerRequestContext[Any],
+                                params: types.RequestParams) -> types.DiscoverResult:
+        raise MCPError(code=types.METHOD_NOT_FOUND,
+                       message="Sari keeps per-connection sessions over HTTP: open a session "
+                               "with the initialize handshake.")
+
+    async def _list_tools(self, ctx: ServerRequestContext[Any],
+                          params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=self.catalog.tools())
+
+    async def _call_tool(self, ctx: ServerRequestContext[Any],
+                         params: types.CallToolRequestParams) -> types.CallToolResult:
+        name = params.name
+        try:
+            response = await self._serve(ctx, name, dict(params.arguments or {}))
+            return results.to_call_result(response)
+        except Exception as exc:  # the transport must outlive any failure of a call
+            incident = uuid.uuid4().hex[:12]
+            log.exception("tool %s failed (incident %s)", name, incident)
+            return results.to_call_result(results.internal_error(name, exc, incident))
+
+    async def _serve(self, ctx: ServerRequestContext[Any], name: str,
+                     arguments: dict[str, Any]) -> dict[str, Any]:
+        entry = self.catalog.get(name)
+        if entry is None:
+            log.info("unknown tool %r", name)
+            return results.unknown_tool(name, self.catalog.names())
+        size = len(json.dumps(arguments, ensure_ascii=False).encode("utf-8"))
+        if size > self.max_request_bytes:
+            log.warning("tool %s: %d argument bytes refused (limit %d)", name, size,
+                        self.max_request_bytes)
+            return results.request_too_large(name, size, self.max_request_bytes)
+        connection_id = self.connections.for_request(ctx)
+        started = time.perf_counter()
+        response = await anyio.to_thread.run_sync(entry.invoke, arguments, connection_id,
+                                                  limiter=self.limiter)
+        if not isinstance(response, dict) or "ok" not in response:
+            raise TypeError(f"{name} returned {type(response).__name__}, not a response object")
+        log.debug("tool %s ok=%s in %.1f ms (connection %s)", name, response["ok"],
+                  (time.perf_counter() - started) * 1000.0, connection_id)
+        return response

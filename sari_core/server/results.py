@@ -1,0 +1,100 @@
+"""Turning the contract's response objects into MCP tool results, and the server's own refusals.
+
+Every tool answers with one JSON object: it travels as structured content and,
+for clients that only read text, as the same JSON in a text block. A refusal
+(``ok: false``) is marked as an MCP tool error (``isError``) so clients and
+models notice it, while the transport carries on.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import mcp_types as types
+
+from sari_core.models import NextCall
+from sari_core.responses import error_response
+from sari_core.verdicts import FoldedVerdict
+
+# Error codes the server itself emits (the kernel never sees these calls through).
+UNKNOWN_TOOL = "UNKNOWN_TOOL"
+REQUEST_TOO_LARGE = "REQUEST_TOO_LARGE"
+INTERNAL_ERROR = "INTERNAL_ERROR"
+INVALID_ARGS = "INVALID_ARGS"
+
+
+def to_call_result(response: dict[str, Any]) -> types.CallToolResult:
+    """The MCP result for a response object: structured content + the same JSON as text."""
+    text, structured = _encode(response)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)],
+        structured_content=structured,
+        is_error=not bool(structured.get("ok")),
+    )
+
+
+def _encode(response: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """Compact JSON text, and a structured copy that is guaranteed JSON-clean.
+
+    Responses are plain JSON in practice; when a plugin slipped in something else
+    (a Path, a set), both forms carry its string form instead of failing the call.
+    """
+    coerced = False
+
+    def fallback(value: object) -> Any:
+        nonlocal coerced
+        coerced = True
+        if isinstance(value, (set, frozenset, tuple)):
+            return sorted(value, key=str) if isinstance(value, (set, frozenset)) else list(value)
+        return str(value)
+
+    text = json.dumps(response, ensure_ascii=False, separators=(",", ":"), default=fallback)
+    return text, (json.loads(text) if coerced else response)
+
+
+def server_refusal(
+    kind: dict[str, Any],
+    code: str,
+    message: str,
+    hint: str,
+    next_calls: list[NextCall] | None = None,
+) -> dict[str, Any]:
+    """A refusal in the contract's shape for a call the kernel never saw."""
+    folded = FoldedVerdict(next_calls=list(next_calls or []))
+    return error_response(kind, code, message, hint, folded, {})
+
+
+def unknown_tool(name: str, available: list[str]) -> dict[str, Any]:
+    return server_refusal(
+        {"tool": name, "target": None}, UNKNOWN_TOOL,
+        f"unknown tool {name!r}.",
+        f"Call one of: {', '.join(available)}. Start with search.",
+        [NextCall(tool="search", arguments={"query": "<what you are looking for>"})],
+    )
+
+
+def request_too_large(name: str, size: int, limit: int) -> dict[str, Any]:
+    return server_refusal(
+        {"tool": name, "target": None}, REQUEST_TOO_LARGE,
+        f"the arguments of {name} are {size} bytes; this server accepts at most {limit}.",
+        "Send smaller arguments: split a large write into a write plus edits, or raise "
+        "SARI_MAX_REQUEST_BYTES on the server.",
+    )
+
+
+def arguments_not_object(name: str) -> dict[str, Any]:
+    return server_refusal(
+        {"tool": name, "target": None}, INVALID_ARGS,
+        f"the arguments of {name} must be a JSON object.",
+        f"Send the arguments as an object; see the {name} tool's input schema.",
+    )
+
+
+def internal_error(name: str, exc: BaseException, incident: str) -> dict[str, Any]:
+    return server_refusal(
+        {"tool": name, "target": None}, INTERNAL_ERROR,
+        f"{name} failed inside the server: {type(exc).__name__}: {exc}",
+        f"This is a bug, not your input; the server log has incident {incident}. Retry once, "
+        "or continue with another call: the connection is still usable.",
+    )

@@ -1,0 +1,80 @@
+"""Running a :class:`~sari_core.server.app.SariServer` over stdio or streamable HTTP."""
+
+from __future__ import annotations
+
+import logging
+import socket
+from collections.abc import Callable
+
+import uvicorn
+from mcp.server.stdio import stdio_server
+
+from sari_core.server.app import SariServer
+
+log = logging.getLogger(__name__)
+
+HTTP_PATH = "/mcp"
+# HTTP sessions idle this long are closed (their policy sessions end with them).
+HTTP_SESSION_IDLE_SECONDS = 3600.0
+# JSON-RPC framing around the tool arguments the server checks itself.
+_BODY_SLACK_BYTES = 64 * 1024
+
+
+async def serve_stdio(server: SariServer) -> None:
+    """Serve one client on this process's stdin/stdout until it disconnects.
+
+    The SDK moves file descriptor 1 aside while serving, so even a stray ``print``
+    in a plugin lands on stderr instead of corrupting the protocol.
+    """
+    lowlevel = server.lowlevel
+    async with stdio_server() as (read_stream, write_stream):
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """Bind and listen now, so the URL can be announced before the server loop starts."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(1024)
+    except OSError:
+        sock.close()
+        raise
+    sock.setblocking(False)
+    return sock
+
+
+def url_of(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}{HTTP_PATH}"
+
+
+async def serve_http(
+    server: SariServer,
+    sock: socket.socket,
+    *,
+    on_ready: Callable[[str], None] | None = None,
+) -> None:
+    """Serve many clients over streamable HTTP on an already bound socket.
+
+    Each HTTP session (``Mcp-Session-Id``) is one MCP connection with its own
+    connection id. Requests from loopback-bound servers are checked against DNS
+    rebinding (the SDK's defaults for a loopback host).
+    """
+    host = sock.getsockname()[0]
+    server.require_handshake()
+    app = server.lowlevel.streamable_http_app(
+        streamable_http_path=HTTP_PATH,
+        host=host,
+        max_request_body_size=server.max_request_bytes + _BODY_SLACK_BYTES,
+        session_idle_timeout=HTTP_SESSION_IDLE_SECONDS,
+    )
+    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on",
+                            timeout_graceful_shutdown=5)
+    uvicorn_server = uvicorn.Server(config)
+    if on_ready is not None:
+        on_ready(url_of(sock))
+    await uvicorn_server.serve(sockets=[sock])
