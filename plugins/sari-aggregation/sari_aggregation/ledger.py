@@ -1,0 +1,106 @@
+"""What one session has been delivered: per file version, which item holds each line."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+NAMESPACE = "aggregation"
+
+
+@dataclass
+class FileLedger:
+    """Lines of one file version delivered verbatim, each with the item that holds it."""
+
+    content_hash: str
+    owners: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ItemRecord:
+    path: str
+    content_hash: str
+    lines: tuple[int, ...]
+
+
+@dataclass
+class SessionLedger:
+    """The session's context items (guarded by the session's lock).
+
+    Items are numbered from 1 in the order their reads were served. A line is owned
+    by the latest item that delivered it verbatim — the most recent copy in the
+    client's context, the one least likely to have been compacted away.
+    """
+
+    files: dict[str, FileLedger] = field(default_factory=dict)
+    items: OrderedDict[int, ItemRecord] = field(default_factory=OrderedDict)
+    next_item: int = 1
+    lines_referenced: int = 0
+    reads_compressed: int = 0
+
+    def owners(self, path: str, content_hash: str) -> dict[int, int]:
+        """Delivered lines of this exact version of ``path`` (empty if it changed since)."""
+        ledger = self.files.get(path)
+        if ledger is None or ledger.content_hash != content_hash:
+            return {}
+        return ledger.owners
+
+    def allocate_item(self) -> int:
+        item = self.next_item
+        self.next_item += 1
+        return item
+
+    def commit(self, record: ItemRecord, item: int, max_items: int) -> None:
+        """Record the lines ``item`` delivered verbatim; a changed file starts over."""
+        ledger = self.files.get(record.path)
+        if ledger is None or ledger.content_hash != record.content_hash:
+            ledger = self.files[record.path] = FileLedger(record.content_hash)
+        for number in record.lines:
+            ledger.owners[number] = item
+        self.items[item] = record
+        while len(self.items) > max_items:
+            self._forget(*self.items.popitem(last=False))
+
+    def _forget(self, item: int, record: ItemRecord) -> None:
+        ledger = self.files.get(record.path)
+        if ledger is None or ledger.content_hash != record.content_hash:
+            return
+        for number in record.lines:
+            if ledger.owners.get(number) == item:
+                del ledger.owners[number]
+
+    def forget_path(self, path: str) -> None:
+        """The file changed: nothing delivered of it may be referenced any more."""
+        self.files.pop(path, None)
+
+    def bundle_id(self, extra: ItemRecord | None = None) -> str:
+        """Stable hash of the bundle: every (file version, delivered line ranges).
+
+        Independent of item numbers and of the order lines arrived in, so the same
+        delivered content always has the same id.
+        """
+        content: dict[tuple[str, str], set[int]] = {}
+        for path, ledger in self.files.items():
+            content.setdefault((path, ledger.content_hash), set()).update(ledger.owners)
+        if extra is not None:
+            key = (extra.path, extra.content_hash)
+            if self.files.get(extra.path) is not None \
+                    and self.files[extra.path].content_hash != extra.content_hash:
+                content.pop((extra.path, self.files[extra.path].content_hash), None)
+            content.setdefault(key, set()).update(extra.lines)
+        entries = [[path, digest, _ranges(lines)]
+                   for (path, digest), lines in sorted(content.items()) if lines]
+        encoded = json.dumps(entries, separators=(",", ":")).encode("utf-8")
+        return "cb_" + hashlib.sha256(encoded).hexdigest()[:20]
+
+
+def _ranges(lines: set[int]) -> list[list[int]]:
+    ranges: list[list[int]] = []
+    for number in sorted(lines):
+        if ranges and ranges[-1][1] == number - 1:
+            ranges[-1][1] = number
+        else:
+            ranges.append([number, number])
+    return ranges

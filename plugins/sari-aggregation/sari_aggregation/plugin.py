@@ -1,0 +1,145 @@
+"""The sari-aggregation plugin: a session never receives the same lines twice.
+
+``on_read_exit`` runs ``tryfirst`` so it sees the engine's full text and rewrites it
+before any trim: lines the session already holds (same file content hash) become
+references to the item that delivered them; lines not yet delivered stay verbatim;
+a file that changed since is sent in full. What the client finally received — a
+later policy may have trimmed the payload to a prefix — is only known once the
+response is built, so the delivered lines are recorded in ``on_call_complete``
+from the response itself: a reference never points at lines that did not leave.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from sari_aggregation.compress import Compressed, compress
+from sari_aggregation.ledger import NAMESPACE, ItemRecord, SessionLedger
+from sari_aggregation.lines import split_lines
+from sari_aggregation.settings import SECTION, AggregationSettings
+from sari_core.arguments import LEGACY_READ_TOOLS
+from sari_core.models import CallRecord, MutationEvent, ReadCall, ReadResult
+from sari_core.plugin_manager import hookimpl
+from sari_core.reasons import ReasonCodeSpec
+from sari_core.sessions import Session
+from sari_core.settings import SettingsSpec
+from sari_core.verdicts import Verdict
+
+DEDUPLICATED = "AGGREGATION_DEDUPLICATED"
+REASON_RANK = 30
+READ_TOOLS = frozenset({"read", *LEGACY_READ_TOOLS})
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A rewritten read waiting for its response to leave (same thread, same call)."""
+
+    session_key: str
+    item: int
+    record: ItemRecord
+    compressed: Compressed
+
+
+class AggregationPlugin:
+    """Auto-Aggregation (seed 000): deduplicates a session's reads, deterministically."""
+
+    name = "aggregation"
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    # --- registration -----------------------------------------------------------------
+
+    @hookimpl
+    def sari_register_settings(self) -> SettingsSpec:
+        return SettingsSpec(section=SECTION, model=AggregationSettings)
+
+    @hookimpl
+    def sari_register_reason_codes(self) -> list[ReasonCodeSpec]:
+        return [ReasonCodeSpec(
+            code=DEDUPLICATED,
+            description="Lines the session already received unchanged were replaced by a "
+                        "reference to the context item that holds them; nothing was lost.",
+            severity="info",
+            rank=REASON_RANK,
+        )]
+
+    @hookimpl
+    def sari_collect_metrics(self, session: Session) -> dict[str, Any]:
+        ledger = _ledger(session)
+        with session.state.lock:
+            return {"aggregation_items": len(ledger.items),
+                    "aggregation_lines_referenced": ledger.lines_referenced,
+                    "aggregation_reads_compressed": ledger.reads_compressed}
+
+    # --- reads ------------------------------------------------------------------------
+
+    @hookimpl(tryfirst=True)
+    def on_read_exit(self, call: ReadCall, result: ReadResult, session: Session) -> Verdict | None:
+        self._local.pending = None
+        settings: AggregationSettings = session.settings(SECTION)
+        if call.mode not in settings.modes or result.diff is not None or not result.content_hash:
+            return None
+        lines = split_lines(result.text)
+        if not lines or len(lines) != result.lines_returned:
+            return None  # the payload is not plain numbered lines: nothing to map safely
+        ledger = _ledger(session)
+        with session.state.lock:
+            owners = ledger.owners(result.path, result.content_hash)
+            compressed = compress(result.path, result.start_line, lines, owners)
+            item = ledger.allocate_item()
+            record = ItemRecord(result.path, result.content_hash,
+                                tuple(number for number, _ in compressed.verbatim))
+            bundle = ledger.bundle_id(record)
+        result.text = compressed.text
+        self._local.pending = _Pending(session.key, item, record, compressed)
+        annotations = {
+            "context_bundle_id": bundle,
+            "context_item": item,
+            "path": result.path,
+            "segments": [segment.to_json() for segment in compressed.segments],
+            "lines_referenced": compressed.lines_referenced,
+        }
+        codes = (DEDUPLICATED,) if compressed.lines_referenced else ()
+        return Verdict(reason_codes=codes, annotations=annotations)
+
+    @hookimpl
+    def on_call_complete(self, record: CallRecord, session: Session) -> None:
+        pending: _Pending | None = getattr(self._local, "pending", None)
+        if pending is None or pending.session_key != session.key or record.tool not in READ_TOOLS:
+            return
+        self._local.pending = None
+        text = record.response.get("text")
+        if not record.ok or not isinstance(text, str):
+            return
+        produced = pending.compressed.text
+        if not produced.startswith(text):
+            return  # another policy rewrote the payload: record nothing, reference nothing
+        delivered = tuple(number for number, end in pending.compressed.verbatim
+                          if end <= len(text))
+        settings: AggregationSettings = session.settings(SECTION)
+        ledger = _ledger(session)
+        with session.state.lock:
+            ledger.commit(ItemRecord(pending.record.path, pending.record.content_hash, delivered),
+                          pending.item, settings.max_items_per_session)
+            if pending.compressed.lines_referenced:
+                ledger.lines_referenced += pending.compressed.lines_referenced
+                ledger.reads_compressed += 1
+
+    # --- changes ----------------------------------------------------------------------
+
+    @hookimpl
+    def on_mutation(self, event: MutationEvent, session: Session) -> None:
+        """Belt and braces next to the content hash: a changed file is sent in full."""
+        if event.phase != "after":
+            return
+        ledger = _ledger(session)
+        with session.state.lock:
+            for path in event.paths:
+                ledger.forget_path(path)
+
+
+def _ledger(session: Session) -> SessionLedger:
+    return session.namespace(NAMESPACE, SessionLedger)

@@ -1,0 +1,69 @@
+"""Client side: rebuild the full text of every read from an aggregated response stream.
+
+Feed each read response of one session, in order, to :meth:`Reconstructor.feed`;
+it returns the read's text as the engine served it, resolving each reference
+through the items received before. Used by the tests and the token benchmark, and
+by clients that want full texts back.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sari_aggregation.lines import split_lines
+
+ANNOTATION_KEY = "aggregation"
+
+
+class ReconstructionError(Exception):
+    """A reference points at lines the stream never delivered."""
+
+
+class Reconstructor:
+    """Rebuilds reads of one session from their (possibly compressed) responses."""
+
+    def __init__(self) -> None:
+        self._items: dict[int, dict[int, str]] = {}
+
+    def feed(self, response: dict[str, Any]) -> str | None:
+        """The full text of this read response, or None for a refusal.
+
+        :raises ReconstructionError: when a reference cannot be resolved.
+        """
+        if not response.get("ok") or "text" not in response:
+            return None
+        text: str = response["text"]
+        stabilization = response["meta"]["stabilization"]
+        note = stabilization.get("annotations", {}).get(ANNOTATION_KEY)
+        if not note or "segments" not in note:
+            return text
+        delivered = split_lines(text)
+        trimmed = bool(response["meta"].get("preview_degraded"))
+        own: dict[int, str] = {}
+        out: list[str] = []
+        cursor = 0
+        for segment in note["segments"]:
+            start, end = segment["lines"]
+            item = segment.get("item")
+            if cursor >= len(delivered):
+                break  # a later policy trimmed the text: the rest was not delivered
+            if item is not None:
+                cursor += 1
+                source = self._items.get(item, {})
+                for number in range(start, end + 1):
+                    if number not in source:
+                        raise ReconstructionError(
+                            f"line {number} of {note.get('path')} is not in item {item}")
+                    out.append(source[number])
+                continue
+            for number in range(start, end + 1):
+                if cursor >= len(delivered):
+                    break
+                line = delivered[cursor]
+                cursor += 1
+                out.append(line)
+                partial = cursor == len(delivered) and trimmed and not line.endswith("\n")
+                if not partial:
+                    own[number] = line
+        self._items[note["context_item"]] = own
+        return "".join(out)

@@ -1,0 +1,83 @@
+"""What the budget tells the client: messages, and ready-to-run next calls."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+from typing import Any
+
+from sari_budget.settings import BudgetSettings
+from sari_budget.usage import BudgetUsage
+from sari_core.models import NextCall, ReadCall, ReadResult
+
+REF_ARGUMENTS = ("candidate_id", "bundle_id", "session_id")
+
+
+def _carried(call: ReadCall) -> dict[str, Any]:
+    """Refs and session of the original call, so the follow-up passes the same gates."""
+    return {key: getattr(call, key) for key in REF_ARGUMENTS if getattr(call, key)}
+
+
+def search_call(call: ReadCall) -> NextCall:
+    """A search that narrows the scope of ``call``: the symbol, or the file's own symbols."""
+    if call.mode == "symbol":
+        arguments: dict[str, Any] = {"query": call.target, "kind": "symbol"}
+    else:
+        stem = PurePosixPath(call.target.replace("\\", "/")).stem or call.target
+        arguments = {"query": stem, "kind": "symbol"}
+    if call.session_id:
+        arguments["session_id"] = call.session_id
+    return NextCall(tool="search", arguments=arguments)
+
+
+def continuation(call: ReadCall, result: ReadResult, end: int, last_line: int,
+                 window: int) -> NextCall | None:
+    """The read that delivers what a trim left out, ``window`` lines at a time.
+
+    :param end: the last line the trimmed read covered before the trim.
+    :param last_line: the last line delivered whole (file numbering).
+    :param window: lines per continuation read.
+    """
+    if last_line < result.start_line:
+        return None  # not even one whole line fitted: paging would repeat the same cut
+    if end <= last_line and call.mode != "diff_preview":
+        return None  # the trim only cut inside the last line: nothing whole is left
+    if call.mode == "file":
+        limit = window if call.limit is None else min(window, end - last_line)
+        arguments: dict[str, Any] = {"mode": "file", "target": call.target, "offset": last_line,
+                                     "limit": limit}
+    elif call.mode == "diff_preview":
+        arguments = {"mode": "diff_preview", "target": call.target, "offset": last_line,
+                     "limit": window}
+        if call.against:
+            arguments["against"] = call.against
+    else:
+        target = call.target if call.mode == "snippet" else result.path
+        arguments = {"mode": "snippet", "target": target, "start_line": last_line + 1,
+                     "end_line": min(end, last_line + window)}
+    return NextCall(tool="read", arguments={**arguments, **_carried(call)})
+
+
+def usage_line(usage: BudgetUsage, settings: BudgetSettings) -> str:
+    return (f"{usage.reads_served}/{settings.max_reads_per_session} reads, "
+            f"{usage.lines_delivered}/{settings.max_total_read_lines} lines used")
+
+
+def hard_limit_message(exhausted: str, usage: BudgetUsage, settings: BudgetSettings) -> str:
+    spent = (f"all {settings.max_reads_per_session} reads of this session are used"
+             if exhausted == "reads"
+             else f"all {settings.max_total_read_lines} lines of this session are delivered")
+    return f"Read budget exceeded. Use search to narrow scope: {spent}."
+
+
+def soft_limit_action(usage: BudgetUsage, settings: BudgetSettings, search: NextCall) -> str:
+    left_reads = max(0, settings.max_reads_per_session - usage.reads_served)
+    left_lines = max(0, settings.max_total_read_lines - usage.lines_delivered)
+    query = search.arguments["query"]
+    return (f"Search to narrow scope before reading more (e.g. search query={query!r}); "
+            f"{left_reads} reads and {left_lines} lines are left in this session's budget.")
+
+
+def trim_warning(cut_by: str, kept: int, total: int, cap_reason: str) -> str:
+    unit = "lines" if cut_by == "lines" else "characters"
+    return (f"Preview trimmed to {kept} of {total} lines ({unit} cap: {cap_reason}); "
+            "read the rest with the next call or search to narrow scope.")

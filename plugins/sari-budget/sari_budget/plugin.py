@@ -1,0 +1,225 @@
+"""The sari-budget plugin: counts each session's reads and delivered lines, trims a
+payload to the per-read caps, guides to search near the limit and refuses past it.
+
+Hook placement: the limit check runs in ``on_read_enter`` (nothing is read once the
+budget is spent); the trim runs ``trylast`` in ``on_read_exit`` so it has the last
+word on size — policies that rewrite the payload (aggregation) see the engine's
+full text first, and the budget counts what is actually delivered.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from sari_budget import guidance
+from sari_budget.settings import SECTION, BudgetSettings
+from sari_budget.trim import Trimmed, trim_payload
+from sari_budget.usage import BudgetUsage, InFlight, usage_of
+from sari_core.arguments import LEGACY_READ_TOOLS
+from sari_core.models import CallRecord, ReadCall, ReadResult, SearchCall, SearchResult
+from sari_core.plugin_manager import hookimpl
+from sari_core.reasons import ReasonCode
+from sari_core.sessions import Session
+from sari_core.settings import SettingsSpec
+from sari_core.verdicts import Verdict
+
+BUDGET_EXCEEDED = "BUDGET_EXCEEDED"
+SOFT = ReasonCode.BUDGET_SOFT_LIMIT.value
+HARD = ReasonCode.BUDGET_HARD_LIMIT.value
+DEGRADED = ReasonCode.PREVIEW_DEGRADED.value
+READ_TOOLS = frozenset({"read", *LEGACY_READ_TOOLS})
+
+
+class BudgetPlugin:
+    """Read Budget Guard (seed 000): per-session reads, lines and preview caps."""
+
+    name = "budget"
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    # --- registration -----------------------------------------------------------------
+
+    @hookimpl
+    def sari_register_settings(self) -> SettingsSpec:
+        return SettingsSpec(section=SECTION, model=BudgetSettings)
+
+    @hookimpl
+    def sari_collect_metrics(self, session: Session) -> dict[str, Any]:
+        settings = _settings(session)
+        usage = usage_of(session)
+        with session.state.lock:
+            return {
+                "budget_reads_remaining": usage.reads_left(settings),
+                "budget_lines_remaining": usage.lines_left(settings),
+                "budget_state": usage.state(settings),
+            }
+
+    # --- the in-flight read of this thread --------------------------------------------
+
+    def _take_in_flight(self) -> InFlight | None:
+        in_flight: InFlight | None = getattr(self._local, "in_flight", None)
+        self._local.in_flight = None
+        return in_flight
+
+    def _in_flight_for(self, session: Session) -> InFlight | None:
+        in_flight: InFlight | None = getattr(self._local, "in_flight", None)
+        return in_flight if in_flight is not None and in_flight.session.key == session.key \
+            else None
+
+    # --- reads ------------------------------------------------------------------------
+
+    @hookimpl
+    def on_read_enter(self, call: ReadCall, session: Session) -> Verdict | None:
+        stale = self._take_in_flight()
+        if stale is not None:  # a previous read on this thread never completed
+            stale.release()
+        settings = _settings(session)
+        usage = usage_of(session)
+        with session.state.lock:
+            exhausted = usage.exhausted_by(settings)
+            if exhausted is None:
+                usage.reads_reserved += 1
+        if exhausted is not None:
+            return _hard_block(call, usage, settings, exhausted)
+        self._local.in_flight = InFlight(session)
+        return None
+
+    @hookimpl(trylast=True)
+    def on_read_exit(self, call: ReadCall, result: ReadResult, session: Session) -> Verdict | None:
+        settings = _settings(session)
+        usage = usage_of(session)
+        in_flight = self._in_flight_for(session)
+        with session.state.lock:
+            lines_left = usage.lines_left(settings)
+        line_cap = min(settings.max_single_read_lines, max(lines_left, 1))
+        char_cap = _char_cap(call, settings)
+        payload_is_diff = result.diff is not None
+        requested_end = result.end_line
+        trimmed = trim_payload(result.diff if payload_is_diff else result.text, line_cap, char_cap)
+        if trimmed.was_cut:
+            _apply_trim(result, trimmed, payload_is_diff, line_cap, char_cap)
+        with session.state.lock:
+            if in_flight is not None and in_flight.committed_lines is None:
+                usage.reads_reserved = max(0, usage.reads_reserved - 1)
+                in_flight.committed_lines = trimmed.lines_kept
+            usage.reads_served += 1
+            usage.lines_delivered += trimmed.lines_kept
+            soft = usage.is_soft(settings)
+            snapshot = BudgetUsage(usage.reads_served, usage.reads_reserved, usage.lines_delivered)
+        return _exit_verdict(call, result, requested_end, trimmed, settings, snapshot, soft,
+                             by_session=line_cap < settings.max_single_read_lines)
+
+    @hookimpl
+    def on_call_complete(self, record: CallRecord, session: Session) -> None:
+        in_flight = self._in_flight_for(session)
+        if in_flight is None or record.tool not in READ_TOOLS:
+            return
+        self._take_in_flight()
+        if not record.ok:  # refused after admission (another policy, the engine): no charge
+            in_flight.release()
+
+    # --- searches ---------------------------------------------------------------------
+
+    @hookimpl
+    def on_search_complete(self, call: SearchCall, result: SearchResult,
+                           session: Session) -> Verdict | None:
+        """Searches carry the session's budget state, so the client sees it coming."""
+        settings = _settings(session)
+        usage = usage_of(session)
+        with session.state.lock:
+            state = usage.state(settings)
+            line = guidance.usage_line(usage, settings)
+        if state == "ok":
+            return None
+        code = HARD if state == "hard_limit" else SOFT
+        action = ("Reads are spent for this session: use search results (snippets) to answer."
+                  if state == "hard_limit"
+                  else f"Read budget nearly spent ({line}): read only what these results point at.")
+        return Verdict(reason_codes=(code,), budget_state=state, suggested_next_action=action)
+
+
+def _settings(session: Session) -> BudgetSettings:
+    settings: BudgetSettings = session.settings(SECTION)
+    return settings
+
+
+def _char_cap(call: ReadCall, settings: BudgetSettings) -> int:
+    """The setting, or the call's own smaller ``max_preview_chars``."""
+    if call.max_preview_chars is None:
+        return settings.max_preview_chars
+    return min(settings.max_preview_chars, call.max_preview_chars)
+
+
+def _hard_block(call: ReadCall, usage: BudgetUsage, settings: BudgetSettings,
+                exhausted: str) -> Verdict:
+    search = guidance.search_call(call)
+    return Verdict.block(
+        HARD,
+        message=guidance.hard_limit_message(exhausted, usage, settings),
+        hint="Search results carry snippets with line numbers; a new session starts a new "
+             "budget.",
+        error_code=BUDGET_EXCEEDED,
+        next_calls=(search,),
+        budget_state="hard_limit",
+        suggested_next_action=f"search {search.arguments}",
+    )
+
+
+def _apply_trim(result: ReadResult, trimmed: Trimmed, payload_is_diff: bool, line_cap: int,
+                char_cap: int) -> None:
+    """Rewrite the payload to the kept prefix and make the metadata say so."""
+    if payload_is_diff:
+        result.diff = trimmed.text
+        text_trim = trim_payload(result.text, line_cap, char_cap)
+        result.text = text_trim.text
+    else:
+        result.text = trimmed.text
+        last_whole = result.start_line + trimmed.complete_lines - 1
+        # A lower bound: when another policy replaced lines by references the text has
+        # fewer lines than it stands for, so a continuation may overlap, never skip.
+        result.end_line = max(result.start_line - 1, min(result.end_line, last_whole))
+        if result.location is not None:
+            result.location = result.location.model_copy(update={"end_line": result.end_line})
+    result.truncated = True
+    result.preview_degraded = True
+
+
+def _exit_verdict(call: ReadCall, result: ReadResult, requested_end: int, trimmed: Trimmed,
+                  settings: BudgetSettings, usage: BudgetUsage, soft: bool,
+                  by_session: bool) -> Verdict | None:
+    codes: list[str] = []
+    warnings: list[str] = []
+    next_calls = []
+    if trimmed.was_cut:
+        codes.append(DEGRADED)
+        if trimmed.cut_by == "chars":
+            reason = f"max_preview_chars={_char_cap(call, settings)}"
+        elif by_session:
+            left = usage.lines_left(settings) + trimmed.lines_kept
+            reason = f"{left} lines left in the session budget"
+            soft = True
+        else:
+            reason = f"max_single_read_lines={settings.max_single_read_lines}"
+        warnings.append(guidance.trim_warning(trimmed.cut_by or "lines", trimmed.lines_kept,
+                                              trimmed.lines_total, reason))
+        window = min(settings.max_single_read_lines, max(usage.lines_left(settings), 1))
+        last_whole = trimmed.complete_lines if result.diff is not None \
+            else result.start_line + trimmed.complete_lines - 1
+        follow = guidance.continuation(call, result, requested_end, last_whole, window)
+        if follow is not None and usage.reads_left(settings) > 0:
+            next_calls.append(follow)
+    suggested = None
+    state = None
+    if soft:
+        codes.append(SOFT)
+        state = "soft_limit"
+        suggested = guidance.soft_limit_action(usage, settings, guidance.search_call(call))
+        warnings.append(f"Read budget nearly spent: {guidance.usage_line(usage, settings)}.")
+    if not codes:
+        return None
+    return Verdict.warn(*codes, message=warnings[0], warnings=tuple(warnings),
+                        next_calls=tuple(next_calls), budget_state=state,
+                        suggested_next_action=suggested, preview_degraded=trimmed.was_cut)
+

@@ -1,0 +1,31 @@
+"""The ``[tool.sari.budget]`` settings section, with the seeds' defaults."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+SECTION = "budget"
+
+
+class BudgetSettings(BaseModel):
+    """Limits of one session's reads. Session limits count what was delivered."""
+
+    max_reads_per_session: int = Field(
+        25, ge=1,
+        description="Reads a session may be served; the next one is refused (BUDGET_EXCEEDED).")
+    max_total_read_lines: int = Field(
+        2500, ge=1,
+        description="Lines a session may be delivered in total; a read that would pass it is "
+                    "trimmed to what is left, and once it is spent reads are refused.")
+    max_single_read_lines: int = Field(
+        300, ge=1,
+        description="Lines one read may deliver; a longer payload is trimmed to the cap "
+                    "(PREVIEW_DEGRADED).")
+    max_preview_chars: int = Field(
+        12000, ge=1,
+        description="Characters one read may deliver; a longer payload is trimmed to the cap "
+                    "(PREVIEW_DEGRADED). A smaller max_preview_chars argument of the call wins.")
+    soft_limit_ratio: float = Field(
+        0.8, gt=0.0, le=1.0,
+        description="Share of a session limit (reads or lines) from which responses carry "
+                    "BUDGET_SOFT_LIMIT and guide to search.")
