@@ -1,0 +1,34 @@
+"""Fixtures for the MCP server tests: a kernel over the in-memory engine, served in-process."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from memory_engine import MemoryEngine
+from raising_plugin import RaisingPlugin
+from server_fixture_files import FILES
+
+from sari_core.kernel import Kernel
+from sari_core.server import SariServer
+
+
+@pytest.fixture
+def plugin() -> RaisingPlugin:
+    return RaisingPlugin()
+
+
+@pytest.fixture
+def make_server(plugin: RaisingPlugin) -> Callable[..., SariServer]:
+    """Build a SariServer over a fresh in-memory workspace (closed after the test)."""
+    kernels: list[Kernel] = []
+
+    def build(engine: MemoryEngine | None = None, **options: object) -> SariServer:
+        kernel = Kernel(engine or MemoryEngine(dict(FILES)), plugins=[plugin],
+                        load_entry_points=False, analytics_sinks=[])
+        kernels.append(kernel)
+        return SariServer(kernel, **options)  # type: ignore[arg-type]
+
+    yield build
+    for kernel in kernels:
+        kernel.close()

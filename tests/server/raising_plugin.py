@@ -1,0 +1,71 @@
+"""A deliberately broken plugin for the server tests (in-process and via an entry point).
+
+- tool ``explode`` raises inside its handler (the kernel turns it into PLUGIN_ERROR);
+- tool ``garbage`` returns something that is not a response (the server must answer
+  INTERNAL_ERROR and keep the connection);
+- tool ``whoami`` answers with its session key (to check connection isolation);
+- ``on_read_enter`` raises for any target named ``boom.py`` (PLUGIN_ERROR warning);
+- it records ended sessions so tests can see ``end_connection`` happen.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from sari_core.models import ReadCall
+from sari_core.plugin_manager import hookimpl
+from sari_core.responses import tool_response
+from sari_core.sessions import Session
+from sari_core.tools import ToolSpec
+from sari_core.verdicts import FoldedVerdict
+
+
+class ExplodeArgs(BaseModel):
+    message: str = Field("kaboom", description="What the exception says.")
+
+
+class NoArgs(BaseModel):
+    pass
+
+
+def _explode(args: BaseModel, session: Session) -> dict[str, Any]:
+    assert isinstance(args, ExplodeArgs)
+    raise RuntimeError(args.message)
+
+
+def _garbage(args: BaseModel, session: Session) -> dict[str, Any]:
+    return None  # type: ignore[return-value]
+
+
+def _whoami(args: BaseModel, session: Session) -> dict[str, Any]:
+    return tool_response("whoami", None, {"session_key": session.key,
+                                          "connection_id": session.connection_id},
+                         FoldedVerdict(), session.kernel.metrics_snapshot(session), "ex-test")
+
+
+class RaisingPlugin:
+    """Entry-point name in the subprocess tests: ``raiser``."""
+
+    name = "raiser"
+
+    def __init__(self) -> None:
+        self.ended: list[str] = []
+
+    @hookimpl
+    def sari_register_tools(self) -> list[ToolSpec]:
+        return [
+            ToolSpec("explode", "Raises inside the handler (test).", ExplodeArgs, _explode),
+            ToolSpec("garbage", "Returns a non-response (test).", NoArgs, _garbage),
+            ToolSpec("whoami", "Returns the session key (test).", NoArgs, _whoami),
+        ]
+
+    @hookimpl
+    def on_read_enter(self, call: ReadCall, session: Session) -> None:
+        if call.target.endswith("boom.py"):
+            raise ValueError("boom.py is cursed")
+
+    @hookimpl
+    def on_session_end(self, session: Session) -> None:
+        self.ended.append(session.key)

@@ -1,0 +1,86 @@
+"""The tool schemas a client sees agree with the validation the kernel applies."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import BaseModel, ConfigDict
+
+from sari_core import arguments
+from sari_core.models import SearchCall
+from sari_core.server import schemas
+from sari_core.server.catalog import plugin_definition
+from sari_core.tools import ToolSpec
+
+TOOLS = {tool["name"]: tool for tool in schemas.core_tools()}
+
+
+def properties(name: str) -> set[str]:
+    return set(TOOLS[name]["input_schema"]["properties"])
+
+
+def test_read_schema_is_exactly_the_read_arguments() -> None:
+    expected = set(arguments.COMMON_READ_ARGS) | set(arguments.MODE_ONLY_ARGS)
+    assert properties("read") == expected
+
+
+def test_mode_only_arguments_name_their_mode() -> None:
+    read = TOOLS["read"]["input_schema"]["properties"]
+    for argument, mode in arguments.MODE_ONLY_ARGS.items():
+        assert f"(mode={mode} only" in read[argument]["description"], argument
+
+
+def test_search_schema_is_exactly_the_search_call() -> None:
+    assert properties("search") == set(SearchCall.model_fields)
+    assert TOOLS["search"]["input_schema"]["properties"]["limit"]["maximum"] == \
+        arguments.SEARCH_LIMIT_MAX
+
+
+@pytest.mark.parametrize("tool", sorted(arguments.LEGACY_READ_TOOLS))
+def test_every_wrapper_argument_translates_to_a_valid_read_argument(tool: str) -> None:
+    mode = arguments.LEGACY_READ_TOOLS[tool][0]
+    sample = {name: "x" for name in properties(tool)}
+    translated = arguments.legacy_read_args(tool, sample)
+    for key in translated:
+        owner = arguments.MODE_ONLY_ARGS.get(key)
+        assert key in arguments.COMMON_READ_ARGS or key == "mode" or owner == mode, (tool, key)
+
+
+@pytest.mark.parametrize("tool", ["edit", "write"])
+def test_mutation_schemas_are_accepted_by_the_kernel(tool: str) -> None:
+    sample = {"path": "a.py", "old_string": "a", "new_string": "b", "expected_occurrences": 1,
+              "content": "c", "session_id": "s"}
+    given = {key: sample[key] for key in properties(tool)}
+    call = arguments.parse_mutation(tool, given)
+    assert call.tool == tool
+    required = set(TOOLS[tool]["input_schema"]["required"])
+    for key in required:
+        with pytest.raises(Exception, match=f"{key} is required"):
+            arguments.parse_mutation(tool, {k: v for k, v in given.items() if k != key})
+
+
+def test_schemas_refuse_unknown_properties() -> None:
+    for tool in TOOLS.values():
+        assert tool["input_schema"]["additionalProperties"] is False
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    query: str
+
+
+class Loose(BaseModel):
+    query: str
+
+
+def _handler(args: BaseModel, session: object) -> dict[str, object]:
+    return {"ok": True}
+
+
+def test_plugin_tools_advertise_session_id_only_when_their_model_accepts_it() -> None:
+    loose = plugin_definition(ToolSpec("loose", "A loose tool.", Loose, _handler))
+    strict = plugin_definition(ToolSpec("strict", "A strict tool.", Strict, _handler,
+                                        deprecated=True))
+    assert "session_id" in loose["input_schema"]["properties"]
+    assert "session_id" not in strict["input_schema"]["properties"]
+    assert strict["description"].startswith("DEPRECATED: ")
+    assert loose["input_schema"]["required"] == ["query"]
