@@ -43,7 +43,7 @@ def test_a_read_before_any_search_is_refused_with_search_first(make_kernel) -> N
     next_calls = stabilization(response)["next_calls"]
     assert next_calls[0] == {"tool": "search",
                              "arguments": {"query": "config.py", "kind": "path"}}
-    assert stabilization(response)["suggested_next_action"] == "search"
+    assert stabilization(response)["suggested_next_action"].startswith("Search first (search ")
     _all_next_calls_succeed(kernel, response)
 
 

@@ -47,6 +47,8 @@ def test_a_read_outside_the_top_results_is_warned_with_ranked_alternatives(make_
     assert block["annotations"]["relevance"] == {"alternatives": ranked[:3],
                                                  "query": "load_config"}
     assert [c["arguments"]["target"] for c in block["next_calls"]] == ranked[:3]
+    assert block["suggested_next_action"] == (f"Read {ranked[0]} instead (top result of the "
+                                              "latest search 'load_config').")
     for call in block["next_calls"]:
         served = run_next_call(kernel, call)
         assert served["ok"] and _codes(served) == [], call

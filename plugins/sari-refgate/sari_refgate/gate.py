@@ -135,10 +135,9 @@ def judge(call: ReadCall, store: RefStore, settings: RefgateSettings,
     search = calls.search_for(call)
     if not searched:
         proposals = [search, *windows]
-        action = "search"
     else:
         proposals = [*([ref_read] if ref_read else []), *windows, search]
-        action = "read_with_ref" if ref_read else "read_range" if windows else "search"
+    action = _action(target.label, searched, ref_read, bool(windows), search, limit)
     return Refusal(
         reason_codes=tuple(codes),
         error_code=codes[0],
@@ -147,6 +146,20 @@ def judge(call: ReadCall, store: RefStore, settings: RefgateSettings,
         next_calls=tuple(proposals),
         suggested_next_action=action,
     )
+
+
+def _action(label: str, searched: bool, ref_read: NextCall | None, has_windows: bool,
+            search: NextCall, limit: int) -> str:
+    """``suggested_next_action``: the single best step, as a sentence."""
+    then = "then read through a candidate_id from its results."
+    if not searched:
+        return f"Search first (search {search.arguments}), {then}"
+    if ref_read is not None:
+        return (f"Repeat the read with candidate_id {ref_read.arguments['candidate_id']!r}, "
+                f"issued to this session for {label}.")
+    if has_windows:
+        return f"Read {label} in windows of at most {limit} lines, or search and {then[5:]}"
+    return f"Search (search {search.arguments}), {then}"
 
 
 def _hint(has_ref_read: bool, has_windows: bool, limit: int) -> str:

@@ -32,6 +32,7 @@ class Finding:
     next_calls: tuple[NextCall, ...]
     alternatives: tuple[str, ...]
     query: str | None
+    suggested_next_action: str
 
 
 def _read_target(call: ReadCall, roots: Sequence[Path]) -> tuple[str | None, str]:
@@ -102,5 +103,8 @@ def judge(call: ReadCall, baseline: Baseline | None, settings: RelevanceSettings
             "Search for the code you need; excluded folders hold vendored or generated files.")
     next_calls = tuple(alternative_read(entry, settings.alternative_context_lines,
                                         call.session_id) for entry in alternatives)
+    action = (f"Read {alternatives[0].path} instead (top result of the latest search "
+              f"{query!r})." if alternatives else
+              "Search the project's own code for what you need.")
     return Finding(tuple(codes), " ".join(sentences), hint, next_calls,
-                   tuple(entry.path for entry in alternatives), query)
+                   tuple(entry.path for entry in alternatives), query, action)

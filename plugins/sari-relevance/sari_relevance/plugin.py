@@ -77,6 +77,8 @@ class RelevancePlugin:
         if settings.hard:
             return Verdict.block(*finding.reason_codes, message=finding.message,
                                  hint=finding.hint, error_code=HARD_ERROR_CODE,
-                                 next_calls=finding.next_calls, annotations=annotations)
+                                 next_calls=finding.next_calls, annotations=annotations,
+                                 suggested_next_action=finding.suggested_next_action)
         return Verdict.warn(*finding.reason_codes, message=finding.message, hint=finding.hint,
-                            next_calls=finding.next_calls, annotations=annotations)
+                            next_calls=finding.next_calls, annotations=annotations,
+                            suggested_next_action=finding.suggested_next_action)
