@@ -1,0 +1,86 @@
+"""Reason codes, messages and next_calls do not depend on the order plugins are registered in.
+
+Runs the stabilization policies that are installed (refgate and relevance at least,
+budget and aggregation when present) in every rotation of their registration order
+and its reverse, over one scripted session, and compares the responses byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib.metadata import entry_points
+from typing import Any
+
+import pytest
+from refgate_workspace import FILES
+
+from sari_core import Kernel
+
+pytest.importorskip("sari_relevance")
+
+STABILIZATION_PLUGINS = ("aggregation", "budget", "refgate", "relevance")
+
+SCRIPT: list[tuple[str, dict[str, Any]]] = [
+    ("read", {"mode": "file", "target": "app/config.py"}),  # before any search
+    ("search", {"query": "load_config"}),
+    ("read", {"mode": "file", "target": "app/server.py"}),  # no ref, outside top-K
+    ("read", {"mode": "snippet", "target": "app/server.py", "start_line": 1,
+              "end_line": 2}),  # precision read, outside top-K
+    ("read", {"mode": "snippet", "target": "app/big.py", "start_line": 1,
+              "end_line": 201}),  # too wide
+    ("read", {"mode": "file", "target": "vendor/x.py", "limit": 5}),  # excluded
+    ("ref", {}),  # the first next_call of the search, as given
+    ("ref", {}),  # and again: a re-read
+]
+
+
+def _installed_plugins() -> list[tuple[str, Any]]:
+    found = {ep.name: ep for ep in entry_points(group="sari") if ep.name in STABILIZATION_PLUGINS}
+    return [(name, found[name].load()) for name in sorted(found)]
+
+
+def _orders(names: list[str]) -> list[list[str]]:
+    rotations = [names[i:] + names[:i] for i in range(len(names))]
+    return rotations + [list(reversed(order)) for order in rotations]
+
+
+def _strip(response: dict[str, Any]) -> dict[str, Any]:
+    response = json.loads(json.dumps(response))
+    response["meta"].pop("execution_id", None)
+    return response
+
+
+def _run(kernel: Kernel) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    search: dict[str, Any] | None = None
+    for tool, arguments in SCRIPT:
+        if tool == "search":
+            response = kernel.execute_search(arguments)
+            search = response
+        elif tool == "ref":
+            assert search is not None
+            response = kernel.execute_read(
+                search["meta"]["stabilization"]["next_calls"][0]["arguments"])
+        else:
+            response = kernel.execute_read(arguments)
+        out.append(_strip(response))
+    return out
+
+
+def test_responses_do_not_depend_on_registration_order(make_kernel) -> None:
+    plugins = _installed_plugins()
+    assert {"refgate", "relevance"} <= {name for name, _ in plugins}
+    classes = dict(plugins)
+    files = {"vendor/x.py": "load_config = None\n"}
+    runs = {}
+    for order in _orders([name for name, _ in plugins]):
+        kernel = make_kernel(*[classes[name]() for name in order], files={**FILES, **files})
+        runs[tuple(order)] = _run(kernel)
+    first_order, first = next(iter(runs.items()))
+    codes = [r["meta"]["stabilization"]["reason_codes"] for r in first]
+    assert "SEARCH_FIRST_REQUIRED" in codes[0]
+    assert "LOW_RELEVANCE_OUTSIDE_TOPK" in codes[3]
+    assert "REFGATE_RANGE_TOO_WIDE" in codes[4]
+    assert "RELEVANCE_EXCLUDED_PATH" in codes[5]
+    for order, responses in runs.items():
+        assert responses == first, f"{order} differs from {first_order}"
