@@ -29,31 +29,36 @@ def search_call(call: ReadCall) -> NextCall:
     return NextCall(tool="search", arguments=arguments)
 
 
-def continuation(call: ReadCall, result: ReadResult, end: int, last_line: int,
-                 window: int) -> NextCall | None:
-    """The read that delivers what a trim left out, ``window`` lines at a time.
+def continuation(call: ReadCall, result: ReadResult, end: int, last_line: int) -> NextCall | None:
+    """The read that asks for what a trim left out of ``call``.
 
-    :param end: the last line the trimmed read covered before the trim.
-    :param last_line: the last line delivered whole (file numbering).
-    :param window: lines per continuation read.
+    It asks for the rest of the original request, not a window: if the rest is still
+    over a cap it is trimmed again and carries its own continuation, so following
+    next_calls delivers every line exactly once.
+
+    :param end: the last line the read covered before the trim (file numbering; for a
+        diff, the diff's own line count).
+    :param last_line: the last line delivered whole.
     """
-    if last_line < result.start_line:
-        return None  # not even one whole line fitted: paging would repeat the same cut
-    if end <= last_line and call.mode != "diff_preview":
-        return None  # the trim only cut inside the last line: nothing whole is left
-    if call.mode == "file":
-        limit = window if call.limit is None else min(window, end - last_line)
-        arguments: dict[str, Any] = {"mode": "file", "target": call.target, "offset": last_line,
-                                     "limit": limit}
-    elif call.mode == "diff_preview":
-        arguments = {"mode": "diff_preview", "target": call.target, "offset": last_line,
-                     "limit": window}
+    if call.mode == "diff_preview":
+        if last_line < 1:
+            return None
+        arguments: dict[str, Any] = {"mode": "diff_preview", "target": call.target,
+                                     "offset": last_line}
         if call.against:
             arguments["against"] = call.against
+        return NextCall(tool="read", arguments={**arguments, **_carried(call)})
+    if last_line < result.start_line or end <= last_line:
+        return None  # nothing whole fitted (paging would repeat the cut), or nothing is left
+    if call.mode == "file":
+        arguments = {"mode": "file", "target": call.target, "offset": last_line}
+        if call.limit is not None:
+            arguments["limit"] = end - last_line
     else:
+        # A symbol's body continues as a snippet of the file that holds it.
         target = call.target if call.mode == "snippet" else result.path
         arguments = {"mode": "snippet", "target": target, "start_line": last_line + 1,
-                     "end_line": min(end, last_line + window)}
+                     "end_line": end}
     return NextCall(tool="read", arguments={**arguments, **_carried(call)})
 
 

@@ -204,10 +204,9 @@ def _exit_verdict(call: ReadCall, result: ReadResult, requested_end: int, trimme
             reason = f"max_single_read_lines={settings.max_single_read_lines}"
         warnings.append(guidance.trim_warning(trimmed.cut_by or "lines", trimmed.lines_kept,
                                               trimmed.lines_total, reason))
-        window = min(settings.max_single_read_lines, max(usage.lines_left(settings), 1))
         last_whole = trimmed.complete_lines if result.diff is not None \
             else result.start_line + trimmed.complete_lines - 1
-        follow = guidance.continuation(call, result, requested_end, last_whole, window)
+        follow = guidance.continuation(call, result, requested_end, last_whole)
         if follow is not None and usage.reads_left(settings) > 0:
             next_calls.append(follow)
     suggested = None

@@ -1,0 +1,116 @@
+"""One read against the per-read caps: trimmed to the cap when over it, untouched within."""
+
+from __future__ import annotations
+
+from budget_workspace import BIG, EXACT, FILES, SMALL, WIDE, stabilization
+
+from sari_budget import BudgetSettings
+from sari_budget.trim import split_lines, trim_payload
+
+
+def test_defaults_are_the_seeds() -> None:
+    settings = BudgetSettings()
+    assert (settings.max_reads_per_session, settings.max_total_read_lines,
+            settings.max_single_read_lines, settings.max_preview_chars) == (25, 2500, 300, 12000)
+    assert settings.soft_limit_ratio == 0.8
+
+
+def test_a_read_within_its_limits_is_not_degraded(make_kernel) -> None:
+    kernel = make_kernel()
+    for target in (SMALL, EXACT):
+        response = kernel.execute_read({"mode": "file", "target": target})
+        assert response["ok"]
+        assert response["text"] == FILES[target]
+        assert response["meta"]["preview_degraded"] is False
+        assert response["meta"]["truncated"] is False
+        assert stabilization(response)["reason_codes"] == []
+        assert stabilization(response)["budget_state"] == "ok"
+        assert stabilization(response)["warnings"] == []
+
+
+def test_a_read_over_the_line_cap_is_trimmed_to_it(make_kernel) -> None:
+    kernel = make_kernel()
+    response = kernel.execute_read({"mode": "file", "target": BIG})
+    assert response["ok"]
+    lines = split_lines(FILES[BIG])
+    assert response["text"] == "".join(lines[:300])
+    assert response["meta"]["preview_degraded"] is True
+    assert response["meta"]["truncated"] is True
+    assert response["meta"]["end_line"] == 300
+    block = stabilization(response)
+    assert block["reason_codes"] == ["PREVIEW_DEGRADED"]
+    assert "max_single_read_lines=300" in block["warnings"][0]
+    assert block["next_calls"] == [{"tool": "read", "arguments": {
+        "mode": "file", "target": BIG, "offset": 300}}]
+
+
+def test_following_the_continuations_delivers_every_line_once(make_kernel) -> None:
+    kernel = make_kernel()
+    response = kernel.execute_read({"mode": "file", "target": BIG})
+    delivered = response["text"]
+    while stabilization(response)["next_calls"]:
+        follow = stabilization(response)["next_calls"][0]
+        assert follow["tool"] == "read"
+        response = kernel.execute_read(follow["arguments"])
+        assert response["ok"]
+        delivered += response["text"]
+    assert delivered == FILES[BIG]
+
+
+def test_a_snippet_over_the_line_cap_continues_as_a_snippet(make_kernel) -> None:
+    kernel = make_kernel()
+    response = kernel.execute_read({"mode": "snippet", "target": BIG, "start_line": 101,
+                                    "end_line": 550})
+    assert response["text"] == "".join(split_lines(FILES[BIG])[100:400])
+    assert stabilization(response)["next_calls"] == [{"tool": "read", "arguments": {
+        "mode": "snippet", "target": BIG, "start_line": 401, "end_line": 550}}]
+
+
+def test_a_paged_read_continues_to_its_own_end(make_kernel) -> None:
+    kernel = make_kernel()
+    response = kernel.execute_read({"mode": "file", "target": BIG, "offset": 10, "limit": 500})
+    assert response["meta"]["end_line"] == 310
+    assert stabilization(response)["next_calls"] == [{"tool": "read", "arguments": {
+        "mode": "file", "target": BIG, "offset": 310, "limit": 200}}]
+
+
+def test_a_read_over_the_character_cap_is_cut_at_a_line_end(make_kernel) -> None:
+    kernel = make_kernel()
+    response = kernel.execute_read({"mode": "file", "target": WIDE})
+    text = response["text"]
+    assert len(FILES[WIDE]) > 12000 >= len(text)
+    assert text.endswith("\n") and FILES[WIDE].startswith(text)
+    assert len(text) > 12000 - 200  # as many whole lines as fit
+    assert response["meta"]["preview_degraded"] is True
+    block = stabilization(response)
+    assert block["reason_codes"] == ["PREVIEW_DEGRADED"]
+    assert "max_preview_chars=12000" in block["warnings"][0]
+    kept = text.count("\n")
+    assert block["next_calls"][0]["arguments"]["offset"] == kept
+
+
+def test_a_smaller_max_preview_chars_argument_wins(make_kernel) -> None:
+    kernel = make_kernel()
+    response = kernel.execute_read({"mode": "file", "target": SMALL, "max_preview_chars": 20})
+    assert len(response["text"]) <= 20 and FILES[SMALL].startswith(response["text"])
+    assert response["meta"]["preview_degraded"] is True
+    assert "max_preview_chars=20" in stabilization(response)["warnings"][0]
+
+
+def test_configured_caps_apply(make_kernel) -> None:
+    kernel = make_kernel(settings={"budget": {"max_single_read_lines": 10}})
+    response = kernel.execute_read({"mode": "file", "target": EXACT})
+    assert response["text"].count("\n") == 10
+    assert response["meta"]["preview_degraded"] is True
+
+
+def test_trim_keeps_a_prefix_and_counts_whole_lines() -> None:
+    assert trim_payload("a\nb\nc\n", 2, 100).text == "a\nb\n"
+    cut = trim_payload("a\nbbbbbb\n", 10, 5)
+    assert (cut.text, cut.complete_lines, cut.cut_by) == ("a\n", 1, "chars")
+    long_line = trim_payload("x" * 50, 10, 8)
+    assert (long_line.text, long_line.complete_lines, long_line.lines_kept) == ("x" * 8, 0, 1)
+    untouched = trim_payload("a\nb", 2, 3)
+    assert not untouched.was_cut and untouched.text == "a\nb"
+    # Form feeds are not line breaks: line numbers must match the engine's.
+    assert split_lines("a\x0cb\nc") == ["a\x0cb\n", "c"]

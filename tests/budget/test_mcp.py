@@ -1,0 +1,80 @@
+"""The budget over a real MCP connection: the SDK's client against Sari's server."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from budget_workspace import READS, SMALL
+from mcp import Client
+
+from sari_core.server import SariServer
+
+
+def body(result: types.CallToolResult) -> dict[str, Any]:
+    assert result.structured_content is not None
+    assert json.loads(result.content[0].text) == result.structured_content
+    assert result.is_error is (not result.structured_content["ok"])
+    return result.structured_content
+
+
+def connect(server: SariServer) -> Client:
+    return Client(server.lowlevel, mode="legacy")
+
+
+def assert_budget_refusal(response: dict[str, Any]) -> None:
+    assert response["ok"] is False
+    assert response["error"]["code"] == "BUDGET_EXCEEDED"
+    assert response["error"]["message"].startswith(
+        "Read budget exceeded. Use search to narrow scope: ")
+    stabilization = response["meta"]["stabilization"]
+    assert "BUDGET_HARD_LIMIT" in stabilization["reason_codes"]
+    assert stabilization["next_calls"][0]["tool"] == "search"
+
+
+async def test_the_26th_read_is_refused_through_read_and_every_wrapper(make_kernel) -> None:
+    server = SariServer(make_kernel())
+    async with connect(server) as client:
+        names = sorted(READS)
+        for number in range(25):
+            name = names[number % len(names)]
+            response = body(await client.call_tool(name, READS[name]))
+            assert response["ok"], response
+        for name in ["read", *[n for n in names if n != "read"]]:
+            result = await client.call_tool(name, READS[name])
+            assert result.is_error is True
+            assert_budget_refusal(body(result))
+        follow = body(await client.call_tool("read", {"mode": "file", "target": SMALL}))
+        search = follow["meta"]["stabilization"]["next_calls"][0]
+        assert body(await client.call_tool(search["tool"], search["arguments"]))["ok"]
+
+
+@pytest.mark.parametrize("entrypoint", sorted(READS))
+async def test_each_wrapper_alone_spends_the_budget_over_mcp(make_kernel, entrypoint: str
+                                                             ) -> None:
+    server = SariServer(make_kernel())
+    async with connect(server) as client:
+        outcomes = [body(await client.call_tool(entrypoint, READS[entrypoint]))["ok"]
+                    for _ in range(26)]
+    assert outcomes == [True] * 25 + [False]
+
+
+async def test_concurrent_reads_of_one_session_never_overshoot(make_kernel) -> None:
+    server = SariServer(make_kernel(), worker_threads=8)
+    outcomes: list[bool] = []
+
+    async def one_read(client: Client) -> None:
+        response = body(await client.call_tool("read", {"mode": "file", "target": SMALL,
+                                                        "session_id": "shared"}))
+        outcomes.append(response["ok"])
+        if not response["ok"]:
+            assert_budget_refusal(response)
+
+    async with connect(server) as first, connect(server) as second, \
+            anyio.create_task_group() as group:
+        for number in range(40):
+            group.start_soon(one_read, first if number % 2 else second)
+    assert outcomes.count(True) == 25 and outcomes.count(False) == 15
