@@ -1,0 +1,206 @@
+"""``sari doctor``: check the installation — Python, git, the index, plugins, language servers.
+
+Each check reports ``ok``, ``warn`` (works, with less) or ``error`` (broken);
+the exit status is 1 when any check is an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict, dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Literal
+
+from sari_core.commands import CommandRegistry
+
+Status = Literal["ok", "warn", "error"]
+LANGUAGE_SERVERS = ("ruff", "basedpyright-langserver")
+MIN_PYTHON = (3, 10)
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: Status
+    detail: str
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--workspace", "-w", action="append", metavar="PATH", default=[],
+                        help="workspace to check (default: the current folder)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a report")
+
+
+def _version(distribution: str) -> str:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def check_python() -> Check:
+    version = ".".join(map(str, sys.version_info[:3]))
+    status: Status = "ok" if sys.version_info[:2] >= MIN_PYTHON else "error"
+    return Check("python", status, f"{version} at {sys.executable}; sari-core "
+                 f"{_version('sari-core')}, mcp {_version('mcp')}")
+
+
+def _run(argv: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str] | None:
+    try:
+        return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=15,
+                              check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def check_git(roots: list[Path]) -> list[Check]:
+    git = shutil.which("git")
+    if git is None:
+        return [Check("git", "warn", "git not found on PATH: read mode diff_preview is "
+                      "unavailable; install git")]
+    done = _run([git, "--version"])
+    checks = [Check("git", "ok", (done.stdout.strip() if done else "git") + f" at {git}")]
+    for root in roots:
+        inside = _run([git, "rev-parse", "--show-toplevel"], cwd=root)
+        if inside is not None and inside.returncode == 0:
+            checks.append(Check("git repository", "ok", f"{root} is in {inside.stdout.strip()}"))
+        else:
+            checks.append(Check("git repository", "warn", f"{root} is not in a git repository: "
+                                "diff_preview has no baseline"))
+    return checks
+
+
+def _writable(folder: Path) -> str | None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        return str(exc)
+    return None
+
+
+def check_folders() -> list[Check]:
+    from sari_core.locations import cache_dir, log_dir, state_dir
+
+    checks = []
+    for label, folder in (("state folder", state_dir()), ("cache folder", cache_dir()),
+                          ("log folder", log_dir())):
+        problem = _writable(folder)
+        checks.append(Check(label, "error" if problem else "ok",
+                            f"{folder}: {problem}" if problem else str(folder)))
+    return checks
+
+
+def check_index(roots: list[Path]) -> Check:
+    """Open the workspace engine and report what it says about its index."""
+    try:
+        from sari_core.engine import Workspace
+    except ImportError as exc:
+        return Check("index", "error", f"the workspace engine cannot be imported: {exc}")
+    try:
+        engine = Workspace(roots)
+    except Exception as exc:  # noqa: BLE001 - a broken index is reported, not a crash
+        return Check("index", "error", f"opening the workspace failed: {type(exc).__name__}: "
+                     f"{exc}")
+    try:
+        describe = getattr(engine, "index_status", None)
+        status = describe() if callable(describe) else None
+    except Exception as exc:  # noqa: BLE001 - same: the report names the failure
+        return Check("index", "error", f"reading the index failed: {type(exc).__name__}: {exc}")
+    finally:
+        engine.close()
+    if not status:
+        return Check("index", "ok", "workspace opens; the index is built by `sari serve` in "
+                     "the background")
+    return Check("index", "ok", ", ".join(f"{key}={value}" for key, value in status.items()))
+
+
+def check_plugins(roots: list[Path]) -> list[Check]:
+    from sari_core.builtin import register_builtins
+    from sari_core.core_settings import CoreSettings
+    from sari_core.plugin_manager import SariPluginManager
+    from sari_core.settings import SettingsError, SettingsSpec, SettingsStore
+
+    pm = SariPluginManager()
+    register_builtins(pm)
+    try:
+        infos = pm.load_entry_points()
+    except Exception as exc:  # noqa: BLE001 - a broken plugin is a finding, not a crash
+        return [Check("plugins", "error", f"loading plugins failed: {exc}")]
+    checks = []
+    if not infos:
+        checks.append(Check("plugins", "ok", "none installed: sari-core runs policy-free"))
+    for info in infos:
+        state = "enabled" if info.enabled else "disabled (SARI_PLUGINS/SARI_DISABLE_PLUGINS)"
+        checks.append(Check(f"plugin {info.name}", "ok",
+                            f"{info.distribution or '?'} {info.version or ''} {state}".strip()))
+    results, failures = pm.call_isolated("sari_register_settings", {})
+    specs = [SettingsSpec("core", CoreSettings)] + [spec for _, spec in results]
+    for failure in failures:
+        checks.append(Check("settings", "error", f"plugin {failure.plugin} failed to declare "
+                            f"settings: {failure.error}"))
+    try:
+        store = SettingsStore.load(specs, roots[0])
+    except SettingsError as exc:
+        checks.append(Check("settings", "error", str(exc)))
+    else:
+        sections = ", ".join(store.sections())
+        checks.append(Check("settings", "ok", f"valid for {roots[0]} (sections: {sections})"))
+    return checks
+
+
+def find_executable(name: str) -> str | None:
+    """On PATH, or next to this interpreter (a virtualenv's bin folder is often not on PATH)."""
+    found = shutil.which(name)
+    if found:
+        return found
+    local = Path(sys.executable).parent / name
+    return str(local) if local.is_file() and os.access(local, os.X_OK) else None
+
+
+def check_language_servers() -> list[Check]:
+    checks = []
+    for name in LANGUAGE_SERVERS:
+        path = find_executable(name)
+        if path is None:
+            checks.append(Check(name, "warn", "not found: edits of Python files are not "
+                                "validated by this server (pip install " + name.split("-")[0] + ")"))
+        else:
+            checks.append(Check(name, "ok", path))
+    return checks
+
+
+def collect(roots: list[Path]) -> list[Check]:
+    return [check_python(), *check_git(roots), *check_folders(), check_index(roots),
+            *check_plugins(roots), *check_language_servers()]
+
+
+def run(args: argparse.Namespace) -> int:
+    roots = [Path(p).expanduser().resolve() for p in args.workspace] or [Path.cwd().resolve()]
+    missing = [root for root in roots if not root.is_dir()]
+    checks = [Check("workspace", "error", f"{root} is not a folder") for root in missing]
+    if not missing:
+        checks = collect(roots)
+    if args.json:
+        print(json.dumps([asdict(check) for check in checks], indent=2))
+    else:
+        for check in checks:
+            print(f"[{check.status:<5}] {check.name:<24} {check.detail}")
+    failed = sum(check.status == "error" for check in checks)
+    if not args.json:
+        warned = sum(check.status == "warn" for check in checks)
+        print(f"\n{len(checks)} checks: {failed} errors, {warned} warnings.")
+    return 1 if failed else 0
+
+
+def register(registry: CommandRegistry) -> None:
+    registry.add("doctor", "Check the installation: Python, git, index, plugins and their "
+                 "settings, language servers.", configure, run)

@@ -1,0 +1,153 @@
+"""Editing a client's config file without losing anything already in it.
+
+Every change is computed in memory first, checked (the other entries must come
+out unchanged), then written atomically after a timestamped backup of the old
+file. TOML is spliced as text, so a user's comments and layout survive.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+
+class ConfigFileError(Exception):
+    """The file cannot be updated safely; the message says why and what to do."""
+
+
+def read_json_object(path: Path) -> dict[str, Any]:
+    """The file's JSON object, ``{}`` when the file does not exist."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigFileError(f"{path} is not valid JSON ({exc}); fix or move it, then rerun "
+                              "(nothing was changed).") from exc
+    if not isinstance(data, dict):
+        raise ConfigFileError(f"{path} does not hold a JSON object; nothing was changed.")
+    return data
+
+
+def dump_json(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def with_json_server(data: dict[str, Any], name: str, entry: dict[str, Any],
+                     path: Path, key: str = "mcpServers") -> dict[str, Any]:
+    """A copy of ``data`` whose ``key`` table has ``name`` set to ``entry``, others untouched."""
+    servers = data.get(key, {})
+    if not isinstance(servers, dict):
+        raise ConfigFileError(f"{path}: {key!r} is not an object; nothing was changed.")
+    updated = dict(data)
+    updated[key] = {**servers, name: entry}
+    return updated
+
+
+def toml_string(value: str) -> str:
+    # A JSON string is a valid TOML basic string (same escapes, \\uXXXX included).
+    return json.dumps(value, ensure_ascii=False)
+
+
+def toml_table(header: str, values: dict[str, str | list[str]]) -> str:
+    lines = [f"[{header}]"]
+    for key, value in values.items():
+        if isinstance(value, list):
+            rendered = "[" + ", ".join(toml_string(item) for item in value) + "]"
+        else:
+            rendered = toml_string(value)
+        lines.append(f"{key} = {rendered}")
+    return "\n".join(lines) + "\n"
+
+
+def _parse_toml(text: str, path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigFileError(f"{path} is not valid TOML ({exc}); fix it, then rerun "
+                              "(nothing was changed).") from exc
+
+
+def with_toml_server(text: str, table: str, name: str, values: dict[str, str | list[str]],
+                     path: Path) -> str:
+    """``text`` with the ``[table.name]`` table (and its sub-tables) replaced by ``values``.
+
+    Only that table's lines change. Refuses when the table is written in a form
+    this splice cannot replace (inline or dotted keys); the result is re-parsed
+    and must leave every other value exactly as it was.
+    """
+    before = _parse_toml(text, path)
+    header = re.compile(
+        rf'^\s*\[\s*{re.escape(table)}\s*\.\s*(?:{re.escape(name)}|"{re.escape(name)}")'
+        rf'\s*(?:\.[^\]]*)?\]\s*(?:#.*)?$')
+    any_header = re.compile(r"^\s*\[")
+    kept: list[str] = []
+    inside = False
+    found = False
+    for line in text.splitlines(keepends=True):
+        if any_header.match(line):
+            inside = bool(header.match(line))
+            found = found or inside
+        if not inside:
+            kept.append(line)
+    existing = before.get(table, {}).get(name) if isinstance(before.get(table), dict) else None
+    if existing is not None and not found:
+        raise ConfigFileError(
+            f"{path} defines {table}.{name} inline or with dotted keys; replace it by hand "
+            "with the snippet from --print (nothing was changed).")
+    body = "".join(kept).rstrip("\n")
+    block = toml_table(f"{table}.{name}", values)
+    updated = f"{body}\n\n{block}" if body else block
+    after = _parse_toml(updated, path)
+    expected = {key: value for key, value in before.items() if key != table}
+    got = {key: value for key, value in after.items() if key != table}
+    others_before = {k: v for k, v in before.get(table, {}).items() if k != name}
+    others_after = {k: v for k, v in after.get(table, {}).items() if k != name}
+    if got != expected or others_before != others_after or after[table][name] != values:
+        raise ConfigFileError(f"{path}: could not add {table}.{name} without touching other "
+                              "entries; add the --print snippet by hand (nothing was changed).")
+    return updated
+
+
+def backup(path: Path) -> Path:
+    """Copy ``path`` next to itself as ``<name>.<timestamp>.bak`` (never overwriting one)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = path.with_name(f"{path.name}.{stamp}.bak")
+    counter = 1
+    while target.exists():
+        target = path.with_name(f"{path.name}.{stamp}-{counter}.bak")
+        counter += 1
+    shutil.copy2(path, target)
+    return target
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write via a temporary file in the same folder and a rename; keeps the file's mode."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o777 if path.exists() else None
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+        if mode is not None:
+            os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
