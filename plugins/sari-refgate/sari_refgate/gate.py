@@ -163,7 +163,7 @@ def _action(label: str, searched: bool, ref_read: NextCall | None, has_windows: 
 
 
 def _hint(has_ref_read: bool, has_windows: bool, limit: int) -> str:
-    steps = []
+    steps: list[str] = []
     if has_ref_read:
         steps.append("repeat the read with the candidate_id this session's search issued")
     steps.append("search, then read with a candidate_id or bundle_id from the results")
