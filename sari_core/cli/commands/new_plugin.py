@@ -1,0 +1,312 @@
+"""``sari new-plugin NAME``: scaffold a policy plugin distribution that passes its own tests.
+
+The scaffold is the layout every Sari plugin uses: ``pyproject.toml`` with the
+``sari`` entry point, a package with the hook implementations and a pydantic settings
+model, tests that register the plugin on a fresh plugin manager and run it in a real
+kernel, a ``tox.ini`` and a README whose settings table is in the format the docs'
+drift tests parse. It is deliberately a working policy (it warns on reads of paths a
+team marks as watched) so there is something real to change.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from sari_core.commands import CommandRegistry
+
+NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,38}$")
+
+
+@dataclass(frozen=True)
+class PluginNames:
+    """Every spelling of a plugin's name, derived from the one the user gave."""
+
+    name: str  # entry-point name and settings section: ``acme_audit``
+
+    @property
+    def distribution(self) -> str:
+        return "sari-" + self.name.replace("_", "-")
+
+    @property
+    def package(self) -> str:
+        return "sari_" + self.name
+
+    @property
+    def class_name(self) -> str:
+        return "".join(part.capitalize() for part in self.name.split("_")) + "Plugin"
+
+    @property
+    def settings_class(self) -> str:
+        return self.class_name.removesuffix("Plugin") + "Settings"
+
+    @property
+    def reason_code(self) -> str:
+        return f"{self.name.upper()}_WATCHED_PATH"
+
+
+PYPROJECT = '''\
+[build-system]
+requires = ["setuptools>=64", "wheel"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "{distribution}"
+version = "0.1.0"
+description = "A Sari policy plugin: {name}."
+requires-python = ">=3.10"
+dependencies = ["sari-core"]
+
+[project.optional-dependencies]
+test = ["pytest>=8"]
+
+[project.entry-points.sari]
+{name} = "{package}.plugin:{class_name}"
+
+[tool.setuptools.packages.find]
+include = ["{package}*"]
+
+[tool.pytest.ini_options]
+testpaths = ["tests"]
+'''
+
+INIT = '''\
+"""{distribution}: a Sari policy plugin."""
+
+from {package}.plugin import {class_name}
+from {package}.settings import {settings_class}
+
+__all__ = ["{class_name}", "{settings_class}"]
+'''
+
+SETTINGS = '''\
+"""Settings of the ``[tool.sari.{name}]`` section: every field has a default and a description."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class {settings_class}(BaseModel):
+    enabled: bool = Field(True, description="Turn the policy on or off.")
+    watched_globs: list[str] = Field(
+        default_factory=list,
+        description="Reads of paths matching these globs get a warning.",
+    )
+'''
+
+PLUGIN = '''\
+"""The {name} policy: warns when a read targets a path the team marked as watched."""
+
+from __future__ import annotations
+
+from fnmatch import fnmatchcase
+
+from sari_core import ReasonCodeSpec, SettingsSpec, Verdict, hookimpl
+from sari_core.models import ReadCall
+from sari_core.sessions import Session
+
+from {package}.settings import {settings_class}
+
+SECTION = "{name}"
+WATCHED_PATH = "{reason_code}"
+
+
+class {class_name}:
+    """Instantiated once per kernel, with no arguments, from the ``sari`` entry point."""
+
+    name = SECTION
+
+    @hookimpl
+    def sari_register_settings(self) -> SettingsSpec:
+        return SettingsSpec(section=SECTION, model={settings_class})
+
+    @hookimpl
+    def sari_register_reason_codes(self) -> list[ReasonCodeSpec]:
+        return [ReasonCodeSpec(WATCHED_PATH, "The read target matches a watched glob.",
+                               severity="warning", rank=100)]
+
+    @hookimpl
+    def on_read_enter(self, call: ReadCall, session: Session) -> Verdict | None:
+        settings: {settings_class} = session.settings(SECTION)
+        if settings.enabled and any(fnmatchcase(call.target, glob)
+                                    for glob in settings.watched_globs):
+            return Verdict.warn(WATCHED_PATH, message=f"{{call.target}} is a watched path; "
+                                "check with its owners before relying on it.")
+        return None
+'''
+
+TEST = '''\
+"""{distribution}: registered on a fresh plugin manager, found by its entry point, run in a kernel."""
+
+from __future__ import annotations
+
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import pytest
+
+from sari_core import Kernel
+from sari_core.plugin_manager import SariPluginManager
+from {package} import {class_name}
+
+
+def test_registers_on_a_fresh_plugin_manager() -> None:
+    pm = SariPluginManager()
+    pm.register({class_name}(), name="{name}")
+    pm.check_pending()  # a misspelt hook name fails here
+    assert "on_read_enter" in pm.hooks_of("{name}")
+
+
+def test_the_entry_point_names_the_plugin() -> None:
+    found = {{ep.name: ep for ep in entry_points(group="sari")}}
+    assert found["{name}"].load() is {class_name}
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    (tmp_path / "app.py").write_text("print('hello')\\n")
+    (tmp_path / "secret_plans.md").write_text("# plans\\n")
+    return tmp_path
+
+
+def kernel(workspace: Path, **settings: object) -> Kernel:
+    return Kernel(roots=[workspace], plugins=[{class_name}()], load_entry_points=False,
+                  analytics_sinks=[], settings={{"{name}": settings}})
+
+
+def test_a_watched_path_gets_a_warning(workspace: Path) -> None:
+    with kernel(workspace, watched_globs=["secret_*"]) as k:
+        response = k.execute_read({{"mode": "file", "target": "secret_plans.md"}})
+    assert response["ok"] is True
+    assert response["meta"]["stabilization"]["reason_codes"] == ["{reason_code}"]
+
+
+def test_other_paths_are_left_alone(workspace: Path) -> None:
+    with kernel(workspace, watched_globs=["secret_*"]) as k:
+        response = k.execute_read({{"mode": "file", "target": "app.py"}})
+    assert response["ok"] is True
+    assert response["meta"]["stabilization"]["reason_codes"] == []
+'''
+
+CONFTEST = '''\
+"""Keep Sari's state and index out of the user's folders while testing."""
+
+import os
+import tempfile
+
+_TMP = tempfile.mkdtemp(prefix="{package}-tests-")
+os.environ.setdefault("SARI_STATE_DIR", os.path.join(_TMP, "state"))
+os.environ.setdefault("SARI_CACHE_DIR", os.path.join(_TMP, "cache"))
+'''
+
+TOX = '''\
+[tox]
+env_list = py3
+
+[testenv]
+description = run {distribution}'s tests against sari-core
+# SARI_CORE_SPEC points at another sari-core, e.g. a checkout: SARI_CORE_SPEC=../sari
+deps =
+    pytest>=8
+    {{env:SARI_CORE_SPEC:sari-core}}
+set_env =
+    SARI_STATE_DIR = {{env_tmp_dir}}/state
+    SARI_CACHE_DIR = {{env_tmp_dir}}/cache
+commands =
+    pytest {{posargs:-q tests}}
+'''
+
+README = '''\
+# {distribution}
+
+A Sari policy plugin. Install it next to `sari-core` and it is loaded through its entry point
+`{name}`: `pip install -e .`, then `sari plugins`.
+
+It warns when a read targets a path matching `watched_globs` (reason code `{reason_code}`).
+
+## Settings: `[tool.sari.{name}]`
+
+| setting | default | meaning |
+|---|---|---|
+| `enabled` | `true` | Turn the policy on or off. |
+| `watched_globs` | `[]` | Reads of paths matching these globs get a warning. |
+
+## Reason codes
+
+- `{reason_code}`: the read target matches a watched glob; the read is served with a warning.
+
+## Tests
+
+```bash
+pip install -e ".[test]" && pytest      # or: tox
+```
+'''
+
+FILES: dict[str, str] = {
+    "pyproject.toml": PYPROJECT,
+    "README.md": README,
+    "tox.ini": TOX,
+    "{package}/__init__.py": INIT,
+    "{package}/settings.py": SETTINGS,
+    "{package}/plugin.py": PLUGIN,
+    "{package}/py.typed": "",
+    "tests/conftest.py": CONFTEST,
+    "tests/test_{name}.py": TEST,
+}
+
+
+def render(names: PluginNames) -> dict[str, str]:
+    """Relative path -> content of every file of the scaffold."""
+    values = {"name": names.name, "distribution": names.distribution, "package": names.package,
+              "class_name": names.class_name, "settings_class": names.settings_class,
+              "reason_code": names.reason_code}
+    return {path.format(**values): template.format(**values) for path, template in FILES.items()}
+
+
+def scaffold(name: str, directory: Path) -> Path:
+    """Write the scaffold of plugin ``name`` into ``directory/sari-<name>``; return that folder.
+
+    :raises ValueError: the name is not a lowercase identifier, or the folder is not empty.
+    """
+    if not NAME_PATTERN.match(name):
+        raise ValueError(f"{name!r} is not a plugin name: use lowercase letters, digits and "
+                         "underscores, starting with a letter (e.g. acme_audit).")
+    names = PluginNames(name)
+    target = directory / names.distribution
+    if target.exists() and any(target.iterdir()):
+        raise ValueError(f"{target} already exists and is not empty; pick another name or "
+                         "--directory.")
+    for relative, content in render(names).items():
+        path = target / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content, encoding="utf-8")
+    return target
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("name", help="the plugin's name: entry point and settings section "
+                        "(lowercase, e.g. acme_audit)")
+    parser.add_argument("--directory", type=Path, default=Path("."),
+                        help="where to create the sari-NAME folder (default: here)")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        target = scaffold(args.name, args.directory)
+    except ValueError as exc:
+        print(f"sari new-plugin: {exc}", file=sys.stderr)
+        return 2
+    names = PluginNames(args.name)
+    print(f"Created {names.distribution} in {target}")
+    print(f"  pip install -e {target}[test] && pytest {target}   # its tests pass as generated")
+    print(f"  then edit {names.package}/plugin.py; see the plugin author guide.")
+    return 0
+
+
+def register(registry: CommandRegistry) -> None:
+    registry.add("new-plugin", "Scaffold a policy plugin distribution (entry point, hooks, "
+                 "settings, tests, tox.ini) that passes its own tests.", configure, run)

@@ -1,0 +1,55 @@
+"""Each plugin distribution builds a wheel and installs alone, next to sari-core, into a fresh
+venv, where ``sari plugins --json`` shows exactly it.
+
+A plugin is checked where it is installed in the running environment (as tests/<plugin>/
+are), so the tox env of one plugin checks that plugin and the ``all`` env checks every one.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from isolated_venv import REPO_ROOT, IsolatedVenv, build_wheel
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+KNOWN = ["budget", "relevance", "aggregation", "refgate", "lspgate", "persistence", "ripple",
+         "secretguard"]
+PRESENT = sorted(p.parent.name.removeprefix("sari-")
+                 for p in (REPO_ROOT / "plugins").glob("sari-*/pyproject.toml"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("plugin", sorted(set(KNOWN) | set(PRESENT)))
+def test_wheel_installs_alone_and_sari_plugins_shows_exactly_it(
+        plugin: str, sari_core_wheel: Path, tmp_path: Path) -> None:
+    source = REPO_ROOT / "plugins" / f"sari-{plugin}"
+    if not (source / "pyproject.toml").is_file():
+        pytest.skip(f"plugins/sari-{plugin} is not in this checkout")
+    if importlib.util.find_spec(f"sari_{plugin}") is None:
+        pytest.skip(f"sari-{plugin} is not installed in this environment")
+    project = tomllib.loads((source / "pyproject.toml").read_text())["project"]
+    entry_points = sorted(project["entry-points"]["sari"])
+
+    wheel = build_wheel(source, tmp_path / "wheels", tmp_path / "scratch")
+    assert wheel.name.startswith(project["name"].replace("-", "_") + "-")
+    env = IsolatedVenv(tmp_path / "venv")
+    env.install(sari_core_wheel)
+    alone = json.loads(env.run("sari", "plugins", "--json").stdout)
+    assert [row["name"] for row in alone if not row["name"].startswith("sari.")] == []
+
+    env.install(wheel)
+    rows = json.loads(env.run("sari", "plugins", "--json").stdout)
+    external = [row for row in rows if not row["name"].startswith("sari.")]
+    assert sorted(row["name"] for row in external) == entry_points
+    for row in external:
+        assert row["distribution"] == project["name"]
+        assert row["enabled"] is True
+        assert row["hooks"], f"{row['name']} implements no hook"
