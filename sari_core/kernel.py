@@ -427,6 +427,10 @@ class Kernel:
             parsed = spec.input_model.model_validate(
                 {k: v for k, v in raw.items() if v is not None})
             response = spec.handler(parsed, session)
+            # A handler cannot know the call's id: stamp it, so the response and the
+            # execution log (on_call_complete) name the same execution.
+            if isinstance(response.get("meta"), dict):
+                response["meta"]["execution_id"] = execution_id
         except SariError as exc:
             response = self._refusal(kind, exc, session, None, execution_id)
         except Exception as exc:  # noqa: BLE001 - pydantic errors and plugin bugs become refusals

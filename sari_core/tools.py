@@ -22,7 +22,8 @@ class ToolSpec:
     :ivar description: what a model reads to choose and fill the tool.
     :ivar input_model: pydantic model of the arguments; its JSON schema is the tool's.
     :ivar handler: ``handler(arguments, session) -> response dict`` in the contract's
-        shape (use :mod:`sari_core.responses` to build it).
+        shape (use :mod:`sari_core.responses` to build it; pass any execution id, e.g.
+        ``""`` — the kernel stamps the call's id into ``meta.execution_id``).
     """
 
     name: str
