@@ -1,0 +1,154 @@
+"""The sari-persistence plugin: wires the execution log into the kernel's hooks."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sari_core.commands import CommandRegistry
+from sari_core.models import (
+    CallRecord,
+    ClientHookEvent,
+    ClientHookResult,
+    CompactionContribution,
+    CompactionEvent,
+)
+from sari_core.plugin_manager import hookimpl
+from sari_core.sessions import Session, canonical_root
+from sari_core.settings import SettingsSpec, SettingsStore
+from sari_core.tools import ToolSpec
+from sari_persistence import claude_code, cli
+from sari_persistence.compaction import project_root_of, summary_with_log
+from sari_persistence.records import ExecutionRecord, MetricsRecord, now_ms
+from sari_persistence.schema import ExecutionLogUnavailable
+from sari_persistence.settings import SECTION, PersistenceSettings
+from sari_persistence.store import ExecutionStore, WriterOptions, store_compaction
+from sari_persistence.tool import tool_spec
+from sari_persistence.writer import install_sigterm_flush
+
+if TYPE_CHECKING:
+    from sari_core.kernel import Kernel
+
+log = logging.getLogger(__name__)
+
+
+class PersistencePlugin:
+    """Durable execution log, chat frames, compaction summaries, ``context_query``."""
+
+    name = "persistence"
+
+    def __init__(self) -> None:
+        self.store: ExecutionStore | None = None
+        self.settings: PersistenceSettings | None = None
+        self.unavailable: str | None = None
+        self._metrics_to_sqlite = False
+
+    # --- registration -------------------------------------------------------------------
+
+    @hookimpl
+    def sari_register_settings(self) -> SettingsSpec:
+        return SettingsSpec(section=SECTION, model=PersistenceSettings)
+
+    @hookimpl
+    def sari_register_tools(self) -> list[ToolSpec]:
+        return [tool_spec(lambda: self.store, lambda: self.unavailable)]
+
+    @hookimpl
+    def sari_register_commands(self, registry: CommandRegistry) -> None:
+        registry.add("log", "Show the execution log: sessions, a session's executions and "
+                     "frames, JSON-lines export.", cli.configure, cli.run)
+
+    # --- lifecycle ----------------------------------------------------------------------
+
+    @hookimpl
+    def on_kernel_start(self, kernel: Kernel) -> None:
+        settings: PersistenceSettings = kernel.settings.get(SECTION)
+        self.settings = settings
+        self._metrics_to_sqlite = settings.session_metrics_backend == "sqlite"
+        try:
+            self.store = ExecutionStore(settings.resolved_db_path(),
+                                        WriterOptions.from_settings(settings))
+        except ExecutionLogUnavailable as exc:
+            # The server keeps serving; context_query and `sari log` report why.
+            self.unavailable = str(exc)
+            log.error("sari-persistence: recording is off: %s", exc)
+            return
+        if settings.install_sigterm_handler:
+            install_sigterm_flush()
+
+    @hookimpl
+    def on_kernel_shutdown(self, kernel: Kernel) -> None:
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+
+    # --- recording ----------------------------------------------------------------------
+
+    @hookimpl
+    def on_call_complete(self, record: CallRecord, session: Session) -> None:
+        store = self.store
+        if store is None or self.settings is None:
+            return
+        # Only references cross to the writer thread: serialising happens there.
+        if self.settings.record_executions:
+            store.submit(ExecutionRecord(record, session.session_id))
+        if self._metrics_to_sqlite:
+            snapshot = _metrics_snapshot(record.response)
+            store.submit(MetricsRecord(record.session_key, record.ok, snapshot, now_ms()))
+
+    # --- compaction ---------------------------------------------------------------------
+
+    @hookimpl
+    def on_compaction(self, event: CompactionEvent, session: Session) -> CompactionContribution:
+        settings: PersistenceSettings = session.settings(SECTION)
+        default_root = canonical_root(session.roots[0]) if session.roots else None
+        store = self.store
+        if store is None:
+            summary = summary_with_log(None, event.frames, event.retained, default_root, settings)
+            return CompactionContribution(summary=summary)
+        store.flush()
+        with store.reading() as conn:
+            root = project_root_of(conn, event.chat_session_id, default_root)
+            summary = summary_with_log(conn, event.frames, event.retained, root, settings)
+        return CompactionContribution(summary=summary)
+
+    @hookimpl
+    def on_compaction_complete(self, event: CompactionEvent, summary: str,
+                               session: Session) -> None:
+        store = self.store
+        if store is None:
+            return
+        cap = session.settings(SECTION).max_payload_chars
+        compacted = [frame.sequence_index for frame in event.frames]
+        retained = [frame.sequence_index for frame in event.retained]
+        store.run_job(lambda conn: store_compaction(conn, event.chat_session_id, compacted,
+                                                    retained, summary, cap))
+
+    # --- Claude Code --------------------------------------------------------------------
+
+    @hookimpl
+    def on_client_hook(self, event: ClientHookEvent) -> ClientHookResult | None:
+        if event.client != "claude-code" or event.event not in ("pre-compact", "session-start"):
+            return None
+        settings = _workspace_settings(event.workspace)
+        if event.event == "pre-compact":
+            claude_code.pre_compact(event.payload, settings, event.workspace)
+            return None
+        summary = claude_code.session_start(event.payload, settings, event.workspace)
+        return ClientHookResult(additional_context=summary) if summary else None
+
+
+def _metrics_snapshot(response: dict[str, Any]) -> dict[str, Any]:
+    meta = response.get("meta") or {}
+    stabilization = meta.get("stabilization") or {}
+    snapshot = stabilization.get("metrics_snapshot") or {}
+    return dict(snapshot)
+
+
+def _workspace_settings(workspace: str | None) -> PersistenceSettings:
+    """Settings of a hook run: no kernel there, so read the workspace's files directly."""
+    store = SettingsStore.load([SettingsSpec(SECTION, PersistenceSettings)],
+                               Path(workspace) if workspace else None)
+    settings: PersistenceSettings = store.get(SECTION)
+    return settings

@@ -1,0 +1,90 @@
+"""The ``[tool.sari.persistence]`` settings section."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from sari_core.locations import state_dir
+
+SECTION = "persistence"
+DB_FILENAME = "execution_log.db"
+
+
+class PersistenceSettings(BaseModel):
+    """Where the execution log lives, how records reach it, and the summary's knobs."""
+
+    db_path: str | None = Field(
+        None,
+        description="Path of the SQLite execution log; null means execution_log.db in the "
+                    "user's state folder (SARI_STATE_DIR overrides the platform default).",
+    )
+    record_executions: bool = Field(
+        True,
+        description="Record every tool call (served or refused) in the executions table.",
+    )
+    max_payload_chars: int = Field(
+        8192, ge=256,
+        description="Cap on each stored payload (arguments, response, frame content); longer "
+                    "strings are cut and marked, never the whole workspace.",
+    )
+    flush_interval_ms: int = Field(
+        50, ge=1, le=1000,
+        description="Longest time a record waits in memory before the writer thread commits "
+                    "its batch; a hard kill loses at most this window.",
+    )
+    batch_size: int = Field(
+        256, ge=1,
+        description="Most records the writer thread commits in one transaction.",
+    )
+    queue_size: int = Field(
+        10000, ge=1,
+        description="Bound of the in-memory record queue; when full, new records are dropped "
+                    "and counted instead of slowing the call down.",
+    )
+    keep_last_frames: int = Field(
+        6, ge=0,
+        description="Frames a library compaction keeps in the window when keep_last is not given.",
+    )
+    key_executions: int = Field(
+        5, ge=0,
+        description="How many of the last tool execution ids the summary lists (failures in "
+                    "the compacted window are always listed).",
+    )
+    summary_field_chars: int = Field(
+        300, ge=40,
+        description="Longest Goal / Current task text in the summary; longer text is cut with "
+                    "an ellipsis.",
+    )
+    context_query_max_results: int = Field(
+        50, ge=1,
+        description="Largest page context_query returns (its limit argument is clamped to this).",
+    )
+    context_query_item_chars: int = Field(
+        2000, ge=80,
+        description="Longest frame content or payload one context_query item carries; longer "
+                    "text is cut and marked content_truncated.",
+    )
+    session_metrics_backend: Literal["memory", "sqlite"] = Field(
+        "memory",
+        description="memory keeps session metrics in memory only (seed 000's default); sqlite "
+                    "also upserts each session's latest metrics into the session_metrics table.",
+    )
+    install_sigterm_handler: bool = Field(
+        True,
+        description="On SIGTERM, flush pending records before the process exits (the previous "
+                    "handler is chained).",
+    )
+    session_start_fallback_seconds: float = Field(
+        600.0, ge=0,
+        description="On a Claude Code SessionStart(compact) whose session has no summary, reuse "
+                    "the newest summary of the same project if it is at most this old.",
+    )
+
+    def resolved_db_path(self) -> Path:
+        """The database file these settings point at."""
+        if self.db_path:
+            return Path(self.db_path).expanduser()
+        return state_dir() / DB_FILENAME

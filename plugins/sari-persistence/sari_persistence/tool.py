@@ -1,0 +1,204 @@
+"""The ``context_query`` tool: re-read past context instead of guessing.
+
+Scope (``scope="auto"``): when the call's ``session_id`` names a recorded chat
+session, its frames and the executions linked to it or to the calling session;
+otherwise the workspace — frames of chat sessions of this project (Claude Code's
+included) and executions of this workspace. Never another workspace's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from sari_core import responses
+from sari_core.errors import ErrorCode, SariError
+from sari_core.models import NextCall
+from sari_core.sessions import Session, canonical_root
+from sari_core.tools import ToolSpec
+from sari_core.verdicts import FoldedVerdict
+from sari_persistence import reads
+from sari_persistence.records import bound_text
+from sari_persistence.search import Page, Query, Scope, search
+from sari_persistence.settings import SECTION, PersistenceSettings
+from sari_persistence.store import ExecutionStore
+
+TOOL_NAME = "context_query"
+UNAVAILABLE = "EXECUTION_LOG_UNAVAILABLE"
+DESCRIPTION = (
+    "Query past context that left the conversation window: chat frames (user, assistant, tool) "
+    "and tool executions recorded by Sari. Filter by text (substring, case-insensitive), role, "
+    "tool, execution_id (e.g. an id from a compaction summary's 'Key tool executions'), and a "
+    "time range (since/until: ISO 8601 or Unix seconds). Results are newest first, paged with "
+    "limit/offset; meta.stabilization.next_calls holds the next page. Use it after a compaction "
+    "before continuing on remembered facts."
+)
+
+
+class ContextQueryArgs(BaseModel):
+    """Arguments of ``context_query``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str | None = Field(None, min_length=1, description="Substring to find in frame "
+                             "content (and in execution tool, target, arguments, response).")
+    role: Literal["user", "assistant", "tool"] | None = Field(
+        None, description="Only frames of this role (executions only match role 'tool').")
+    tool: str | None = Field(None, description="Only this tool's frames and executions "
+                             "(e.g. 'edit', 'read', 'Bash').")
+    execution_id: str | None = Field(None, description="Only this execution and the frames "
+                                     "linked to it.")
+    since: str | float | None = Field(None, description="Not before this time: ISO 8601 or "
+                                      "Unix seconds.")
+    until: str | float | None = Field(None, description="Not after this time: ISO 8601 or "
+                                      "Unix seconds.")
+    chat_session_id: str | None = Field(None, description="Only this chat session's frames "
+                                        "(default: decided by scope).")
+    scope: Literal["auto", "session", "workspace"] = Field(
+        "auto", description="session: this session's frames and executions; workspace: all "
+                            "sessions of this workspace; auto: session when it has recorded "
+                            "frames, else workspace.")
+    kind: Literal["both", "frames", "executions"] = Field(
+        "both", description="Which lists to return.")
+    include_compacted: bool = Field(True, description="Include frames already compacted "
+                                    "out of the window.")
+    limit: int = Field(10, ge=1, le=200, description="Items per list per page (clamped to "
+                       "the context_query_max_results setting).")
+    offset: int = Field(0, ge=0, description="Items to skip (from next_calls).")
+    session_id: str | None = Field(None, description="The calling session (as for every tool).")
+
+
+def parse_time(value: str | float | None, field: str) -> int | None:
+    """ISO 8601 or Unix seconds -> Unix milliseconds."""
+    if value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return int(value * 1000)
+    text = value.strip()
+    try:
+        return int(float(text) * 1000)
+    except ValueError:
+        pass
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise SariError(ErrorCode.INVALID_ARGS, f"{field}={value!r} is not a time.",
+                        f"Give {field} as ISO 8601 (2026-01-10T09:30:00Z) or Unix seconds.") \
+            from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return int(moment.timestamp() * 1000)
+
+
+def _scope(args: ContextQueryArgs, session: Session, store: ExecutionStore) -> Scope:
+    kernel = session.kernel
+    if args.chat_session_id:
+        keys = (session.key,) if args.chat_session_id == session.session_id else ()
+        return Scope(chat_session_ids=(args.chat_session_id,), session_keys=keys, name="session")
+    own_chat = None
+    if session.session_id:
+        with store.reading() as conn:
+            own_chat = reads.chat_session(conn, session.session_id)
+    if args.scope == "session" or (args.scope == "auto" and own_chat is not None):
+        chats = (session.session_id,) if session.session_id else ()
+        return Scope(chat_session_ids=chats, session_keys=(session.key,), name="session")
+    return Scope(project_root=canonical_root(kernel.roots[0]),
+                 workspace_hash=kernel.workspace_hash, name="workspace")
+
+
+def _frame_item(frame: reads.StoredFrame, cap: int) -> tuple[dict[str, Any], bool]:
+    item = frame.to_json()
+    item["content"] = bound_text(frame.content, cap)
+    cut = len(frame.content) > cap
+    if cut:
+        item["content_truncated"] = True
+    return item, cut
+
+
+def _execution_item(execution: reads.StoredExecution, cap: int) -> tuple[dict[str, Any], bool]:
+    item = execution.to_json()
+    cut = False
+    for key in ("arguments", "response"):
+        text = json.dumps(item[key], sort_keys=True, ensure_ascii=False, default=str)
+        if len(text) > cap:
+            item[key] = bound_text(text, cap)
+            item[f"{key}_truncated"] = True
+            cut = True
+    return item, cut
+
+
+def _payload(page: Page, args: ContextQueryArgs, scope: Scope, limit: int,
+             cap: int) -> tuple[dict[str, Any], bool, bool]:
+    frames = [_frame_item(frame, cap) for frame in page.frames]
+    executions = [_execution_item(execution, cap) for execution in page.executions]
+    has_more = (args.offset + limit < page.total_frames
+                or args.offset + limit < page.total_executions)
+    scope_json: dict[str, Any] = {"name": scope.name}
+    if scope.chat_session_ids is not None:
+        scope_json["chat_session_ids"] = list(scope.chat_session_ids)
+    if scope.project_root is not None:
+        scope_json["project_root"] = scope.project_root
+    payload = {
+        "scope": scope_json,
+        "frames": [item for item, _ in frames],
+        "executions": [item for item, _ in executions],
+        "total_frames": page.total_frames,
+        "total_executions": page.total_executions,
+        "offset": args.offset,
+        "limit": limit,
+        "has_more": has_more,
+    }
+    cut = any(c for _, c in frames) or any(c for _, c in executions)
+    return payload, has_more, cut
+
+
+def make_handler(store_of: Callable[[], ExecutionStore | None],
+                 unavailable: Callable[[], str | None]) -> Callable[[BaseModel, Session],
+                                                                     dict[str, Any]]:
+    """The tool handler, reading the plugin's current store lazily."""
+
+    def handle(arguments: BaseModel, session: Session) -> dict[str, Any]:
+        args = ContextQueryArgs.model_validate(arguments.model_dump())
+        store = store_of()
+        if store is None:
+            reason = unavailable() or "the execution log is not open"
+            raise SariError(UNAVAILABLE, f"context_query cannot run: {reason}",
+                            "Fix or move the execution log file (see `sari log sessions`), "
+                            "then restart the server.")
+        settings: PersistenceSettings = session.settings(SECTION)
+        limit = min(args.limit, settings.context_query_max_results)
+        query = Query(text=args.text, role=args.role, tool=args.tool,
+                      execution_id=args.execution_id,
+                      since_ms=parse_time(args.since, "since"),
+                      until_ms=parse_time(args.until, "until"),
+                      include_compacted=args.include_compacted, limit=limit, offset=args.offset)
+        scope = _scope(args, session, store)
+        store.flush()
+        with store.reading() as conn:
+            page = search(conn, query, scope, want_frames=args.kind != "executions",
+                          want_executions=args.kind != "frames")
+        payload, has_more, cut = _payload(page, args, scope, limit,
+                                          settings.context_query_item_chars)
+        folded = FoldedVerdict()
+        if has_more:
+            next_args = args.model_dump(exclude_none=True, exclude_defaults=True)
+            next_args.update(offset=args.offset + limit, limit=limit)
+            folded.next_calls.append(NextCall(tool=TOOL_NAME, arguments=next_args))
+            folded.suggested_next_action = "context_query"
+        target = args.execution_id or args.text
+        response = responses.tool_response(TOOL_NAME, target, payload, folded,
+                                           session.kernel.metrics_snapshot(session), "")
+        response["meta"]["truncated"] = has_more or cut
+        return response
+
+    return handle
+
+
+def tool_spec(store_of: Callable[[], ExecutionStore | None],
+              unavailable: Callable[[], str | None]) -> ToolSpec:
+    return ToolSpec(name=TOOL_NAME, description=DESCRIPTION, input_model=ContextQueryArgs,
+                    handler=make_handler(store_of, unavailable))
