@@ -1,8 +1,6 @@
 """A deliberately broken plugin for the server tests (in-process and via an entry point).
 
 - tool ``explode`` raises inside its handler (the kernel turns it into PLUGIN_ERROR);
-- tool ``garbage`` returns something that is not a response (the server must answer
-  INTERNAL_ERROR and keep the connection);
 - tool ``whoami`` answers with its session key (to check connection isolation);
 - ``on_read_enter`` raises for any target named ``boom.py`` (PLUGIN_ERROR warning);
 - it records ended sessions so tests can see ``end_connection`` happen.
@@ -35,10 +33,6 @@ def _explode(args: BaseModel, session: Session) -> dict[str, Any]:
     raise RuntimeError(args.message)
 
 
-def _garbage(args: BaseModel, session: Session) -> dict[str, Any]:
-    return None  # type: ignore[return-value]
-
-
 def _whoami(args: BaseModel, session: Session) -> dict[str, Any]:
     return tool_response("whoami", None, {"session_key": session.key,
                                           "connection_id": session.connection_id},
@@ -57,7 +51,6 @@ class RaisingPlugin:
     def sari_register_tools(self) -> list[ToolSpec]:
         return [
             ToolSpec("explode", "Raises inside the handler (test).", ExplodeArgs, _explode),
-            ToolSpec("garbage", "Returns a non-response (test).", NoArgs, _garbage),
             ToolSpec("whoami", "Returns the session key (test).", NoArgs, _whoami),
         ]
 

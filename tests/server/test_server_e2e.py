@@ -1,0 +1,186 @@
+"""End to end: ``sari serve`` in a subprocess, the real engine on a git repository, and
+the SDK's client over stdio and over streamable HTTP (with concurrent clients)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from e2e_harness import (
+    http_server,
+    make_git_workspace,
+    serve_argv,
+    server_env,
+    stdio_client,
+    wait_for_index,
+)
+from mcp import Client
+
+pytest.importorskip("sari_core.engine")
+
+CLIENTS = 6
+
+
+def body(result: types.CallToolResult) -> dict[str, Any]:
+    assert result.structured_content is not None
+    assert json.loads(result.content[0].text) == result.structured_content
+    assert result.is_error is (not result.structured_content["ok"])
+    return result.structured_content
+
+
+def error_code(result: types.CallToolResult) -> str:
+    response = body(result)
+    assert response["ok"] is False, response
+    return response["error"]["code"]
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    return make_git_workspace(tmp_path / "ws")
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    (tmp_path / "home").mkdir()
+    return server_env(tmp_path)
+
+
+Connect = Callable[[], Any]
+
+
+@pytest.fixture(params=["stdio", "http"])
+def connect(request: pytest.FixtureRequest, workspace: Path, env: dict[str, str],
+            tmp_path: Path) -> Connect:
+    """A factory of connected clients for the transport under test."""
+    if request.param == "stdio":
+        errlog = (tmp_path / "stdio-server.log").open("w", encoding="utf-8")
+        request.addfinalizer(errlog.close)
+
+        def stdio() -> Any:
+            return stdio_client(workspace, env, errlog)
+        return stdio
+    server = http_server(workspace, env, tmp_path / "http-server.log")
+    url, _ = server.__enter__()
+    request.addfinalizer(lambda: server.__exit__(None, None, None))
+
+    @asynccontextmanager
+    async def http() -> AsyncIterator[Client]:
+        async with Client(url, read_timeout_seconds=60) as client:
+            yield client
+    return http
+
+
+async def test_the_contract_end_to_end(connect: Connect, workspace: Path) -> None:
+    async with connect() as client:
+        names = [tool.name for tool in (await client.list_tools()).tools]
+        assert names[:8] == ["search", "read", "read_file", "read_symbol", "get_snippet",
+                             "dry_run_diff", "edit", "write"]
+        assert {"explode", "whoami"} <= set(names)
+        await wait_for_index(client)
+
+        found = body(await client.call_tool("search", {"query": "handle_request"}))
+        assert found["ok"] and any(m["path"] == "src/app.py" for m in found["matches"])
+        symbols = body(await client.call_tool("search", {"query": "Router", "kind": "symbol"}))
+        assert symbols["matches"][0]["path"] == "src/app.py"
+
+        page = body(await client.call_tool("read", {"mode": "file", "target": "src/long.py",
+                                                    "offset": 10, "limit": 5}))
+        assert page["text"].splitlines() == [f"value_{n} = {n}" for n in range(11, 16)]
+        symbol = body(await client.call_tool("read", {"mode": "symbol",
+                                                      "target": "handle_request"}))
+        assert "def handle_request(payload):" in symbol["text"]
+        assert symbol["location"]["file"] == "src/app.py"
+        snippet = body(await client.call_tool("read", {"mode": "snippet", "target": "src/app.py",
+                                                       "start_line": 6, "end_line": 6}))
+        assert snippet["text"].strip() == "def handle_request(payload):"
+        diff = body(await client.call_tool("read", {"mode": "diff_preview",
+                                                    "target": "src/util.py", "against": "HEAD"}))
+        assert "-    return 41" in diff["diff"] and "+    return 42" in diff["diff"]
+        legacy = body(await client.call_tool("read_file", {"path": "README.md"}))
+        assert legacy["mode"] == "file" and legacy["text"].startswith("# Demo")
+
+        written = body(await client.call_tool("write", {"path": "src/new.py",
+                                                        "content": "NAME = 'old'\n"}))
+        assert written["ok"]
+        edited = body(await client.call_tool("edit", {"path": "src/new.py",
+                                                      "old_string": "'old'",
+                                                      "new_string": "'new'"}))
+        assert edited["ok"]
+        assert (workspace / "src" / "new.py").read_text(encoding="utf-8") == "NAME = 'new'\n"
+
+        assert error_code(await client.call_tool(
+            "read", {"mode": "file", "target": "src/app.py", "against": "HEAD"})) == "INVALID_ARGS"
+        assert error_code(await client.call_tool(
+            "read", {"mode": "file", "target": "../outside.txt"})) == "PATH_OUTSIDE_WORKSPACE"
+        assert error_code(await client.call_tool(
+            "write", {"path": "/tmp/sari-escape.txt", "content": "x"})) == \
+            "PATH_OUTSIDE_WORKSPACE"
+        assert not Path("/tmp/sari-escape.txt").exists()
+        assert error_code(await client.call_tool("no_such_tool", {})) == "UNKNOWN_TOOL"
+
+        assert error_code(await client.call_tool("explode", {"message": "kaboom"})) == \
+            "PLUGIN_ERROR"
+        after = body(await client.call_tool("read", {"mode": "file", "target": "README.md"}))
+        assert after["ok"]
+        cursed = body(await client.call_tool("read", {"mode": "file", "target": "boom.py"}))
+        assert cursed["ok"] and "PLUGIN_ERROR" in cursed["meta"]["stabilization"]["reason_codes"]
+        assert body(await client.call_tool("search", {"query": "helper"}))["ok"]
+
+
+async def test_a_change_made_outside_sari_is_raised_before_the_next_call(
+        connect: Connect, workspace: Path) -> None:
+    async with connect() as client:
+        await wait_for_index(client)
+        (workspace / "src" / "util.py").write_text("def helper():\n    return 43\n",
+                                                   encoding="utf-8")
+        with anyio.fail_after(30):
+            while True:
+                response = body(await client.call_tool("search", {"query": "helper"}))
+                if "EXTERNAL_CHANGE" in response["meta"]["stabilization"]["reason_codes"]:
+                    break
+                await anyio.sleep(0.1)
+
+
+async def test_concurrent_http_clients_keep_separate_sessions(
+        workspace: Path, env: dict[str, str], tmp_path: Path) -> None:
+    with http_server(workspace, env, tmp_path / "http-server.log") as (url, process):
+        async with Client(url) as probe:
+            await wait_for_index(probe)
+        results: dict[int, dict[str, Any]] = {}
+
+        async def client_work(index: int) -> None:
+            async with Client(url, read_timeout_seconds=60) as client:
+                for _ in range(index + 1):
+                    assert body(await client.call_tool("search", {"query": "handle_request"}))["ok"]
+                read = body(await client.call_tool("read", {"mode": "snippet",
+                                                            "target": "src/app.py",
+                                                            "start_line": 1, "end_line": 3}))
+                who = body(await client.call_tool("whoami", {}))
+                results[index] = {"metrics": read["meta"]["stabilization"]["metrics_snapshot"],
+                                  "key": who["session_key"]}
+
+        with anyio.fail_after(120):
+            async with anyio.create_task_group() as group:
+                for index in range(CLIENTS):
+                    group.start_soon(client_work, index)
+        assert process.poll() is None
+    assert sorted(results) == list(range(CLIENTS))
+    for index, outcome in results.items():
+        assert outcome["metrics"]["search_count"] == index + 1
+        assert outcome["metrics"]["reads_count"] == 1
+    keys = [outcome["key"] for outcome in results.values()]
+    assert len(set(keys)) == CLIENTS and all(":conn:" in key for key in keys)
+
+
+def test_serve_refuses_a_missing_workspace(tmp_path: Path, env: dict[str, str]) -> None:
+    done = subprocess.run(serve_argv(tmp_path / "missing"), env=env, capture_output=True,
+                          text=True, check=False, stdin=subprocess.DEVNULL)
+    assert done.returncode != 0
+    assert "is not a folder" in done.stderr and done.stdout == ""
