@@ -70,9 +70,17 @@ class AggregationPlugin:
     def sari_collect_metrics(self, session: Session) -> dict[str, Any]:
         ledger = _ledger(session)
         with session.state.lock:
-            return {"aggregation_items": len(ledger.items),
-                    "aggregation_lines_referenced": ledger.lines_referenced,
-                    "aggregation_reads_compressed": ledger.reads_compressed}
+            items, referenced, compressed = (len(ledger.items), ledger.lines_referenced,
+                                             ledger.reads_compressed)
+        # The read being answered is recorded only once its response has left; count it now
+        # so the snapshot in its own response is not one read behind.
+        pending: _Pending | None = getattr(self._local, "pending", None)
+        if pending is not None and pending.session_key == session.key:
+            items += 1
+            referenced += pending.compressed.lines_referenced
+            compressed += 1 if pending.compressed.lines_referenced else 0
+        return {"aggregation_items": items, "aggregation_lines_referenced": referenced,
+                "aggregation_reads_compressed": compressed}
 
     # --- reads ------------------------------------------------------------------------
 

@@ -74,6 +74,24 @@ def hard_limit_message(exhausted: str, usage: BudgetUsage, settings: BudgetSetti
     return f"Read budget exceeded. Use search to narrow scope: {spent}."
 
 
+def _call_text(call: NextCall) -> str:
+    arguments = ", ".join(f"{key}={value!r}" for key, value in call.arguments.items()
+                          if key != "session_id")
+    return f"{call.tool}({arguments})"
+
+
+def hard_limit_action(search: NextCall) -> str:
+    return (f"Reads are spent for this session: search for what you still need, e.g. "
+            f"{_call_text(search)}; search matches carry the lines they found.")
+
+
+def trim_action(follow: NextCall | None) -> str:
+    if follow is None:
+        return "Search to narrow scope: the payload was cut to the preview cap."
+    return (f"Read the rest with {_call_text(follow)} (next_calls), or search to narrow scope "
+            "first.")
+
+
 def soft_limit_action(usage: BudgetUsage, settings: BudgetSettings, search: NextCall) -> str:
     left_reads = max(0, settings.max_reads_per_session - usage.reads_served)
     left_lines = max(0, settings.max_total_read_lines - usage.lines_delivered)

@@ -163,7 +163,7 @@ def _hard_block(call: ReadCall, usage: BudgetUsage, settings: BudgetSettings,
         error_code=BUDGET_EXCEEDED,
         next_calls=(search,),
         budget_state="hard_limit",
-        suggested_next_action=f"search {search.arguments}",
+        suggested_next_action=guidance.hard_limit_action(search),
     )
 
 
@@ -209,7 +209,8 @@ def _exit_verdict(call: ReadCall, result: ReadResult, requested_end: int, trimme
         follow = guidance.continuation(call, result, requested_end, last_whole)
         if follow is not None and usage.reads_left(settings) > 0:
             next_calls.append(follow)
-    suggested = None
+    suggested = guidance.trim_action(next_calls[0] if next_calls else None) \
+        if trimmed.was_cut else None
     state = None
     if soft:
         codes.append(SOFT)
