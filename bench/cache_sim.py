@@ -158,6 +158,8 @@ class Tally:
     written: int = 0
     breakpoints: int = 0
     requests: int = 0
+    top_changes: int = 0      # requests whose first (most stable) block differs from the last's
+    top_tokens: int = 0       # tokens in first blocks
 
     @property
     def cost(self) -> float:
@@ -172,6 +174,7 @@ class PrefixCache:
     min_tokens: int
     per_block_minimum: bool
     cached: set[tuple[tuple[str, int], ...]] = field(default_factory=set)
+    top: tuple[tuple[str, int], ...] | None = None
 
     def request(self, blocks: list[Block], tally: Tally) -> None:
         # A prefix is the items (and versions) up to a breakpoint, however they are cut into
@@ -197,6 +200,10 @@ class PrefixCache:
         tally.written += max(0, last_cacheable - read)
         tally.breakpoints += sum(1 for _, _, breakpoint in blocks if breakpoint)
         tally.requests += 1
+        top = blocks[0][0] if blocks else ()
+        tally.top_changes += top != self.top
+        tally.top_tokens += blocks[0][1] if blocks else 0
+        self.top = top
         self.cached = now_cached
 
 
@@ -263,7 +270,8 @@ def report(results: dict[str, dict[tuple[str, str], Tally]], min_tokens: int) ->
     for rule in ("prefix", "block"):
         print(RULE_TITLES[rule].format(min=min_tokens))
         print(f"{'repository':<20}{'policy':<12}{'prompt Mtok':>12}{'served %':>10}"
-              f"{'written Mtok':>14}{'bp/req':>8}{'cost vs none':>14}")
+              f"{'written Mtok':>14}{'bp/req':>8}{'top chg %':>11}{'top size %':>12}"
+              f"{'cost vs none':>14}")
         totals: dict[str, Tally] = {name: Tally() for name in names}
         for repo, tallies in results.items():
             base = tallies[(rule, "none")].cost
@@ -271,7 +279,8 @@ def report(results: dict[str, dict[tuple[str, str], Tally]], min_tokens: int) ->
                 tally = tallies[(rule, name)]
                 _row(repo, name, tally, base)
                 total = totals[name]
-                for attribute in ("prompt", "read", "written", "breakpoints", "requests"):
+                for attribute in ("prompt", "read", "written", "breakpoints", "requests",
+                                  "top_changes", "top_tokens"):
                     setattr(total, attribute, getattr(total, attribute) + getattr(tally,
                                                                                   attribute))
         base = totals["none"].cost
@@ -284,6 +293,8 @@ def _row(repo: str, name: str, tally: Tally, base: float) -> None:
     served = 100.0 * tally.read / tally.prompt if tally.prompt else 0.0
     print(f"{repo:<20}{name:<12}{tally.prompt / 1e6:>12.2f}{served:>10.1f}"
           f"{tally.written / 1e6:>14.2f}{tally.breakpoints / max(tally.requests, 1):>8.2f}"
+          f"{100.0 * tally.top_changes / max(tally.requests, 1):>11.1f}"
+          f"{100.0 * tally.top_tokens / max(tally.prompt, 1):>12.1f}"
           f"{tally.cost / base if base else 0.0:>14.3f}")
 
 
