@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from sari_persistence import reads
 from sari_persistence.reads import StoredFrame
 from sari_persistence.settings import PersistenceSettings
+from sari_persistence.store import SUMMARY_TOOL
 from sari_persistence.summary import FrameLike, build_summary
 
 
@@ -26,8 +27,14 @@ class Window:
 
 
 def split_window(live: Sequence[StoredFrame], keep_last: int) -> Window:
-    """The last ``keep_last`` live frames stay; the rest leave the window."""
+    """The last ``keep_last`` live frames stay; the rest leave the window.
+
+    A window holding nothing but earlier summaries is not compacted again (running
+    a client's PreCompact hook twice must not stack summaries of summaries).
+    """
     cut = max(0, len(live) - keep_last) if keep_last > 0 else len(live)
+    if all(frame.tool_name == SUMMARY_TOOL for frame in live[:cut]):
+        cut = 0
     return Window(list(live[:cut]), list(live[cut:]))
 
 

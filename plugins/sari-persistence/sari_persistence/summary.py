@@ -66,8 +66,9 @@ _FILE_TOKEN = re.compile(
     r"(?:[\w+-][\w.+-]*\.[A-Za-z][A-Za-z0-9]{0,9}|" + "|".join(KNOWN_NAMES) + r"))"
     r"(?![\w/-])"
 )
+# At a line start or a sentence start: "Done. Next: run the tests".
 _PLAN_LINE = re.compile(
-    r"^[ \t]*(?:[-*>#]+[ \t]*)?(?:\*\*)?(?:plan|next(?:[ \t]+steps?)?)(?:\*\*)?[ \t]*:[^\n]*",
+    r"(?:^|(?<=[.!?] ))[ \t]*(?:[-*>#]+[ \t]*)?(?:\*\*)?(?:plan|next(?:[ \t]+steps?)?)(?:\*\*)?[ \t]*:[^\n]*",
     re.IGNORECASE | re.MULTILINE)
 # A sentence ends at . ! ? followed by a space or the end ("a.py" does not end it).
 _I_WILL = re.compile(r"\bI will\b(?:[^.!?\n]|[.!?](?=[^\s]))*[.!?]?")
@@ -166,13 +167,15 @@ def _goal(frames: Sequence[FrameLike], limit: int) -> str:
 def _task_in(text: str) -> str | None:
     candidates: list[tuple[int, str]] = []
     for match in _PLAN_LINE.finditer(text):
-        line = match.group(0).strip().lstrip("-*># \t")
-        if line.rstrip("*").rstrip().endswith(":"):
+        # "- **Next:** run it" -> "Next: run it" (bullet and bold markers dropped).
+        head, _, tail = match.group(0).partition(":")
+        head = head.replace("**", "").strip().lstrip("-*># \t")
+        tail = tail.strip().removeprefix("**").strip()
+        if not tail:
             # "Plan:" alone on its line: the plan is on the next non-empty line.
             rest = text[match.end():].lstrip("\n")
-            following = rest.split("\n", 1)[0].strip()
-            line = f"{line} {following}".strip()
-        candidates.append((match.start(), line))
+            tail = rest.split("\n", 1)[0].strip()
+        candidates.append((match.start(), f"{head}: {tail}".strip()))
     for match in _I_WILL.finditer(text):
         candidates.append((match.start(), match.group(0).strip()))
     return max(candidates)[1] if candidates else None
