@@ -13,6 +13,10 @@ page is read on a forge instead of the site):
 - ``<!-- sari:include PATH -->``: the file at PATH (relative to the repository root) as a
   code block, so a guide quotes the real, tested code rather than a copy that drifts.
 
+``on_page_content`` turns the Sphinx cross-reference roles the docstrings use
+(``:class:`~sari_core.verdicts.Verdict```), which mkdocstrings leaves as text, into links
+to the API reference (or plain code when the target is not documented).
+
 ``on_config`` also lists every ``docs/plugins/*.md`` page under "Policies" in the nav,
 so a new policy's page shows up without touching ``mkdocs.yml``.
 """
@@ -35,6 +39,8 @@ else:
     from importlib_metadata import entry_points
 
 POLICIES_SECTION = "Policies"
+SPHINX_ROLE = re.compile(r":(?:class|func|meth|attr|mod|data|exc|obj):<code>(?P<tilde>~?)"
+                         r"(?P<target>[\w.]+)</code>")
 INCLUDE = re.compile(r"<!-- sari:include (?P<path>[^ ]+) -->")
 LANGUAGES = {".py": "python", ".toml": "toml", ".ini": "ini", ".json": "json", ".md": "markdown"}
 HELP_COLUMNS = "96"
@@ -191,3 +197,15 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
             markdown = markdown.replace(marker, generate(page_dir, docs_dir))
     repo_root = Path(config["config_file_path"]).parent
     return INCLUDE.sub(lambda match: _include(match, repo_root), markdown)
+
+
+def _role_to_link(match: re.Match[str]) -> str:
+    target = match.group("target")
+    shown = target.rsplit(".", 1)[-1] if match.group("tilde") else target
+    # autorefs resolves this after every page is rendered; "optional" keeps plain code
+    # when nothing documents the target, instead of a warning.
+    return f'<autoref identifier="{target}" optional><code>{shown}</code></autoref>'
+
+
+def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
+    return SPHINX_ROLE.sub(_role_to_link, html)
