@@ -9,6 +9,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator
 
 Tier = Literal["active", "L3", "L2", "L1", "L0"]
+# Why an item entered a tier: the values of ``TierEntry.reason``.
+EntryReason = Literal["inactive", "promotion", "modified", "reactivated", "initial"]
 ACTIVE: Tier = "active"
 # Ripple order: an item leaving Active enters L3 and is promoted towards L0.
 CACHE_TIERS: tuple[Tier, ...] = ("L3", "L2", "L1", "L0")

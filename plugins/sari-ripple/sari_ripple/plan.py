@@ -109,7 +109,8 @@ def plan_from_layout(layout: dict[Tier, list[LayoutItem]], *, token_aware: bool 
         entries = layout.get(tier, [])
         if not entries:
             continue
-        tiers, items = [*carried_tiers, tier], [*carried, *entries]
+        tiers: list[Tier] = [*carried_tiers, tier]
+        items = [*carried, *entries]
         if tier == ACTIVE:
             plan.blocks.append(PlanBlock(tier, tiers, items, cached=False))
             carried_tiers, carried = [], []

@@ -9,7 +9,7 @@ prompt plan. Every tier entry is announced through ``Kernel.fire_tier_entry``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -159,7 +159,8 @@ def _open(session: Session) -> RippleSession:
     counts = getattr(kernel.engine, "reference_counts", None)
 
     def references() -> Mapping[str, int] | None:
-        return counts() if callable(counts) else None
+        # The engine's symbol index, when it has one (sari_core.engine.Workspace does).
+        return cast("Mapping[str, int]", counts()) if callable(counts) else None
 
     return RippleSession.open(WorkspaceFiles(kernel.roots), settings, path, references)
 

@@ -24,12 +24,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from sari_core.models import TierEntry
-from sari_ripple.config import ACTIVE, CACHE_TIERS, PROMPT_ORDER, Tier, TierRule, tier_rules
+from sari_ripple.config import (
+    ACTIVE,
+    CACHE_TIERS,
+    PROMPT_ORDER,
+    EntryReason,
+    Tier,
+    TierRule,
+    tier_rules,
+)
 
 Content = str | bytes
 ContentGetter = Callable[[str], Content | None]
 EntryCallback = Callable[[TierEntry], None]
-EntryReason = str
 STATE_VERSION = 1
 
 
@@ -245,7 +252,7 @@ class RippleTracker:
         if self.on_entry is not None:
             self.on_entry(TierEntry(item=item, tier=tier, previous_tier=previous,
                                     n_value=self._items[item].n_value,
-                                    reason=reason))  # type: ignore[arg-type]
+                                    reason=reason))
 
     # --- persistence --------------------------------------------------------------------
 
