@@ -11,20 +11,34 @@ from pathlib import Path
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+def _root_prefixes(roots: Sequence[Path]) -> list[str] | None:
+    """How responses name files of several roots: ``<root folder>/<path>`` (the engine's rule)."""
+    if len(roots) < 2:
+        return None
+    names = [root.name or str(root) for root in roots]
+    if len(set(names)) == len(names):
+        return names
+    return [f"{name}~{index}" for index, name in enumerate(names)]
+
+
 def normalize_path(path: str, roots: Sequence[Path] = ()) -> str:
     """``./pkg\\mod.py``, ``pkg//mod.py`` and ``/abs/root/pkg/mod.py`` all become ``pkg/mod.py``.
 
     Only used to compare a read's target with paths a search returned; the engine
-    itself decides what may be read.
+    itself decides what may be read. An absolute path inside a root becomes the
+    name responses use for it (prefixed with the root's folder when there are several).
     """
     text = path.strip().replace("\\", "/")
     if text.startswith("/") or (len(text) > 1 and text[1] == ":"):
-        for root in roots:
-            prefix = os.path.realpath(os.fspath(root)).replace("\\", "/").rstrip("/") + "/"
-            plain = os.fspath(root).replace("\\", "/").rstrip("/") + "/"
-            for candidate in (prefix, plain):
-                if text.startswith(candidate):
-                    text = text[len(candidate):]
+        prefixes = _root_prefixes(roots)
+        for index, root in enumerate(roots):
+            spellings = {os.path.realpath(os.fspath(root)), os.fspath(root)}
+            for spelling in sorted(spellings):
+                base = spelling.replace("\\", "/").rstrip("/") + "/"
+                if text.startswith(base):
+                    text = text[len(base):]
+                    if prefixes is not None:
+                        text = f"{prefixes[index]}/{text}"
                     break
             else:
                 continue
