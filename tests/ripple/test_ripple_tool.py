@@ -180,3 +180,19 @@ def test_paths_outside_the_workspace_are_never_read(make_kernel, path: str) -> N
     response = _round(kernel, [path, "pkg/a.py"])
     assert path in response["missing"] or path.lstrip("/") in response["missing"]
     assert _tiers(response) == {"L3": {"pkg/a.py": 3}}
+
+
+def test_a_symlink_out_of_the_workspace_is_never_read(make_kernel, workspace_root: Path,
+                                                      tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret\n", encoding="utf-8")
+    kernel = make_kernel(FILES, settings=NO_REFS)
+    (workspace_root / "link.txt").symlink_to(outside)
+    response = _round(kernel, ["link.txt", "pkg/a.py"])
+    assert response["missing"] == ["link.txt"]
+
+
+def test_absolute_and_dotted_paths_name_the_same_item(make_kernel, workspace_root: Path) -> None:
+    kernel = make_kernel(FILES, settings=NO_REFS)
+    response = _round(kernel, [str(workspace_root / "pkg" / "a.py"), "./pkg/b.py"])
+    assert _tiers(response) == {"L3": {"pkg/a.py": 3, "pkg/b.py": 3}}
