@@ -10,12 +10,26 @@ Library use (agent loops that own their conversation)::
     chat.tool("edit", response_json, execution_id="ex-1a2b3c4d-7")
     outcome = chat.compact(keep_last=6, kernel=kernel)
     print(outcome.summary)
+
+Names are imported lazily, so the storage modules (``store``, ``writer``) load
+without the kernel.
 """
 
 from __future__ import annotations
 
-from sari_persistence.api import ChatSession, CompactionOutcome, ExecutionLog
-from sari_persistence.schema import SCHEMA_VERSION, ExecutionLogUnavailable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sari_persistence.api import ChatSession, CompactionOutcome, ExecutionLog
+    from sari_persistence.schema import SCHEMA_VERSION, ExecutionLogUnavailable
+
+_EXPORTS = {
+    "ChatSession": "sari_persistence.api",
+    "CompactionOutcome": "sari_persistence.api",
+    "ExecutionLog": "sari_persistence.api",
+    "SCHEMA_VERSION": "sari_persistence.schema",
+    "ExecutionLogUnavailable": "sari_persistence.schema",
+}
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -24,3 +38,12 @@ __all__ = [
     "ExecutionLog",
     "ExecutionLogUnavailable",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'sari_persistence' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

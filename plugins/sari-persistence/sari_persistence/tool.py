@@ -176,8 +176,8 @@ def make_handler(store_of: Callable[[], ExecutionStore | None],
                       since_ms=parse_time(args.since, "since"),
                       until_ms=parse_time(args.until, "until"),
                       include_compacted=args.include_compacted, limit=limit, offset=args.offset)
+        store.flush()  # read your own writes: the scope and the results see every record
         scope = _scope(args, session, store)
-        store.flush()
         with store.reading() as conn:
             page = search(conn, query, scope, want_frames=args.kind != "executions",
                           want_executions=args.kind != "frames")

@@ -1,0 +1,174 @@
+"""``context_query``: past frames and executions by text, role, tool, id, time; paged."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import mcp_types as types
+from mcp import Client
+
+from sari_core.kernel import Kernel
+from sari_core.server import SariServer
+from sari_persistence import ExecutionLog
+
+ROOT = "/tmp/sari-persistence-ws"
+
+
+def seed(kernel: Kernel) -> dict[str, Any]:
+    """A chat session 'agent' with a few frames linked to real executions."""
+    found = kernel.execute_search({"query": "parse", "session_id": "agent"})
+    edit = kernel.execute_mutation("edit", {"path": "src/parser.py", "old_string": "split()",
+                                            "new_string": "split(',')", "session_id": "agent"})
+    chat = ExecutionLog.of(kernel).chat_session("agent", project_root=ROOT)
+    chat.user("Make parse() split on commas in src/parser.py")
+    chat.assistant("I will edit the parser.")
+    chat.tool("search", json.dumps(found), execution_id=found["meta"]["execution_id"])
+    chat.tool("edit", json.dumps(edit), execution_id=edit["meta"]["execution_id"])
+    chat.assistant("Done: the quokka separator is a comma now.")
+    return {"search": found, "edit": edit}
+
+
+def query(kernel: Kernel, **arguments: Any) -> dict[str, Any]:
+    return kernel.execute_tool("context_query", {"session_id": "agent", **arguments})
+
+
+def test_finds_a_frame_by_text(make_kernel) -> None:
+    kernel = make_kernel()
+    seed(kernel)
+    response = query(kernel, text="QUOKKA separator")
+    assert response["ok"] is True and response["tool"] == "context_query"
+    assert [f["content"] for f in response["frames"]] == [
+        "Done: the quokka separator is a comma now."]
+    assert response["scope"] == {"name": "session", "chat_session_ids": ["agent"]}
+    assert response["meta"]["stabilization"]["reason_codes"] == []
+    assert response["meta"]["stabilization"]["next_calls"] == []
+    short = query(kernel, text="I ", role="assistant")  # below trigram length: LIKE
+    assert [f["content"] for f in short["frames"]] == ["I will edit the parser."]
+
+
+def test_finds_frames_and_the_execution_by_execution_id(make_kernel) -> None:
+    kernel = make_kernel()
+    calls = seed(kernel)
+    edit_id = calls["edit"]["meta"]["execution_id"]
+    response = query(kernel, execution_id=edit_id)
+    assert [(f["tool_name"], f["execution_id"]) for f in response["frames"]] == [("edit", edit_id)]
+    (execution,) = response["executions"]
+    assert execution["id"] == edit_id and execution["tool"] == "edit" and execution["ok"] is True
+    assert execution["arguments"]["new_string"] == "split(',')"
+    assert response["target"] == edit_id
+
+
+def test_filters_by_role_tool_and_time(make_kernel) -> None:
+    kernel = make_kernel()
+    seed(kernel)
+    users = query(kernel, role="user")
+    assert [f["role"] for f in users["frames"]] == ["user"] and users["executions"] == []
+    searches = query(kernel, tool="search", kind="executions")
+    assert [e["tool"] for e in searches["executions"]] == ["search"]
+    assert "frames" in searches and searches["frames"] == []
+    everything = query(kernel, limit=50)
+    stamps = sorted(f["timestamp"] for f in everything["frames"])
+    later = query(kernel, since=stamps[-1] / 1000, kind="frames")
+    assert all(f["timestamp"] >= stamps[-1] for f in later["frames"]) and later["frames"]
+    nothing = query(kernel, until="2001-01-01T00:00:00Z")
+    assert nothing["frames"] == [] and nothing["executions"] == []
+
+
+def test_pages_are_bounded_and_next_calls_fetch_the_rest(make_kernel) -> None:
+    kernel = make_kernel(context_query_item_chars=100)
+    chat = ExecutionLog.of(kernel).chat_session("agent", project_root=ROOT)
+    for number in range(7):
+        chat.user(f"note {number}: " + "long text " * 30)
+    first = query(kernel, text="note", kind="frames", limit=3)
+    assert [f["content"][:6] for f in first["frames"]] == ["note 6", "note 5", "note 4"]
+    assert first["total_frames"] == 7 and first["has_more"] is True
+    assert first["meta"]["truncated"] is True
+    assert all(f["content_truncated"] and len(f["content"]) < 130 for f in first["frames"])
+    (next_call,) = first["meta"]["stabilization"]["next_calls"]
+    assert next_call["tool"] == "context_query"
+    seen = [f["content"][:6] for f in first["frames"]]
+    call = next_call
+    while call is not None:
+        page = kernel.execute_tool(call["tool"], call["arguments"])
+        seen += [f["content"][:6] for f in page["frames"]]
+        calls = page["meta"]["stabilization"]["next_calls"]
+        call = calls[0] if calls else None
+    assert seen == [f"note {n}" for n in range(6, -1, -1)]
+    clamped = query(kernel, kind="frames", limit=200)
+    assert clamped["limit"] == 50
+
+
+def test_workspace_scope_sees_this_projects_sessions_only(make_kernel) -> None:
+    kernel = make_kernel()
+    log = ExecutionLog.of(kernel)
+    log.chat_session("claude-abc", project_root=ROOT).user("the pelican refactor")
+    log.chat_session("elsewhere", project_root="/some/other/project").user("pelican elsewhere")
+    response = kernel.execute_tool("context_query", {"text": "pelican"})  # no session_id
+    assert response["scope"] == {"name": "workspace", "project_root": ROOT}
+    assert [f["session_id"] for f in response["frames"]] == ["claude-abc"]
+    assert response["total_executions"] == 0
+
+
+def test_bad_arguments_are_refused_with_guidance(make_kernel) -> None:
+    kernel = make_kernel()
+    bad_time = query(kernel, since="last tuesday")
+    assert bad_time["ok"] is False and bad_time["error"]["code"] == "INVALID_ARGS"
+    assert "ISO 8601" in bad_time["error"]["hint"]
+    unknown = query(kernel, color="blue")
+    assert unknown["ok"] is False and unknown["error"]["code"] == "INVALID_ARGS"
+
+
+def test_the_response_names_its_own_execution(make_kernel) -> None:
+    kernel = make_kernel()
+    response = query(kernel, text="anything")
+    log = ExecutionLog.of(kernel)
+    ids = [e.id for e in log.executions("agent")]
+    assert response["meta"]["execution_id"] in ids
+
+
+def body(result: types.CallToolResult) -> dict[str, Any]:
+    assert result.structured_content is not None
+    assert json.loads(result.content[0].text) == result.structured_content
+    return result.structured_content
+
+
+async def test_context_query_over_a_real_mcp_connection(make_kernel) -> None:
+    kernel = make_kernel()
+    server = SariServer(kernel)
+    async with Client(server.lowlevel, mode="legacy") as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert "context_query" in tools
+        schema = tools["context_query"].input_schema["properties"]
+        assert {"text", "role", "tool", "execution_id", "since", "until", "limit",
+                "offset", "session_id"} <= set(schema)
+        edit = body(await client.call_tool("edit", {
+            "path": "src/parser.py", "old_string": "split()", "new_string": "split(';')",
+            "session_id": "mcp"}))
+        edit_id = edit["meta"]["execution_id"]
+        chat = ExecutionLog.of(kernel).chat_session("mcp", project_root=ROOT)
+        chat.user("use semicolons as the wombat delimiter")
+        chat.tool("edit", json.dumps(edit), execution_id=edit_id)
+
+        by_text = body(await client.call_tool("context_query", {
+            "text": "wombat delimiter", "session_id": "mcp"}))
+        assert [f["content"] for f in by_text["frames"]] == [
+            "use semicolons as the wombat delimiter"]
+        by_id = body(await client.call_tool("context_query", {
+            "execution_id": edit_id, "session_id": "mcp"}))
+        assert [f["execution_id"] for f in by_id["frames"]] == [edit_id]
+        assert [e["id"] for e in by_id["executions"]] == [edit_id]
+        assert by_id["meta"]["stabilization"]["reason_codes"] == []
+        refused = await client.call_tool("context_query", {"since": "soon"})
+        assert refused.is_error is True
+        assert body(refused)["error"]["code"] == "INVALID_ARGS"
+
+
+def test_tool_is_absent_without_the_plugin() -> None:
+    from memory_engine import MemoryEngine
+
+    kernel = Kernel(MemoryEngine({}), load_entry_points=False, analytics_sinks=[])
+    try:
+        assert "context_query" not in kernel.tools
+    finally:
+        kernel.close()
