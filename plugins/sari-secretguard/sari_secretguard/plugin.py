@@ -41,7 +41,7 @@ class SecretguardPlugin:
         path = call.path if call.mode == "symbol" and call.path else call.target
         return _refusal(path) if _is_secret(path, session.settings(SECTION)) else None
 
-    @hookimpl(tryfirst=True)  # first, so no later plugin sees (or stores) a secret
+    @hookimpl(tryfirst=True)  # redact before every plain and trylast plugin sees the text
     def on_read_exit(self, call: ReadCall, result: ReadResult, session: Session) -> Verdict | None:
         settings: SecretguardSettings = session.settings(SECTION)
         if _is_secret(result.path, settings):  # a symbol or a ref that resolved to one
