@@ -90,6 +90,8 @@ class AggregationPlugin:
         settings: AggregationSettings = session.settings(SECTION)
         if call.mode not in settings.modes or result.diff is not None or not result.content_hash:
             return None
+        if result.preview_degraded:
+            return None  # the engine cut inside a line: its last line is not the file's line
         lines = split_lines(result.text)
         if not lines or len(lines) != result.lines_returned:
             return None  # the payload is not plain numbered lines: nothing to map safely

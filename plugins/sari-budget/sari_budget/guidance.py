@@ -36,26 +36,22 @@ def continuation(call: ReadCall, result: ReadResult, end: int, last_line: int) -
     over a cap it is trimmed again and carries its own continuation, so following
     next_calls delivers every line exactly once.
 
-    :param end: the last line the read covered before the trim (file numbering; for a
-        diff, the diff's own line count).
+    :param end: the last line the read covered before the trim (file lines; diff lines
+        for a diff preview).
     :param last_line: the last line delivered whole.
     """
-    if call.mode == "diff_preview":
-        if last_line < 1:
-            return None
-        arguments: dict[str, Any] = {"mode": "diff_preview", "target": call.target,
-                                     "offset": last_line}
-        if call.against:
-            arguments["against"] = call.against
-        return NextCall(tool="read", arguments={**arguments, **_carried(call)})
     if last_line < result.start_line or end <= last_line:
         return None  # nothing whole fitted (paging would repeat the cut), or nothing is left
-    if call.mode == "file":
-        arguments = {"mode": "file", "target": call.target, "offset": last_line}
+    if call.mode in ("file", "diff_preview"):
+        # Both number their payload from the top of the file (of the diff): offset is absolute.
+        arguments: dict[str, Any] = {"mode": call.mode, "target": call.target,
+                                     "offset": last_line}
         if call.limit is not None:
             arguments["limit"] = end - last_line
+        if call.against:
+            arguments["against"] = call.against
     else:
-        # A symbol's body continues as a snippet of the file that holds it.
+        # A snippet continues as a snippet; a symbol's body as a snippet of its file.
         target = call.target if call.mode == "snippet" else result.path
         arguments = {"mode": "snippet", "target": target, "start_line": last_line + 1,
                      "end_line": end}

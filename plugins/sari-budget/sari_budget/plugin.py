@@ -99,7 +99,7 @@ class BudgetPlugin:
         requested_end = result.end_line
         trimmed = trim_payload(result.diff if payload_is_diff else result.text, line_cap, char_cap)
         if trimmed.was_cut:
-            _apply_trim(result, trimmed, payload_is_diff, line_cap, char_cap)
+            _apply_trim(result, call, trimmed, payload_is_diff, line_cap, char_cap)
         with session.state.lock:
             if in_flight is not None and in_flight.committed_lines is None:
                 usage.reads_reserved = max(0, usage.reads_reserved - 1)
@@ -167,21 +167,23 @@ def _hard_block(call: ReadCall, usage: BudgetUsage, settings: BudgetSettings,
     )
 
 
-def _apply_trim(result: ReadResult, trimmed: Trimmed, payload_is_diff: bool, line_cap: int,
-                char_cap: int) -> None:
+def _apply_trim(result: ReadResult, call: ReadCall, trimmed: Trimmed, payload_is_diff: bool,
+                line_cap: int, char_cap: int) -> None:
     """Rewrite the payload to the kept prefix and make the metadata say so."""
     if payload_is_diff:
         result.diff = trimmed.text
-        text_trim = trim_payload(result.text, line_cap, char_cap)
-        result.text = text_trim.text
+        result.text = trim_payload(result.text, line_cap, char_cap).text
     else:
         result.text = trimmed.text
-        last_whole = result.start_line + trimmed.complete_lines - 1
-        # A lower bound: when another policy replaced lines by references the text has
-        # fewer lines than it stands for, so a continuation may overlap, never skip.
-        result.end_line = max(result.start_line - 1, min(result.end_line, last_whole))
-        if result.location is not None:
-            result.location = result.location.model_copy(update={"end_line": result.end_line})
+    # Line numbers count payload lines (file lines, or diff lines for a diff). A lower
+    # bound when another policy replaced lines by references: the text then has fewer
+    # lines than it stands for, so a continuation may overlap what was sent, never skip.
+    last_whole = result.start_line + trimmed.complete_lines - 1
+    result.end_line = max(result.start_line - 1, min(result.end_line, last_whole))
+    if result.location is not None and not payload_is_diff:
+        result.location = result.location.model_copy(update={"end_line": result.end_line})
+    # The engine's paging hint must follow the trim: the window began at ``offset``.
+    result.extra["next_offset"] = (call.offset or 0) + trimmed.complete_lines
     result.truncated = True
     result.preview_degraded = True
 
@@ -204,8 +206,7 @@ def _exit_verdict(call: ReadCall, result: ReadResult, requested_end: int, trimme
             reason = f"max_single_read_lines={settings.max_single_read_lines}"
         warnings.append(guidance.trim_warning(trimmed.cut_by or "lines", trimmed.lines_kept,
                                               trimmed.lines_total, reason))
-        last_whole = trimmed.complete_lines if result.diff is not None \
-            else result.start_line + trimmed.complete_lines - 1
+        last_whole = result.start_line + trimmed.complete_lines - 1
         follow = guidance.continuation(call, result, requested_end, last_whole)
         if follow is not None and usage.reads_left(settings) > 0:
             next_calls.append(follow)
