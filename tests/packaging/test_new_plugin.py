@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.util
+import json
+import re
 import sys
 from pathlib import Path
 
@@ -36,6 +39,21 @@ def test_the_scaffold_has_the_entry_point_settings_tests_and_a_tox_env(
     for path, text in render(PluginNames("acme_audit")).items():
         if path.endswith(".py"):
             compile(text, path, "exec")  # every generated module is valid Python
+
+
+def test_the_readme_documents_the_settings_in_the_docs_format(tmp_path: Path) -> None:
+    """The scaffold teaches the settings-table format the docs' drift tests parse."""
+    root = tmp_path / "sari-acme-audit"
+    assert main(["new-plugin", "acme_audit", "--directory", str(tmp_path)]) == 0
+    spec = importlib.util.spec_from_file_location("scaffold_settings",
+                                                  root / "sari_acme_audit" / "settings.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    defaults = module.AcmeAuditSettings().model_dump(mode="json")
+    rows = dict(re.findall(r"^\| `(\w+)` \| `([^`]*)` \|", (root / "README.md").read_text(), re.M))
+    assert rows == {field: json.dumps(value) for field, value in defaults.items()}
+    assert "`ACME_AUDIT_WATCHED_PATH`" in (root / "README.md").read_text()
 
 
 @pytest.mark.parametrize("bad", ["Demo", "1demo", "demo-plugin", "de mo", ""])
