@@ -63,8 +63,11 @@ def installed_plugins() -> list[InstalledPlugin]:
 
     found = []
     for ep in sorted(entry_points(group="sari"), key=lambda e: e.name):
-        obj = ep.load()
-        plugin = obj() if isinstance(obj, type) else obj
+        try:
+            obj = ep.load()
+            plugin = obj() if isinstance(obj, type) else obj
+        except Exception as exc:  # name the culprit: the traceback alone points into importlib
+            raise RuntimeError(f"plugin {ep.name!r} ({ep.value}) failed to load: {exc}") from exc
         pm = SariPluginManager()
         pm.register(plugin, name=ep.name)
         hooks = tuple(h for h in pm.hooks_of(ep.name) if h in hookspecs.HOOK_NAMES)
