@@ -243,7 +243,7 @@ class Kernel:
             error_code = error["code"] if error else None
             if self.pm.ordered_impls("on_call_complete"):
                 # Built from values the kernel made itself: no need to re-validate them.
-                record = CallRecord.model_construct(
+                record = CallRecord.trusted(
                     execution_id=execution_id, tool=tool, session_key=session.key,
                     arguments=dict(args), ok=response["ok"], target=response.get("target"),
                     error_code=error_code, reason_codes=list(stabilization["reason_codes"]),
