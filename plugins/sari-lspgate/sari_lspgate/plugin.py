@@ -1,0 +1,185 @@
+"""The sari-lspgate plugin: validate every mutation, gate the session on what it introduced."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sari_core.commands import CommandRegistry
+from sari_core.models import (
+    ClientHookEvent,
+    ClientHookResult,
+    CompactionContribution,
+    CompactionEvent,
+    FileChange,
+    MutationEvent,
+    ReadCall,
+    SearchCall,
+    SearchResult,
+)
+from sari_core.plugin_manager import hookimpl
+from sari_core.reasons import ReasonCodeSpec
+from sari_core.sessions import Session
+from sari_core.settings import SettingsSpec
+from sari_core.verdicts import Verdict
+from sari_lspgate import claude_code, cli, policy
+from sari_lspgate.diagnostics import LineMap
+from sari_lspgate.gate import ChangeOutcome, GateState, apply_results
+from sari_lspgate.runner import ChangeTarget, ValidationRunner
+from sari_lspgate.settings import SECTION, LspGateSettings
+
+if TYPE_CHECKING:
+    from sari_core.kernel import Kernel
+
+log = logging.getLogger(__name__)
+
+
+class LspGatePlugin:
+    """After each mutation, real language servers validate the file; new errors gate."""
+
+    name = "lspgate"
+
+    def __init__(self) -> None:
+        self.settings: LspGateSettings | None = None
+        self.runner: ValidationRunner | None = None
+        self._runner_lock = threading.Lock()
+        self._roots: list[Path] = []
+
+    # --- registration -------------------------------------------------------------------
+
+    @hookimpl
+    def sari_register_settings(self) -> SettingsSpec:
+        return SettingsSpec(section=SECTION, model=LspGateSettings)
+
+    @hookimpl
+    def sari_register_reason_codes(self) -> list[ReasonCodeSpec]:
+        return policy.reason_code_specs()
+
+    @hookimpl
+    def sari_register_commands(self, registry: CommandRegistry) -> None:
+        registry.add("gate", "LSP gate: validate files with the configured language servers and "
+                     "checkers (sari gate check FILE...).", cli.configure, cli.run)
+
+    # --- lifecycle ----------------------------------------------------------------------
+
+    @hookimpl
+    def on_kernel_start(self, kernel: Kernel) -> None:
+        settings: LspGateSettings = kernel.settings.get(SECTION)
+        self.settings = settings
+        self._roots = list(kernel.roots)
+        if settings.enabled and settings.prewarm:
+            self._get_runner().prewarm()
+
+    @hookimpl
+    def on_kernel_shutdown(self, kernel: Kernel) -> None:
+        with self._runner_lock:
+            runner, self.runner = self.runner, None
+        if runner is not None:
+            runner.close()
+
+    def _get_runner(self) -> ValidationRunner:
+        # Servers start lazily: a kernel that never edits code never spawns one.
+        with self._runner_lock:
+            if self.runner is None:
+                assert self.settings is not None
+                self.runner = ValidationRunner(self.settings, self._roots)
+            return self.runner
+
+    def _active(self) -> LspGateSettings | None:
+        settings = self.settings
+        return settings if settings is not None and settings.enabled else None
+
+    # --- mutations ----------------------------------------------------------------------
+
+    @hookimpl
+    def on_mutation(self, event: MutationEvent, session: Session) -> Verdict | None:
+        settings = self._active()
+        if settings is None:
+            return None
+        state = session.namespace(SECTION, GateState)
+        if event.phase == "before":
+            return self._before(event, session, state, settings)
+        return self._after(event, session, state, settings)
+
+    def _before(self, event: MutationEvent, session: Session, state: GateState,
+                settings: LspGateSettings) -> Verdict | None:
+        if state.gated:
+            gated_files = set(state.files)
+            others = [path for path in event.paths if path not in gated_files]
+            if others:
+                return policy.refusal(state, others, settings.max_examples, session.session_id)
+        runner = self._get_runner()
+        targets = [self._target(runner, change) for change in event.changes
+                   if runner.covers(change.path)]
+        if targets:
+            runner.before_write(targets)
+        return None
+
+    def _after(self, event: MutationEvent, session: Session, state: GateState,
+               settings: LspGateSettings) -> Verdict | None:
+        external = event.source == "external"
+        record = not external or settings.gate_external_changes
+        was_gated = state.gated
+        runner = self._get_runner()
+        outcomes: list[ChangeOutcome] = []
+        for change in event.changes:
+            if change.new_text is None:
+                if record:
+                    state.forget(change.path)
+                continue
+            if not runner.covers(change.path):
+                continue
+            target = self._target(runner, change)
+            results = runner.validate(target)
+            outcomes.append(apply_results(
+                state, change.path, LineMap(change.old_text, change.new_text), results,
+                settings.gate_severities, settings.failure_mode, record=record))
+        if not outcomes and was_gated == state.gated:
+            return None
+        return policy.after_change(state, outcomes, was_gated, external=external,
+                                   recorded=record, max_examples=settings.max_examples,
+                                   failure_mode=settings.failure_mode,
+                                   session_id=session.session_id)
+
+    @staticmethod
+    def _target(runner: ValidationRunner, change: FileChange) -> ChangeTarget:
+        abs_path = Path(change.abs_path)
+        return ChangeTarget(root=runner.root_of(abs_path), abs_path=abs_path, path=change.path,
+                            old_text=change.old_text, new_text=change.new_text)
+
+    # --- reads, searches, compaction ----------------------------------------------------
+
+    @hookimpl
+    def on_read_enter(self, call: ReadCall, session: Session) -> Verdict | None:
+        return self._while_gated(session)
+
+    @hookimpl
+    def on_search_complete(self, call: SearchCall, result: SearchResult,
+                           session: Session) -> Verdict | None:
+        return self._while_gated(session)
+
+    def _while_gated(self, session: Session) -> Verdict | None:
+        settings = self._active()
+        if settings is None:
+            return None
+        return policy.while_gated(session.namespace(SECTION, GateState), settings.max_examples)
+
+    @hookimpl
+    def on_compaction(self, event: CompactionEvent,
+                      session: Session) -> CompactionContribution | None:
+        settings = self._active()
+        if settings is None:
+            return None
+        lines = policy.compaction_lines(session.namespace(SECTION, GateState),
+                                        settings.max_examples)
+        return CompactionContribution(lines=lines) if lines else None
+
+    # --- clients with their own edit tools ------------------------------------------------
+
+    @hookimpl
+    def on_client_hook(self, event: ClientHookEvent) -> ClientHookResult | None:
+        if event.client == "claude-code" and event.event == "post-tool-use":
+            return claude_code.post_tool_use(event)
+        return None

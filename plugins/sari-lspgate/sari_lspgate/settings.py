@@ -1,0 +1,113 @@
+"""The ``[tool.sari.lspgate]`` settings section: which validators run, what gates, how long to wait."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+SECTION = "lspgate"
+
+SeverityName = Literal["error", "warning", "information", "hint"]
+ParserName = Literal["cargo-json", "tsc", "go-vet", "gnu"]
+
+
+class LanguageServerConfig(BaseModel):
+    """A language server spoken to over LSP (stdio) for the files its patterns match."""
+
+    name: str = Field(description="Short name shown in diagnostics and warnings, e.g. gopls.")
+    command: list[str] = Field(
+        min_length=1, description="Command line that starts the server on stdio.")
+    patterns: list[str] = Field(
+        min_length=1,
+        description="Glob patterns of workspace-relative paths, matched from the right "
+                    "('*.rs' matches every Rust file, 'src/*.go' Go files in any src folder).")
+    language_id: str | None = Field(
+        None, description="LSP languageId of the documents; guessed from the extension if unset.")
+    initialization_options: dict[str, Any] | None = Field(
+        None, description="initializationOptions sent with the initialize request.")
+    settings: dict[str, Any] | None = Field(
+        None, description="Answer to workspace/configuration requests, by section name.")
+    settle_seconds: float = Field(
+        0.0, ge=0.0,
+        description="After the first diagnostics of a document version, wait this long for "
+                    "further publications of the same version (servers that publish in steps).")
+    enabled: bool = Field(True, description="Set false to keep the entry but not run it.")
+
+
+class CommandValidatorConfig(BaseModel):
+    """A checker run as a command (no server) whose output a parser turns into diagnostics."""
+
+    name: str = Field(description="Short name shown in diagnostics and warnings.")
+    command: list[str] = Field(
+        min_length=1,
+        description="Command line; '{file}' is replaced by the changed file's absolute path and "
+                    "'{root}' by the workspace root.")
+    patterns: list[str] = Field(
+        min_length=1, description="Glob patterns of the workspace-relative paths it checks.")
+    parser: ParserName = Field(
+        description="How to read its output: cargo-json (cargo check --message-format=json), "
+                    "tsc (tsc --noEmit --pretty false), go-vet (go vet), gnu (file:line:col: msg).")
+    cwd: str | None = Field(
+        None, description="Working folder relative to the workspace root (default: the root).")
+    enabled: bool = Field(True, description="Set false to keep the entry but not run it.")
+
+
+class LspGateSettings(BaseModel):
+    """What validates an edit, what gates the session, and what happens when a validator fails."""
+
+    enabled: bool = Field(
+        True, description="Validate mutations and gate the session; false turns the plugin off.")
+    ruff: bool = Field(
+        True, description="Validate Python files with `ruff server` (syntax errors and lint).")
+    basedpyright: bool = Field(
+        True, description="Validate Python files with `basedpyright-langserver --stdio` "
+                          "(type errors).")
+    python_patterns: list[str] = Field(
+        default_factory=lambda: ["*.py", "*.pyi"],
+        description="Files the built-in Python servers (ruff, basedpyright) validate.")
+    language_servers: list[LanguageServerConfig] = Field(
+        default_factory=list,
+        description="Further language servers: name, command, patterns (rust-analyzer, gopls, "
+                    "typescript-language-server --stdio...).")
+    command_validators: list[CommandValidatorConfig] = Field(
+        default_factory=list,
+        description="Checkers run as commands with a diagnostics parser (cargo check "
+                    "--message-format=json, tsc --noEmit, go vet).")
+    gate_severities: list[SeverityName] = Field(
+        default_factory=lambda: ["error"],
+        description="Diagnostic severities that gate the session when an edit introduces them.")
+    failure_mode: Literal["open", "closed"] = Field(
+        "open",
+        description="When a validator is missing, hangs or crashes: open lets the edit through "
+                    "with an LSP_UNAVAILABLE warning; closed gates the file as if it had an error.")
+    startup_timeout_seconds: float = Field(
+        30.0, gt=0.0, description="Longest wait for a language server to start and initialize.")
+    diagnostics_timeout_seconds: float = Field(
+        15.0, gt=0.0,
+        description="Longest wait for a language server's diagnostics of one document version.")
+    command_timeout_seconds: float = Field(
+        120.0, gt=0.0, description="Longest run of a command validator; it is killed after.")
+    max_restarts: int = Field(
+        5, ge=0,
+        description="Restarts of a crashed language server allowed within 10 minutes; past it "
+                    "the server counts as unavailable until the window has passed.")
+    gate_external_changes: bool = Field(
+        True, description="Changes made outside Sari (noticed on disk) gate the session too; "
+                          "false only reports their new errors as a warning.")
+    max_examples: int = Field(
+        5, ge=1, description="Diagnostics listed in a gate summary (file:line - message).")
+    prewarm: bool = Field(
+        False, description="Start the Python servers in the background when the kernel starts "
+                           "instead of at the first edit of a Python file.")
+
+
+def load_settings(workspace: Path) -> LspGateSettings:
+    """The section as a kernel at ``workspace`` would read it (pyproject, sari.toml, env),
+    for the CLI and client hooks, which run without a kernel."""
+    from sari_core.settings import SettingsSpec, SettingsStore
+
+    store = SettingsStore.load([SettingsSpec(SECTION, LspGateSettings)], workspace)
+    settings: LspGateSettings = store.get(SECTION)
+    return settings
