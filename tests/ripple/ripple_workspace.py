@@ -53,7 +53,7 @@ def git_repository(root: Path, files: dict[str, str]) -> Path:
         subprocess.run(["git", "init", "-q", str(root)], check=True)
     subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
     subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t",
-                    "commit", "-q", "-m", "fixture"], check=True)
+                    "commit", "-q", "--allow-empty", "-m", "fixture"], check=True)
     return root
 
 
