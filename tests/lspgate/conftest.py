@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -11,11 +11,9 @@ import pytest
 
 pytest.importorskip("sari_lspgate")
 
-from lspgate_workspace import lspgate_kernel  # noqa: E402
+from lspgate_workspace import KernelFactory, lspgate_kernel  # noqa: E402
 
 from sari_core import Kernel  # noqa: E402
-
-KernelFactory = Callable[..., Kernel]
 
 
 @pytest.fixture

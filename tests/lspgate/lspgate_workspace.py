@@ -8,6 +8,7 @@ back; the next call's poll raises it through ``on_mutation(source="external")``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,8 @@ from memory_engine import MemoryEngine
 
 from sari_core import Kernel
 from sari_core.models import FileChange
+
+KernelFactory = Callable[..., Kernel]
 
 
 class DiskEngine(MemoryEngine):

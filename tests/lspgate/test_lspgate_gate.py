@@ -61,7 +61,7 @@ def test_syntax_error_gates_and_a_mutation_of_another_file_is_refused(kernel: Ke
     note = gate_note(broken)
     assert note["gate"] == "gated"
     assert note["gated_files"] == ["pkg/calc.py"]
-    assert 1 <= note["summary"]["count"]
+    assert note["summary"]["count"] >= 1
     assert all(example.startswith("pkg/calc.py:") for example in note["summary"]["examples"])
     assert len(note["summary"]["examples"]) <= 5
     introduced = note["changes"][0]["introduced"]

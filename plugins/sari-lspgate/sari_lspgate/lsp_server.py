@@ -254,6 +254,11 @@ class LanguageServer:
                     process.kill()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(client.stop(), SHUTDOWN_TIMEOUT_SECONDS)
+        # asyncio closes a subprocess transport only once every pipe is closed; stdout and
+        # stderr end with the process, stdin is ours to close.
+        if process.stdin is not None:
+            with contextlib.suppress(Exception):
+                process.stdin.close()
 
     async def _drain_stderr(self, stream: asyncio.StreamReader) -> None:
         # pygls pipes stderr but never reads it: a chatty server would block on a full pipe.
