@@ -42,7 +42,7 @@ def test_a_first_read_is_delivered_whole_and_numbered(make_kernel) -> None:
     response = kernel.execute_read({"mode": "file", "target": LONG})
     assert response["text"] == FILES[LONG]
     assert note(response)["context_item"] == 1
-    assert note(response)["segments"] == [{"lines": [1, 120]}]
+    assert "segments" not in note(response)  # verbatim: lines start_line..end_line as they are
     assert response["meta"]["stabilization"]["context_bundle_id"].startswith("cb_")
     assert codes(response) == []
     assert response["meta"]["preview_degraded"] is False
@@ -56,7 +56,8 @@ def test_an_unchanged_re_read_is_a_short_reference(make_kernel) -> None:
     assert again["text"] == (f"[sari] {LONG} lines 1-120 unchanged: already delivered in "
                              "context item 1, not repeated.\n")
     assert note(again)["segments"] == [{"lines": [1, 120], "item": 1}]
-    assert note(again)["lines_referenced"] == 120
+    assert again["meta"]["stabilization"]["metrics_snapshot"]["aggregation_lines_referenced"] \
+        == 120
     assert codes(again) == ["AGGREGATION_DEDUPLICATED"]
     assert again["meta"]["preview_degraded"] is False  # nothing was lost
     assert again["meta"]["token_estimate"] * 20 < len(FILES[LONG]) // 4
@@ -95,7 +96,7 @@ def test_a_file_changed_on_disk_is_sent_in_full(make_kernel) -> None:
     change_on_disk(kernel, LONG, changed)
     again = kernel.execute_read({"mode": "file", "target": LONG})
     assert again["text"] == changed
-    assert note(again)["segments"] == [{"lines": [1, 120]}]
+    assert "segments" not in note(again)
     third = kernel.execute_read(snippet(LONG, 1, 10))
     assert note(third)["segments"] == [{"lines": [1, 10], "item": 2}]
 
@@ -116,7 +117,7 @@ def test_short_runs_stay_verbatim_when_a_reference_would_be_longer(make_kernel) 
     kernel.execute_read({"mode": "file", "target": TINY})
     again = kernel.execute_read({"mode": "file", "target": TINY})
     assert again["text"] == FILES[TINY]
-    assert note(again)["segments"] == [{"lines": [1, 3]}]
+    assert "segments" not in note(again)
     assert codes(again) == []
 
 

@@ -38,7 +38,6 @@ class SessionLedger:
     items: OrderedDict[int, ItemRecord] = field(default_factory=OrderedDict)
     next_item: int = 1
     lines_referenced: int = 0
-    reads_compressed: int = 0
 
     def owners(self, path: str, content_hash: str) -> dict[int, int]:
         """Delivered lines of this exact version of ``path`` (empty if it changed since)."""

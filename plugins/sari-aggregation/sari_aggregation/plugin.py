@@ -70,17 +70,14 @@ class AggregationPlugin:
     def sari_collect_metrics(self, session: Session) -> dict[str, Any]:
         ledger = _ledger(session)
         with session.state.lock:
-            items, referenced, compressed = (len(ledger.items), ledger.lines_referenced,
-                                             ledger.reads_compressed)
+            items, referenced = len(ledger.items), ledger.lines_referenced
         # The read being answered is recorded only once its response has left; count it now
         # so the snapshot in its own response is not one read behind.
         pending: _Pending | None = getattr(self._local, "pending", None)
         if pending is not None and pending.session_key == session.key:
             items += 1
             referenced += pending.compressed.lines_referenced
-            compressed += 1 if pending.compressed.lines_referenced else 0
-        return {"aggregation_items": items, "aggregation_lines_referenced": referenced,
-                "aggregation_reads_compressed": compressed}
+        return {"aggregation_items": items, "aggregation_lines_referenced": referenced}
 
     # --- reads ------------------------------------------------------------------------
 
@@ -105,13 +102,11 @@ class AggregationPlugin:
             bundle = ledger.bundle_id(record)
         result.text = compressed.text
         self._local.pending = _Pending(session.key, item, record, compressed)
-        annotations = {
-            "context_bundle_id": bundle,
-            "context_item": item,
-            "path": result.path,
-            "segments": [segment.to_json() for segment in compressed.segments],
-            "lines_referenced": compressed.lines_referenced,
-        }
+        annotations: dict[str, Any] = {"context_bundle_id": bundle, "context_item": item}
+        if compressed.lines_referenced:
+            # Only a compressed read needs its structure spelled out; a verbatim one is
+            # lines meta.start_line..meta.end_line as they are.
+            annotations["segments"] = [segment.to_json() for segment in compressed.segments]
         codes = (DEDUPLICATED,) if compressed.lines_referenced else ()
         return Verdict(reason_codes=codes, annotations=annotations)
 
@@ -134,9 +129,7 @@ class AggregationPlugin:
         with session.state.lock:
             ledger.commit(ItemRecord(pending.record.path, pending.record.content_hash, delivered),
                           pending.item, settings.max_items_per_session)
-            if pending.compressed.lines_referenced:
-                ledger.lines_referenced += pending.compressed.lines_referenced
-                ledger.reads_compressed += 1
+            ledger.lines_referenced += pending.compressed.lines_referenced
 
     # --- changes ----------------------------------------------------------------------
 

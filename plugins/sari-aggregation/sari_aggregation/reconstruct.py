@@ -35,14 +35,18 @@ class Reconstructor:
         text: str = response["text"]
         stabilization = response["meta"]["stabilization"]
         note = stabilization.get("annotations", {}).get(ANNOTATION_KEY)
-        if not note or "segments" not in note:
-            return text
+        if not note or "context_item" not in note:
+            return text  # not a read aggregation handled: nothing to resolve, nothing to keep
         delivered = split_lines(text)
+        segments = note.get("segments")
+        if segments is None:  # delivered verbatim: the lines from meta.start_line on
+            first = response["meta"]["start_line"]
+            segments = [{"lines": [first, first + len(delivered) - 1]}] if delivered else []
         trimmed = bool(response["meta"].get("preview_degraded"))
         own: dict[int, str] = {}
         out: list[str] = []
         cursor = 0
-        for segment in note["segments"]:
+        for segment in segments:
             start, end = segment["lines"]
             item = segment.get("item")
             if cursor >= len(delivered):
@@ -53,7 +57,8 @@ class Reconstructor:
                 for number in range(start, end + 1):
                     if number not in source:
                         raise ReconstructionError(
-                            f"line {number} of {note.get('path')} is not in item {item}")
+                            f"line {number} of {response['meta'].get('path')} is not in "
+                            f"context item {item}")
                     out.append(source[number])
                 continue
             for number in range(start, end + 1):

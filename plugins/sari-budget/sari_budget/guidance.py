@@ -92,8 +92,9 @@ def soft_limit_action(usage: BudgetUsage, settings: BudgetSettings, search: Next
     left_reads = max(0, settings.max_reads_per_session - usage.reads_served)
     left_lines = max(0, settings.max_total_read_lines - usage.lines_delivered)
     query = search.arguments["query"]
-    return (f"Search to narrow scope before reading more (e.g. search query={query!r}); "
-            f"{left_reads} reads and {left_lines} lines are left in this session's budget.")
+    return (f"Read budget nearly spent: search to narrow scope before reading more (e.g. "
+            f"search query={query!r}); {left_reads} reads and {left_lines} lines are left in "
+            "this session's budget.")
 
 
 def trim_warning(cut_by: str, kept: int, total: int, cap_reason: str) -> str:

@@ -53,7 +53,6 @@ class BudgetPlugin:
             return {
                 "budget_reads_remaining": usage.reads_left(settings),
                 "budget_lines_remaining": usage.lines_left(settings),
-                "budget_state": usage.state(settings),
             }
 
     # --- the in-flight read of this thread --------------------------------------------
@@ -217,10 +216,12 @@ def _exit_verdict(call: ReadCall, result: ReadResult, requested_end: int, trimme
         codes.append(SOFT)
         state = "soft_limit"
         suggested = guidance.soft_limit_action(usage, settings, guidance.search_call(call))
-        warnings.append(f"Read budget nearly spent: {guidance.usage_line(usage, settings)}.")
     if not codes:
         return None
-    return Verdict.warn(*codes, message=warnings[0], warnings=tuple(warnings),
+    # The soft state is told once, in suggested_next_action (with what is left), rather
+    # than as one more warning on every read from 80% on.
+    return Verdict.warn(*codes, message=warnings[0] if warnings else suggested or "",
+                        warnings=tuple(warnings),
                         next_calls=tuple(next_calls), budget_state=state,
                         suggested_next_action=suggested, preview_degraded=trimmed.was_cut)
 
