@@ -56,6 +56,27 @@ def bounded_json(value: Any, cap: int) -> str:
                       ensure_ascii=False)
 
 
+RESPONSE_LIST_ITEMS = 20
+
+
+def compact_response(response: dict[str, Any], text_chars: int) -> dict[str, Any]:
+    """The response as the log keeps it: payload text and lists cut, everything else whole.
+
+    The client already got the full payload and the file is in the workspace; the log
+    keeps the outcome (ok, error, meta, reason codes) and a preview. Only the top level
+    is looked at, so this stays cheap on the writer thread.
+    """
+    out: dict[str, Any] = {}
+    for key, value in response.items():
+        if isinstance(value, str) and len(value) > text_chars:
+            value = bound_text(value, text_chars)
+        elif isinstance(value, list) and len(value) > RESPONSE_LIST_ITEMS:
+            value = [*value[:RESPONSE_LIST_ITEMS],
+                     f"…[+{len(value) - RESPONSE_LIST_ITEMS} items]"]
+        out[key] = value
+    return out
+
+
 def workspace_of(session_key: str) -> str | None:
     """``ws:<hash>:...`` -> ``<hash>``."""
     parts = session_key.split(":", 2)
@@ -123,13 +144,19 @@ class FrameRecord:
     source_key: str | None = None
 
 
-def execution_row(item: ExecutionRecord | ExecutionRow, cap: int) -> tuple[Any, ...]:
-    """The ``executions`` row of a record, payloads bounded to ``cap``."""
+def execution_row(item: ExecutionRecord | ExecutionRow, cap: int,
+                  text_chars: int = 1000) -> tuple[Any, ...]:
+    """The ``executions`` row of a record, payloads bounded to ``cap``.
+
+    :param text_chars: how much of a response's payload text (read text, diff) is kept.
+    """
     if isinstance(item, ExecutionRow):
         return (item.id, item.session_key, item.session_id, item.workspace_hash, item.tool,
                 bounded_json(item.arguments, cap), int(item.ok), item.target, item.error_code,
                 json.dumps(list(item.reason_codes)), float(item.duration_ms), item.timestamp,
-                bounded_json(item.response, cap), item.source)
+                bounded_json(compact_response(item.response, text_chars)
+                             if isinstance(item.response, dict) else item.response, cap),
+                item.source)
     record = item.record
     target = record.target if isinstance(record.target, str) or record.target is None \
         else str(record.target)
@@ -137,7 +164,7 @@ def execution_row(item: ExecutionRecord | ExecutionRow, cap: int) -> tuple[Any, 
             workspace_of(record.session_key), record.tool, bounded_json(record.arguments, cap),
             int(bool(record.ok)), target, record.error_code, json.dumps(list(record.reason_codes)),
             float(record.duration_ms), int(record.timestamp * 1000),
-            bounded_json(record.response, cap), item.source)
+            bounded_json(compact_response(record.response, text_chars), cap), item.source)
 
 
 EXECUTION_COLUMNS = ("id", "session_key", "session_id", "workspace_hash", "tool", "arguments",

@@ -81,7 +81,6 @@ _V2: tuple[str, ...] = (
     "UPDATE executions SET session_id = substr(session_key, 21) "
     "WHERE session_key LIKE 'ws:%' AND substr(session_key, 16, 5) = ':sid:'",
     "CREATE INDEX idx_executions_workspace_timestamp ON executions (workspace_hash, timestamp)",
-    "CREATE INDEX idx_executions_tool ON executions (tool)",
     """CREATE VIRTUAL TABLE chat_frames_fts USING fts5(
         content, content='chat_frames', content_rowid='id', tokenize='trigram'
     )""",

@@ -30,6 +30,11 @@ class PersistenceSettings(BaseModel):
         description="Cap on each stored payload (arguments, response, frame content); longer "
                     "strings are cut and marked, never the whole workspace.",
     )
+    response_text_chars: int = Field(
+        1000, ge=0,
+        description="Characters of a response's payload text (read text, diff) kept in its "
+                    "executions row, and at most 20 search matches; the client got it all.",
+    )
     flush_interval_ms: int = Field(
         50, ge=1, le=1000,
         description="Longest time a record waits in memory before the writer thread commits "

@@ -45,12 +45,13 @@ class WriterOptions:
     batch_size: int = 256
     queue_size: int = 10000
     max_payload_chars: int = 8192
+    response_text_chars: int = 1000
 
     @classmethod
     def from_settings(cls, settings: Any) -> WriterOptions:
         """From a :class:`~sari_persistence.settings.PersistenceSettings`."""
         return cls(settings.flush_interval_ms, settings.batch_size, settings.queue_size,
-                   settings.max_payload_chars)
+                   settings.max_payload_chars, settings.response_text_chars)
 
 
 class ExecutionStore:
@@ -113,10 +114,11 @@ class ExecutionStore:
 
     def _apply_batch(self, conn: sqlite3.Connection, batch: list[Any]) -> None:
         cap = self.options.max_payload_chars
+        text_chars = self.options.response_text_chars
         next_seq: dict[str, int] = {}
         for item in batch:
             if isinstance(item, (ExecutionRecord, ExecutionRow)):
-                conn.execute(INSERT_EXECUTION, execution_row(item, cap))
+                conn.execute(INSERT_EXECUTION, execution_row(item, cap, text_chars))
             elif isinstance(item, FrameRecord):
                 insert_frame(conn, item, cap, next_seq)
             elif isinstance(item, ChatSessionRecord):

@@ -1,10 +1,11 @@
 """The writer thread: takes records off the hot path and commits them in batches.
 
 Callers only append to a :class:`queue.SimpleQueue` (C-implemented, reentrant, safe
-even inside a signal handler). One thread owns the write connection: it waits for a
-record, lingers at most ``flush_interval`` for more (up to ``batch_size``), and
-commits the batch in one transaction. A hard kill therefore loses at most the
-batch still lingering; SQLite's WAL guarantees the file itself never corrupts.
+even inside a signal handler). One thread owns the write connection: woken by the
+first record, it lingers ``flush_interval`` (no wake-up per record), then commits
+everything queued in transactions of at most ``batch_size``. A hard kill therefore
+loses at most the records of the current linger; SQLite's WAL guarantees the file
+itself never corrupts.
 
 Jobs (compaction, ingestion) run on the same thread in queue order, so they see
 every record enqueued before them. :meth:`BatchWriter.flush` waits for
@@ -21,7 +22,6 @@ import queue
 import signal
 import sqlite3
 import threading
-import time
 import weakref
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -47,6 +47,10 @@ class _Flush:
 
 
 _STOP = object()
+
+
+def _is_control(item: Any) -> bool:
+    return item is _STOP or isinstance(item, (_Job, _Flush))
 
 
 @dataclass
@@ -80,6 +84,7 @@ class BatchWriter:
         self.on_commit = on_commit
         self.stats = WriterStats()
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._urgent = threading.Event()
         self._closed = False
         self._started = threading.Event()
         self._start_error: BaseException | None = None
@@ -112,6 +117,7 @@ class BatchWriter:
             raise RuntimeError("the execution log writer is closed")
         job = _Job(fn)
         self._queue.put(job)
+        self._urgent.set()
         return job.future.result(timeout)  # type: ignore[no-any-return]
 
     def flush(self, timeout: float | None = 30.0) -> bool:
@@ -120,15 +126,23 @@ class BatchWriter:
             return True
         marker = _Flush()
         self._queue.put(marker)
+        self._urgent.set()
         return marker.done.wait(timeout)
 
-    def close(self, timeout: float = 30.0) -> None:
-        """Commit what is queued, stop the thread, close the connection. Idempotent."""
+    def close(self, timeout: float = 30.0, *, from_signal: bool = False) -> None:
+        """Commit what is queued, stop the thread, close the connection. Idempotent.
+
+        ``from_signal``: called from a signal handler, which may have interrupted this
+        thread inside ``Event.set``; only the reentrant queue is touched then, and the
+        writer notices the stop when its linger ends (at most ``flush_interval``).
+        """
         if self._closed:
             return
         self._closed = True
         if self._thread.is_alive():
             self._queue.put(_STOP)
+            if not from_signal:
+                self._urgent.set()
             if threading.current_thread() is not self._thread:
                 self._thread.join(timeout)
         _OPEN_WRITERS.discard(self)
@@ -154,61 +168,54 @@ class BatchWriter:
 
     def _loop(self, conn: sqlite3.Connection) -> None:
         while True:
-            item = self._queue.get()
-            batch: list[Any] = []
-            control: Any = None
-            if isinstance(item, (_Job, _Flush)) or item is _STOP:
-                control = item
-            else:
+            first = self._queue.get()  # idle: the first item of the next batch wakes us
+            if not _is_control(first):
+                # Linger without a wake-up per record (each would cost the callers a thread
+                # switch); flush, jobs and close cut the linger short through the event.
+                self._urgent.wait(self.flush_interval)
+            self._urgent.clear()
+            items = [first]
+            while True:
+                try:
+                    items.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            if self._process(conn, items):
+                return
+
+    def _process(self, conn: sqlite3.Connection, items: list[Any]) -> bool:
+        """Commit records in batches and run controls in queue order; True after a stop."""
+        batch: list[Any] = []
+        stopped = False
+        for item in items:
+            if not _is_control(item):
                 batch.append(item)
-                control = self._linger(batch)
+                if len(batch) >= self.batch_size:
+                    self._commit(conn, batch)
+                    batch = []
+                continue
             if batch:
                 self._commit(conn, batch)
-            if control is None:
-                continue
-            if control is _STOP:
-                self._drain_after_stop(conn)
-                return
-            if isinstance(control, _Flush):
-                control.done.set()
-            else:
-                self._run_job(conn, control)
-
-    def _linger(self, batch: list[Any]) -> Any:
-        """Collect more records until the batch is full or the interval is over.
-
-        :return: a control item (job, flush marker, stop) that ended the linger, or None.
-        """
-        deadline = time.monotonic() + self.flush_interval
-        while len(batch) < self.batch_size:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return None
-            try:
-                item = self._queue.get(timeout=remaining)
-            except queue.Empty:
-                return None
-            if isinstance(item, (_Job, _Flush)) or item is _STOP:
-                return item
-            batch.append(item)
-        return None
-
-    def _drain_after_stop(self, conn: sqlite3.Connection) -> None:
-        """Records enqueued concurrently with close still get written."""
-        leftovers: list[Any] = []
-        while True:
-            try:
-                item = self._queue.get_nowait()
-            except queue.Empty:
-                break
+                batch = []
             if isinstance(item, _Flush):
                 item.done.set()
             elif isinstance(item, _Job):
                 self._run_job(conn, item)
-            elif item is not _STOP:
-                leftovers.append(item)
-        for start in range(0, len(leftovers), self.batch_size):
-            self._commit(conn, leftovers[start:start + self.batch_size])
+            else:
+                # Stop: whatever is still queued (enqueued concurrently with close) is written.
+                stopped = True
+        if batch:
+            self._commit(conn, batch)
+        if stopped:
+            leftovers = []
+            while True:
+                try:
+                    leftovers.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            if leftovers:
+                self._process(conn, leftovers)
+        return stopped
 
     def _commit(self, conn: sqlite3.Connection, batch: list[Any]) -> None:
         for attempt in range(_LOCK_RETRIES):
@@ -259,11 +266,11 @@ _OPEN_WRITERS: weakref.WeakSet[BatchWriter] = weakref.WeakSet()
 _SIGTERM_INSTALLED = False
 
 
-def close_all_writers() -> None:
+def close_all_writers(*, from_signal: bool = False) -> None:
     """Flush and stop every open writer (interpreter exit, SIGTERM)."""
     for writer in list(_OPEN_WRITERS):
         try:
-            writer.close()
+            writer.close(from_signal=from_signal)
         except Exception:  # exit paths must not raise
             log.exception("closing the execution log writer failed")
 
@@ -286,7 +293,7 @@ def install_sigterm_flush() -> bool:
     previous = signal.getsignal(signal.SIGTERM)
 
     def on_sigterm(signum: int, frame: Any) -> None:
-        close_all_writers()
+        close_all_writers(from_signal=True)
         if callable(previous):
             previous(signum, frame)
         elif previous == signal.SIG_IGN:

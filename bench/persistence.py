@@ -1,0 +1,226 @@
+"""Cost of sari-persistence on the read path, and the execution log's sustained insert rate.
+
+Read path: the same reads through two kernels in one process — one without the plugin,
+one recording every call into a fresh execution_log.db — interleaved in blocks so drift
+hits both alike. Engines:
+
+- ``stub``: returns a fixed 40-line result from memory, so the base is the kernel alone
+  (the harshest ratio: any real read only dilutes it);
+- ``disk``: reads the target file of the Python standard library from disk on every call
+  and returns 40 lines of it — a floor for what a real engine's file read costs;
+- ``sari``: the real engine (``sari_core.engine.Workspace`` over the standard library),
+  when it is importable.
+
+Two schedules: back to back (the writer thread competes with every read for the GIL:
+the saturated worst case) and paced, with an idle gap between reads as a server has
+between calls (the figure is then the cost on the call's own path).
+
+Insert rate: CallRecords shaped like real read responses (about 2 KB each) submitted to an
+ExecutionStore as fast as possible; the clock stops when the last one is committed.
+
+    python bench/persistence.py [--reads 20000] [--paced-reads 6000] [--gap-us 500]
+                                [--inserts 100000] [--engines stub,disk,sari]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import sysconfig
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("SARI_STATE_DIR", tempfile.mkdtemp(prefix="sari-bench-"))
+
+from sari_core import Kernel  # noqa: E402
+from sari_core.models import CallRecord, Location, ReadCall, ReadResult  # noqa: E402
+from sari_persistence import ExecutionLog  # noqa: E402
+from sari_persistence.plugin import PersistencePlugin  # noqa: E402
+from sari_persistence.records import ExecutionRecord  # noqa: E402
+from sari_persistence.store import ExecutionStore, WriterOptions  # noqa: E402
+
+TEXT = "".join(f"    value_{i} = compute(value_{i - 1}, factor={i})\n" for i in range(1, 41))
+BLOCK = 1000
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+TARGETS = sorted(str(p.relative_to(STDLIB)) for p in (STDLIB / "json").glob("*.py")) + \
+    sorted(str(p.relative_to(STDLIB)) for p in (STDLIB / "email").glob("*.py"))[:12]
+
+
+class StubEngine:
+    """The kernel alone: a fixed 40-line result from memory."""
+
+    def __init__(self, root: Path = STDLIB) -> None:
+        self.roots = [root]
+
+    def read(self, call: ReadCall) -> ReadResult:
+        return ReadResult(path=call.target, text=TEXT, start_line=1, end_line=40, total_lines=40,
+                          location=Location(file=call.target, line=1, end_line=40))
+
+    def search(self, call):  # pragma: no cover - not measured
+        raise NotImplementedError
+
+    def plan_mutation(self, call):  # pragma: no cover - not measured
+        raise NotImplementedError
+
+    def apply_mutation(self, changes):  # pragma: no cover - not measured
+        raise NotImplementedError
+
+    def poll_changes(self) -> list:
+        return []
+
+    def close(self) -> None:
+        pass
+
+
+class DiskEngine(StubEngine):
+    """Reads the file from disk on every call and returns 40 of its lines."""
+
+    def read(self, call: ReadCall) -> ReadResult:
+        text = (self.roots[0] / call.target).read_text(encoding="utf-8")
+        lines = text.splitlines(keepends=True)
+        start = (call.offset or 0) + 1
+        end = min(len(lines), start + (call.limit or 40) - 1)
+        return ReadResult(path=call.target, text="".join(lines[start - 1:end]),
+                          start_line=start, end_line=end, total_lines=len(lines),
+                          location=Location(file=call.target, line=start, end_line=end))
+
+
+def real_engine() -> Any:
+    from sari_core.engine import Workspace  # type: ignore[attr-defined]
+
+    return Workspace([STDLIB])
+
+
+ENGINES: dict[str, Callable[[], Any]] = {
+    "stub": StubEngine,
+    "disk": lambda: DiskEngine(STDLIB),
+    "sari": real_engine,
+}
+
+
+def read_block(kernel: Kernel, count: int, out: list[float], gap: float = 0.0) -> None:
+    """``count`` reads back to back, or with ``gap`` seconds of idle time between them."""
+    for number in range(count):
+        args = {"mode": "file", "target": TARGETS[number % len(TARGETS)], "offset": 10,
+                "limit": 40, "session_id": "bench"}
+        started = time.perf_counter()
+        kernel.execute_read(args)
+        out.append((time.perf_counter() - started) * 1e6)
+        if gap:
+            time.sleep(gap)  # idle, as a server between calls: the writer may run
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def compare(make_engine: Callable[[], Any], reads: int, gap: float, db_path: Path
+            ) -> tuple[list[float], list[float], Any]:
+    """Interleaved blocks of reads through a kernel without and one with the plugin."""
+    bare = Kernel(make_engine(), load_entry_points=False, analytics_sinks=[])
+    recording = Kernel(make_engine(), plugins=[PersistencePlugin()], load_entry_points=False,
+                       analytics_sinks=[],
+                       settings={"persistence": {"db_path": str(db_path),
+                                                 "install_sigterm_handler": False}})
+    for kernel in (bare, recording):  # warm up caches, pydantic, the writer
+        read_block(kernel, 300, [])
+    without: list[float] = []
+    with_plugin: list[float] = []
+    for block in range(max(1, reads // BLOCK)):
+        first, second = (bare, recording) if block % 2 == 0 else (recording, bare)
+        read_block(first, BLOCK, without if first is bare else with_plugin, gap)
+        read_block(second, BLOCK, without if second is bare else with_plugin, gap)
+    log = ExecutionLog.of(recording)
+    log.flush()
+    stats = log.store.stats
+    bare.close()
+    recording.close()
+    return without, with_plugin, stats
+
+
+def bench_read_path(engines: list[str], reads: int, paced_reads: int, gap_us: int,
+                    db_dir: Path) -> None:
+    print(f"read path: {len(TARGETS)} stdlib files, 40 lines per read")
+    print(f"{'engine':<7}{'schedule':<22}{'reads':>7}{'p50 without':>13}{'p50 with':>10}"
+          f"{'ratio':>7}{'added':>9}{'p99 without':>13}{'p99 with':>10}{'recorded':>10}"
+          f"{'dropped':>9}")
+    schedules = [("back to back", reads, 0.0), (f"{gap_us} µs idle gaps", paced_reads,
+                                               gap_us / 1e6)]
+    for engine in engines:
+        try:
+            ENGINES[engine]()
+        except ImportError as exc:
+            print(f"{engine:<7}(not available: {exc})")
+            continue
+        for index, (name, count, gap) in enumerate(schedules):
+            without, with_plugin, stats = compare(ENGINES[engine], count, gap,
+                                                  db_dir / f"read_{engine}_{index}.db")
+            p50_without, p50_with = statistics.median(without), statistics.median(with_plugin)
+            added = p50_with - p50_without
+            print(f"{engine:<7}{name:<22}{len(without):>7}{p50_without:>11.2f}µs"
+                  f"{p50_with:>8.2f}µs{p50_with / p50_without:>7.3f}"
+                  f"{100 * added / p50_without:>+8.1f}%"
+                  f"{percentile(without, .99):>11.2f}µs{percentile(with_plugin, .99):>8.2f}µs"
+                  f"{stats.committed:>10}{stats.dropped_full:>9}")
+
+
+def call_record(number: int) -> CallRecord:
+    response = {
+        "ok": True, "mode": "file", "target": f"src/pkg/module_{number % 97}.py", "text": TEXT,
+        "location": {"file": f"src/pkg/module_{number % 97}.py", "line": 1, "end_line": 40},
+        "meta": {"truncated": False, "token_estimate": len(TEXT) // 4, "preview_degraded": False,
+                 "execution_id": f"ex-bench-{number}",
+                 "stabilization": {"budget_state": "ok", "suggested_next_action": None,
+                                   "warnings": [], "reason_codes": [], "next_calls": [],
+                                   "metrics_snapshot": {"reads_count": number}}},
+    }
+    return CallRecord(execution_id=f"ex-bench-{number}", tool="read",
+                      session_key="ws:0123456789ab:sid:bench",
+                      arguments={"mode": "file", "target": response["target"]}, ok=True,
+                      target=response["target"], reason_codes=[], duration_ms=0.05,
+                      timestamp=time.time(), response=response)
+
+
+def bench_inserts(count: int, db_dir: Path) -> None:
+    records = [ExecutionRecord(call_record(n), "bench") for n in range(count)]
+    store = ExecutionStore(db_dir / "inserts.db", WriterOptions(queue_size=count + 1))
+    started = time.perf_counter()
+    for record in records:
+        store.submit(record)
+    submitted = time.perf_counter() - started
+    store.flush(timeout=600)
+    elapsed = time.perf_counter() - started
+    stats = store.stats
+    store.close()
+    size = (db_dir / "inserts.db").stat().st_size
+    print(f"sustained inserts: {stats.committed} executions (~{len(str(records[0].record.response))}"
+          f" B response each) in {elapsed:.2f} s = {stats.committed / elapsed:,.0f} records/s "
+          f"({stats.batches} transactions, mean batch {stats.committed / max(1, stats.batches):.0f})")
+    print(f"enqueue cost on the caller's side: {1e6 * submitted / count:.2f} µs per record; "
+          f"database {size / 1e6:.1f} MB ({size / max(1, stats.committed):.0f} B per execution)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--reads", type=int, default=20000)
+    parser.add_argument("--paced-reads", type=int, default=6000)
+    parser.add_argument("--gap-us", type=int, default=500, help="idle time between paced reads")
+    parser.add_argument("--inserts", type=int, default=100000)
+    parser.add_argument("--engines", default="stub,disk,sari")
+    args = parser.parse_args()
+    print(f"python {sys.version.split()[0]}")
+    with tempfile.TemporaryDirectory(prefix="sari-bench-persistence-") as folder:
+        bench_read_path(args.engines.split(","), args.reads, args.paced_reads, args.gap_us,
+                        Path(folder))
+        bench_inserts(args.inserts, Path(folder))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
