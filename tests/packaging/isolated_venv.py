@@ -93,7 +93,8 @@ class IsolatedVenv:
 
     def install(self, *wheels_or_dirs: Path) -> None:
         _run([sys.executable, "-m", "pip", "--python", str(self.python), "install", "--quiet",
-              "--no-deps", "--no-index", "--no-build-isolation", *map(str, wheels_or_dirs)])
+              "--no-deps", "--no-index", "--no-build-isolation", "--no-compile",
+              *map(str, wheels_or_dirs)])
 
     def run(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
         """Run a program of the venv (``sari``, ``python``...) in ``cwd``."""

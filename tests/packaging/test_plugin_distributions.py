@@ -27,6 +27,18 @@ PRESENT = sorted(p.parent.name.removeprefix("sari-")
 
 
 @pytest.mark.slow
+def test_a_fresh_venv_with_sari_core_alone_has_no_plugin(sari_core_wheel: Path,
+                                                         tmp_path: Path) -> None:
+    """The isolation every check below relies on: nothing of this environment's Sari leaks in."""
+    env = IsolatedVenv(tmp_path / "venv")
+    env.install(sari_core_wheel)
+    rows = json.loads(env.run("sari", "plugins", "--json").stdout)
+    assert rows and all(row["name"].startswith("sari.") for row in rows)  # built-ins only
+    location = env.run("python", "-c", "import sari_core; print(sari_core.__file__)").stdout
+    assert location.startswith(str(env.path))
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("plugin", sorted(set(KNOWN) | set(PRESENT)))
 def test_wheel_installs_alone_and_sari_plugins_shows_exactly_it(
         plugin: str, sari_core_wheel: Path, tmp_path: Path) -> None:
@@ -41,11 +53,7 @@ def test_wheel_installs_alone_and_sari_plugins_shows_exactly_it(
     wheel = build_wheel(source, tmp_path / "wheels", tmp_path / "scratch")
     assert wheel.name.startswith(project["name"].replace("-", "_") + "-")
     env = IsolatedVenv(tmp_path / "venv")
-    env.install(sari_core_wheel)
-    alone = json.loads(env.run("sari", "plugins", "--json").stdout)
-    assert [row["name"] for row in alone if not row["name"].startswith("sari.")] == []
-
-    env.install(wheel)
+    env.install(sari_core_wheel, wheel)
     rows = json.loads(env.run("sari", "plugins", "--json").stdout)
     external = [row for row in rows if not row["name"].startswith("sari.")]
     assert sorted(row["name"] for row in external) == entry_points
