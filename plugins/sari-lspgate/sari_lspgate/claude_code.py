@@ -23,7 +23,6 @@ from sari_core.models import ClientHookEvent, ClientHookResult
 from sari_core.sessions import canonical_root
 from sari_lspgate.diagnostics import LineMap
 from sari_lspgate.gate import GateState, apply_results
-from sari_lspgate.runner import ChangeTarget, ValidationRunner
 from sari_lspgate.settings import load_settings
 from sari_lspgate.summary import summarize
 
@@ -79,6 +78,8 @@ def _save_state(path: Path, state: GateState) -> None:
 
 def post_tool_use(event: ClientHookEvent) -> ClientHookResult | None:
     """Validate the file an Edit/Write/MultiEdit changed; block while new errors are open."""
+    from sari_lspgate.runner import ChangeTarget, ValidationRunner
+
     payload = event.payload
     tool_name = str(payload.get("tool_name") or "")
     if tool_name not in EDIT_TOOLS:

@@ -18,7 +18,6 @@ from typing import Any
 from sari_core.sessions import canonical_root
 from sari_core.settings import SettingsError
 from sari_lspgate.diagnostics import Diagnostic, gating
-from sari_lspgate.runner import ChangeTarget, ValidationRunner
 from sari_lspgate.settings import load_settings
 from sari_lspgate.summary import summarize
 
@@ -35,6 +34,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from sari_lspgate.runner import ChangeTarget, ValidationRunner
+
     root = Path(canonical_root(args.root or os.getcwd()))
     try:
         settings = load_settings(root)

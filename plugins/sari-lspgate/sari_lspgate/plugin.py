@@ -27,11 +27,11 @@ from sari_core.verdicts import Verdict
 from sari_lspgate import claude_code, cli, policy
 from sari_lspgate.diagnostics import LineMap
 from sari_lspgate.gate import ChangeOutcome, GateState, apply_results
-from sari_lspgate.runner import ChangeTarget, ValidationRunner
 from sari_lspgate.settings import SECTION, LspGateSettings
 
 if TYPE_CHECKING:
     from sari_core.kernel import Kernel
+    from sari_lspgate.runner import ChangeTarget, ValidationRunner
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +84,10 @@ class LspGatePlugin:
         with self._runner_lock:
             if self.runner is None:
                 assert self.settings is not None
+                # Imported here: lsprotocol's types take a second to import, and every
+                # `sari` command loads the plugins.
+                from sari_lspgate.runner import ValidationRunner
+
                 self.runner = ValidationRunner(self.settings, self._roots)
             return self.runner
 
@@ -145,6 +149,8 @@ class LspGatePlugin:
 
     @staticmethod
     def _target(runner: ValidationRunner, change: FileChange) -> ChangeTarget:
+        from sari_lspgate.runner import ChangeTarget
+
         abs_path = Path(change.abs_path)
         return ChangeTarget(root=runner.root_of(abs_path), abs_path=abs_path, path=change.path,
                             old_text=change.old_text, new_text=change.new_text)
