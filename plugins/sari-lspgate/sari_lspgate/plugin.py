@@ -127,6 +127,7 @@ class LspGatePlugin:
         record = not external or settings.gate_external_changes
         was_gated = state.gated
         runner = self._get_runner()
+        runner.note_change()
         outcomes: list[ChangeOutcome] = []
         for change in event.changes:
             if change.new_text is None:

@@ -89,7 +89,8 @@ class ValidationRunner:
         self._servers: dict[tuple[Path, str], LanguageServer] = {}
         self._commands: dict[tuple[Path, str], CommandValidator] = {}
         self._baselines: OrderedDict[tuple[str, str, str], list[Diagnostic]] = OrderedDict()
-        self._command_before: dict[tuple[Path, str], list[Diagnostic]] = {}
+        # (root, command) -> (epoch, diagnostics): runs before a write, and the last run.
+        self._command_before: dict[tuple[Path, str], tuple[int, list[Diagnostic]]] = {}
         self._command_last: dict[tuple[Path, str], tuple[int, list[Diagnostic]]] = {}
         self._lock = threading.Lock()
         self._epoch = 0
@@ -167,7 +168,8 @@ class ValidationRunner:
                 with self._lock:
                     last = self._command_last.get(key)
                     if last is not None and last[0] == self._epoch:
-                        self._command_before[key] = last[1]  # nothing changed since that run
+                        # Nothing changed on disk since that run: it is the baseline.
+                        self._command_before[key] = (self._epoch, last[1])
                         continue
                 jobs.append((key, self._command(target.root, config.name), target.abs_path))
         if not jobs or self._closed:
@@ -185,12 +187,17 @@ class ValidationRunner:
         with self._lock:
             for (key, _, _), found in zip(jobs, results, strict=True):
                 if found is not None:
-                    self._command_before[key] = found
+                    self._command_before[key] = (self._epoch, found)
+
+    def note_change(self) -> None:
+        """Files changed on disk (a write, or a change seen outside Sari), validated or not:
+        a command validator's earlier run no longer describes the project."""
+        with self._lock:
+            self._epoch += 1
 
     def validate(self, target: ChangeTarget) -> list[ValidatorResult]:
         """Every validator covering ``target``: its baseline and its diagnostics now."""
         with self._lock:
-            self._epoch += 1
             epoch = self._epoch
         servers = [self._server(target.root, c) for c in self.server_configs
                    if matches(target.path, c.patterns)]
@@ -266,7 +273,10 @@ class ValidationRunner:
         started = time.perf_counter()
         key = (target.root, command.name)
         with self._lock:
-            baseline = self._command_before.pop(key, None)
+            before = self._command_before.pop(key, None)
+        # Only a run from just before this change is its baseline (one change since it);
+        # a vetoed write or an interleaved change leaves the baseline unknown.
+        baseline = before[1] if before is not None and before[0] == epoch - 1 else None
         try:
             current = await command.run(target.abs_path)
         except ValidatorUnavailable as failure:
