@@ -21,7 +21,7 @@ snippets). Needed lines (whole definitions, resolved with ``ast``) are counted a
 when a read's text — rebuilt from aggregation's references with
 ``sari_aggregation.Reconstructor`` — contained them.
 
-    python bench/replay_tokens.py [--sessions N] [--json]
+    python bench/replay_tokens.py [--sessions N] [--ablation] [--json]
 """
 
 from __future__ import annotations
@@ -261,13 +261,20 @@ def _runs(numbers: list[int]) -> list[tuple[int, int]]:
     return runs
 
 
-def policy_plugins() -> list[Any]:
+POLICIES = ("budget", "relevance", "aggregation", "refgate")
+ABLATIONS = (("budget",), ("relevance",), ("aggregation",), ("refgate",),
+             ("budget", "aggregation"))
+
+
+def policy_plugins(names: Iterable[str] = POLICIES) -> list[Any]:
     from sari_aggregation import AggregationPlugin
     from sari_budget import BudgetPlugin
     from sari_refgate import RefgatePlugin
     from sari_relevance import RelevancePlugin
 
-    return [BudgetPlugin(), RelevancePlugin(), AggregationPlugin(), RefgatePlugin()]
+    factories = {"budget": BudgetPlugin, "relevance": RelevancePlugin,
+                 "aggregation": AggregationPlugin, "refgate": RefgatePlugin}
+    return [factories[name]() for name in names]
 
 
 def open_kernel(plugins: list[Any]) -> Any:
@@ -352,6 +359,13 @@ def print_report(data: dict[str, Any], index_seconds: float) -> None:
     print(f"needed lines delivered: core {t['core_needed_delivered']}/{t['needed']}, "
           f"policies {t['needed_delivered']}/{t['needed']} "
           f"({t['sessions_fully_served']}/{len(data['sessions'])} sessions got every needed line)")
+    if "ablation" in data:
+        print("each policy alone, and budget+aggregation (same sessions, same agent):")
+        print(f"{'policies':<28}{'tokens':>10}{'saved':>7}{'refused':>9}{'needed lines':>15}")
+        for row in data["ablation"]:
+            print(f"{row['policies']:<28}{row['policy_tokens']:>10}{row['saving']:>7.1%}"
+                  f"{row['reads_refused']:>9}"
+                  f"{str(row['needed_delivered']) + '/' + str(row['needed']):>15}")
     print(f"policy reads rebuilt from aggregation references, identical to the file's lines: "
           f"{t['rebuilt_exact']}/{t['rebuilt']}")
     target = t["saving"] >= 0.5 and t["needed_delivered"] == t["needed"] \
@@ -365,6 +379,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sessions", type=int, default=len(SESSIONS),
                         help="replay only the first N sessions")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--ablation", action="store_true",
+                        help="also replay with each policy alone and with budget+aggregation")
     args = parser.parse_args(argv)
     os.environ.setdefault("SARI_CACHE_DIR", tempfile.mkdtemp(prefix="sari-bench-cache-"))
     os.environ.setdefault("SARI_STATE_DIR", tempfile.mkdtemp(prefix="sari-bench-state-"))
@@ -378,6 +394,14 @@ def main(argv: list[str] | None = None) -> int:
     policed = replay(policy_kernel, sessions, with_policies=True)
     policy_kernel.close()
     data = report(sessions, core, policed)
+    if args.ablation:
+        data["ablation"] = []
+        for names in ABLATIONS:
+            kernel = open_kernel(policy_plugins(names))
+            wait_for_index(kernel)
+            total = report(sessions, core, replay(kernel, sessions, with_policies=True))["total"]
+            kernel.close()
+            data["ablation"].append({"policies": "+".join(names), **total})
     if args.json:
         print(json.dumps(data, indent=2))
     else:
