@@ -18,7 +18,7 @@ between calls (the figure is then the cost on the call's own path).
 Insert rate: CallRecords shaped like real read responses (about 2 KB each) submitted to an
 ExecutionStore as fast as possible; the clock stops when the last one is committed.
 
-    python bench/persistence.py [--reads 20000] [--paced-reads 6000] [--gap-us 500]
+    python bench/persistence.py [--reads 20000] [--paced-reads 8000] [--gap-us 500]
                                 [--inserts 100000] [--engines stub,disk,sari]
 """
 
@@ -45,7 +45,7 @@ from sari_persistence.records import ExecutionRecord  # noqa: E402
 from sari_persistence.store import ExecutionStore, WriterOptions  # noqa: E402
 
 TEXT = "".join(f"    value_{i} = compute(value_{i - 1}, factor={i})\n" for i in range(1, 41))
-BLOCK = 1000
+BLOCK = 250
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 TARGETS = sorted(str(p.relative_to(STDLIB)) for p in (STDLIB / "json").glob("*.py")) + \
     sorted(str(p.relative_to(STDLIB)) for p in (STDLIB / "email").glob("*.py"))[:12]
@@ -209,7 +209,7 @@ def bench_inserts(count: int, db_dir: Path) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--reads", type=int, default=20000)
-    parser.add_argument("--paced-reads", type=int, default=6000)
+    parser.add_argument("--paced-reads", type=int, default=8000)
     parser.add_argument("--gap-us", type=int, default=500, help="idle time between paced reads")
     parser.add_argument("--inserts", type=int, default=100000)
     parser.add_argument("--engines", default="stub,disk,sari")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 TRUNCATION_MARK = "…[+{n} chars]"
 _MIN_STRING_CAP = 64
@@ -83,9 +83,11 @@ def workspace_of(session_key: str) -> str | None:
     return parts[1] if len(parts) >= 2 and parts[0] == "ws" else None
 
 
-@dataclass(frozen=True)
-class ExecutionRecord:
-    """One tool call, as the kernel reported it (``record`` is a CallRecord-like object)."""
+class ExecutionRecord(NamedTuple):
+    """One tool call, as the kernel reported it (``record`` is a CallRecord-like object).
+
+    A named tuple: it is built on the call's path, where every microsecond counts.
+    """
 
     record: Any
     session_id: str | None
