@@ -1,0 +1,47 @@
+"""``sari search QUERY``: search a workspace (text, regex, symbol or path), ranked."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from sari_core.cli.workspace_call import add_common, given, run_call
+from sari_core.commands import CommandRegistry
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("query", help="what to look for")
+    parser.add_argument("--kind", choices=("text", "regex", "symbol", "path"), default=None,
+                        help="text (literal, the default), regex, symbol or path")
+    parser.add_argument("--limit", type=int, default=None, help="matches to show (1-50, "
+                        "default 10)")
+    parser.add_argument("--glob", default=None, metavar="GLOB",
+                        help="only paths matching this glob, e.g. '*.py' or 'src/**'")
+    parser.add_argument("--case-sensitive", action="store_true", default=None,
+                        help="match case exactly (default: case-insensitive)")
+    add_common(parser)
+
+
+def render(response: dict[str, Any]) -> None:
+    matches = response.get("matches", [])
+    for match in matches:
+        where = match["path"] if match.get("line") is None else f"{match['path']}:{match['line']}"
+        label = match.get("kind", "")
+        snippet = f"  {match['snippet']}" if match.get("snippet") else ""
+        print(f"{where}{snippet}   [{label} {match.get('score', 0):g}]")
+    unit = response.get("meta", {}).get("total_unit", "matches")
+    total = response.get("total", len(matches))
+    ready = "" if response.get("meta", {}).get("index_ready", True) else " (index still building)"
+    print(f"{total} {unit} matched, {len(matches)} shown{ready}")
+
+
+def run(args: argparse.Namespace) -> int:
+    arguments = {"query": args.query, **given(args, {
+        "kind": "kind", "limit": "limit", "glob": "path_glob", "case_sensitive": "case_sensitive",
+        "session_id": "session_id"})}
+    return run_call(args, lambda kernel: kernel.execute_search(arguments), render)
+
+
+def register(registry: CommandRegistry) -> None:
+    registry.add("search", "Search a workspace: literal text (default), regex, symbol or path.",
+                 configure, run)

@@ -1,0 +1,79 @@
+"""One call against a workspace from the command line (``sari search`` and ``sari read``).
+
+The engine is opened over the workspace, its index built or refreshed (a
+progress bar on a terminal, silence otherwise), and the call goes through a
+:class:`~sari_core.kernel.Kernel`, so installed policy plugins apply exactly as
+they do over MCP. ``--json`` prints the response object as is; otherwise the
+caller renders it for a human. A refusal exits with status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from sari_core.kernel import Kernel
+
+
+def add_common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--workspace", "-w", default=".", metavar="PATH",
+                        help="workspace root (default: the current folder)")
+    parser.add_argument("--json", action="store_true",
+                        help="print the exact response object as JSON")
+    parser.add_argument("--session-id", default=None, help="session the call belongs to")
+
+
+def workspace_root(path: str) -> Path:
+    root = Path(path).expanduser().resolve()
+    if not root.is_dir():
+        raise SystemExit(f"sari: workspace {root} is not a folder")
+    return root
+
+
+def run_call(args: argparse.Namespace, call: Callable[[Kernel], dict[str, Any]],
+             render: Callable[[dict[str, Any]], None]) -> int:
+    """Open the workspace, make sure the index is there, run ``call``, print the answer."""
+    from sari_core.engine import Workspace
+
+    engine = Workspace([workspace_root(args.workspace)], watch=False)
+    try:
+        engine.ensure_index()
+        with Kernel(engine) as kernel:
+            response = call(kernel)
+    finally:
+        engine.close()
+    if args.json:
+        print(json.dumps(response, indent=2, ensure_ascii=False))
+    elif response.get("ok"):
+        render(response)
+        notes(response)
+    else:
+        refusal(response)
+    return 0 if response.get("ok") else 1
+
+
+def notes(response: dict[str, Any]) -> None:
+    """Policy warnings and suggested next calls, on stderr."""
+    stabilization = response.get("meta", {}).get("stabilization", {})
+    for warning in stabilization.get("warnings", []):
+        print(f"warning: {warning}", file=sys.stderr)
+    for next_call in stabilization.get("next_calls", [])[:3]:
+        print(f"next: {next_call['tool']} {json.dumps(next_call['arguments'])}", file=sys.stderr)
+
+
+def refusal(response: dict[str, Any]) -> None:
+    error = response.get("error", {})
+    print(f"sari: {error.get('code', 'ERROR')}: {error.get('message', '')}", file=sys.stderr)
+    if error.get("hint"):
+        print(f"hint: {error['hint']}", file=sys.stderr)
+    notes(response)
+
+
+def given(args: argparse.Namespace, names: dict[str, str]) -> dict[str, Any]:
+    """The tool arguments the user actually gave (``{attribute: argument name}``)."""
+    return {name: getattr(args, attribute) for attribute, name in names.items()
+            if getattr(args, attribute, None) is not None}

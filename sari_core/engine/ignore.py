@@ -1,0 +1,178 @@
+"""Which files of a root belong to the workspace: default exclusions, then ``.gitignore``.
+
+Default exclusions are folders nobody wants searched: version-control metadata,
+dependency trees (``node_modules``, ``vendor``), build outputs (``dist``,
+``build``), caches (``__pycache__``, ``.mypy_cache``...) and virtual environments
+(any folder holding a ``pyvenv.cfg``, plus ``.venv``/``venv``). Then every
+``.gitignore`` is honoured the way git does: nested files apply below their
+folder, deeper files win, the last matching line of a file wins, ``!`` re-includes.
+``.git/info/exclude`` of the root, and the workspace's own extra exclusions
+(gitignore lines), apply with the lowest precedence. Symlinks are
+not followed (their targets inside the root are indexed under their own path).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+DEFAULT_EXCLUDED_DIRS = frozenset({
+    ".git", ".hg", ".svn", ".jj",
+    "node_modules", "bower_components", "vendor",
+    "dist", "build",
+    "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".nox", ".eggs",
+    ".venv", "venv",
+})
+VENV_MARKER = "pyvenv.cfg"
+GITIGNORE = ".gitignore"
+
+Chain = tuple[tuple[str, "pathspec.PathSpec"], ...]
+
+
+@dataclass(frozen=True)
+class WalkEntry:
+    """A regular file found by the walk, with the stat fields the index compares."""
+
+    rel: str
+    abs: str
+    size: int
+    mtime_ns: int
+
+
+def _read_spec(path: Path) -> pathspec.PathSpec | None:
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    lines = [line for line in lines if line.strip() and not line.startswith("#")]
+    return pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+
+
+class IgnoreRules:
+    """The ignore decisions of one root; ``.gitignore`` files are read lazily and cached."""
+
+    def __init__(self, root: Path, extra: Sequence[str] = ()) -> None:
+        self.root = root
+        self._specs: dict[str, pathspec.PathSpec | None] = {}
+        self._exclude = _read_spec(root / ".git" / "info" / "exclude")
+        self._extra = pathspec.GitIgnoreSpec.from_lines(list(extra)) if extra else None
+
+    def forget(self, dir_rel: str) -> None:
+        """A ``.gitignore`` changed in ``dir_rel``: read it again on next use."""
+        self._specs.pop(dir_rel, None)
+
+    def _spec(self, dir_rel: str) -> pathspec.PathSpec | None:
+        if dir_rel not in self._specs:
+            folder = self.root / dir_rel if dir_rel else self.root
+            self._specs[dir_rel] = _read_spec(folder / GITIGNORE)
+        return self._specs[dir_rel]
+
+    def base_chain(self) -> Chain:
+        chain: list[tuple[str, pathspec.PathSpec]] = []
+        if self._extra is not None:
+            chain.append(("", self._extra))
+        if self._exclude is not None:
+            chain.append(("", self._exclude))
+        return tuple(chain)
+
+    def extend(self, chain: Chain, dir_rel: str) -> Chain:
+        spec = self._spec(dir_rel)
+        return chain + ((dir_rel, spec),) if spec is not None else chain
+
+    @staticmethod
+    def _excluded_dir(name: str, abs_dir: str) -> bool:
+        return name in DEFAULT_EXCLUDED_DIRS or os.path.exists(os.path.join(abs_dir, VENV_MARKER))
+
+    @staticmethod
+    def decide(chain: Chain, rel: str, is_dir: bool) -> bool:
+        """True when the deepest ``.gitignore`` with an opinion on ``rel`` ignores it."""
+        for dir_rel, spec in reversed(chain):
+            sub = rel[len(dir_rel) + 1:] if dir_rel else rel
+            result = spec.check_file(sub + "/" if is_dir else sub)
+            if result.include is not None:
+                return bool(result.include)
+        return False
+
+    def is_ignored(self, rel: str, is_dir: bool = False) -> bool:
+        """Whether ``rel`` (a path inside the root) is outside the workspace's file set."""
+        if not rel:
+            return False
+        parts = rel.split("/")
+        chain = self.extend(self.base_chain(), "")
+        for depth, name in enumerate(parts):
+            sub = "/".join(parts[: depth + 1])
+            last = depth == len(parts) - 1
+            as_dir = is_dir or not last
+            if as_dir and self._excluded_dir(name, str(self.root / sub)):
+                return True
+            if self.decide(chain, sub, as_dir):
+                return True
+            if as_dir and not last:
+                chain = self.extend(chain, sub)
+        return False
+
+    def chain_for(self, dir_rel: str) -> Chain:
+        """The ``.gitignore`` chain that applies inside folder ``dir_rel``."""
+        chain = self.extend(self.base_chain(), "")
+        if dir_rel:
+            parts = dir_rel.split("/")
+            for depth in range(1, len(parts) + 1):
+                chain = self.extend(chain, "/".join(parts[:depth]))
+        return chain
+
+    def walk(self, start: str = "") -> Iterator[WalkEntry]:
+        """Every regular, non-ignored file of the root (or below folder ``start``, which
+        the caller has checked is not ignored), in a stable (sorted) order."""
+        stack: list[tuple[str, Chain]] = [(start, self.chain_for(start))]
+        while stack:
+            dir_rel, chain = stack.pop()
+            folder = os.path.join(self.root, dir_rel) if dir_rel else str(self.root)
+            try:
+                with os.scandir(folder) as scan:
+                    entries = sorted(scan, key=lambda entry: entry.name)
+            except OSError:
+                continue
+            subdirs: list[tuple[str, Chain]] = []
+            for entry in entries:
+                rel = f"{dir_rel}/{entry.name}" if dir_rel else entry.name
+                try:
+                    if entry.is_symlink():
+                        continue
+                    if entry.is_dir(follow_symlinks=False):
+                        if self._excluded_dir(entry.name, entry.path) or \
+                                self.decide(chain, rel, True):
+                            continue
+                        subdirs.append((rel, self.extend(chain, rel)))
+                        continue
+                    info = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if not stat.S_ISREG(info.st_mode) or self.decide(chain, rel, False):
+                    continue
+                yield WalkEntry(rel, entry.path, info.st_size, info.st_mtime_ns)
+            stack.extend(reversed(subdirs))
+
+    def walk_dirs(self) -> Iterator[str]:
+        """Every non-ignored folder of the root ("" first), for change watchers."""
+        stack: list[tuple[str, Chain]] = [("", self.extend(self.base_chain(), ""))]
+        while stack:
+            dir_rel, chain = stack.pop()
+            yield dir_rel
+            folder = os.path.join(self.root, dir_rel) if dir_rel else str(self.root)
+            try:
+                with os.scandir(folder) as scan:
+                    names = sorted(entry.name for entry in scan
+                                   if entry.is_dir(follow_symlinks=False))
+            except OSError:
+                continue
+            for name in reversed(names):
+                rel = f"{dir_rel}/{name}" if dir_rel else name
+                if self._excluded_dir(name, os.path.join(folder, name)) or \
+                        self.decide(chain, rel, True):
+                    continue
+                stack.append((rel, self.extend(chain, rel)))

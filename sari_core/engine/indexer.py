@@ -1,0 +1,294 @@
+"""Building and refreshing the index: incremental by size/mtime, then by content hash.
+
+:meth:`Indexer.refresh` walks every root and re-indexes only the files whose
+size or mtime changed (and whose content hash then differs); files gone from
+disk leave the index. :meth:`Indexer.sync` does the same for a known set of
+paths (what the change watcher saw, or what Sari just wrote) and returns the
+changes with the old text from the index and the new text from disk.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import stat
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from sari_core.engine.ignore import GITIGNORE, IgnoreRules, WalkEntry
+from sari_core.engine.paths import PathGuard
+from sari_core.engine.progress import Progress
+from sari_core.engine.store import FileRow, IndexStore
+from sari_core.engine.symbol_jobs import SymbolJobs
+from sari_core.engine.symbols import SymbolRow, extract
+from sari_core.engine.textfile import (
+    MAX_INDEX_BYTES,
+    content_hash,
+    decode,
+    is_binary,
+    language_of,
+)
+from sari_core.models import FileChange
+
+log = logging.getLogger(__name__)
+
+BULK_FILES = 500  # a refresh this large commits without fsync
+RACY_NS = 2_000_000_000  # a file modified this close to when it was read is hashed again
+BATCH_FILES = 2000
+BATCH_BYTES = 16 * 1024 * 1024  # larger transactions: fewer FTS segments to merge
+
+Key = tuple[int, str]  # (root index, path relative to the root)
+
+
+@dataclass
+class IndexStats:
+    files: int = 0
+    text_files: int = 0
+    indexed: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    bytes_indexed: int = 0
+    seconds: float = 0.0
+    changes: list[FileChange] = field(default_factory=list)
+    last_bytes: int = 0
+
+
+@dataclass(frozen=True)
+class _Content:
+    data: bytes
+    digest: str
+    kind: str
+    text: str | None
+    encoding: str | None
+
+
+def _read(abs_path: str) -> bytes | None:
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) \
+        | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(abs_path, flags)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _classify(data: bytes) -> _Content:
+    digest = content_hash(data)
+    if len(data) > MAX_INDEX_BYTES:
+        return _Content(data, digest, "large", None, None)
+    if is_binary(data):
+        return _Content(data, digest, "binary", None, None)
+    decoded = decode(data)
+    return _Content(data, digest, "text", decoded.text, decoded.encoding)
+
+
+class Indexer:
+    """Keeps the index of the workspace's files in step with the disk."""
+
+    def __init__(self, store: IndexStore, guard: PathGuard, rules: Sequence[IgnoreRules]) -> None:
+        self.store = store
+        self.guard = guard
+        self.rules = list(rules)
+        self.cancelled = threading.Event()  # set on close: a running build stops between batches
+
+    # --- full refresh -------------------------------------------------------------
+
+    def refresh(self, *, progress: bool = False, report: bool = False) -> IndexStats:
+        """Walk every root; index what changed; drop what is gone.
+
+        :param report: return the changes (old text from the index, new from disk);
+            the first build of a workspace reports nothing.
+        """
+        started = time.perf_counter()
+        stats = IndexStats()
+        known = self.store.all_files()
+        seen: set[Key] = set()
+        todo: list[tuple[Key, WalkEntry]] = []
+        for root_index, rules in enumerate(self.rules):
+            for entry in rules.walk():
+                key = (root_index, entry.rel)
+                seen.add(key)
+                row = known.get(key)
+                if row is not None and row.size == entry.size and row.mtime_ns == entry.mtime_ns \
+                        and row.checked_ns - row.mtime_ns >= RACY_NS:
+                    stats.unchanged += 1
+                    continue
+                todo.append((key, entry))
+        gone = [row for key, row in known.items() if key not in seen]
+        stats.files = len(seen)
+        bar = Progress(len(todo), progress)
+        jobs = SymbolJobs(len(todo))
+        try:
+            with self.store.bulk(len(todo) >= BULK_FILES):
+                self._index_entries(todo, gone, jobs, bar, stats, report)
+        finally:
+            jobs.close()
+        stats.text_files = self.store.count_files()[1]
+        stats.seconds = time.perf_counter() - started
+        bar.close(f"sari: indexed {stats.indexed:,} of {stats.files:,} files in "
+                  f"{stats.seconds:.1f}s")
+        return stats
+
+    def _index_entries(self, todo: list[tuple[Key, WalkEntry]], gone: list[FileRow],
+                       jobs: SymbolJobs, bar: Progress, stats: IndexStats, report: bool) -> None:
+        digests: dict[int, str] = {}
+        now = time.time_ns()
+        if gone:
+            with self.store.transaction() as conn:
+                for row in gone:
+                    change = self._delete(conn, row, report)
+                    if change is not None:
+                        stats.changes.append(change)
+                    stats.removed += 1
+        position = 0
+        while position < len(todo) and not self.cancelled.is_set():
+            with self.store.transaction() as conn:
+                batch_bytes = count = 0
+                while position < len(todo) and count < BATCH_FILES and batch_bytes < BATCH_BYTES:
+                    (root_index, rel), entry = todo[position]
+                    position += 1
+                    count += 1
+                    bar.advance()
+                    change = self._index_one(conn, root_index, rel, entry.abs, entry.mtime_ns,
+                                             now, report, report, jobs, digests, stats)
+                    batch_bytes += stats.last_bytes
+                    if change is not None:
+                        stats.changes.append(change)
+                self._store_symbols(conn, jobs.completed(), digests)
+        with self.store.transaction() as conn:
+            self._store_symbols(conn, jobs.finish(), digests)
+
+    def _store_symbols(self, conn: sqlite3.Connection,
+                       results: Iterable[tuple[int, list[SymbolRow]]],
+                       digests: dict[int, str]) -> None:
+        for file_id, symbols in results:
+            # The file may have been re-indexed since it was parsed (a change seen meanwhile).
+            if symbols and self.store.hash_of(conn, file_id) == digests.pop(file_id, None):
+                self.store.put_symbols(conn, file_id, symbols)
+
+    # --- one file -----------------------------------------------------------------
+
+    def _index_one(self, conn: sqlite3.Connection, root_index: int, rel: str, abs_path: str,
+                   mtime_ns: int, now: int, report_changed: bool, report_new: bool,
+                   jobs: SymbolJobs | None, digests: dict[int, str], stats: IndexStats
+                   ) -> FileChange | None:
+        """Index one file if its content changed; the change when it is to be reported."""
+        stats.last_bytes = 0
+        row = self.store.file(root_index, rel, conn)
+        data = _read(abs_path)
+        if data is None:
+            return self._delete(conn, row, report_changed) if row is not None else None
+        stats.last_bytes = len(data)
+        content = _classify(data)
+        if row is not None and row.hash == content.digest:
+            self.store.touch_file(conn, row.id, len(data), mtime_ns, now)
+            stats.unchanged += 1
+            return None
+        old_text = self.store.text_of(row.id, conn) if row is not None and row.kind == "text" \
+            else None
+        language = language_of(rel)
+        file_id = self.store.put_file(conn, row, root_index, rel, len(data), mtime_ns,
+                                      content.digest, language, content.kind, content.text,
+                                      content.encoding, now)
+        stats.indexed += 1
+        if content.kind == "text":
+            stats.bytes_indexed += len(data)
+            if jobs is not None:
+                digests[file_id] = content.digest
+                jobs.add(file_id, language, data)
+            else:
+                self.store.put_symbols(conn, file_id, extract(language, data))
+        wanted = report_changed if row is not None else report_new
+        if wanted and (old_text is not None or content.text is not None):
+            return FileChange(path=self.guard.display(root_index, rel), abs_path=abs_path,
+                              old_text=old_text, new_text=content.text)
+        return None
+
+    def _delete(self, conn: sqlite3.Connection, row: FileRow, report: bool
+                ) -> FileChange | None:
+        old_text = self.store.text_of(row.id, conn) if report and row.kind == "text" else None
+        self.store.delete_file(conn, row)
+        if old_text is None:
+            return None
+        resolved = self.guard.resolved(row.root, row.path)
+        return FileChange(path=resolved.display, abs_path=str(resolved.abs), old_text=old_text,
+                          new_text=None)
+
+    # --- known paths --------------------------------------------------------------
+
+    def sync(self, keys: Iterable[Key], *, report_new: bool = True) -> list[FileChange]:
+        """Bring the given paths (files or folders) in step with the disk.
+
+        A folder stands for everything below it: files that appeared are indexed,
+        indexed files that are gone are dropped. Ignored paths are dropped too.
+        """
+        files: dict[Key, str] = {}
+        stale: dict[Key, FileRow] = {}
+        for root_index, rel in keys:
+            rules = self.rules[root_index]
+            if rel.rsplit("/", 1)[-1] == GITIGNORE:
+                rules.forget(rel.rpartition("/")[0])
+            abs_path = os.path.join(self.guard.roots[root_index], rel) if rel \
+                else str(self.guard.roots[root_index])
+            try:
+                info = os.lstat(abs_path)
+            except OSError:
+                info = None
+            if info is not None and stat.S_ISDIR(info.st_mode):
+                if not rules.is_ignored(rel, True):
+                    for entry in _walk_below(rules, rel):
+                        files[(root_index, entry.rel)] = entry.abs
+                for row in self.store.files_under(root_index, rel):
+                    stale.setdefault((root_index, row.path), row)
+                continue
+            for row in self.store.files_under(root_index, rel):  # a folder that is gone
+                stale.setdefault((root_index, row.path), row)
+            if info is not None and stat.S_ISREG(info.st_mode) and not rules.is_ignored(rel):
+                files[(root_index, rel)] = abs_path
+            else:
+                row = self.store.file(root_index, rel)
+                if row is not None:
+                    stale[(root_index, rel)] = row
+        return self._apply_sync(files, stale, report_new)
+
+    def _apply_sync(self, files: dict[Key, str], stale: dict[Key, FileRow], report_new: bool
+                    ) -> list[FileChange]:
+        changes: list[FileChange] = []
+        stats = IndexStats()
+        now = time.time_ns()
+        digests: dict[int, str] = {}
+        with self.store.transaction() as conn:
+            for key, row in stale.items():
+                if key not in files:
+                    change = self._delete(conn, row, True)
+                    if change is not None:
+                        changes.append(change)
+            for (root_index, rel), abs_path in sorted(files.items()):
+                try:
+                    mtime_ns = os.stat(abs_path).st_mtime_ns
+                except OSError:
+                    mtime_ns = 0
+                change = self._index_one(conn, root_index, rel, abs_path, mtime_ns, now, True,
+                                         report_new, None, digests, stats)
+                if change is not None:
+                    changes.append(change)
+        return changes
+
+
+def _walk_below(rules: IgnoreRules, rel: str) -> Iterable[WalkEntry]:
+    """The non-ignored files below folder ``rel`` of a root."""
+    prefix = rel + "/" if rel else ""
+    for entry in rules.walk(start=rel):
+        if entry.rel.startswith(prefix):
+            yield entry

@@ -1,0 +1,192 @@
+"""Workspace roots and path safety: every path is canonicalised and kept inside a root.
+
+A client names files relative to a root (``src/app.py``), or absolutely. Whatever
+it sends, :meth:`PathGuard.resolve` returns the canonical path inside one root, or
+raises a :class:`~sari_core.errors.SariError` before a single byte is opened:
+``..`` escapes, absolute paths elsewhere and symlinks that resolve outside are
+``PATH_OUTSIDE_WORKSPACE``; NUL bytes are ``INVALID_ARGS``; a missing file is
+``NOT_FOUND``; a directory, FIFO, socket or device is ``NOT_A_FILE``.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import stat
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from sari_core.errors import ErrorCode, SariError
+from sari_core.models import NextCall
+
+# Git's own metadata is never a target of a mutation (a hook written there runs code).
+PROTECTED_DIRS = frozenset({".git", ".hg", ".svn"})
+
+
+@dataclass(frozen=True)
+class ResolvedPath:
+    """A path proven to lie inside root number ``root_index``."""
+
+    root_index: int
+    root: Path
+    rel: str  # forward slashes, relative to the root ("" for the root itself)
+    abs: Path  # canonical (symlinks resolved)
+    display: str  # how responses name it
+
+    @property
+    def name(self) -> str:
+        return posixpath.basename(self.rel)
+
+
+def canonical(path: str | os.PathLike[str]) -> Path:
+    """expanduser + realpath: the one form roots are compared in."""
+    return Path(os.path.realpath(os.path.expanduser(os.fspath(path))))
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def relative(path: Path, root: Path) -> str:
+    """``path`` relative to ``root`` with forward slashes; "" for the root itself."""
+    return "" if path == root else path.relative_to(root).as_posix()
+
+
+def _search_hint(target: str) -> list[NextCall]:
+    name = posixpath.basename(target.replace("\\", "/")) or target
+    return [NextCall(tool="search", arguments={"query": name, "kind": "path"})]
+
+
+class PathGuard:
+    """The workspace roots, and the only way to turn a client's path into a file path."""
+
+    def __init__(self, roots: Sequence[str | os.PathLike[str]]) -> None:
+        canon: list[Path] = []
+        for root in roots:
+            path = canonical(root)
+            if not path.is_dir():
+                raise SariError(ErrorCode.NOT_FOUND, f"workspace root {os.fspath(root)!r} is not "
+                                "a directory.", "Pass an existing folder as the workspace.")
+            if path not in canon:
+                canon.append(path)
+        if not canon:
+            raise SariError(ErrorCode.INVALID_ARGS, "a workspace needs at least one root.",
+                            "Pass the folder to serve.")
+        self.roots = canon
+        names = [root.name or str(root) for root in canon]
+        # With several roots, responses prefix paths with the root's folder name.
+        self._prefixes = names if len(canon) > 1 and len(set(names)) == len(names) else None
+        if len(canon) > 1 and self._prefixes is None:
+            self._prefixes = [f"{name}~{index}" for index, name in enumerate(names)]
+
+    # --- naming ---------------------------------------------------------------------
+
+    def display(self, root_index: int, rel: str) -> str:
+        if self._prefixes is None:
+            return rel or "."
+        return f"{self._prefixes[root_index]}/{rel}" if rel else self._prefixes[root_index]
+
+    def resolved(self, root_index: int, rel: str) -> ResolvedPath:
+        """The ResolvedPath of an indexed file (already known to be inside its root)."""
+        root = self.roots[root_index]
+        return ResolvedPath(root_index, root, rel, root / rel if rel else root,
+                            self.display(root_index, rel))
+
+    def locate(self, abs_path: str | os.PathLike[str]) -> ResolvedPath | None:
+        """Which root holds an (already canonical) absolute path; None when none does."""
+        path = Path(abs_path)
+        for index, root in enumerate(self.roots):
+            if _inside(path, root):
+                return self.resolved(index, relative(path, root))
+        return None
+
+    # --- resolution -----------------------------------------------------------------
+
+    def resolve(self, target: str, *, kind: str = "file", must_exist: bool = True,
+                for_write: bool = False) -> ResolvedPath:
+        """Canonicalise ``target`` and prove it lies inside a root.
+
+        :param kind: ``file`` (a regular file), ``any`` (file or directory).
+        :param must_exist: refuse with NOT_FOUND when nothing is there (writes pass False).
+        :param for_write: also refuse VCS metadata folders.
+        """
+        if not isinstance(target, str) or not target.strip():
+            raise SariError(ErrorCode.INVALID_ARGS, "path is empty.", "Give a path inside the "
+                            "workspace, e.g. 'src/app.py'.")
+        if "\x00" in target:
+            raise SariError(ErrorCode.INVALID_ARGS, "path contains a NUL byte and was refused.",
+                            "Send the path as plain text, without control characters.")
+        root_index, lexical = self._lexical(target)
+        root = self.roots[root_index]
+        real = canonical(root / lexical if lexical else root)
+        if not _inside(real, root):
+            raise SariError(ErrorCode.PATH_OUTSIDE_WORKSPACE,
+                            f"{target!r} resolves outside the workspace (through a symlink) and "
+                            "was refused.", "Only files inside the workspace roots can be used.")
+        rel = relative(real, root)
+        resolved = ResolvedPath(root_index, root, rel, real, self.display(root_index, rel))
+        if for_write and resolved.rel.split("/", 1)[0] in PROTECTED_DIRS:
+            raise SariError(ErrorCode.PATH_OUTSIDE_WORKSPACE,
+                            f"{target!r} is inside version-control metadata and cannot be "
+                            "written.", "Edit the project's files, not the repository's internals.")
+        if must_exist:
+            self._check_kind(target, resolved, kind)
+        return resolved
+
+    def _lexical(self, target: str) -> tuple[int, str]:
+        """Pick the root and the normalised relative path, refusing ``..`` escapes."""
+        text = target.replace("\\", "/") if os.sep == "\\" else target
+        if os.path.isabs(text):
+            absolute = Path(os.path.normpath(os.path.expanduser(text)))
+            for index, root in enumerate(self.roots):
+                if _inside(absolute, root):
+                    return index, relative(absolute, root)
+            # An absolute path spelled through a symlinked parent (e.g. /tmp -> /private/tmp).
+            real = canonical(absolute)
+            for index, root in enumerate(self.roots):
+                if _inside(real, root):
+                    return index, relative(real, root)
+            raise SariError(ErrorCode.PATH_OUTSIDE_WORKSPACE,
+                            f"{target!r} is outside the workspace and was refused.",
+                            "Use a path relative to the workspace root: "
+                            + ", ".join(str(root) for root in self.roots) + ".")
+        normal = posixpath.normpath(text)
+        if normal == ".." or normal.startswith("../"):
+            raise SariError(ErrorCode.PATH_OUTSIDE_WORKSPACE,
+                            f"{target!r} climbs out of the workspace with '..' and was refused.",
+                            "Use a path inside the workspace, relative to its root.")
+        normal = "" if normal == "." else normal
+        if self._prefixes is not None:
+            head, _, rest = normal.partition("/")
+            if head in self._prefixes:
+                return self._prefixes.index(head), rest
+            for index, root in enumerate(self.roots):
+                if os.path.lexists(root / normal):
+                    return index, normal
+        return 0, normal
+
+    def _check_kind(self, target: str, resolved: ResolvedPath, kind: str) -> None:
+        try:
+            info = os.stat(resolved.abs)
+        except FileNotFoundError:
+            raise SariError(ErrorCode.NOT_FOUND, f"{target!r} does not exist in the workspace.",
+                            "Search for it by name (kind='path') to find the right path.",
+                            _search_hint(target)) from None
+        except OSError as exc:
+            raise SariError(ErrorCode.NOT_FOUND, f"{target!r} cannot be opened: "
+                            f"{exc.strerror or exc}.", "Check the path and its permissions.") \
+                from None
+        if stat.S_ISREG(info.st_mode):
+            return
+        if stat.S_ISDIR(info.st_mode):
+            if kind == "any":
+                return
+            raise SariError(ErrorCode.NOT_A_FILE, f"{target!r} is a directory, not a file.",
+                            "Search with kind='path' and a path_glob to list its files.",
+                            [NextCall(tool="search", arguments={
+                                "query": resolved.name or target, "kind": "path"})])
+        what = ("a FIFO" if stat.S_ISFIFO(info.st_mode) else "a socket"
+                if stat.S_ISSOCK(info.st_mode) else "a device file")
+        raise SariError(ErrorCode.NOT_A_FILE, f"{target!r} is {what}, not a regular file, and "
+                        "was not opened.", "Only regular files can be read or written.")

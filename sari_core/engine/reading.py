@@ -1,0 +1,240 @@
+"""The four read modes: ``file``, ``symbol``, ``snippet`` and ``diff_preview``.
+
+Every mode selects a range of lines, then the same window applies: ``offset``
+skips lines of that range, ``limit`` caps how many are returned, and
+``max_preview_chars`` is a hard cap on the characters returned. A read within
+its limits is returned whole (``truncated`` and ``preview_degraded`` false); when
+the character cap cuts lines ``truncated`` is true, and when it has to cut inside
+a line ``preview_degraded`` is true too. ``meta.next_offset`` says where the
+next page starts when lines remain.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sari_core.engine import gitdiff
+from sari_core.engine.paths import PathGuard, ResolvedPath
+from sari_core.engine.store import IndexStore, SymbolHit
+from sari_core.engine.textfile import (
+    MAX_READ_BYTES,
+    TextFile,
+    language_of,
+    load_text,
+    split_lines,
+    too_large,
+)
+from sari_core.errors import ErrorCode, SariError
+from sari_core.models import Location, NextCall, ReadCall, ReadResult
+
+DEFAULT_MAX_PREVIEW_CHARS = 60_000
+HARD_READ_BYTES = 64 * 1024 * 1024  # even a paginated read stops here
+CONTEXT_LINES = 2
+MAX_LEADING_LINES = 20
+AMBIGUITY_LIST = 10
+_LEADING = re.compile(r"\s*(@|#|//|/\*|\*|///|--|;)")
+
+
+@dataclass(frozen=True)
+class Window:
+    text: str
+    start: int
+    end: int
+    truncated: bool
+    degraded: bool
+    next_offset: int | None
+
+
+def window(lines: list[str], first: int, last: int, call: ReadCall) -> Window:
+    """Lines ``first..last`` (1-based, inclusive) after offset, limit and the char cap."""
+    start = first + (call.offset or 0)
+    stop = last if call.limit is None else min(last, start + call.limit - 1)
+    cap = call.max_preview_chars or DEFAULT_MAX_PREVIEW_CHARS
+    if call.preview_mode == "none" or start > stop:
+        return Window("", start, start - 1, False, False, None)
+    pieces: list[str] = []
+    used = 0
+    end = start - 1
+    degraded = False
+    for number in range(start, stop + 1):
+        line = lines[number - 1]
+        if used + len(line) > cap:
+            if not pieces:  # a single line longer than the cap: cut inside it
+                pieces.append(line[:cap])
+                end = number
+                degraded = True
+            break
+        pieces.append(line)
+        used += len(line)
+        end = number
+    truncated = end < stop or degraded
+    remaining = end < last
+    next_offset = end - first + 1 if remaining else None
+    return Window("".join(pieces), start, end, truncated, degraded, next_offset)
+
+
+class Reader:
+    """Serves :class:`ReadCall` for every mode."""
+
+    def __init__(self, guard: PathGuard, store: IndexStore,
+                 ensure_symbols: Callable[[], bool]) -> None:
+        self.guard = guard
+        self.store = store
+        self.ensure_symbols = ensure_symbols  # waits for the index; True when it is complete
+
+    def read(self, call: ReadCall) -> ReadResult:
+        if call.mode == "diff_preview":
+            return self._diff(call)
+        if call.mode == "symbol":
+            return self._symbol(call)
+        target = self.guard.resolve(call.target)
+        text = self._load(target, whole_file=call.mode == "file" and call.limit is None)
+        lines = split_lines(text.text)
+        total = len(lines)
+        if call.mode == "snippet":
+            first = call.start_line or 1
+            if first > max(total, 1):
+                raise SariError(ErrorCode.INVALID_ARGS, f"start_line {first} is past the end of "
+                                f"{target.display!r} ({total} lines).",
+                                f"Use a start_line between 1 and {max(total, 1)}.",
+                                [_snippet_call(target.display, max(total - 20, 1), max(total, 1))])
+            last = min(call.end_line or first, total)
+            context = call.context_lines or 0
+            first, last = max(1, first - context), min(total, last + context)
+        else:
+            first, last = 1, total
+            if call.offset and call.offset >= total > 0:
+                raise SariError(ErrorCode.INVALID_ARGS, f"offset {call.offset} is past the end "
+                                f"of {target.display!r} ({total} lines).",
+                                f"Use an offset below {total}.")
+        return self._result(target, text, lines, first, last, call, {})
+
+    def _load(self, target: ResolvedPath, whole_file: bool) -> TextFile:
+        loaded = load_text(target.abs, target.display, max_bytes=HARD_READ_BYTES)
+        if whole_file and len(loaded.data) > MAX_READ_BYTES:
+            raise too_large(target.display, len(loaded.data), MAX_READ_BYTES)
+        return loaded
+
+    def _result(self, target: ResolvedPath, text: TextFile, lines: list[str], first: int,
+                last: int, call: ReadCall, extra: dict[str, object]) -> ReadResult:
+        shown = window(lines, first, last, call)
+        meta: dict[str, object] = {"language": language_of(target.rel), "encoding": text.encoding,
+                                   **extra}
+        if shown.next_offset is not None:
+            meta["next_offset"] = shown.next_offset
+        return ReadResult(
+            path=target.display, text=shown.text, start_line=shown.start, end_line=shown.end,
+            total_lines=len(lines), content_hash=text.hash, truncated=shown.truncated,
+            preview_degraded=shown.degraded,
+            location=Location(file=target.display, line=shown.start if shown.end >= shown.start
+                              else None, end_line=shown.end if shown.end >= shown.start else None),
+            extra=meta)
+
+    # --- symbol ---------------------------------------------------------------------
+
+    def _symbol(self, call: ReadCall) -> ReadResult:
+        complete = self.ensure_symbols()
+        hit = self._resolve_symbol(call, complete)
+        target = self.guard.resolved(hit.root, hit.path)
+        text = self._load(target, whole_file=False)
+        lines = split_lines(text.text)
+        first, last = hit.line, min(hit.end_line, len(lines))
+        if call.include_context:
+            while first > 1 and hit.line - first < MAX_LEADING_LINES \
+                    and _LEADING.match(lines[first - 2]):
+                first -= 1
+            first, last = max(1, first - CONTEXT_LINES), min(len(lines), last + CONTEXT_LINES)
+        resolved = {"name": hit.name, "kind": hit.kind, "path": target.display,
+                    "line": hit.line, "end_line": hit.end_line}
+        return self._result(target, text, lines, first, last, call, {"resolved_symbol": resolved})
+
+    def _resolve_symbol(self, call: ReadCall, complete: bool) -> SymbolHit:
+        name, container = _split_symbol(call.target)
+        hits = self.store.symbols("s.is_def = 1 AND s.name COLLATE NOCASE = ?", (name,))
+        exact = [hit for hit in hits if hit.name == name]
+        hits = exact or hits
+        if call.path:
+            scope = self.guard.resolve(call.path, kind="any")
+            hits = [hit for hit in hits if hit.root == scope.root_index and (
+                not scope.rel or hit.path == scope.rel or hit.path.startswith(scope.rel + "/"))]
+        if container:  # 'Class.method', or 'module.function' naming the file
+            hits = [hit for hit in hits if self._inside(hit, container)
+                    or hit.path.rsplit("/", 1)[-1].split(".", 1)[0] == container]
+        if not hits:
+            building = "" if complete else " The index is still being built; retry shortly."
+            raise SariError(ErrorCode.NOT_FOUND,
+                            f"no definition of {call.target!r} was found"
+                            + (f" in {call.path!r}" if call.path else "") + "." + building,
+                            "Search for the name (kind='symbol') to see similar definitions.",
+                            [NextCall(tool="search", arguments={"query": name, "kind": "symbol"})])
+        if len(hits) == 1:
+            return hits[0]
+        paths = sorted({hit.path for hit in hits})
+        listed = "; ".join(f"{self.guard.display(h.root, h.path)}:{h.line} ({h.kind})"
+                           for h in hits[:AMBIGUITY_LIST])
+        more = f" and {len(hits) - AMBIGUITY_LIST} more" if len(hits) > AMBIGUITY_LIST else ""
+        if len(paths) > 1:
+            calls = [NextCall(tool="read", arguments={"mode": "symbol", "target": call.target,
+                                                      "path": self.guard.display(h.root, h.path)})
+                     for h in _first_per_path(hits)[:5]]
+            hint = "Pass path to choose one definition."
+        else:
+            calls = [_snippet_call(self.guard.display(h.root, h.path), h.line, h.end_line)
+                     for h in hits[:5]]
+            hint = "Qualify the name (e.g. 'Class.method'), or read the lines with mode='snippet'."
+        raise SariError(ErrorCode.SYMBOL_AMBIGUOUS,
+                        f"{call.target!r} has {len(hits)} definitions: {listed}{more}.", hint,
+                        calls, details={"candidates": [
+                            {"path": self.guard.display(h.root, h.path), "line": h.line,
+                             "end_line": h.end_line, "kind": h.kind} for h in hits[:50]]})
+
+    def _inside(self, hit: SymbolHit, container: str) -> bool:
+        """Whether a definition named ``container`` in the same file encloses ``hit``."""
+        rows = self.store.symbols("s.is_def = 1 AND s.name = ? AND s.file_id = ?",
+                                  (container, hit.file_id))
+        return any(row.line <= hit.line and hit.end_line <= row.end_line and row.line != hit.line
+                   for row in rows)
+
+    # --- diff -----------------------------------------------------------------------
+
+    def _diff(self, call: ReadCall) -> ReadResult:
+        target = self.guard.resolve(call.target, kind="any")
+        preview = gitdiff.diff_preview(target, call.against or "HEAD")
+        lines = split_lines(preview.diff)
+        shown = window(lines, 1, len(lines), call)
+        summary = (f"{len(preview.files)} file(s) changed against {call.against or 'HEAD'}: "
+                   f"+{preview.added} -{preview.removed}" if preview.files
+                   else f"no changes against {call.against or 'HEAD'}")
+        extra: dict[str, object] = {"against": call.against or "HEAD", "files": preview.files,
+                                    "added": preview.added, "removed": preview.removed}
+        if shown.next_offset is not None:
+            extra["next_offset"] = shown.next_offset
+        return ReadResult(path=target.display, text=summary, diff=shown.text,
+                          start_line=shown.start, end_line=shown.end, total_lines=len(lines),
+                          truncated=shown.truncated, preview_degraded=shown.degraded,
+                          location=Location(file=target.display), extra=extra)
+
+
+def _split_symbol(target: str) -> tuple[str, str | None]:
+    for separator in ("::", "."):
+        if separator in target:
+            container, _, name = target.rpartition(separator)
+            return name, container.rsplit(separator, 1)[-1] or None
+    return target, None
+
+
+def _first_per_path(hits: list[SymbolHit]) -> list[SymbolHit]:
+    seen: set[tuple[int, str]] = set()
+    out = []
+    for hit in hits:
+        if (hit.root, hit.path) not in seen:
+            seen.add((hit.root, hit.path))
+            out.append(hit)
+    return out
+
+
+def _snippet_call(target: str, start: int, end: int) -> NextCall:
+    return NextCall(tool="read", arguments={"mode": "snippet", "target": target,
+                                            "start_line": start, "end_line": max(end, start)})

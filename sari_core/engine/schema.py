@@ -1,0 +1,142 @@
+"""The index database: where it lives, its schema, and rebuilding it when it is unusable.
+
+One SQLite file per workspace in the user's cache folder (never in the workspace):
+``cache_dir()/index/<workspace_hash>.sqlite``, in WAL mode so searches read while
+the indexer writes. ``files`` holds what was seen on disk, ``fts`` (FTS5, trigram
+tokenizer, ``rowid = files.id``) the text of every text file for substring
+search, ``symbols`` the tree-sitter definitions and references. A database that is
+corrupt or of another schema version is deleted and rebuilt, with a log message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+
+from sari_core.locations import cache_dir
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 3
+BUSY_TIMEOUT_MS = 30_000
+
+DDL = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS files (
+    id INTEGER PRIMARY KEY,
+    root INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    hash TEXT NOT NULL,
+    language TEXT,
+    kind TEXT NOT NULL,          -- text | binary | large
+    ascii INTEGER NOT NULL DEFAULT 0,
+    lines INTEGER NOT NULL DEFAULT 0,
+    encoding TEXT,
+    checked_ns INTEGER NOT NULL, -- when this row was last compared with the disk
+    UNIQUE (root, path)
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
+    content, tokenize = 'trigram', detail = 'full', columnsize = 0
+);
+CREATE TABLE IF NOT EXISTS symbols (
+    file_id INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    is_def INTEGER NOT NULL,
+    line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS symbols_name ON symbols (name COLLATE NOCASE, is_def);
+CREATE INDEX IF NOT EXISTS symbols_file ON symbols (file_id);
+"""
+
+
+class IndexUnavailable(RuntimeError):
+    """SQLite lacks FTS5 or the trigram tokenizer (SQLite < 3.34)."""
+
+
+def workspace_key(roots: Sequence[Path]) -> str:
+    """``workspace_hash`` of the root (of all roots, joined, when there are several)."""
+    text = "\n".join(os.fspath(root).replace("\\", "/") for root in roots)
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
+
+
+def default_index_path(roots: Sequence[Path]) -> Path:
+    return cache_dir() / "index" / f"{workspace_key(roots)}.sqlite"
+
+
+def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
+    uri = f"{path.as_uri()}?mode=ro" if readonly else path.as_uri()
+    conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
+                           check_same_thread=False, isolation_level=None)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA temp_store = MEMORY")
+    conn.execute("PRAGMA cache_size = -65536")
+    conn.execute("PRAGMA mmap_size = 268435456")
+    if not readonly:
+        conn.execute("PRAGMA synchronous = NORMAL")
+    return conn
+
+
+def _remove(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(f"{path}{suffix}")
+
+
+def _version(conn: sqlite3.Connection) -> int | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    return int(row[0]) if row else None
+
+
+def _has_tables(conn: sqlite3.Connection) -> bool:
+    row = conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'meta'").fetchone()
+    return bool(row[0])
+
+
+def _create(conn: sqlite3.Connection) -> None:
+    try:
+        conn.executescript(DDL)
+    except sqlite3.OperationalError as exc:
+        raise IndexUnavailable(f"this SQLite ({sqlite3.sqlite_version}) cannot build the index "
+                               f"(FTS5 with the trigram tokenizer is needed): {exc}") from exc
+    conn.execute("INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)",
+                 (str(SCHEMA_VERSION),))
+
+
+def open_index(path: Path) -> sqlite3.Connection:
+    """The writer connection of a usable index at ``path``, rebuilding it when needed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for attempt in (1, 2):
+        conn: sqlite3.Connection | None = None
+        try:
+            conn = connect(path)
+            conn.execute("PRAGMA journal_mode = WAL")
+            if _has_tables(conn):
+                version = _version(conn)
+                if version == SCHEMA_VERSION:
+                    conn.execute("SELECT count(*) FROM fts WHERE rowid = 0").fetchone()
+                    return conn
+                log.warning("sari: index %s has schema version %s, this sari needs %s; "
+                            "rebuilding it.", path, version, SCHEMA_VERSION)
+                conn.close()
+                conn = None
+                _remove(path)
+                continue
+            _create(conn)
+            return conn
+        except sqlite3.DatabaseError as exc:
+            if conn is not None:
+                conn.close()
+            if attempt == 2:
+                raise
+            log.warning("sari: index %s is unusable (%s); rebuilding it.", path, exc)
+            _remove(path)
+    raise RuntimeError("unreachable")  # pragma: no cover

@@ -1,0 +1,316 @@
+"""Search: text, regex, symbol and path queries, ranked, with bounded previews.
+
+Ranking of text and regex hits (documented in docs/engine.md):
+
+* the exact file set comes from :mod:`sari_core.engine.text_match`; ``total``
+  counts matching files;
+* files that *define* a symbol named in the query come first, then files whose
+  path contains the query, then the rest (non-test before test paths, shorter
+  paths first); the first ``SCAN_FILES`` of them are read for line hits;
+* each line hit scores 1, +3 when the line is a definition of a symbol named in
+  the query, +2 when the query occurs there as a whole word, +0.5 when its case
+  matches exactly, +0.5 when the path contains the query, -0.5 for test paths;
+* hits are ordered by score, then path, then line; at most ``HITS_PER_FILE`` per file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sari_core.engine.paths import PathGuard
+from sari_core.engine.store import IndexStore, SymbolHit
+from sari_core.engine.text_match import (
+    FileHit,
+    glob_spec,
+    literal_files,
+    regex_files,
+    regex_lines,
+)
+from sari_core.errors import ErrorCode, SariError
+from sari_core.models import SearchCall, SearchMatch, SearchResult
+
+SCAN_FILES = 60
+HITS_PER_FILE = 5
+SNIPPET_CHARS = 200
+PREVIEW_BUDGET_CHARS = 6000
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_WORD_CHAR = re.compile(r"\w")
+_TEST_PATH = re.compile(r"(^|/)(tests?|testing|__tests__|spec)(/|$)|(^|/)test_[^/]*$|_test\.")
+# Words of a query that never name the symbol being looked for.
+_KEYWORDS = frozenset({
+    "def", "class", "return", "import", "from", "self", "cls", "async", "await", "function",
+    "const", "let", "var", "new", "public", "private", "protected", "static", "void", "int",
+    "func", "fn", "struct", "impl", "pub", "use", "package", "interface", "type", "enum", "if",
+    "else", "for", "while", "in", "is", "not", "and", "or", "None", "True", "False", "null",
+    "this"})
+
+
+@dataclass
+class _Hit:
+    file: FileHit
+    line: int
+    text: str
+    score: float
+    kind: str
+    symbol: str | None = None
+    start: int = 0  # offset of the match inside the line
+    end_line: int | None = None
+
+
+def _is_test(path: str) -> bool:
+    return bool(_TEST_PATH.search(path))
+
+
+def _snippet(line: str, start: int, width: int = SNIPPET_CHARS) -> str:
+    line = line.rstrip("\r\n")
+    stripped = line.lstrip()
+    start -= len(line) - len(stripped)
+    if len(stripped) <= width:
+        return stripped.rstrip()
+    begin = max(0, min(start - width // 3, len(stripped) - width))
+    piece = stripped[begin:begin + width]
+    return ("…" if begin else "") + piece + ("…" if begin + width < len(stripped) else "")
+
+
+class Searcher:
+    """Answers :class:`SearchCall` from the index."""
+
+    def __init__(self, store: IndexStore, guard: PathGuard) -> None:
+        self.store = store
+        self.guard = guard
+
+    def search(self, call: SearchCall, *, index_ready: bool = True) -> SearchResult:
+        if call.kind == "symbol":
+            hits, total = self._symbols(call)
+        elif call.kind == "path":
+            hits, total = self._paths(call)
+        else:
+            hits, total = self._text(call)
+        matches, cut = self._matches(hits, call.limit)
+        return SearchResult(query=call.query, kind=call.kind, matches=matches, total=total,
+                            truncated=cut or len(hits) > len(matches) or total > len(matches),
+                            index_ready=index_ready,
+                            extra={"total_unit": "definitions" if call.kind == "symbol"
+                                   else "files"})
+
+    # --- the exact file sets --------------------------------------------------------
+
+    def files(self, call: SearchCall) -> list[FileHit]:
+        """Every file matching a text or regex query (the set ``total`` counts)."""
+        if call.kind == "regex":
+            return regex_files(self.store, self._compile(call), glob=call.path_glob)
+        return literal_files(self.store, call.query, case_sensitive=call.case_sensitive,
+                             glob=call.path_glob)
+
+    @staticmethod
+    def _compile(call: SearchCall) -> re.Pattern[str]:
+        flags = re.MULTILINE | (0 if call.case_sensitive else re.IGNORECASE)
+        try:
+            return re.compile(call.query, flags)
+        except re.error as exc:
+            raise SariError(ErrorCode.INVALID_ARGS, f"query is not a valid regex: {exc}.",
+                            "Fix the pattern, or search for the literal text with kind='text'."
+                            ) from None
+
+    # --- text and regex -------------------------------------------------------------
+
+    def _text(self, call: SearchCall) -> tuple[list[_Hit], int]:
+        files = self.files(call)
+        if not files:
+            return [], 0
+        words = self._query_names(call.query)
+        defs = self._definitions(words, call.case_sensitive, {f.id for f in files})
+        needle = call.query if call.case_sensitive else call.query.lower()
+
+        def order(hit: FileHit) -> tuple[int, int, int, int, str]:
+            in_path = needle in (hit.path if call.case_sensitive else hit.path.lower())
+            return (0 if hit.id in defs else 1, 0 if in_path else 1, int(_is_test(hit.path)),
+                    hit.path.count("/"), hit.path)
+
+        chosen = sorted(files, key=order)[:SCAN_FILES]
+        by_id = {hit.id: hit for hit in chosen}
+        rx = self._compile(call) if call.kind == "regex" else None
+        hits: list[_Hit] = []
+        for file_id, text in self.store.texts(list(by_id)):
+            file = by_id[file_id]
+            found = self._regex_hits(rx, text) if rx is not None else \
+                self._literal_hits(call.query, text, call.case_sensitive)
+            hits.extend(self._score(file, found, defs.get(file_id, {}), needle, call))
+        return hits, len(files)
+
+    @staticmethod
+    def _literal_hits(query: str, text: str, case_sensitive: bool) -> list[tuple[int, int, str]]:
+        """(line number, column, line text) of the first occurrences of ``query``."""
+        haystack = text if case_sensitive else text.lower()
+        needle = query if case_sensitive else query.lower()
+        if len(haystack) != len(text):  # lower() changed lengths (rare letters): map by line
+            return [(n, (line if case_sensitive else line.lower()).find(needle), line)
+                    for n, line in enumerate(text.split("\n"), 1)
+                    if needle in (line if case_sensitive else line.lower())][:HITS_PER_FILE * 4]
+        out: list[tuple[int, int, str]] = []
+        position = haystack.find(needle)
+        line_number, counted_to = 1, 0
+        while position != -1 and len(out) < HITS_PER_FILE * 4:
+            line_number += text.count("\n", counted_to, position)
+            counted_to = position
+            line_start = text.rfind("\n", 0, position) + 1
+            line_end = text.find("\n", position)
+            line_end = len(text) if line_end == -1 else line_end
+            out.append((line_number, position - line_start, text[line_start:line_end]))
+            position = haystack.find(needle, line_end)  # one hit per line
+        return out
+
+    @staticmethod
+    def _regex_hits(rx: re.Pattern[str], text: str) -> list[tuple[int, int, str]]:
+        lines = text.split("\n")
+        out = []
+        for number in regex_lines(rx, text, limit=HITS_PER_FILE * 4):
+            found = rx.search(lines[number - 1])
+            out.append((number, found.start() if found else 0, lines[number - 1]))
+        return out
+
+    def _score(self, file: FileHit, found: Sequence[tuple[int, int, str]],
+               defs: dict[int, tuple[str, int]], needle: str, call: SearchCall) -> list[_Hit]:
+        test_penalty = 0.5 if _is_test(file.path) else 0.0
+        in_path = needle in (file.path if call.case_sensitive else file.path.lower())
+        hits = []
+        for line_number, column, line in found:
+            score = 1.0 + (0.5 if in_path else 0.0) - test_penalty
+            kind = "text"
+            symbol = None
+            end_line = None
+            if line_number in defs:
+                symbol, end_line = defs[line_number]
+                score += 3.0
+                kind = "definition"
+            if call.kind == "text":
+                length = len(call.query)
+                before = line[column - 1] if column > 0 else ""
+                after = line[column + length] if column + length < len(line) else ""
+                word = not (_WORD_CHAR.match(call.query[:1]) and _WORD_CHAR.match(before or " ")) \
+                    and not (_WORD_CHAR.match(call.query[-1:]) and _WORD_CHAR.match(after or " "))
+                score += 2.0 if word else 0.0
+                if not call.case_sensitive and line[column:column + length] == call.query:
+                    score += 0.5
+            hits.append(_Hit(file, line_number, line, round(score, 2), kind, symbol, column,
+                             end_line))
+        hits.sort(key=lambda hit: (-hit.score, hit.line))
+        return hits[:HITS_PER_FILE]
+
+    @staticmethod
+    def _query_names(query: str) -> list[str]:
+        names = {word for word in _WORD.findall(query) if len(word) > 1
+                 and word.lower() not in _KEYWORDS}
+        return sorted(names)[:8]
+
+    def _definitions(self, names: Sequence[str], case_sensitive: bool, file_ids: set[int]
+                     ) -> dict[int, dict[int, tuple[str, int]]]:
+        """file id -> {definition line: (name, end line)} for definitions named in the query."""
+        if not names:
+            return {}
+        marks = ",".join("?" * len(names))
+        rows = self.store.symbols(f"s.is_def = 1 AND s.name COLLATE NOCASE IN ({marks})",
+                                  names, limit=20000)
+        wanted = set(names)
+        out: dict[int, dict[int, tuple[str, int]]] = {}
+        for row in rows:
+            if row.file_id in file_ids and (not case_sensitive or row.name in wanted):
+                out.setdefault(row.file_id, {})[row.line] = (row.name, row.end_line)
+        return out
+
+    # --- symbols --------------------------------------------------------------------
+
+    def _symbols(self, call: SearchCall) -> tuple[list[_Hit], int]:
+        name = call.query.strip().rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+        if not name:
+            return [], 0
+        pattern = "%" + name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        rows = self.store.symbols("s.is_def = 1 AND s.name LIKE ? ESCAPE '\\'", (pattern,),
+                                  limit=5000)
+        if call.case_sensitive:
+            rows = [row for row in rows if name in row.name]
+        if call.path_glob:
+            spec = glob_spec(call.path_glob)
+            rows = [row for row in rows if spec.match_file(row.path)]
+        lowered = name.lower()
+
+        def score(row: SymbolHit) -> float:
+            if row.name == name:
+                value = 4.0
+            elif row.name.lower() == lowered:
+                value = 3.5
+            elif row.name.lower().startswith(lowered):
+                value = 2.0
+            else:
+                value = 1.0
+            value += 0.5 if row.kind in ("class", "function", "method", "interface") else 0.0
+            return value - (0.5 if _is_test(row.path) else 0.0)
+
+        ranked = sorted(rows, key=lambda row: (-score(row), row.root, row.path, row.line))
+        top = ranked[:max(call.limit * 2, call.limit)]
+        texts = dict(self.store.texts(sorted({row.file_id for row in top})))
+        hits = []
+        for row in top:
+            lines = texts.get(row.file_id, "").split("\n")
+            line = lines[row.line - 1] if 0 < row.line <= len(lines) else ""
+            hits.append(_Hit(FileHit(row.file_id, row.root, row.path), row.line, line,
+                             round(score(row), 2), row.kind, row.name,
+                             max(line.find(row.name), 0), row.end_line))
+        return hits, len(ranked)
+
+    # --- paths ----------------------------------------------------------------------
+
+    def _paths(self, call: SearchCall) -> tuple[list[_Hit], int]:
+        query = call.query.strip()
+        rows = self.store.all_files().values()
+        is_glob = any(char in query for char in "*?[")
+        spec = glob_spec(query) if is_glob else None
+        needle = query if call.case_sensitive else query.lower()
+        scoped = glob_spec(call.path_glob) if call.path_glob else None
+        hits = []
+        for row in rows:
+            if scoped is not None and not scoped.match_file(row.path):
+                continue
+            path = row.path if call.case_sensitive else row.path.lower()
+            base = path.rsplit("/", 1)[-1]
+            if spec is not None:
+                if not spec.match_file(row.path):
+                    continue
+                score = 2.0
+            elif base == needle:
+                score = 3.0
+            elif needle in base:
+                score = 2.0
+            elif needle in path:
+                score = 1.0
+            else:
+                continue
+            score -= 0.5 if _is_test(row.path) else 0.0
+            hits.append(_Hit(FileHit(row.id, row.root, row.path), 0, row.path,
+                             round(score - min(row.path.count("/"), 9) * 0.01, 2), "path"))
+        hits.sort(key=lambda hit: (-hit.score, hit.file.root, hit.file.path))
+        return hits, len(hits)
+
+    # --- output ---------------------------------------------------------------------
+
+    def _matches(self, hits: list[_Hit], limit: int) -> tuple[list[SearchMatch], bool]:
+        ordered = sorted(hits, key=lambda hit: (-hit.score, hit.file.root, hit.file.path,
+                                                hit.line))[:limit]
+        budget = PREVIEW_BUDGET_CHARS
+        width = min(SNIPPET_CHARS, max(40, budget // max(len(ordered), 1)))
+        cut = False
+        matches = []
+        for hit in ordered:
+            if hit.kind == "path":
+                snippet = ""
+            else:
+                snippet = _snippet(hit.text, hit.start, width)
+                cut = cut or len(snippet) < len(hit.text.strip())
+            budget -= len(snippet)
+            matches.append(SearchMatch(
+                path=self.guard.display(hit.file.root, hit.file.path),
+                line=hit.line or None, end_line=hit.end_line or (hit.line or None),
+                kind=hit.kind, snippet=snippet, score=hit.score, symbol=hit.symbol))
+        return matches, cut

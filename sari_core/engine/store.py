@@ -1,0 +1,274 @@
+"""Reads and writes of the index database, behind one writer lock.
+
+Writes go through one connection guarded by a lock (the indexer, change
+detection and mutations share it). Reads use one connection per thread, so a
+search never waits for an index batch: WAL lets it read the last commit.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+
+from sari_core.engine.schema import connect, open_index
+from sari_core.engine.symbols import SymbolRow
+
+SQL_VARIABLES = 900  # stay under SQLITE_MAX_VARIABLE_NUMBER of old builds
+
+
+@dataclass(frozen=True)
+class FileRow:
+    id: int
+    root: int
+    path: str
+    size: int
+    mtime_ns: int
+    hash: str
+    language: str | None
+    kind: str
+    ascii: bool
+    lines: int
+    encoding: str | None
+    checked_ns: int
+
+
+FILE_COLUMNS = ("id, root, path, size, mtime_ns, hash, language, kind, ascii, lines, encoding, "
+                "checked_ns")
+
+
+def _file(row: Sequence[object]) -> FileRow:
+    return FileRow(int(row[0]), int(row[1]), str(row[2]), int(row[3]), int(row[4]),  # type: ignore[arg-type]
+                   str(row[5]), row[6], str(row[7]), bool(row[8]), int(row[9]), row[10],  # type: ignore[arg-type]
+                   int(row[11]))  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class SymbolHit:
+    file_id: int
+    root: int
+    path: str
+    name: str
+    kind: str
+    is_def: bool
+    line: int
+    end_line: int
+
+
+def chunks(values: Sequence[int], size: int = SQL_VARIABLES) -> Iterator[Sequence[int]]:
+    for start in range(0, len(values), size):
+        yield values[start:start + size]
+
+
+class IndexStore:
+    """The index database of one workspace."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._writer = open_index(path)
+        self.lock = threading.RLock()
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
+        self._closed = False
+
+    # --- connections ----------------------------------------------------------------
+
+    @property
+    def reader(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = connect(self.path)
+            self._local.conn = conn
+            with self._readers_lock:
+                self._readers.append(conn)
+        return conn  # type: ignore[no-any-return]
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """The writer connection inside BEGIN IMMEDIATE ... COMMIT, under the writer lock."""
+        with self.lock:
+            self._writer.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._writer
+            except BaseException:
+                self._writer.execute("ROLLBACK")
+                raise
+            self._writer.execute("COMMIT")
+
+    @contextmanager
+    def bulk(self, enabled: bool = True) -> Iterator[None]:
+        """A large build: no fsync per commit (the index is a cache; a crash means a rebuild)."""
+        if not enabled:
+            yield
+            return
+        with self.lock:
+            self._writer.execute("PRAGMA synchronous = OFF")
+        try:
+            yield
+        finally:
+            with self.lock:
+                self._writer.execute("PRAGMA synchronous = NORMAL")
+
+    def close(self) -> None:
+        with self.lock:
+            if self._closed:
+                return
+            self._closed = True
+            with self._readers_lock:
+                for conn in self._readers:
+                    conn.close()
+                self._readers.clear()
+            with suppress(sqlite3.Error):
+                self._writer.execute("PRAGMA optimize")
+            self._writer.close()
+
+    # --- meta -----------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.reader.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return str(row[0]) if row else None
+
+    def set_meta(self, conn: sqlite3.Connection, key: str, value: str) -> None:
+        conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    # --- files ----------------------------------------------------------------------
+
+    def all_files(self) -> dict[tuple[int, str], FileRow]:
+        rows = self.reader.execute(f"SELECT {FILE_COLUMNS} FROM files").fetchall()
+        return {(int(r[1]), str(r[2])): _file(r) for r in rows}
+
+    def file(self, root: int, path: str, conn: sqlite3.Connection | None = None
+             ) -> FileRow | None:
+        """One file's row (pass the writer ``conn`` inside a transaction to see its writes)."""
+        row = (conn or self.reader).execute(
+            f"SELECT {FILE_COLUMNS} FROM files WHERE root = ? AND path = ?", (root, path)
+        ).fetchone()
+        return _file(row) if row else None
+
+    def files_under(self, root: int, prefix: str) -> list[FileRow]:
+        """Rows of the files below folder ``prefix`` ("" = the whole root)."""
+        if not prefix:
+            rows = self.reader.execute(f"SELECT {FILE_COLUMNS} FROM files WHERE root = ?",
+                                       (root,))
+        else:
+            rows = self.reader.execute(
+                f"SELECT {FILE_COLUMNS} FROM files WHERE root = ? AND path >= ? AND path < ?",
+                (root, prefix + "/", prefix + "0"))  # "0" sorts right after "/"
+        return [_file(row) for row in rows]
+
+    def hash_of(self, conn: sqlite3.Connection, file_id: int) -> str | None:
+        row = conn.execute("SELECT hash FROM files WHERE id = ?", (file_id,)).fetchone()
+        return str(row[0]) if row else None
+
+    def files_by_id(self, ids: Iterable[int]) -> dict[int, FileRow]:
+        out: dict[int, FileRow] = {}
+        for part in chunks(list(ids)):
+            marks = ",".join("?" * len(part))
+            for row in self.reader.execute(
+                    f"SELECT {FILE_COLUMNS} FROM files WHERE id IN ({marks})", tuple(part)):
+                out[int(row[0])] = _file(row)
+        return out
+
+    def text_files(self) -> list[FileRow]:
+        rows = self.reader.execute(
+            f"SELECT {FILE_COLUMNS} FROM files WHERE kind = 'text' ORDER BY root, path")
+        return [_file(row) for row in rows]
+
+    def count_files(self) -> tuple[int, int]:
+        row = self.reader.execute(
+            "SELECT count(*), coalesce(sum(kind = 'text'), 0) FROM files").fetchone()
+        return int(row[0]), int(row[1])
+
+    def count_symbols(self) -> int:
+        return int(self.reader.execute("SELECT count(*) FROM symbols").fetchone()[0])
+
+    def text_of(self, file_id: int, conn: sqlite3.Connection | None = None) -> str | None:
+        row = (conn or self.reader).execute("SELECT content FROM fts WHERE rowid = ?", (file_id,)).fetchone()
+        return str(row[0]) if row else None
+
+    def texts(self, ids: Sequence[int]) -> Iterator[tuple[int, str]]:
+        for part in chunks(list(ids)):
+            marks = ",".join("?" * len(part))
+            yield from self.reader.execute(
+                f"SELECT rowid, content FROM fts WHERE rowid IN ({marks})", tuple(part))
+
+    def all_texts(self) -> Iterator[tuple[int, str]]:
+        yield from self.reader.execute("SELECT rowid, content FROM fts")
+
+    def put_file(self, conn: sqlite3.Connection, previous: FileRow | None, root: int, path: str,
+                 size: int, mtime_ns: int, digest: str, language: str | None, kind: str,
+                 text: str | None, encoding: str | None, checked_ns: int) -> int:
+        """Insert or replace one file's row, its text and (by clearing) its symbols."""
+        values = (size, mtime_ns, digest, language, kind, int(bool(text is not None
+                                                                    and text.isascii())),
+                  text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+                  if text else 0, encoding, checked_ns)
+        if previous is None:
+            cursor = conn.execute(
+                "INSERT INTO files (size, mtime_ns, hash, language, kind, ascii, lines, encoding,"
+                " checked_ns, root, path) VALUES (?,?,?,?,?,?,?,?,?,?,?)", (*values, root, path))
+            file_id = int(cursor.lastrowid or 0)
+        else:
+            file_id = previous.id
+            conn.execute(
+                "UPDATE files SET size=?, mtime_ns=?, hash=?, language=?, kind=?, ascii=?, "
+                "lines=?, encoding=?, checked_ns=? WHERE id = ?", (*values, file_id))
+            if previous.kind == "text":
+                conn.execute("DELETE FROM fts WHERE rowid = ?", (file_id,))
+            conn.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
+        if text is not None:
+            conn.execute("INSERT INTO fts (rowid, content) VALUES (?, ?)", (file_id, text))
+        return file_id
+
+    def touch_file(self, conn: sqlite3.Connection, file_id: int, size: int, mtime_ns: int,
+                   checked_ns: int) -> None:
+        """Same content, new stat: remember it so the next comparison is cheap."""
+        conn.execute("UPDATE files SET size=?, mtime_ns=?, checked_ns=? WHERE id=?",
+                     (size, mtime_ns, checked_ns, file_id))
+
+    def delete_file(self, conn: sqlite3.Connection, row: FileRow) -> None:
+        if row.kind == "text":
+            conn.execute("DELETE FROM fts WHERE rowid = ?", (row.id,))
+        conn.execute("DELETE FROM symbols WHERE file_id = ?", (row.id,))
+        conn.execute("DELETE FROM files WHERE id = ?", (row.id,))
+
+    def put_symbols(self, conn: sqlite3.Connection, file_id: int,
+                    symbols: Iterable[SymbolRow]) -> None:
+        conn.executemany(
+            "INSERT INTO symbols (file_id, name, kind, is_def, line, end_line) "
+            "VALUES (?,?,?,?,?,?)", ((file_id, *row) for row in symbols))
+
+    # --- queries --------------------------------------------------------------------
+
+    def match(self, phrase: str) -> list[tuple[int, int, str, bool]]:
+        """(id, root, path, ascii) of the files whose text contains the FTS5 phrase."""
+        rows = self.reader.execute(
+            "SELECT f.id, f.root, f.path, f.ascii FROM fts JOIN files f ON f.id = fts.rowid "
+            "WHERE fts MATCH ?", (phrase,)).fetchall()
+        return [(int(r[0]), int(r[1]), str(r[2]), bool(r[3])) for r in rows]
+
+    def symbols(self, where: str, params: Sequence[object], limit: int | None = None
+                ) -> list[SymbolHit]:
+        sql = ("SELECT s.file_id, f.root, f.path, s.name, s.kind, s.is_def, s.line, s.end_line "
+               f"FROM symbols s JOIN files f ON f.id = s.file_id WHERE {where} "
+               "ORDER BY f.root, f.path, s.line")
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return [SymbolHit(int(r[0]), int(r[1]), str(r[2]), str(r[3]), str(r[4]), bool(r[5]),
+                          int(r[6]), int(r[7])) for r in self.reader.execute(sql, tuple(params))]
+
+    def reference_counts(self) -> dict[tuple[int, str], int]:
+        """Per defining file: how many other files reference a name it defines."""
+        sql = """
+            WITH defs AS (SELECT DISTINCT file_id, name FROM symbols WHERE is_def = 1),
+                 refs AS (SELECT DISTINCT file_id, name FROM symbols WHERE is_def = 0)
+            SELECT f.root, f.path, count(DISTINCT r.file_id)
+            FROM defs d JOIN refs r ON r.name = d.name AND r.file_id != d.file_id
+            JOIN files f ON f.id = d.file_id
+            GROUP BY d.file_id
+        """
+        return {(int(r[0]), str(r[1])): int(r[2]) for r in self.reader.execute(sql)}

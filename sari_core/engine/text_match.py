@@ -1,0 +1,219 @@
+"""Which files contain a literal or a regex: the exact file set, fast.
+
+Literal queries of three characters or more ask the FTS5 trigram index for a
+phrase: that returns the files whose case-folded text contains the case-folded
+query. Those candidates are then verified where the fold could differ from the
+requested comparison: every candidate for a case-sensitive query with letters,
+and the files with non-ASCII text for a case-insensitive one (for ASCII text and
+an ASCII query the trigram fold *is* the comparison). The result therefore
+equals a plain scan of every file — ``query in text``, or
+``query.lower() in text.lower()`` — which the tests check against one.
+Shorter queries have no trigram: they are that plain scan.
+
+Regex queries use the longest literal run the pattern requires (when there is
+one of three characters or more) as an FTS prefilter, then test each candidate
+line by line, as grep does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+import pathspec
+
+from sari_core.engine.store import IndexStore
+
+TRIGRAM = 3
+# Regex syntax after which a pattern is not tested on whole texts before lines.
+_LINE_ONLY = re.compile(r"\\[AZnr]|\(\?<?[=!]|\\Z")
+_SPECIAL = set(".^$*+?{}[]\\|()")
+_ESCAPED_LITERALS = set(".^$*+?{}[]\\|()-/#&~\"'=:<>,;@%!` ")
+_NUMERIC_ESCAPES = set("xuUN0123456789")
+_BRACES = re.compile(r"\{\d*(?:,\d*)?\}")
+
+
+@dataclass(frozen=True)
+class FileHit:
+    """A file that matches, as the index knows it."""
+
+    id: int
+    root: int
+    path: str
+
+
+def phrase(query: str) -> str:
+    """An FTS5 phrase literal for ``query`` (double quotes doubled)."""
+    return '"' + query.replace('"', '""') + '"'
+
+
+def has_case(text: str) -> bool:
+    return text.lower() != text or text.upper() != text
+
+
+@lru_cache(maxsize=128)
+def glob_spec(glob: str) -> pathspec.PathSpec:
+    return pathspec.GitIgnoreSpec.from_lines([glob])
+
+
+def glob_filter(hits: Iterable[FileHit], glob: str | None) -> list[FileHit]:
+    if not glob:
+        return list(hits)
+    spec = glob_spec(glob)
+    return [hit for hit in hits if spec.match_file(hit.path)]
+
+
+def contains(text: str, query: str, case_sensitive: bool) -> bool:
+    return query in text if case_sensitive else query.lower() in text.lower()
+
+
+def literal_files(store: IndexStore, query: str, *, case_sensitive: bool,
+                  glob: str | None = None) -> list[FileHit]:
+    """Every indexed text file containing ``query`` (sorted by root, path)."""
+    if len(query) < TRIGRAM:
+        return _scan(store, glob, lambda text: contains(text, query, case_sensitive))
+    rows = store.match(phrase(query))
+    spec = glob_spec(glob) if glob else None
+    exact: list[FileHit] = []
+    verify: dict[int, FileHit] = {}
+    query_ascii = query.isascii()
+    cased = has_case(query)
+    for file_id, root, path, ascii_text in rows:
+        if spec is not None and not spec.match_file(path):
+            continue
+        hit = FileHit(file_id, root, path)
+        if case_sensitive:
+            needs_check = cased or not query_ascii
+        else:
+            needs_check = not (query_ascii and ascii_text)
+        if needs_check:
+            verify[file_id] = hit
+        else:
+            exact.append(hit)
+    if verify:
+        for file_id, text in store.texts(list(verify)):
+            if contains(text, query, case_sensitive):
+                exact.append(verify[file_id])
+    return sorted(exact, key=lambda hit: (hit.root, hit.path))
+
+
+def _scan(store: IndexStore, glob: str | None, predicate: object) -> list[FileHit]:
+    rows = glob_filter((FileHit(row.id, row.root, row.path) for row in store.text_files()), glob)
+    by_id = {hit.id: hit for hit in rows}
+    out = []
+    check = predicate  # a callable on the file's text
+    for file_id, text in store.texts(list(by_id)):
+        if check(text):  # type: ignore[operator]
+            out.append(by_id[file_id])
+    return sorted(out, key=lambda hit: (hit.root, hit.path))
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """Index just past the ``]`` closing the character class opened at ``start``."""
+    i = start + 1
+    if i < len(pattern) and pattern[i] == "^":
+        i += 1
+    if i < len(pattern) and pattern[i] == "]":
+        i += 1
+    while i < len(pattern):
+        if pattern[i] == "\\":
+            i += 2
+            continue
+        if pattern[i] == "]":
+            return i + 1
+        i += 1
+    return len(pattern)
+
+
+def _quantifier(pattern: str, i: int) -> tuple[str, int]:
+    """The quantifier at ``i`` ("" if none) and its length (a lazy/possessive suffix included)."""
+    if i >= len(pattern):
+        return "", 0
+    char = pattern[i]
+    length = 0
+    if char in "?*+":
+        length = 1
+    elif char == "{":
+        found = _BRACES.match(pattern, i)
+        if found is None:
+            return "", 0
+        length = found.end() - i
+    if length and i + length < len(pattern) and pattern[i + length] in "?+":
+        length += 1
+    return (pattern[i:i + length], length) if length else ("", 0)
+
+
+def required_literal(pattern: str) -> str | None:
+    """The longest run of literal characters every match of ``pattern`` contains, or None.
+
+    Conservative: alternation, inline flags or numeric escapes give None;
+    characters under an optional quantifier are not required; groups are skipped.
+    """
+    if "|" in pattern or "(?" in pattern.replace("(?:", ""):
+        return None
+    runs: list[str] = []
+    current: list[str] = []
+    i = depth = 0
+    while i < len(pattern):
+        char = pattern[i]
+        literal: str | None = None
+        if char == "\\":
+            nxt = pattern[i + 1] if i + 1 < len(pattern) else ""
+            if nxt in _NUMERIC_ESCAPES:
+                return None
+            literal = nxt if nxt in _ESCAPED_LITERALS else None
+            i += 2
+        elif char == "[":
+            i = _class_end(pattern, i)
+        else:
+            if char == "(":
+                depth += 1
+            elif char == ")":
+                depth = max(0, depth - 1)
+            elif char not in _SPECIAL:
+                literal = char
+            i += 1
+        quantifier, length = _quantifier(pattern, i)
+        i += length
+        optional = quantifier[:1] in ("?", "*") or quantifier.startswith(("{0,", "{0}", "{,"))
+        if literal is not None and not depth and not optional:
+            current.append(literal)
+        if (literal is None or depth or quantifier) and current:
+            runs.append("".join(current))
+            current = []
+    if current:
+        runs.append("".join(current))
+    best = max(runs, key=len, default="")
+    return best if len(best) >= TRIGRAM else None
+
+
+def regex_lines(rx: re.Pattern[str], text: str, limit: int | None = None) -> list[int]:
+    """1-based numbers of the lines where ``rx`` matches (grep semantics)."""
+    hits = []
+    for number, line in enumerate(text.split("\n"), 1):
+        if rx.search(line):
+            hits.append(number)
+            if limit is not None and len(hits) >= limit:
+                break
+    return hits
+
+
+def regex_files(store: IndexStore, rx: re.Pattern[str], *, glob: str | None = None
+                ) -> list[FileHit]:
+    """Every indexed text file with a line matching ``rx``."""
+    literal = required_literal(rx.pattern)
+    whole_text_first = not _LINE_ONLY.search(rx.pattern)
+
+    def matches(text: str) -> bool:
+        if whole_text_first and not rx.search(text):
+            return False
+        return bool(regex_lines(rx, text, limit=1))
+
+    if literal is None:
+        return _scan(store, glob, matches)
+    rows = glob_filter((FileHit(r[0], r[1], r[2]) for r in store.match(phrase(literal))), glob)
+    by_id = {hit.id: hit for hit in rows}
+    out = [by_id[file_id] for file_id, text in store.texts(list(by_id)) if matches(text)]
+    return sorted(out, key=lambda hit: (hit.root, hit.path))

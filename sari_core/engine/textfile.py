@@ -1,0 +1,180 @@
+"""Reading a file's bytes safely and turning them into text (or refusing: binary, too large).
+
+Decoding never crashes: UTF-8 (a BOM is honoured and remembered), UTF-16 with a
+BOM, and Latin-1 for anything else (every byte sequence is valid Latin-1). A file
+with a NUL byte in its first block is binary — the same rule git and ripgrep use.
+Lines are split on ``\\n`` only, so line numbers agree with git, editors and grep.
+"""
+
+from __future__ import annotations
+
+import codecs
+import errno
+import hashlib
+import os
+import stat
+from dataclasses import dataclass
+
+from sari_core.errors import ErrorCode, SariError
+from sari_core.models import NextCall
+
+BINARY_SNIFF_BYTES = 8192
+MAX_INDEX_BYTES = 16 * 1024 * 1024  # larger files are listed but not searched
+MAX_READ_BYTES = 4 * 1024 * 1024  # mode='file' above this size asks for a snippet
+
+LANGUAGES = {
+    ".py": "python", ".pyi": "python", ".pyw": "python",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+    ".go": "go", ".rs": "rust", ".java": "java",
+    ".c": "c", ".h": "c",
+    ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".c++": "cpp", ".hpp": "cpp", ".hh": "cpp",
+    ".hxx": "cpp", ".h++": "cpp", ".ipp": "cpp",
+    ".md": "markdown", ".rst": "rst", ".txt": "text", ".toml": "toml", ".json": "json",
+    ".yaml": "yaml", ".yml": "yaml", ".sh": "shell", ".html": "html", ".css": "css",
+    ".rb": "ruby", ".kt": "kotlin", ".swift": "swift", ".cs": "csharp", ".php": "php",
+    ".sql": "sql", ".xml": "xml", ".cfg": "ini", ".ini": "ini",
+}
+
+
+def language_of(path: str) -> str | None:
+    dot = path.rfind(".")
+    return LANGUAGES.get(path[dot:].lower()) if dot > path.rfind("/") else None
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.sha1(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class Decoded:
+    text: str
+    encoding: str  # "utf-8", "utf-8-sig", "utf-16", "latin-1"
+
+
+def is_binary(data: bytes) -> bool:
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return False
+    return b"\x00" in data[:BINARY_SNIFF_BYTES]
+
+
+def decode(data: bytes) -> Decoded:
+    """Bytes -> text; never raises."""
+    if data.startswith(codecs.BOM_UTF8):
+        try:
+            return Decoded(data[3:].decode("utf-8"), "utf-8-sig")
+        except UnicodeDecodeError:
+            pass
+    elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return Decoded(data.decode("utf-16"), "utf-16")
+        except UnicodeDecodeError:
+            pass
+    else:
+        try:
+            return Decoded(data.decode("utf-8"), "utf-8")
+        except UnicodeDecodeError:
+            pass
+    return Decoded(data.decode("latin-1"), "latin-1")
+
+
+def encode(text: str, encoding: str) -> bytes:
+    """Text -> bytes in the file's own encoding (UTF-8 when the text does not fit it)."""
+    if encoding == "utf-8-sig":
+        return codecs.BOM_UTF8 + text.encode("utf-8")
+    if encoding == "utf-16":
+        return text.encode("utf-16")
+    if encoding == "latin-1":
+        try:
+            return text.encode("latin-1")
+        except UnicodeEncodeError:
+            return text.encode("utf-8")
+    return text.encode("utf-8")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines with their endings, split on ``\\n`` only (``\\r\\n`` stays whole)."""
+    if not text:
+        return []
+    lines = text.split("\n")
+    out = [line + "\n" for line in lines[:-1]]
+    if lines[-1]:
+        out.append(lines[-1])
+    return out
+
+
+def count_lines(text: str) -> int:
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+def read_bytes(abs_path: str | os.PathLike[str], display: str, *,
+               max_bytes: int | None = None) -> bytes:
+    """Open a canonical path without following a last-moment symlink, check it is a
+    regular file, and read it (refusing FILE_TOO_LARGE above ``max_bytes``)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) \
+        | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(abs_path, flags)
+    except FileNotFoundError:
+        raise SariError(ErrorCode.NOT_FOUND, f"{display!r} does not exist in the workspace.",
+                        "Search for it by name (kind='path').",
+                        [NextCall(tool="search", arguments={"query": display, "kind": "path"})]
+                        ) from None
+    except OSError as exc:
+        raise SariError(ErrorCode.PATH_OUTSIDE_WORKSPACE if exc.errno == errno.ELOOP
+                        else ErrorCode.NOT_FOUND,
+            f"{display!r} cannot be opened: {exc.strerror or exc}.",
+            "Check the path; symlinks are resolved before opening.") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise SariError(ErrorCode.NOT_A_FILE, f"{display!r} is not a regular file.",
+                            "Only regular files can be read.")
+        if max_bytes is not None and info.st_size > max_bytes:
+            raise too_large(display, info.st_size, max_bytes)
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def too_large(display: str, size: int, limit: int) -> SariError:
+    return SariError(
+        ErrorCode.FILE_TOO_LARGE,
+        f"{display!r} is {size:,} bytes, over the {limit:,}-byte limit for a whole-file read.",
+        "Read a range of it with mode='snippet' (start_line/end_line), or find the lines "
+        "first with search.",
+        [NextCall(tool="read", arguments={"mode": "snippet", "target": display,
+                                          "start_line": 1, "end_line": 200})])
+
+
+def binary_refusal(display: str, size: int) -> SariError:
+    return SariError(ErrorCode.BINARY_FILE,
+                     f"{display!r} is a binary file ({size:,} bytes); its bytes are not shown.",
+                     "Read the source that produces it, or search for text files instead.")
+
+
+@dataclass(frozen=True)
+class TextFile:
+    """A decoded regular file."""
+
+    data: bytes
+    text: str
+    encoding: str
+    hash: str
+
+
+def load_text(abs_path: str | os.PathLike[str], display: str, *,
+              max_bytes: int | None = None) -> TextFile:
+    data = read_bytes(abs_path, display, max_bytes=max_bytes)
+    if is_binary(data):
+        raise binary_refusal(display, len(data))
+    decoded = decode(data)
+    return TextFile(data, decoded.text, decoded.encoding, content_hash(data))

@@ -1,0 +1,208 @@
+"""The workspace engine's facade: what the kernel calls (see ``engine_protocol.Engine``).
+
+``Workspace(roots)`` opens (or creates) the index in the user's cache folder and
+starts watching the roots; it does not index yet. The index is built by
+:meth:`Workspace.ensure_index` (the CLI, with a progress bar on a terminal), in
+the background by :meth:`Workspace.start_background_index` (the MCP server, so
+``initialize`` is not delayed), or on first use. Every search first applies the
+changes seen on disk, so its answer reflects the files as they are now.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from sari_core.engine.changes import ChangeSource, change_source
+from sari_core.engine.ignore import IgnoreRules
+from sari_core.engine.indexer import Indexer, IndexStats
+from sari_core.engine.mutations import Mutator
+from sari_core.engine.paths import PathGuard
+from sari_core.engine.progress import wants_progress
+from sari_core.engine.reading import Reader
+from sari_core.engine.schema import default_index_path
+from sari_core.engine.search import Searcher
+from sari_core.engine.store import IndexStore
+from sari_core.engine.text_match import FileHit
+from sari_core.models import (
+    FileChange,
+    MutationCall,
+    ReadCall,
+    ReadResult,
+    SearchCall,
+    SearchResult,
+)
+
+log = logging.getLogger(__name__)
+
+READY_WAIT_SECONDS = 2.0  # how long a search waits for a background build before answering
+
+
+class Workspace:
+    """Search, read and write one or more workspace roots through one index.
+
+    :param roots: the workspace folders (canonicalised: ``~`` expanded, symlinks resolved).
+    :param index_path: the SQLite file (default: ``cache_dir()/index/<workspace_hash>.sqlite``).
+    :param watch: notice changes with inotify (Linux) instead of a stat sweep per call.
+    :param exclude: extra exclusions, as ``.gitignore`` lines applying at every root.
+    """
+
+    def __init__(self, roots: Sequence[str | os.PathLike[str]], *,
+                 index_path: Path | None = None, watch: bool = True,
+                 exclude: Sequence[str] = ()) -> None:
+        self.guard = PathGuard(roots)
+        self.roots: list[Path] = list(self.guard.roots)
+        self.index_path = Path(index_path) if index_path else default_index_path(self.roots)
+        self.store = IndexStore(self.index_path)
+        self._rules = [IgnoreRules(root, exclude) for root in self.roots]
+        self.indexer = Indexer(self.store, self.guard, self._rules)
+        self.searcher = Searcher(self.store, self.guard)
+        self.reader = Reader(self.guard, self.store, self._symbols_ready)
+        self.mutator = Mutator(self.guard)
+        # Watching starts before the first build, so no change made meanwhile is missed.
+        self._changes: ChangeSource = change_source(self.guard, self._rules, watch)
+        self._sync_lock = threading.RLock()
+        self._build_lock = threading.Lock()
+        self._ready = threading.Event()
+        self._pending: list[FileChange] = []
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        self.last_stats: IndexStats | None = None
+        self.build_error: BaseException | None = None
+
+    # --- the index ------------------------------------------------------------------
+
+    @property
+    def index_ready(self) -> bool:
+        return self._ready.is_set()
+
+    def ensure_index(self, progress: bool | None = None) -> IndexStats:
+        """Build or refresh the index (incremental); a progress bar only on a terminal."""
+        with self._build_lock:
+            stats = self.indexer.refresh(progress=wants_progress(progress))
+            self.last_stats = stats
+            if not self.indexer.cancelled.is_set():
+                self._ready.set()
+            return stats
+
+    def start_background_index(self) -> None:
+        """Build or refresh the index in a thread; returns at once."""
+        if self._thread is not None or self._ready.is_set():
+            return
+
+        def build() -> None:
+            try:
+                self.ensure_index(progress=False)
+            except Exception as exc:  # noqa: BLE001 - reported through index_ready=False and the log
+                self.build_error = exc
+                log.error("sari: building the index of %s failed: %s", self.roots[0], exc)
+
+        self._thread = threading.Thread(target=build, name="sari-index", daemon=True)
+        self._thread.start()
+
+    def wait_for_index(self, timeout: float | None = READY_WAIT_SECONDS) -> bool:
+        """Block until the index is built (building it now if nobody started it)."""
+        if self._ready.is_set():
+            return True
+        if self._thread is None:
+            self.ensure_index()
+            return self._ready.is_set()
+        return self._ready.wait(timeout)
+
+    def _symbols_ready(self) -> bool:
+        ready = self.wait_for_index()
+        self._sync()
+        return ready
+
+    # --- changes on disk ------------------------------------------------------------
+
+    def _sync(self) -> None:
+        """Apply the changes seen on disk to the index; queue them for poll_changes."""
+        with self._sync_lock:
+            if self._closed:
+                return
+            keys, sweep = self._changes.drain()
+            if sweep:
+                if not self._ready.is_set():
+                    return  # the first build is the sweep
+                with self._build_lock:
+                    changes = self.indexer.refresh(report=True).changes
+            elif keys:
+                changes = self.indexer.sync(keys, report_new=self._ready.is_set())
+            else:
+                return
+            self._pending.extend(changes)
+
+    def poll_changes(self) -> list[FileChange]:
+        """Files changed on disk outside Sari since the last poll, already re-indexed."""
+        self._sync()
+        with self._sync_lock:
+            changes, self._pending = self._pending, []
+        return changes
+
+    # --- the engine protocol --------------------------------------------------------
+
+    def read(self, call: ReadCall) -> ReadResult:
+        return self.reader.read(call)
+
+    def search(self, call: SearchCall) -> SearchResult:
+        ready = self.wait_for_index()
+        self._sync()
+        return self.searcher.search(call, index_ready=ready)
+
+    def matching_files(self, call: SearchCall) -> list[str]:
+        """Every file a text or regex query matches (the set ``total`` counts)."""
+        self.wait_for_index(None)
+        self._sync()
+        return [self._display(hit) for hit in self.searcher.files(call)]
+
+    def plan_mutation(self, call: MutationCall) -> list[FileChange]:
+        self._sync()
+        return self.mutator.plan(call)
+
+    def apply_mutation(self, changes: list[FileChange]) -> None:
+        with self._sync_lock:
+            written = self.mutator.apply(changes)
+            # Index the new text now: the watcher's event for this write then finds the
+            # same hash and does not report Sari's own write as an external change.
+            self.indexer.sync([(target.root_index, target.rel) for target in written],
+                              report_new=False)
+
+    def reference_counts(self) -> dict[str, int]:
+        """Per file: how many other files reference a symbol it defines."""
+        self.wait_for_index(None)
+        self._sync()
+        return {self.guard.display(root, path): count
+                for (root, path), count in sorted(self.store.reference_counts().items())}
+
+    def index_status(self) -> dict[str, object]:
+        """What ``sari doctor`` and ``sari index`` report about the index."""
+        files, text_files = self.store.count_files()
+        size = sum(os.path.getsize(f"{self.index_path}{suffix}") for suffix in ("", "-wal")
+                   if os.path.exists(f"{self.index_path}{suffix}"))
+        return {"path": str(self.index_path), "ready": self.index_ready, "files": files,
+                "text_files": text_files, "symbols": self.store.count_symbols(),
+                "bytes": size}
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self.indexer.cancelled.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+        with self._sync_lock:
+            self._closed = True
+            self._changes.close()
+            self.store.close()
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _display(self, hit: FileHit) -> str:
+        return self.guard.display(hit.root, hit.path)
