@@ -7,9 +7,9 @@ import socket
 from collections.abc import Callable
 
 import uvicorn
-from mcp.server.stdio import stdio_server
 
 from sari_core.server.app import SariServer
+from sari_core.server.stdio_pipes import DEFAULT_LINE_LIMIT, serve_streams
 
 log = logging.getLogger(__name__)
 
@@ -23,11 +23,12 @@ _BODY_SLACK_BYTES = 64 * 1024
 async def serve_stdio(server: SariServer) -> None:
     """Serve one client on this process's stdin/stdout until it disconnects.
 
-    The SDK moves file descriptor 1 aside while serving, so even a stray ``print``
+    File descriptors 0 and 1 are moved aside while serving, so even a stray ``print``
     in a plugin lands on stderr instead of corrupting the protocol.
     """
     lowlevel = server.lowlevel
-    async with stdio_server() as (read_stream, write_stream):
+    limit = max(DEFAULT_LINE_LIMIT, 4 * server.max_request_bytes)
+    async with serve_streams(limit) as (read_stream, write_stream):
         await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
 
 

@@ -1,0 +1,246 @@
+"""MCP server load and latency: Sari over streamable HTTP and stdio, against a reference server.
+
+Part 1 — load: ``sari serve --transport http`` on loopback, N concurrent clients
+(each its own MCP session), a bounded number of calls each (searches and
+snippet reads alternating). Prints calls/s, p50/p99 latency and errors (a
+transport failure or an ``isError`` result; must be 0).
+
+Part 2 — a 200-line read round trip over stdio: Sari's ``read`` (mode=file,
+limit=200) against the reference filesystem server
+(``@modelcontextprotocol/server-filesystem``, ``read_text_file`` with
+``head=200``) on the same file, both servers open at once and called
+alternately so both see the same machine state. Prints each median/p99 and the
+ratio Sari/reference (target: <= 1.0, i.e. Sari no slower).
+
+Usage: python bench/mcp_load.py [--clients 8] [--calls 200] [--rounds 300]
+       [--plugins none] [--reference-dir DIR]
+The reference server is installed with npm into --reference-dir on first use.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+import anyio
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+REFERENCE_PACKAGE = "@modelcontextprotocol/server-filesystem"
+READ_LINES = 200
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def make_workspace(root: Path) -> Path:
+    """A few dozen real modules (stdlib copies) plus a 1000-line text file."""
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    (root / "src").mkdir(parents=True)
+    for module in sorted(stdlib.glob("*.py"))[:60]:
+        shutil.copy(module, root / "src" / module.name)
+    (root / "data").mkdir()
+    (root / "data" / "lines.txt").write_text(
+        "".join(f"line {n:04d}: the quick brown fox jumps over the lazy dog\n"
+                for n in range(1, 1001)), encoding="utf-8")
+    return root
+
+
+def server_env(state: Path, plugins: str) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items() if not key.startswith("SARI_")}
+    env.update({"SARI_PLUGINS": plugins, "SARI_STATE_DIR": str(state / "state"),
+                "SARI_CACHE_DIR": str(state / "cache"), "SARI_LOG_LEVEL": "WARNING"})
+    return env
+
+
+def serve_argv(workspace: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "sari_core.cli.main", "serve", "--workspace",
+            str(workspace), *extra]
+
+
+def start_http(workspace: Path, env: dict[str, str], log_path: Path
+               ) -> tuple[str, subprocess.Popen[bytes]]:
+    with log_path.open("w", encoding="utf-8") as log:
+        process = subprocess.Popen(serve_argv(workspace, "--transport", "http", "--port", "0"),
+                                   env=env, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=log)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        for line in log_path.read_text(encoding="utf-8").splitlines():
+            if "serving MCP over streamable HTTP at " in line:
+                return line.rsplit(" ", 1)[-1], process
+        if process.poll() is not None:
+            break
+        time.sleep(0.05)
+    process.kill()
+    raise SystemExit("sari serve did not start:\n" + log_path.read_text(encoding="utf-8"))
+
+
+async def wait_for_index(client: Client) -> None:
+    with anyio.fail_after(300):
+        while True:
+            result = await client.call_tool("search", {"query": "def ", "session_id": "warmup"})
+            if (result.structured_content or {}).get("meta", {}).get("index_ready"):
+                return
+            await anyio.sleep(0.2)
+
+
+async def load_test(url: str, clients: int, calls: int) -> dict[str, float]:
+    latencies: list[float] = []
+    errors: list[str] = []
+    queries = ["import", "def __init__", "return None", "class ", "raise ValueError"]
+
+    async def one_client(index: int) -> None:
+        async with Client(url, read_timeout_seconds=120) as client:
+            for number in range(calls):
+                if number % 2 == 0:
+                    name, arguments = "search", {"query": queries[(index + number) % 5]}
+                else:
+                    start = 1 + (index * 37 + number) % 900
+                    name, arguments = "read", {"mode": "snippet", "target": "data/lines.txt",
+                                               "start_line": start, "end_line": start + 20}
+                started = time.perf_counter()
+                try:
+                    result = await client.call_tool(name, arguments)
+                except Exception as exc:  # noqa: BLE001 - every failure is counted, not raised
+                    errors.append(f"{name}: {type(exc).__name__}: {exc}")
+                    continue
+                latencies.append(time.perf_counter() - started)
+                if result.is_error:
+                    errors.append(f"{name}: {result.content[0].text[:200]}")
+
+    started = time.perf_counter()
+    async with anyio.create_task_group() as group:
+        for index in range(clients):
+            group.start_soon(one_client, index)
+    wall = time.perf_counter() - started
+    for error in errors[:5]:
+        print(f"  error: {error}")
+    return {"calls": len(latencies) + len(errors), "wall_s": wall,
+            "calls_per_s": (len(latencies) + len(errors)) / wall,
+            "p50_ms": percentile(latencies, 0.50) * 1000, "p99_ms": percentile(latencies, 0.99) * 1000,
+            "errors": len(errors)}
+
+
+def reference_server(directory: Path) -> tuple[Path, str]:
+    entry = directory / "node_modules" / "@modelcontextprotocol" / "server-filesystem"
+    if not (entry / "dist" / "index.js").is_file():
+        directory.mkdir(parents=True, exist_ok=True)
+        print(f"installing {REFERENCE_PACKAGE} into {directory} (npm)...", flush=True)
+        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", str(directory),
+                        REFERENCE_PACKAGE], check=True, capture_output=True)
+    version = json.loads((entry / "package.json").read_text(encoding="utf-8"))["version"]
+    return entry / "dist" / "index.js", version
+
+
+async def read_comparison(workspace: Path, env: dict[str, str], reference: Path, rounds: int,
+                          errlog: Path) -> dict[str, list[float]]:
+    target = workspace / "data" / "lines.txt"
+    argv = serve_argv(workspace)
+    sari_params = StdioServerParameters(command=argv[0], args=argv[1:], env=env)
+    ref_params = StdioServerParameters(command="node", args=[str(reference), str(workspace)])
+    timings: dict[str, list[float]] = {"sari": [], "reference": []}
+    sari_args = {"mode": "file", "target": "data/lines.txt", "limit": READ_LINES}
+    ref_args = {"path": str(target), "head": READ_LINES}
+    with errlog.open("w", encoding="utf-8") as log:
+        async with Client(stdio_client(sari_params, errlog=log)) as sari, \
+                Client(stdio_client(ref_params, errlog=log)) as ref:
+            calls = (("sari", sari, "read", sari_args), ("reference", ref, "read_text_file",
+                                                          ref_args))
+            for label, client, tool, arguments in calls:  # warm up, and check equivalence
+                for _ in range(20):
+                    result = await client.call_tool(tool, arguments)
+                text = result.content[0].text
+                lines = json.loads(text)["text"] if label == "sari" else text
+                if result.is_error or len(lines.splitlines()) != READ_LINES:
+                    raise SystemExit(f"{label} did not return {READ_LINES} lines: {text[:300]}")
+            for number in range(rounds):
+                # Alternate which server goes first, so neither always follows the other.
+                order = calls if number % 2 == 0 else calls[::-1]
+                for label, client, tool, arguments in order:
+                    started = time.perf_counter()
+                    result = await client.call_tool(tool, arguments)
+                    timings[label].append(time.perf_counter() - started)
+                    if result.is_error:
+                        raise SystemExit(f"{label} failed: {result.content[0].text[:300]}")
+    return timings
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--calls", type=int, default=200, help="calls per client")
+    parser.add_argument("--rounds", type=int, default=300, help="200-line reads per server")
+    parser.add_argument("--plugins", default="none",
+                        help="SARI_PLUGINS for the server (default none: the kernel pipeline "
+                             "with its built-in metrics, no policy plugin)")
+    parser.add_argument("--reference-dir", type=Path,
+                        default=Path(tempfile.gettempdir()) / "sari-bench-node")
+    parser.add_argument("--skip-reference", action="store_true")
+    args = parser.parse_args()
+
+    import mcp  # noqa: F401 - version line below
+
+    from sari_core import __version__
+    print(f"python {sys.version.split()[0]}, sari-core {__version__}, SARI_PLUGINS={args.plugins}, "
+          f"{os.cpu_count()} cpus")
+    with tempfile.TemporaryDirectory(prefix="sari-bench-") as scratch:
+        scratch_path = Path(scratch)
+        workspace = make_workspace(scratch_path / "ws")
+        env = server_env(scratch_path, args.plugins)
+        url, process = start_http(workspace, env, scratch_path / "http.log")
+        try:
+            async def warm() -> None:
+                async with Client(url) as client:
+                    await wait_for_index(client)
+            anyio.run(warm)
+            load = anyio.run(load_test, url, args.clients, args.calls)
+        finally:
+            stop(process)
+        print(f"\nHTTP load: {args.clients} concurrent clients x {args.calls} calls "
+              "(search / 21-line snippet read alternating), loopback")
+        print(f"  calls {load['calls']:.0f} in {load['wall_s']:.2f} s -> "
+              f"{load['calls_per_s']:.0f} calls/s; p50 {load['p50_ms']:.2f} ms, "
+              f"p99 {load['p99_ms']:.2f} ms; errors {load['errors']:.0f}")
+        if args.skip_reference:
+            return 1 if load["errors"] else 0
+        reference, version = reference_server(args.reference_dir)
+        timings = anyio.run(read_comparison, workspace, env, reference, args.rounds,
+                            scratch_path / "stdio.log")
+    print(f"\nstdio {READ_LINES}-line read round trip, {args.rounds} calls each, alternating "
+          f"(reference: {REFERENCE_PACKAGE} {version}, read_text_file head={READ_LINES})")
+    medians = {}
+    for label, values in timings.items():
+        medians[label] = statistics.median(values) * 1000
+        print(f"  {label:<10} p50 {medians[label]:.3f} ms   p99 "
+              f"{percentile(values, 0.99) * 1000:.3f} ms")
+    ratio = medians["sari"] / medians["reference"]
+    verdict = "no slower" if ratio <= 1.0 else "SLOWER"
+    print(f"  ratio sari/reference (p50): {ratio:.3f} -> Sari is {verdict} than the reference")
+    return 1 if load["errors"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
