@@ -64,7 +64,7 @@ def test_a_target_no_search_returned_gets_a_search_and_a_window(make_kernel) -> 
     response = _refused(kernel.execute_read({"mode": "file", "target": "app/server.py"}),
                         "SEARCH_REF_REQUIRED")
     tools = [(c["tool"], c["arguments"].get("limit")) for c in stabilization(response)["next_calls"]]
-    assert tools == [("read", 200), ("search", None)]
+    assert tools == [("read", 2), ("search", None)]  # the window fits the 2-line file
     _all_next_calls_succeed(kernel, response)
 
 
@@ -190,7 +190,8 @@ def test_a_200_line_file_range_is_served_and_201_lines_are_refused(make_kernel) 
     wide = _refused(kernel.execute_read({"mode": "file", "target": "app/big.py", "offset": 10,
                                          "limit": 450}), "SEARCH_FIRST_REQUIRED")
     windows = [c["arguments"] for c in stabilization(wide)["next_calls"] if c["tool"] == "read"]
-    assert [(w["offset"], w["limit"]) for w in windows] == [(10, 200), (210, 200), (410, 50)]
+    # 450 lines from offset 10: the last window holds the 40 lines the file has left.
+    assert [(w["offset"], w["limit"]) for w in windows] == [(10, 200), (210, 200), (410, 40)]
     _all_next_calls_succeed(kernel, wide)
 
 
@@ -209,13 +210,37 @@ def test_the_precision_cap_is_a_setting(make_kernel) -> None:
     assert not kernel.execute_read({"mode": "file", "target": "app/big.py", "limit": 51})["ok"]
 
 
-def test_a_snippet_without_end_line_is_not_a_precision_read(make_kernel) -> None:
+def test_a_snippet_without_end_line_is_one_line_and_a_precision_read(make_kernel) -> None:
     kernel = make_kernel()
-    response = _refused(kernel.execute_read({"mode": "snippet", "target": "app/big.py",
-                                             "start_line": 100}), "SEARCH_FIRST_REQUIRED")
-    window = stabilization(response)["next_calls"][1]["arguments"]
-    assert (window["start_line"], window["end_line"]) == (80, 120)
-    _all_next_calls_succeed(kernel, response)
+    one = kernel.execute_read({"mode": "snippet", "target": "app/big.py", "start_line": 100})
+    assert one["ok"] and one["text"] == "value_100 = 100\n"
+    assert kernel.execute_read({"mode": "snippet", "target": "app/big.py", "start_line": 300,
+                                "context_lines": 99})["ok"]
+    wide = kernel.execute_read({"mode": "snippet", "target": "app/big.py", "start_line": 300,
+                                "context_lines": 100})
+    _refused(wide, "SEARCH_FIRST_REQUIRED")
+    windows = [c["arguments"] for c in stabilization(wide)["next_calls"] if c["tool"] == "read"]
+    assert [(w["start_line"], w["end_line"]) for w in windows] == [(200, 399), (400, 400)]
+    _all_next_calls_succeed(kernel, wide)
+
+
+def test_windows_stay_inside_the_file(make_kernel) -> None:
+    kernel = make_kernel()
+    _first_match(kernel)
+    file_read = _refused(kernel.execute_read({"mode": "file", "target": "app/big.py",
+                                              "offset": 100, "limit": 1000}),
+                         "SEARCH_REF_REQUIRED")
+    windows = [c["arguments"] for c in stabilization(file_read)["next_calls"]
+               if c["tool"] == "read"]
+    assert [(w["offset"], w["limit"]) for w in windows] == [(100, 200), (300, 150)]
+    snippet = _refused(kernel.execute_read({"mode": "snippet", "target": "app/big.py",
+                                            "start_line": 400, "end_line": 900}),
+                       "SEARCH_REF_REQUIRED")
+    windows = [c["arguments"] for c in stabilization(snippet)["next_calls"]
+               if c["tool"] == "read"]
+    assert [(w["start_line"], w["end_line"]) for w in windows] == [(400, 450)]
+    _all_next_calls_succeed(kernel, file_read)
+    _all_next_calls_succeed(kernel, snippet)
 
 
 # --- entrypoints, modes, policy ---------------------------------------------------------

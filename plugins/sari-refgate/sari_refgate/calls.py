@@ -27,40 +27,58 @@ def with_candidate(call: ReadCall, candidate_id: str) -> NextCall:
     return NextCall(tool="read", arguments={**read_arguments(call), "candidate_id": candidate_id})
 
 
-def precision_windows(call: ReadCall, max_lines: int, max_windows: int,
-                      around: int) -> list[NextCall]:
-    """The read split into ref-free windows of at most ``max_lines`` lines.
+def requested_lines(call: ReadCall) -> tuple[int, int | None] | None:
+    """The 1-based lines a file or snippet read asks for, as the engine serves them.
 
-    A bounded range is covered window by window (up to ``max_windows``); an open
-    one gets its first window: a whole-file read its first ``max_lines`` lines, a
-    snippet without ``end_line`` the ``around`` lines either side of ``start_line``.
+    ``(first, last)``, ``last`` None for an open range (a file read without
+    ``limit``); None for modes without a line range (symbol, diff_preview). A
+    snippet without ``end_line`` is one line (plus context); ``offset`` skips lines
+    of the range and ``limit`` caps it, in every mode.
     """
-    base = read_arguments(call)
     if call.mode == "snippet" and call.start_line is not None:
-        extra = call.context_lines or 0
-        start = max(1, call.start_line - extra)
-        if call.end_line is None:
-            start = max(1, call.start_line - around)
-            end = call.start_line + around
+        context = call.context_lines or 0
+        first = max(1, call.start_line - context) + (call.offset or 0)
+        last: int | None = (call.end_line or call.start_line) + context
+    elif call.mode == "file":
+        first, last = (call.offset or 0) + 1, None
+    else:
+        return None
+    if call.limit is not None:
+        capped = first + call.limit - 1
+        last = capped if last is None else min(last, capped)
+    return first, last
+
+
+def precision_windows(call: ReadCall, max_lines: int, max_windows: int,
+                      total_lines: int | None) -> list[NextCall]:
+    """The read cut into ref-free windows of at most ``max_lines`` lines, in its own mode.
+
+    Windows cover the requested lines (up to ``max_windows`` of them), clipped to
+    the file's ``total_lines`` when known, so every window is one the engine serves.
+    An open range of unknown length gets its first window.
+    """
+    requested = requested_lines(call)
+    if requested is None:
+        return []
+    first, last = requested
+    if total_lines is not None and total_lines > 0:
+        if first > total_lines:
+            return []
+        last = total_lines if last is None else min(last, total_lines)
+    if last is None:
+        last = first + max_lines - 1
+    base = read_arguments(call)
+    for key in ("offset", "limit", "start_line", "end_line", "context_lines"):
+        base.pop(key, None)
+    windows: list[NextCall] = []
+    for start in range(first, last + 1, max_lines)[:max_windows]:
+        end = min(last, start + max_lines - 1)
+        if call.mode == "snippet":
+            window = {"start_line": start, "end_line": end}
         else:
-            end = call.end_line + extra
-        base.pop("context_lines", None)
-        return [
-            NextCall(tool="read", arguments={**base, "start_line": first,
-                                             "end_line": min(end, first + max_lines - 1)})
-            for first in range(start, end + 1, max_lines)
-        ][:max_windows]
-    if call.mode == "file":
-        offset = call.offset or 0
-        if call.limit is None:
-            return [NextCall(tool="read", arguments={**base, "offset": offset, "limit": max_lines})]
-        stop = offset + call.limit
-        return [
-            NextCall(tool="read", arguments={**base, "offset": first,
-                                             "limit": min(max_lines, stop - first)})
-            for first in range(offset, stop, max_lines)
-        ][:max_windows]
-    return []
+            window = {"offset": start - 1, "limit": end - start + 1}
+        windows.append(NextCall(tool="read", arguments={**base, **window}))
+    return windows
 
 
 def search_for(call: ReadCall) -> NextCall:

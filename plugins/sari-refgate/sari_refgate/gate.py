@@ -6,7 +6,7 @@ the settings; :mod:`sari_refgate.plugin` turns a refusal into a verdict.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,11 +58,11 @@ def _target_of(call: ReadCall, roots: Sequence[Path]) -> _Target:
 
 def precision_span(call: ReadCall) -> int | None:
     """Lines a precision read covers (context included), or None if it is not one."""
-    if call.mode == "snippet" and call.start_line is not None and call.end_line is not None:
-        return call.end_line - call.start_line + 1 + 2 * (call.context_lines or 0)
-    if call.mode == "file" and call.limit is not None:
-        return call.limit
-    return None
+    requested = calls.requested_lines(call)
+    if requested is None:
+        return None
+    first, last = requested
+    return None if last is None else max(0, last - first + 1)
 
 
 def _ref_problems(call: ReadCall, target: _Target, store: RefStore) -> list[tuple[str, str]]:
@@ -98,9 +98,12 @@ def _issued_for(target: _Target, store: RefStore) -> Iterator[CandidateRef]:
                 yield candidate
 
 
-def judge(call: ReadCall, store: RefStore, settings: RefgateSettings,
-          roots: Sequence[Path]) -> Refusal | None:
-    """None when the read may be served; else the refusal with its next calls."""
+def judge(call: ReadCall, store: RefStore, settings: RefgateSettings, roots: Sequence[Path],
+          line_count: Callable[[], int | None] = lambda: None) -> Refusal | None:
+    """None when the read may be served; else the refusal with its next calls.
+
+    :param line_count: the target file's length, asked only to fit proposed windows.
+    """
     if call.mode not in settings.gated_modes:
         return None
     target = _target_of(call, roots)
@@ -130,8 +133,9 @@ def judge(call: ReadCall, store: RefStore, settings: RefgateSettings,
 
     ref_read = next((calls.with_candidate(call, c.candidate_id)
                      for c in _issued_for(target, store)), None)
+    needs_length = calls.requested_lines(call) is not None and (span is None or span > limit)
     windows = calls.precision_windows(call, limit, settings.max_windows,
-                                      settings.window_context_lines)
+                                      line_count() if needs_length else None)
     search = calls.search_for(call)
     if not searched:
         proposals = [search, *windows]

@@ -81,10 +81,24 @@ class RefgatePlugin:
         settings = self._settings(session)
         store = self._store(session)
         with session.state.lock:
-            refusal = judge(call, store, settings, session.roots)
+            refusal = judge(call, store, settings, session.roots,
+                            line_count=lambda: _line_count(session, call.target))
         if refusal is None:
             return None
         build = Verdict.block if settings.policy == "enforce" else Verdict.warn
         return build(*refusal.reason_codes, message=refusal.message, hint=refusal.hint,
                      error_code=refusal.error_code, next_calls=refusal.next_calls,
                      suggested_next_action=refusal.suggested_next_action)
+
+
+def _line_count(session: Session, target: str) -> int | None:
+    """How many lines ``target`` has, so proposed windows stay inside the file.
+
+    Asked of the engine directly (not through the kernel: this is no client read and
+    must not count against budgets), and only when a refusal proposes windows.
+    """
+    probe = ReadCall(mode="file", target=target, limit=1, preview_mode="none")
+    try:
+        return session.kernel.engine.read(probe).total_lines
+    except Exception:  # noqa: BLE001 - any failure just means unclipped windows
+        return None

@@ -48,11 +48,11 @@ def normalize_path(path: str, roots: Sequence[Path] = ()) -> str:
 
 
 def symbol_names(symbol: str) -> set[str]:
-    """A symbol and its last dotted part: ``Config.load`` matches ``load`` and ``Config.load``."""
+    """A symbol and its last part: ``Config.load`` (or ``Config::load``) also names ``load``."""
     name = symbol.strip()
     if not name:
         return set()
-    return {name, name.rsplit(".", 1)[-1]}
+    return {name, name.replace("::", ".").rsplit(".", 1)[-1]}
 
 
 def words(text: str) -> set[str]:
