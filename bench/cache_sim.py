@@ -14,11 +14,16 @@ provider's (a breakpoint counts when the prompt *up to it* has at least the mini
 stricter per-block rule (the block itself must have the minimum), which is what the
 token-aware option guards against.
 
-Policies compared in one run:
+Policies compared in one run (every tracker is the plugin's, built by
+sari_ripple.new_tracker with default settings, so the rows are the plugin's policies):
   none          all context in one block with one breakpoint
-  fixed         the tracker seed 004 replaces: L2/L1/L0 after 5/10/20 unchanged rounds
-  ripple        seed 004's ripple promotion (sari_ripple.RippleTracker), token_aware off
-  ripple+ta     the same with token_aware on (tiers under the minimum merge down)
+  fixed         policy "fixed", the tracker seed 004 replaces: L2/L1/L0 after 5/10/20
+                unchanged rounds (sari_ripple.FixedThresholdTracker)
+  ripple        policy "ripple": seed 004's ripple promotion (sari_ripple.RippleTracker)
+  gated         policy "gated", the default: ripple promotion that also needs the item
+                unchanged for 5/10/20 rounds to enter L2/L1/L0 (sari_ripple.GatedRippleTracker)
+  ripple+ta, gated+ta   the same with token_aware on (tiers under the minimum merge down)
+  ripple xK     with --scales: ripple with every TIER_CONFIG value times K
 
     python bench/cache_sim.py                      # data from ../shared/data next to the repo
     python bench/cache_sim.py path/to/commit_rounds [--min-cache-tokens 1024]
@@ -33,15 +38,22 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sari_ripple import TIER_CONFIG, RippleTracker
-from sari_ripple.config import tier_rules
+from sari_ripple import TIER_CONFIG, RippleTracker, TierTracker, new_tracker, tier_rules
+from sari_ripple.config import PolicyName
 from sari_ripple.plan import LayoutItem, PromptPlan, plan_from_layout, tier_layout
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO_ROOT.parent / "shared" / "data" / "commit_rounds"
 CHARS_PER_TOKEN = 4
 WRITE_COST, READ_COST = 1.25, 0.1
-FIXED_THRESHOLDS = (("L0", 20), ("L1", 10), ("L2", 5))
+# (row, sari_ripple policy, token_aware): the plugin's own trackers, default settings.
+POLICY_ROWS: tuple[tuple[str, PolicyName, bool], ...] = (
+    ("fixed", "fixed", False),
+    ("ripple", "ripple", False),
+    ("ripple+ta", "ripple", True),
+    ("gated", "gated", False),
+    ("gated+ta", "gated", True),
+)
 
 Block = tuple[tuple[tuple[str, int], ...], int, bool]  # (identity, tokens, breakpoint after)
 
@@ -104,37 +116,15 @@ def no_tiering(history: History) -> Policy:
     return plan
 
 
-def fixed_thresholds(history: History) -> Policy:
-    """Seed 004's "current system": every item ages each response; tier by unchanged rounds."""
-    stable: dict[str, int] = {}
-
-    def plan(round_: Round) -> PromptPlan:
-        changed = set(round_.changed)
-        for name in list(stable):
-            if name not in round_.context:
-                del stable[name]
-        for name in round_.context:
-            stable[name] = 0 if name in changed else stable.get(name, 0) + 1
-        layout: dict[str, list[LayoutItem]] = {tier: [] for tier in ("L0", "L1", "L2", "L3",
-                                                                      "active")}
-        for name in sorted(round_.context):
-            count = stable[name]
-            tier = "active" if count == 0 else next(
-                (tier for tier, threshold in FIXED_THRESHOLDS if count >= threshold), "L3")
-            layout[tier].append(LayoutItem(name, count,
-                                           history.tokens[(name, round_.context[name])]))
-        return _layout_plan(layout, token_aware=False, min_tokens=0)
-    return plan
-
-
 def scaled_tier_config(scale: int) -> dict[str, dict[str, int | None]]:
     """Seed 004's TIER_CONFIG with every entry N and threshold multiplied by ``scale``."""
     return {tier: {key: None if value is None else value * scale for key, value in rule.items()}
             for tier, rule in TIER_CONFIG.items()}
 
 
-def ripple(history: History, *, token_aware: bool, min_tokens: int, scale: int = 1) -> Policy:
-    tracker = RippleTracker(tier_rules(scaled_tier_config(scale)))
+def tracked(history: History, tracker: TierTracker, *, token_aware: bool,
+            min_tokens: int) -> Policy:
+    """A plugin tracker laid out as the plugin lays it out: the commit's files are Active."""
 
     def plan(round_: Round) -> PromptPlan:
         def content(name: str) -> str | None:
@@ -217,15 +207,14 @@ def blocks_of(plan: PromptPlan, versions: dict[str, int]) -> list[Block]:
 def policies(history: History, min_tokens: int, scales: Iterable[int] = ()
              ) -> dict[str, Policy]:
     """The compared policies by name, in report order (``ripple xK``: thresholds times K)."""
-    running = {
-        "none": no_tiering(history),
-        "fixed": fixed_thresholds(history),
-        "ripple": ripple(history, token_aware=False, min_tokens=min_tokens),
-        "ripple+ta": ripple(history, token_aware=True, min_tokens=min_tokens),
-    }
+    running = {"none": no_tiering(history)}
+    for name, policy, token_aware in POLICY_ROWS:
+        running[name] = tracked(history, new_tracker(policy=policy), token_aware=token_aware,
+                                min_tokens=min_tokens)
     for scale in scales:
-        running[f"ripple x{scale}"] = ripple(history, token_aware=False, min_tokens=min_tokens,
-                                             scale=scale)
+        running[f"ripple x{scale}"] = tracked(
+            history, RippleTracker(tier_rules(scaled_tier_config(scale))), token_aware=False,
+            min_tokens=min_tokens)
     return running
 
 

@@ -88,3 +88,37 @@ def test_the_data_is_found_from_the_repository_or_an_argument(sim, tmp_path: Pat
     assert list(sim.data_files([str(tmp_path)])) == []
     with pytest.raises(SystemExit):
         list(sim.data_files([str(tmp_path / "missing")]))
+
+
+def _busy_history(sim, tmp_path: Path):
+    """Seven files, an eighth a round later (first by name), then only z.py is edited."""
+    data = tmp_path / "busy.jsonl"
+    commits = [{"commit": "0", "files": [{"path": f"{name}.py", "status": "A", "bytes": 8000}
+                                         for name in "abcdefz"]},
+               {"commit": "1", "files": [{"path": "0.py", "status": "A", "bytes": 8000}]}]
+    commits += [{"commit": str(k), "files": [{"path": "z.py", "status": "M",
+                                              "bytes": 8000 + k}]} for k in range(2, 12)]
+    data.write_text("\n".join([json.dumps({"repo": "toy/busy"}), *map(json.dumps, commits)]),
+                    encoding="utf-8")
+    return sim.load_history(data)
+
+
+def test_the_policy_rows_are_the_plugins_trackers(sim, tmp_path: Path) -> None:
+    from sari_ripple import POLICIES, FixedThresholdTracker, GatedRippleTracker, RippleTracker
+
+    assert {policy for _, policy, _ in sim.POLICY_ROWS} == set(POLICIES)
+    history = _busy_history(sim, tmp_path)
+    tallies = sim.simulate(history, 1024)
+    for row, tracker in (("fixed", FixedThresholdTracker()), ("ripple", RippleTracker()),
+                         ("gated", GatedRippleTracker())):
+        policy = sim.tracked(history, tracker, token_aware=False, min_tokens=1024)
+        cache, tally = sim.PrefixCache(1024, per_block_minimum=False), sim.Tally()
+        for round_ in history.rounds:
+            cache.request(sim.blocks_of(policy(round_), round_.context), tally)
+        assert (tally.read, tally.written) == (tallies[("prefix", row)].read,
+                                               tallies[("prefix", row)].written), row
+    # Ripple settles a..f in their tiers within two rounds and then nothing moves; fixed
+    # lifts a..f above 0.py (which sorts first in their block) at 5 rounds, then 0.py
+    # after them: each lift rewrites the prefix.
+    assert (tallies[("prefix", "ripple")].read, tallies[("prefix", "fixed")].read) == (
+        126000, 70000)

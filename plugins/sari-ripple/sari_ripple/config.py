@@ -1,4 +1,4 @@
-"""Tier names, seed 004's ``TIER_CONFIG`` and the plugin's settings model."""
+"""Tier names, seed 004's ``TIER_CONFIG``, the fixed thresholds and the plugin's settings model."""
 
 from __future__ import annotations
 
@@ -11,6 +11,9 @@ from pydantic import BaseModel, Field, field_validator
 Tier = Literal["active", "L3", "L2", "L1", "L0"]
 # Why an item entered a tier: the values of ``TierEntry.reason``.
 EntryReason = Literal["inactive", "promotion", "modified", "reactivated", "initial"]
+# The tier policies a session can run (``RippleSettings.policy``); see sari_ripple.policies.
+PolicyName = Literal["gated", "ripple", "fixed"]
+DEFAULT_POLICY: PolicyName = "gated"
 ACTIVE: Tier = "active"
 # Ripple order: an item leaving Active enters L3 and is promoted towards L0.
 CACHE_TIERS: tuple[Tier, ...] = ("L3", "L2", "L1", "L0")
@@ -23,6 +26,11 @@ TIER_CONFIG: dict[str, dict[str, int | None]] = {
     "L1": {"entry_n": 9, "promotion_threshold": 12},
     "L0": {"entry_n": 12, "promotion_threshold": None},  # terminal tier
 }
+
+# Seed 004's "current system": an item sits in L2, L1, L0 once unchanged for this many rounds
+# (L3 from one round on). The fixed policy tiers by these; the gated policy uses them as the
+# minimum age for a ripple promotion into each tier.
+FIXED_THRESHOLDS: dict[str, int] = {"L2": 5, "L1": 10, "L0": 20}
 
 
 @dataclass(frozen=True)
@@ -58,13 +66,54 @@ def tier_rules(config: Mapping[str, Mapping[str, Any]] | None = None) -> dict[st
     return rules
 
 
-class RippleSettings(BaseModel):
-    """``[tool.sari.ripple]``: ripple-promotion prompt-cache tiers (seed 004)."""
+def fixed_rules(thresholds: Mapping[str, Any] | None = None) -> dict[str, TierRule]:
+    """The fixed policy's rules in ``TierRule`` form, from ``{"L2": 5, "L1": 10, "L0": 20}``.
 
+    N is the number of rounds an item has been unchanged: an item enters a tier when N
+    reaches the tier's threshold (``entry_n``; L3 from 1) and leaves it upwards at the next
+    tier's (``promotion_threshold``).
+
+    :raises ValueError: unless exactly L2, L1 and L0 are given as integers rising from above 1.
+    """
+    thresholds = FIXED_THRESHOLDS if thresholds is None else thresholds
+    upper = CACHE_TIERS[1:]
+    missing = [tier for tier in upper if tier not in thresholds]
+    unknown = sorted(set(thresholds) - set(upper))
+    if missing or unknown:
+        raise ValueError(f"fixed_thresholds needs exactly the tiers L2, L1, L0 "
+                         f"(missing: {missing or 'none'}, unknown: {unknown or 'none'})")
+    entries = [1]
+    for tier in upper:
+        value = thresholds[tier]
+        if not isinstance(value, int) or isinstance(value, bool) or value <= entries[-1]:
+            raise ValueError(f"fixed_thresholds.{tier} must be an integer greater than "
+                             f"{entries[-1]} (the threshold of the tier below)")
+        entries.append(value)
+    return {tier: TierRule(entry_n=entries[index],
+                           promotion_threshold=entries[index + 1] if index + 1 < len(entries)
+                           else None)
+            for index, tier in enumerate(CACHE_TIERS)}
+
+
+class RippleSettings(BaseModel):
+    """``[tool.sari.ripple]``: prompt-cache tiers by ripple promotion (seed 004) or alternatives."""
+
+    policy: PolicyName = Field(
+        DEFAULT_POLICY,
+        description="How items move between tiers: 'gated' (ripple promotion that also needs "
+                    "the item unchanged for fixed_thresholds rounds), 'ripple' (seed 004 as "
+                    "written) or 'fixed' (tier by unchanged rounds alone).",
+    )
     tier_config: dict[str, dict[str, int | None]] = Field(
         default_factory=lambda: {tier: dict(rule) for tier, rule in TIER_CONFIG.items()},
         description="Seed 004's TIER_CONFIG: per cache tier the N an item gets on entry and "
-                    "the N at which it is promoted to the next tier (L0 is terminal).",
+                    "the N at which it is promoted to the next tier (L0 is terminal). Used by "
+                    "the ripple and gated policies.",
+    )
+    fixed_thresholds: dict[str, int] = Field(
+        default_factory=lambda: dict(FIXED_THRESHOLDS),
+        description="Unchanged rounds after which an item sits in L2, L1 and L0 under the fixed "
+                    "policy, and the age the gated policy requires for a promotion into each.",
     )
     token_aware: bool = Field(
         False,
@@ -93,5 +142,16 @@ class RippleSettings(BaseModel):
         tier_rules(value)
         return value
 
+    @field_validator("fixed_thresholds")
+    @classmethod
+    def _valid_thresholds(cls, value: dict[str, int]) -> dict[str, int]:
+        fixed_rules(value)
+        return value
+
     def rules(self) -> dict[str, TierRule]:
+        """Seed 004's tier rules (ripple promotion), from ``tier_config``."""
         return tier_rules(self.tier_config)
+
+    def fixed_rules(self) -> dict[str, TierRule]:
+        """The fixed policy's rules, from ``fixed_thresholds``."""
+        return fixed_rules(self.fixed_thresholds)

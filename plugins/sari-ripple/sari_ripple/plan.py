@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sari_ripple.config import ACTIVE, PROMPT_ORDER, Tier
-from sari_ripple.tracker import RippleTracker
+from sari_ripple.tracking import TierTracker
 
 CACHE_CONTROL: dict[str, str] = {"type": "ephemeral"}
 TokenCounter = Callable[[str], int]
@@ -91,7 +91,7 @@ class PromptPlan:
         return plan
 
 
-def tier_layout(tracker: RippleTracker, items: Iterable[str],
+def tier_layout(tracker: TierTracker, items: Iterable[str],
                 tokens_of: TokenCounter) -> dict[Tier, list[LayoutItem]]:
     """The given items by tier, in prompt order, each with its N and token estimate."""
     grouped = tracker.get_items_by_tier(items)
@@ -125,7 +125,7 @@ def plan_from_layout(layout: dict[Tier, list[LayoutItem]], *, token_aware: bool 
     return plan
 
 
-def build_prompt_plan(tracker: RippleTracker, items: Iterable[str], tokens_of: TokenCounter, *,
+def build_prompt_plan(tracker: TierTracker, items: Iterable[str], tokens_of: TokenCounter, *,
                       token_aware: bool = False, min_cache_tokens: int = 1024) -> PromptPlan:
     """The library entry point: the prompt plan for ``items`` as the tracker tiers them.
 

@@ -37,7 +37,8 @@ TOOL_DESCRIPTION = (
     "Close the current round of prompt-cache tiering and get the layout for your next prompt. "
     "Pass every item in your context (file paths, or {id, version, tokens} for non-file items "
     "such as a symbol map or history). Files read or edited through Sari since the last call "
-    "are Active; the rest sit in cache tiers L3..L0 by ripple promotion. The answer lists the "
+    "are Active; the rest sit in cache tiers L3..L0 by the configured policy (ripple promotion "
+    "gated by age by default). The answer lists the "
     "items per tier with N values and token estimates, what moved, and a prompt plan: blocks "
     "from the most stable tier (L0) to Active with a cache_control {'type': 'ephemeral'} "
     "breakpoint after each non-empty tier. Set include_text to get the rendered text blocks."
@@ -73,7 +74,7 @@ class ContextTiersArgs(BaseModel):
 
 
 class RipplePlugin:
-    """Ripple-promotion prompt-cache tiers (seed 004)."""
+    """Prompt-cache tiers (seed 004): gated ripple, ripple or fixed thresholds, per settings."""
 
     name = "ripple"
 
@@ -183,6 +184,7 @@ def _payload(result: RoundResult, state: RippleSession, include_text: bool) -> d
         "moved": moved,
         "dropped": result.dropped,
         "missing": result.missing,
+        "policy": state.tracker.policy,
         "token_aware": state.settings.token_aware,
         "plan": result.plan.to_json(render if include_text else None),
     }

@@ -18,8 +18,9 @@ from sari_core.models import TierEntry
 from sari_ripple.config import RippleSettings, Tier
 from sari_ripple.initial import InitialPlacer
 from sari_ripple.plan import PromptPlan, plan_from_layout, tier_layout
+from sari_ripple.policies import new_tracker, restore_tracker
 from sari_ripple.store import load_state, save_state
-from sari_ripple.tracker import Content, RippleTracker
+from sari_ripple.tracking import Content, TierTracker
 from sari_ripple.workspace_files import WorkspaceFiles
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,7 @@ class RoundResult:
 class RippleSession:
     """Runtime and persisted tier state of one session (``Session.namespace("ripple")``)."""
 
-    tracker: RippleTracker
+    tracker: TierTracker
     files: WorkspaceFiles
     settings: RippleSettings
     path: Path | None
@@ -67,20 +68,21 @@ class RippleSession:
     def open(cls, files: WorkspaceFiles, settings: RippleSettings, path: Path | None,
              references: ReferenceSource) -> RippleSession:
         """Restore the saved state at ``path``, or start fresh."""
-        rules = settings.rules()
         data = load_state(path) if path is not None else None
-        session = cls(RippleTracker(rules), files, settings, path, references)
+        session = cls(new_tracker(settings), files, settings, path, references)
         if data is None:
             return session
         try:
-            session.tracker = RippleTracker.from_dict(data.get("tracker", {}), rules)
+            session.tracker = restore_tracker(data.get("tracker", {}), settings)
             session.round = int(data.get("round", 0))
             session.opaque = {str(key): OpaqueItem(str(value.get("version", "")),
                                                    int(value.get("tokens", 0)))
                               for key, value in dict(data.get("opaque", {})).items()}
         except (ValueError, TypeError, AttributeError) as exc:
+            # Also a state saved under another policy: its N values mean something else.
             log.warning("ripple: starting fresh, saved state %s is invalid: %s", path, exc)
-            session.tracker = RippleTracker(rules)
+            session.tracker = new_tracker(settings)
+            session.round, session.opaque = 0, {}
         return session
 
     # --- gathering the round ------------------------------------------------------------

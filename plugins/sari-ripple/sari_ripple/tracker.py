@@ -1,226 +1,60 @@
 """The ripple-promotion stability tracker of seed 004 (as corrected by issue 8).
 
-Every item has an explicit tier (``active``, ``L3``..``L0``), an N value and a
-content hash. An item leaving Active enters L3 with N=3; an item *entering* a
-tier increments the N of the other items already there; an item whose N reaches
-its tier's promotion threshold moves up one tier and keeps its N; promotions
-cascade tier by tier. A modified or re-activated item returns to Active with N=0.
+An item leaving Active enters L3 with N=3; an item *entering* a tier increments the
+N of the other items already there; an item whose N reaches its tier's promotion
+threshold moves up one tier and keeps its N; promotions cascade tier by tier. A
+modified or re-activated item returns to Active with N=0 (see
+:class:`~sari_ripple.tracking.TierTracker` for what every policy shares).
 
 Batch rules (issue 8): items entering L3 from Active in one round enter one after
 another, each incrementing everyone already there, earlier entrants included;
 items promoted out of a tier in one step enter the next tier as a batch whose
 members do not increment each other; promotions out of a tier are checked once
 the whole batch has entered it.
-
-The tracker knows nothing of the kernel: each entry is handed to ``on_entry``,
-which the plugin wires to ``Kernel.fire_tier_entry``.
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping
 
-from sari_core.models import TierEntry
-from sari_ripple.config import (
-    ACTIVE,
-    CACHE_TIERS,
-    PROMPT_ORDER,
-    EntryReason,
-    Tier,
-    TierRule,
-    tier_rules,
+from sari_ripple.config import ACTIVE, CACHE_TIERS, Tier, TierRule, tier_rules
+from sari_ripple.tracking import (
+    STATE_VERSION,
+    Content,
+    ContentGetter,
+    EntryCallback,
+    StabilityInfo,
+    TierTracker,
+    content_hash,
 )
 
-Content = str | bytes
-ContentGetter = Callable[[str], Content | None]
-EntryCallback = Callable[[TierEntry], None]
-STATE_VERSION = 1
+__all__ = ["STATE_VERSION", "Content", "ContentGetter", "EntryCallback", "RippleTracker",
+           "StabilityInfo", "content_hash"]
 
 
-def content_hash(content: Content) -> str:
-    """A short, stable fingerprint of an item's content (detects modifications)."""
-    data = content.encode("utf-8") if isinstance(content, str) else content
-    return hashlib.sha256(data).hexdigest()[:16]
-
-
-@dataclass
-class StabilityInfo:
-    """What the tracker knows of one item.
-
-    :ivar tier: where the item sits now.
-    :ivar n_value: its N (0 in Active).
-    :ivar content_hash: fingerprint of the content last seen, for detecting modifications.
-    :ivar seq: activation order; items leaving Active in one round enter L3 in this order.
-    """
-
-    tier: Tier
-    n_value: int
-    content_hash: str
-    seq: int = 0
-
-
-class RippleTracker:
+class RippleTracker(TierTracker):
     """Assigns context items to prompt-cache tiers by ripple promotion.
 
-    :param rules: per-tier entry N and promotion threshold (seed 004's ``TIER_CONFIG``).
-    :param on_entry: called with a :class:`~sari_core.models.TierEntry` for every entry
-        into a tier (including returns to Active), in the order they happen.
+    :param rules: per-tier entry N and promotion threshold (seed 004's ``TIER_CONFIG``
+        when None).
+    :param on_entry: called with every :class:`~sari_core.models.TierEntry`, in order.
     """
+
+    policy = "ripple"
 
     def __init__(self, rules: Mapping[str, TierRule] | None = None,
                  on_entry: EntryCallback | None = None) -> None:
-        self.rules: dict[str, TierRule] = dict(rules) if rules is not None else tier_rules()
-        self.on_entry = on_entry
-        self._items: dict[str, StabilityInfo] = {}
-        self._seq = 0
-        self.last_dropped: list[str] = []
+        super().__init__(tier_rules() if rules is None else rules, on_entry)
 
-    # --- queries ------------------------------------------------------------------------
-
-    def __contains__(self, item: object) -> bool:
-        return item in self._items
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def get_tier(self, item: str) -> Tier:
-        """The item's tier; an item never seen is Active (uncached)."""
-        info = self._items.get(item)
-        return info.tier if info else ACTIVE
-
-    def get_n_value(self, item: str) -> int:
-        info = self._items.get(item)
-        return info.n_value if info else 0
-
-    def info(self, item: str) -> StabilityInfo | None:
-        """A copy of the item's record, or None if it is not tracked."""
-        info = self._items.get(item)
-        return StabilityInfo(info.tier, info.n_value, info.content_hash, info.seq) if info else None
-
-    def tracked(self) -> list[str]:
-        return sorted(self._items)
-
-    def get_items_by_tier(self, items: Iterable[str] | None = None) -> dict[Tier, list[str]]:
-        """Items grouped by tier, keyed in prompt order (L0 first), each list sorted.
-
-        :param items: the items to group (untracked ones count as Active);
-            all tracked items when None.
-        """
-        grouped: dict[Tier, list[str]] = {tier: [] for tier in PROMPT_ORDER}
-        for item in sorted(set(self._items if items is None else items)):
-            grouped[self.get_tier(item)].append(item)
-        return grouped
-
-    # --- direct changes -----------------------------------------------------------------
-
-    def place(self, item: str, tier: Tier, content: Content = b"", *,
-              n_value: int | None = None, reason: EntryReason = "initial") -> None:
-        """Put an untracked item straight into a tier, without rippling (initial placement).
-
-        :param n_value: defaults to the tier's entry N (0 for Active).
-        :raises ValueError: if the item is already tracked.
-        """
-        if item in self._items:
-            raise ValueError(f"{item!r} is already tracked (tier {self._items[item].tier})")
-        n = 0 if tier == ACTIVE else self.rules[tier].entry_n if n_value is None else n_value
-        self._items[item] = StabilityInfo(tier, n, content_hash(content), self._next_seq())
-        self._emit(item, tier, None, reason)
-
-    def demote(self, item: str, content: Content | None = None) -> bool:
-        """An item was modified: back to Active with N=0 (a no-op if already Active).
-
-        :param content: the new content, when known (refreshes the hash).
-        :return: True if the item left a cache tier.
-        """
-        info = self._items.get(item)
-        if info is None:
-            return False
-        if content is not None:
-            info.content_hash = content_hash(content)
-        if info.tier == ACTIVE:
-            return False
-        previous = info.tier
-        info.tier, info.n_value, info.seq = ACTIVE, 0, self._next_seq()
-        self._emit(item, ACTIVE, previous, "modified")
+    def _may_promote(self, item: str, tier: Tier) -> bool:
+        """Whether an item whose N reached its threshold may enter ``tier`` now (always)."""
         return True
 
-    def forget(self, item: str) -> bool:
-        return self._items.pop(item, None) is not None
-
-    # --- the round ----------------------------------------------------------------------
-
-    def update_after_response(self, items: Iterable[str], get_content: ContentGetter,
-                              modified: Iterable[str] | None = None) -> dict[str, Tier]:
-        """Close a round: ``items`` are this round's Active context.
-
-        Tracked items whose content is gone (``get_content`` returns None) are dropped.
-        Items in ``items`` or ``modified`` are Active; a cached item whose content
-        changed returns to Active; Active items not in play this round enter L3 and
-        the promotions ripple upwards.
-
-        :return: ``{item: new_tier}`` for every item whose tier changed this round.
-        """
-        modified_set = set(modified or ())
-        before = {item: info.tier for item, info in self._items.items()}
-        contents: dict[str, Content | None] = {}
-
-        def content_of(item: str) -> Content | None:
-            if item not in contents:
-                contents[item] = get_content(item)
-            return contents[item]
-
-        self.last_dropped = [item for item in sorted(self._items) if content_of(item) is None]
-        for item in self.last_dropped:
-            del self._items[item]
-
-        listed = list(dict.fromkeys(items))
-        in_play = listed + sorted(modified_set.difference(listed))
-        active_now: set[str] = set()
-        for item in in_play:
-            content = content_of(item)
-            if content is None:
-                continue
-            active_now.add(item)
-            self._activate(item, content_hash(content), changed=item in modified_set)
-        for item in sorted(self._items):
-            info = self._items[item]
-            if item in active_now or info.tier == ACTIVE:
-                continue
-            content = content_of(item)
-            assert content is not None  # dropped above otherwise
-            fingerprint = content_hash(content)
-            if fingerprint != info.content_hash:
-                active_now.add(item)
-                self._activate(item, fingerprint, changed=True)
-
-        leaving = sorted((info.seq, item) for item, info in self._items.items()
-                         if info.tier == ACTIVE and item not in active_now)
-        self._ripple([item for _, item in leaving])
-        return {item: info.tier for item, info in sorted(self._items.items())
-                if before.get(item) != info.tier}
-
-    def _activate(self, item: str, fingerprint: str, *, changed: bool) -> None:
-        info = self._items.get(item)
-        if info is None:
-            self._items[item] = StabilityInfo(ACTIVE, 0, fingerprint, self._next_seq())
-            self._emit(item, ACTIVE, None, "initial")
-            return
-        was_modified = changed or fingerprint != info.content_hash
-        info.content_hash = fingerprint
-        if info.tier == ACTIVE:
-            return
-        previous = info.tier
-        info.tier, info.n_value, info.seq = ACTIVE, 0, self._next_seq()
-        self._emit(item, ACTIVE, previous, "modified" if was_modified else "reactivated")
-
-    def _ripple(self, leaving_active: list[str]) -> None:
+    def _advance(self, leaving_active: list[str]) -> None:
         """Enter L3 one after another, then promote batch by batch, tier by tier."""
         batch: list[tuple[str, Tier]] = [(item, ACTIVE) for item in leaving_active]
         sequential = True  # only the entries from Active increment each other
-        for tier in CACHE_TIERS:
+        for index, tier in enumerate(CACHE_TIERS):
             if not batch:
                 return
             rule = self.rules[tier]
@@ -237,53 +71,7 @@ class RippleTracker:
                 self._emit(item, tier, previous, "inactive" if previous == ACTIVE else "promotion")
             if rule.promotion_threshold is None:
                 return
-            threshold = rule.promotion_threshold
+            threshold, upper = rule.promotion_threshold, CACHE_TIERS[index + 1]
             batch = [(item, tier) for item in sorted(members)
-                     if self._items[item].n_value >= threshold]
+                     if self._items[item].n_value >= threshold and self._may_promote(item, upper)]
             sequential = False
-
-    # --- plumbing -----------------------------------------------------------------------
-
-    def _next_seq(self) -> int:
-        self._seq += 1
-        return self._seq
-
-    def _emit(self, item: str, tier: Tier, previous: Tier | None, reason: EntryReason) -> None:
-        if self.on_entry is not None:
-            self.on_entry(TierEntry(item=item, tier=tier, previous_tier=previous,
-                                    n_value=self._items[item].n_value,
-                                    reason=reason))
-
-    # --- persistence --------------------------------------------------------------------
-
-    def to_dict(self) -> dict[str, Any]:
-        """The tracker's state as JSON-ready data (sorted, so equal states give equal bytes)."""
-        return {
-            "version": STATE_VERSION,
-            "seq": self._seq,
-            "items": {item: {"tier": info.tier, "n": info.n_value, "hash": info.content_hash,
-                             "seq": info.seq}
-                      for item, info in sorted(self._items.items())},
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], rules: Mapping[str, TierRule] | None = None,
-                  on_entry: EntryCallback | None = None) -> RippleTracker:
-        """Restore a tracker saved by :meth:`to_dict`.
-
-        :raises ValueError: if the data is not a tracker state this version understands.
-        """
-        if data.get("version") != STATE_VERSION:
-            raise ValueError(f"unsupported ripple state version {data.get('version')!r}")
-        tracker = cls(rules, on_entry)
-        valid_tiers = set(PROMPT_ORDER)
-        for item, record in dict(data.get("items", {})).items():
-            tier, n_value = record.get("tier"), record.get("n")
-            if tier not in valid_tiers or not isinstance(n_value, int) or n_value < 0:
-                raise ValueError(f"invalid ripple state for {item!r}: {record!r}")
-            tracker._items[str(item)] = StabilityInfo(
-                tier=tier, n_value=0 if tier == ACTIVE else n_value,
-                content_hash=str(record.get("hash", "")), seq=int(record.get("seq", 0)))
-        tracker._seq = max([int(data.get("seq", 0)),
-                            *(info.seq for info in tracker._items.values())])
-        return tracker
