@@ -169,9 +169,8 @@ def _action(label: str, searched: bool, ref_read: NextCall | None, has_windows: 
 def _hint(has_ref_read: bool, has_windows: bool, limit: int) -> str:
     steps: list[str] = []
     if has_ref_read:
-        steps.append("repeat the read with the candidate_id this session's search issued")
-    steps.append("search, then read with a candidate_id or bundle_id from the results")
+        steps.append("the read with this session's candidate_id")
     if has_windows:
-        steps.append(f"read at most {limit} lines (snippet start_line/end_line, or file "
-                     "offset/limit)")
-    return "next_calls are ready to run: " + "; or ".join(steps) + "."
+        steps.append(f"windows of at most {limit} lines")
+    steps.append("a search that issues refs")
+    return "Run one of next_calls: " + ", ".join(steps) + "."

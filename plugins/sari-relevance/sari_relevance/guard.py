@@ -31,7 +31,6 @@ class Finding:
     hint: str
     next_calls: tuple[NextCall, ...]
     alternatives: tuple[str, ...]
-    query: str | None
     suggested_next_action: str
 
 
@@ -93,8 +92,8 @@ def judge(call: ReadCall, baseline: Baseline | None, settings: RelevanceSettings
     else:
         sentences = [LEAD, "Try a search for what you need in the project's own code."]
     if outside:
-        sentences.append(f"{label} is not among the top {settings.top_k} results of the "
-                         f"latest search {query!r}.")
+        of = "its" if alternatives else f"the latest search {query!r}'s"
+        sentences.append(f"{label} is not in {of} top {settings.top_k}.")
     if excluded is not None:
         codes.append(EXCLUDED_PATH)
         sentences.append(f"{label} is under the excluded path {excluded!r}.")
@@ -107,4 +106,4 @@ def judge(call: ReadCall, baseline: Baseline | None, settings: RelevanceSettings
               f"{query!r})." if alternatives else
               "Search the project's own code for what you need.")
     return Finding(tuple(codes), " ".join(sentences), hint, next_calls,
-                   tuple(entry.path for entry in alternatives), query, action)
+                   tuple(entry.path for entry in alternatives), action)

@@ -73,7 +73,7 @@ class RelevancePlugin:
         finding = judge(call, baseline, settings, session.roots)
         if finding is None:
             return None
-        annotations = {"alternatives": list(finding.alternatives), "query": finding.query}
+        annotations = {"alternatives": list(finding.alternatives)}
         if settings.hard:
             return Verdict.block(*finding.reason_codes, message=finding.message,
                                  hint=finding.hint, error_code=HARD_ERROR_CODE,
