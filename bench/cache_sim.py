@@ -23,7 +23,10 @@ sari_ripple.new_tracker with default settings, so the rows are the plugin's poli
   gated         policy "gated", the default: ripple promotion that also needs the item
                 unchanged for 5/10/20 rounds to enter L2/L1/L0 (sari_ripple.GatedRippleTracker)
   ripple+ta, gated+ta   the same with token_aware on (tiers under the minimum merge down)
-  ripple xK     with --scales: ripple with every TIER_CONFIG value times K
+  with --scales K,...: sensitivity rows, each value times K (rounded up)
+  ripple xK     ripple with every TIER_CONFIG value times K
+  fixed xK      fixed with the thresholds times K (a slower fixed policy)
+  gated xK      gated with its age gate (the fixed thresholds) times K, TIER_CONFIG as is
 
     python bench/cache_sim.py                      # data from ../shared/data next to the repo
     python bench/cache_sim.py path/to/commit_rounds [--min-cache-tokens 1024]
@@ -33,12 +36,23 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sari_ripple import TIER_CONFIG, RippleTracker, TierTracker, new_tracker, tier_rules
+from sari_ripple import (
+    FIXED_THRESHOLDS,
+    TIER_CONFIG,
+    FixedThresholdTracker,
+    GatedRippleTracker,
+    RippleTracker,
+    TierTracker,
+    fixed_rules,
+    new_tracker,
+    tier_rules,
+)
 from sari_ripple.config import PolicyName
 from sari_ripple.plan import LayoutItem, PromptPlan, plan_from_layout, tier_layout
 
@@ -116,10 +130,20 @@ def no_tiering(history: History) -> Policy:
     return plan
 
 
-def scaled_tier_config(scale: int) -> dict[str, dict[str, int | None]]:
+def _times(value: int, scale: float) -> int:
+    return math.ceil(value * scale)
+
+
+def scaled_tier_config(scale: float) -> dict[str, dict[str, int | None]]:
     """Seed 004's TIER_CONFIG with every entry N and threshold multiplied by ``scale``."""
-    return {tier: {key: None if value is None else value * scale for key, value in rule.items()}
+    return {tier: {key: None if value is None else _times(value, scale)
+                   for key, value in rule.items()}
             for tier, rule in TIER_CONFIG.items()}
+
+
+def scaled_fixed_thresholds(scale: float) -> dict[str, int]:
+    """The fixed thresholds (L2/L1/L0 at 5/10/20 rounds) multiplied by ``scale``."""
+    return {tier: _times(value, scale) for tier, value in FIXED_THRESHOLDS.items()}
 
 
 def tracked(history: History, tracker: TierTracker, *, token_aware: bool,
@@ -204,21 +228,28 @@ def blocks_of(plan: PromptPlan, versions: dict[str, int]) -> list[Block]:
 
 # --- the run ------------------------------------------------------------------------------
 
-def policies(history: History, min_tokens: int, scales: Iterable[int] = ()
+def policies(history: History, min_tokens: int, scales: Iterable[float] = ()
              ) -> dict[str, Policy]:
-    """The compared policies by name, in report order (``ripple xK``: thresholds times K)."""
+    """The compared policies by name, in report order (then the ``xK`` rows of ``scales``)."""
     running = {"none": no_tiering(history)}
     for name, policy, token_aware in POLICY_ROWS:
         running[name] = tracked(history, new_tracker(policy=policy), token_aware=token_aware,
                                 min_tokens=min_tokens)
     for scale in scales:
-        running[f"ripple x{scale}"] = tracked(
-            history, RippleTracker(tier_rules(scaled_tier_config(scale))), token_aware=False,
-            min_tokens=min_tokens)
+        fixed = scaled_fixed_thresholds(scale)
+        scaled: dict[str, TierTracker] = {
+            "ripple": RippleTracker(tier_rules(scaled_tier_config(scale))),
+            "fixed": FixedThresholdTracker(fixed_rules(fixed)),
+            "gated": GatedRippleTracker(gates={tier: rule.entry_n
+                                               for tier, rule in fixed_rules(fixed).items()}),
+        }
+        for name, tracker in scaled.items():
+            running[f"{name} x{scale:g}"] = tracked(history, tracker, token_aware=False,
+                                                    min_tokens=min_tokens)
     return running
 
 
-def simulate(history: History, min_tokens: int, scales: Iterable[int] = ()
+def simulate(history: History, min_tokens: int, scales: Iterable[float] = ()
              ) -> dict[tuple[str, str], Tally]:
     """Tallies keyed by (minimum rule, policy)."""
     running = policies(history, min_tokens, scales)
@@ -294,10 +325,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--min-cache-tokens", type=int, default=1024,
                         help="provider minimum cacheable size (default 1024)")
     parser.add_argument("--scales", default="",
-                        help="extra ripple rows with TIER_CONFIG multiplied by each of these "
-                             "comma-separated factors, e.g. 2,4,8")
+                        help="sensitivity rows: ripple, fixed and gated with their thresholds "
+                             "times each of these comma-separated factors, e.g. 0.5,2,4,8")
     options = parser.parse_args(argv)
-    scales = [int(part) for part in options.scales.split(",") if part.strip()]
+    scales = [float(part) for part in options.scales.split(",") if part.strip()]
     results: dict[str, dict[tuple[str, str], Tally]] = {}
     rounds = 0
     for path in data_files(options.data):

@@ -122,3 +122,11 @@ def test_the_policy_rows_are_the_plugins_trackers(sim, tmp_path: Path) -> None:
     # after them: each lift rewrites the prefix.
     assert (tallies[("prefix", "ripple")].read, tallies[("prefix", "fixed")].read) == (
         126000, 70000)
+
+
+def test_scale_rows_scale_each_policy_and_round_up(sim) -> None:
+    assert sim.scaled_fixed_thresholds(0.5) == {"L2": 3, "L1": 5, "L0": 10}
+    assert sim.scaled_tier_config(2)["L3"] == {"entry_n": 6, "promotion_threshold": 12}
+    rows = sim.policies(sim.History("toy", [], {}), 1024, [0.5, 2])
+    assert list(rows)[-6:] == ["ripple x0.5", "fixed x0.5", "gated x0.5",
+                               "ripple x2", "fixed x2", "gated x2"]
