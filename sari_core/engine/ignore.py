@@ -66,6 +66,9 @@ class IgnoreRules:
         """A ``.gitignore`` changed in ``dir_rel``: read it again on next use."""
         self._specs.pop(dir_rel, None)
 
+    def forget_all(self) -> None:
+        self._specs.clear()
+
     def _spec(self, dir_rel: str) -> pathspec.PathSpec | None:
         if dir_rel not in self._specs:
             folder = self.root / dir_rel if dir_rel else self.root

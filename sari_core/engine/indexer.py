@@ -112,6 +112,8 @@ class Indexer:
         """
         started = time.perf_counter()
         stats = IndexStats()
+        for rules in self.rules:  # .gitignore files may have changed since the last walk
+            rules.forget_all()
         known = self.store.all_files()
         seen: set[Key] = set()
         todo: list[tuple[Key, WalkEntry]] = []
@@ -147,7 +149,9 @@ class Indexer:
         if gone:
             with self.store.transaction() as conn:
                 for row in gone:
-                    change = self._delete(conn, row, report)
+                    # A file that became ignored left the workspace's set, not the disk.
+                    on_disk = os.path.lexists(self.guard.resolved(row.root, row.path).abs)
+                    change = self._delete(conn, row, report and not on_disk)
                     if change is not None:
                         stats.changes.append(change)
                     stats.removed += 1
@@ -235,10 +239,15 @@ class Indexer:
         """
         files: dict[Key, str] = {}
         stale: dict[Key, FileRow] = {}
+        expanded: list[Key] = []
         for root_index, rel in keys:
+            if rel.rsplit("/", 1)[-1] == GITIGNORE:  # new rules: re-check the whole folder
+                folder = rel.rpartition("/")[0]
+                self.rules[root_index].forget(folder)
+                expanded.append((root_index, folder))
+            expanded.append((root_index, rel))
+        for root_index, rel in expanded:
             rules = self.rules[root_index]
-            if rel.rsplit("/", 1)[-1] == GITIGNORE:
-                rules.forget(rel.rpartition("/")[0])
             abs_path = os.path.join(self.guard.roots[root_index], rel) if rel \
                 else str(self.guard.roots[root_index])
             try:
@@ -271,7 +280,9 @@ class Indexer:
         with self.store.transaction() as conn:
             for key, row in stale.items():
                 if key not in files:
-                    change = self._delete(conn, row, True)
+                    # A file that became ignored left the workspace's set, not the disk.
+                    still_there = os.path.lexists(self.guard.resolved(row.root, row.path).abs)
+                    change = self._delete(conn, row, not still_there)
                     if change is not None:
                         changes.append(change)
             for (root_index, rel), abs_path in sorted(files.items()):

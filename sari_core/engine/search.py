@@ -281,6 +281,8 @@ class Searcher:
                 score = 2.0
             elif base == needle:
                 score = 3.0
+            elif base.split(".", 1)[0] == needle:
+                score = 2.5 + (0.2 if row.path.rsplit("/", 1)[-1].startswith(query) else 0.0)
             elif needle in base:
                 score = 2.0
             elif needle in path:

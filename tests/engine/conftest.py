@@ -41,6 +41,25 @@ def repo(_copy: Path) -> Path:
     return _copy / "repo"
 
 
+@pytest.fixture(scope="session")
+def shared_repo(_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One copy that read-only tests share (they must not change it)."""
+    target = tmp_path_factory.mktemp("engine-shared") / "ws"
+    shutil.copytree(_template, target, symlinks=True)
+    return (target / "repo").resolve()
+
+
+@pytest.fixture(scope="session")
+def shared(shared_repo: Path) -> Iterator[Workspace]:
+    """A workspace over ``shared_repo``, indexed once, for tests that only search and read."""
+    engine = Workspace([shared_repo])
+    try:
+        engine.ensure_index(progress=False)
+        yield engine
+    finally:
+        engine.close()
+
+
 @pytest.fixture
 def workspace(repo: Path) -> Iterator[Workspace]:
     engine = Workspace([repo])
@@ -49,6 +68,13 @@ def workspace(repo: Path) -> Iterator[Workspace]:
         yield engine
     finally:
         engine.close()
+
+
+@pytest.fixture(scope="session")
+def shared_kernel(shared: Workspace) -> Iterator[Kernel]:
+    """A plugin-free kernel over the shared workspace (read-only tests)."""
+    with Kernel(shared, load_entry_points=False, analytics_sinks=[]) as kernel:
+        yield kernel
 
 
 @pytest.fixture

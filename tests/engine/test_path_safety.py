@@ -26,10 +26,10 @@ def _refused(response: dict, code: str) -> None:
     "..",
     "../../../../../../etc/passwd",
 ])
-def test_dot_dot_escapes_are_refused(kernel: Kernel, target: str) -> None:
+def test_dot_dot_escapes_are_refused(shared_kernel: Kernel, target: str) -> None:
     for mode_args in ({"mode": "file"}, {"mode": "snippet", "start_line": 1},
                       {"mode": "diff_preview"}):
-        _refused(kernel.execute_read({**mode_args, "target": target}), "PATH_OUTSIDE_WORKSPACE")
+        _refused(shared_kernel.execute_read({**mode_args, "target": target}), "PATH_OUTSIDE_WORKSPACE")
 
 
 def test_absolute_paths_outside_are_refused(kernel: Kernel, outside: Path) -> None:
@@ -44,16 +44,16 @@ def test_absolute_paths_inside_are_served(kernel: Kernel, repo: Path) -> None:
     assert response["ok"] and response["meta"]["path"] == "src/app.py"
 
 
-def test_symlinks_resolving_outside_are_refused(kernel: Kernel) -> None:
-    _refused(kernel.execute_read({"mode": "file", "target": "leak.txt"}), "PATH_OUTSIDE_WORKSPACE")
-    _refused(kernel.execute_read({"mode": "file", "target": "leakdir/secret.txt"}),
+def test_symlinks_resolving_outside_are_refused(shared_kernel: Kernel) -> None:
+    _refused(shared_kernel.execute_read({"mode": "file", "target": "leak.txt"}), "PATH_OUTSIDE_WORKSPACE")
+    _refused(shared_kernel.execute_read({"mode": "file", "target": "leakdir/secret.txt"}),
              "PATH_OUTSIDE_WORKSPACE")
-    _refused(kernel.execute_read({"mode": "snippet", "target": "leak.txt", "start_line": 1}),
+    _refused(shared_kernel.execute_read({"mode": "snippet", "target": "leak.txt", "start_line": 1}),
              "PATH_OUTSIDE_WORKSPACE")
 
 
-def test_a_symlink_inside_the_workspace_reads_its_target(kernel: Kernel) -> None:
-    response = kernel.execute_read({"mode": "file", "target": "alias.py"})
+def test_a_symlink_inside_the_workspace_reads_its_target(shared_kernel: Kernel) -> None:
+    response = shared_kernel.execute_read({"mode": "file", "target": "alias.py"})
     assert response["ok"] and response["meta"]["path"] == "src/app.py"
 
 
@@ -102,10 +102,10 @@ def test_edit_through_an_escaping_symlink_is_refused(kernel: Kernel, outside: Pa
     assert (outside / "secret.txt").read_text() == SECRET + "\n"
 
 
-def test_outside_content_never_reaches_the_index(workspace: Workspace) -> None:
+def test_outside_content_never_reaches_the_index(shared: Workspace) -> None:
     from sari_core.models import SearchCall
 
-    result = workspace.search(SearchCall(query=SECRET))
+    result = shared.search(SearchCall(query=SECRET))
     assert result.total == 0 and result.matches == []
 
 

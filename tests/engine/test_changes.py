@@ -1,0 +1,143 @@
+"""Files changed on disk outside Sari: re-indexed before the next answer, and reported once."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from engine_repo import write
+
+from sari_core.engine import Workspace
+from sari_core.engine.changes import InotifyWatcher, StatSweep
+from sari_core.kernel import Kernel
+from sari_core.models import MutationCall, SearchCall
+
+
+@pytest.fixture(params=["inotify", "sweep"])
+def engine(request: pytest.FixtureRequest, repo: Path) -> Workspace:
+    """Each test runs with the inotify watcher and with the portable stat sweep."""
+    watch = request.param == "inotify"
+    workspace = Workspace([repo], watch=watch)
+    if watch and not isinstance(workspace._changes, InotifyWatcher):
+        workspace.close()
+        pytest.skip("inotify is not available here")
+    if not watch:
+        assert isinstance(workspace._changes, StatSweep)
+    workspace.ensure_index(progress=False)
+    request.addfinalizer(workspace.close)
+    return workspace
+
+
+def paths(engine: Workspace, query: str) -> set[str]:
+    return {match.path for match in engine.search(SearchCall(query=query, limit=50)).matches}
+
+
+def test_a_file_edited_on_disk_is_searched_again_at_once(engine: Workspace, repo: Path) -> None:
+    assert paths(engine, "freshly_added_name") == set()
+    with open(repo / "src" / "other.py", "a", encoding="utf-8") as handle:
+        handle.write("freshly_added_name = 1\n")
+    assert paths(engine, "freshly_added_name") == {"src/other.py"}  # no sleep, no poll first
+    changes = engine.poll_changes()
+    assert [change.path for change in changes] == ["src/other.py"]
+    assert changes[0].old_text is not None and "freshly_added_name" not in changes[0].old_text
+    assert changes[0].new_text is not None and changes[0].new_text.endswith(
+        "freshly_added_name = 1\n")
+    assert engine.poll_changes() == []  # reported once
+
+
+def test_a_file_edited_twice_in_the_same_instant_is_seen(engine: Workspace, repo: Path) -> None:
+    target = repo / "src" / "other.py"
+    original = target.read_text()
+    target.write_text(original.replace("Writer", "Writex"))
+    assert paths(engine, "class Writex") == {"src/other.py"}
+    stat = target.stat()
+    target.write_text(original.replace("Writer", "Writey"))  # same size
+    os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # and the same mtime
+    assert paths(engine, "class Writey") == {"src/other.py"}
+    assert paths(engine, "class Writex") == set()
+
+
+def test_a_deleted_file_leaves_the_index(engine: Workspace, repo: Path) -> None:
+    assert "web/types.ts" in paths(engine, "makeShape")
+    (repo / "web" / "types.ts").unlink()
+    assert paths(engine, "makeShape") == {"web/view.tsx"}
+    changes = engine.poll_changes()
+    assert [(c.path, c.new_text) for c in changes] == [("web/types.ts", None)]
+    assert "makeShape" in (changes[0].old_text or "")
+    assert engine.search(SearchCall(query="makeShape", kind="symbol")).total == 0
+
+
+def test_new_files_and_folders_are_picked_up(engine: Workspace, repo: Path) -> None:
+    write(repo, "fresh/deep/module.py", "def brand_new_function():\n    pass\n")
+    assert paths(engine, "brand_new_function") == {"fresh/deep/module.py"}
+    write(repo, "fresh/deep/later.py", "brand_new_function()\n")  # inside the new folder
+    assert paths(engine, "brand_new_function") == {"fresh/deep/module.py", "fresh/deep/later.py"}
+    created = {c.path: c.old_text for c in engine.poll_changes()}
+    assert created == {"fresh/deep/module.py": None, "fresh/deep/later.py": None}
+
+
+def test_folders_removed_and_renamed(engine: Workspace, repo: Path) -> None:
+    shutil.move(str(repo / "web"), str(repo / "frontend"))
+    assert paths(engine, "renderPage") == {"frontend/index.js"}
+    shutil.rmtree(repo / "frontend")
+    assert paths(engine, "renderPage") == set()
+    write(repo, "frontend/again.js", "renderPage()\n")
+    assert paths(engine, "renderPage") == {"frontend/again.js"}
+
+
+def test_ignored_files_stay_out(engine: Workspace, repo: Path) -> None:
+    write(repo, "notes.log", "ignored_marker\n")
+    write(repo, "node_modules/other/x.js", "ignored_marker\n")
+    assert paths(engine, "ignored_marker") == set()
+    assert engine.poll_changes() == []
+
+
+def test_a_gitignore_change_applies(engine: Workspace, repo: Path) -> None:
+    assert paths(engine, "kept nested text") == {"sub/kept.txt"}
+    (repo / "sub" / ".gitignore").write_text("local.txt\nkept.txt\n")
+    assert paths(engine, "kept nested text") == set()
+    # The rules file itself changed; the file it now ignores was not deleted: not reported.
+    assert [c.path for c in engine.poll_changes()] == ["sub/.gitignore"]
+    (repo / "sub" / ".gitignore").write_text("kept.txt\n")
+    assert paths(engine, "execute_read local") == {"sub/local.txt"}
+
+
+def test_sari_writes_are_not_reported_as_external(engine: Workspace, repo: Path) -> None:
+    changes = engine.plan_mutation(MutationCall(tool="edit", path="src/other.py",
+                                                old_string="Writer", new_string="Author"))
+    engine.apply_mutation(changes)
+    assert paths(engine, "class Author") == {"src/other.py"}  # re-indexed immediately
+    assert engine.poll_changes() == []
+    write(repo, "src/other.py", "external = True\n")
+    assert [c.old_text for c in engine.poll_changes()] == [changes[0].new_text]
+
+
+def test_a_git_checkout_is_seen(engine: Workspace, repo: Path) -> None:
+    write(repo, "src/app.py", "checkout_marker = 1\n")
+    assert paths(engine, "checkout_marker") == {"src/app.py"}
+    subprocess.run(["git", "-C", str(repo), "checkout", "-q", "--", "src/app.py"], check=True)
+    assert paths(engine, "checkout_marker") == set()
+    assert "src/app.py" in paths(engine, "def helper")
+
+
+def test_changes_reach_the_kernel_as_external_mutations(engine: Workspace, repo: Path) -> None:
+    from sari_core.models import MutationEvent
+    from sari_core.plugin_manager import hookimpl
+
+    seen: list[MutationEvent] = []
+
+    class Recorder:
+        @hookimpl
+        def on_mutation(self, event: MutationEvent, session: object) -> None:
+            seen.append(event)
+
+    with Kernel(engine, plugins=[Recorder()], load_entry_points=False,
+                analytics_sinks=[]) as kernel:
+        write(repo, "src/other.py", "rewritten_outside = 1\n")
+        response = kernel.execute_search({"query": "rewritten_outside"})
+    assert response["matches"][0]["path"] == "src/other.py"
+    assert "EXTERNAL_CHANGE" in response["meta"]["stabilization"]["reason_codes"]
+    assert [(e.source, e.paths) for e in seen] == [("external", ["src/other.py"])]
