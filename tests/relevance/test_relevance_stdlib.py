@@ -1,0 +1,59 @@
+"""On a copy of real code (stdlib modules in a git repository): alternatives are stable."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from sari_core import Kernel
+from sari_relevance import RelevancePlugin
+
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+COPIED = ["json", "csv.py", "textwrap.py", "shlex.py", "configparser.py"]
+
+
+@pytest.fixture
+def stdlib_copy(tmp_path: Path) -> Path:
+    pytest.importorskip("sari_core.engine")
+    root = tmp_path / "stdlib"
+    root.mkdir()
+    for name in COPIED:
+        source = STDLIB / name
+        if source.is_dir():
+            shutil.copytree(source, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, root / name)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t",
+                    "commit", "-q", "-m", "stdlib copy"], check=True)
+    return root
+
+
+def _session(root: Path) -> tuple[list[str], dict]:
+    from sari_core.engine import Workspace
+
+    with Kernel(Workspace([root]), plugins=[RelevancePlugin()], load_entry_points=False,
+                analytics_sinks=[]) as kernel:
+        search = kernel.execute_search({"query": "JSONDecodeError", "limit": 20})
+        ranked = list(dict.fromkeys(m["path"] for m in search["matches"]))
+        hit = kernel.execute_read({"mode": "file", "target": ranked[0], "limit": 20})
+        assert hit["meta"]["stabilization"]["reason_codes"] == []
+        miss = kernel.execute_read({"mode": "file", "target": "textwrap.py", "limit": 20})
+        block = miss["meta"]["stabilization"]
+        block.pop("metrics_snapshot")
+        return ranked, block
+
+
+def test_alternatives_on_real_code_are_the_ranked_results_and_stable(stdlib_copy: Path) -> None:
+    ranked, block = _session(stdlib_copy)
+    assert ranked[0].startswith("json/") and "textwrap.py" not in ranked
+    assert block["reason_codes"] == ["LOW_RELEVANCE_OUTSIDE_TOPK"]
+    assert block["annotations"]["relevance"]["alternatives"] == ranked[:3]
+    assert block["warnings"][0].startswith(
+        f"This target seems unrelated. Try {', '.join(ranked[:3])} ")
+    assert _session(stdlib_copy) == (ranked, block)
