@@ -310,7 +310,7 @@ def replay(kernel: Any, sessions: list[Session], with_policies: bool) -> list[Ta
 
 
 def report(sessions: list[Session], core: list[Tally], policed: list[Tally]) -> dict[str, Any]:
-    rows = []
+    rows: list[dict[str, Any]] = []
     for session, plain, gated in zip(sessions, core, policed, strict=True):
         rows.append({
             "session": session.name,
@@ -321,7 +321,7 @@ def report(sessions: list[Session], core: list[Tally], policed: list[Tally]) -> 
             "needed": gated.needed, "needed_delivered": gated.needed_delivered,
             "core_needed_delivered": plain.needed_delivered,
         })
-    total = {key: sum(row[key] for row in rows) for key in (
+    total: dict[str, Any] = {key: sum(row[key] for row in rows) for key in (
         "core_tokens", "policy_tokens", "core_payload", "policy_payload", "core_calls",
         "policy_calls", "reads_refused", "needed", "needed_delivered", "core_needed_delivered")}
     refused_by: Counter[str] = Counter()
@@ -375,7 +375,7 @@ def print_report(data: dict[str, Any], index_seconds: float) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--sessions", type=int, default=len(SESSIONS),
                         help="replay only the first N sessions")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")

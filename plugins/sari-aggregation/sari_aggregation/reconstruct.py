@@ -38,7 +38,7 @@ class Reconstructor:
         if not note or "context_item" not in note:
             return text  # not a read aggregation handled: nothing to resolve, nothing to keep
         delivered = split_lines(text)
-        segments = note.get("segments")
+        segments: list[dict[str, Any]] | None = note.get("segments")
         if segments is None:  # delivered verbatim: the lines from meta.start_line on
             first = response["meta"]["start_line"]
             segments = [{"lines": [first, first + len(delivered) - 1]}] if delivered else []
@@ -48,7 +48,7 @@ class Reconstructor:
         cursor = 0
         for segment in segments:
             start, end = segment["lines"]
-            item = segment.get("item")
+            item: int | None = segment.get("item")
             if cursor >= len(delivered):
                 break  # a later policy trimmed the text: the rest was not delivered
             if item is not None:

@@ -12,12 +12,12 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from sari_budget import guidance
+import sari_budget.guidance as guidance
 from sari_budget.settings import SECTION, BudgetSettings
 from sari_budget.trim import Trimmed, trim_payload
 from sari_budget.usage import BudgetUsage, InFlight, usage_of
 from sari_core.arguments import LEGACY_READ_TOOLS
-from sari_core.models import CallRecord, ReadCall, ReadResult, SearchCall, SearchResult
+from sari_core.models import CallRecord, NextCall, ReadCall, ReadResult, SearchCall, SearchResult
 from sari_core.plugin_manager import hookimpl
 from sari_core.reasons import ReasonCode
 from sari_core.sessions import Session
@@ -95,8 +95,9 @@ class BudgetPlugin:
         line_cap = min(settings.max_single_read_lines, max(lines_left, 1))
         char_cap = _char_cap(call, settings)
         payload_is_diff = result.diff is not None
+        payload = result.diff if result.diff is not None else result.text
         requested_end = result.end_line
-        trimmed = trim_payload(result.diff if payload_is_diff else result.text, line_cap, char_cap)
+        trimmed = trim_payload(payload, line_cap, char_cap)
         if trimmed.was_cut:
             _apply_trim(result, call, trimmed, payload_is_diff, line_cap, char_cap)
         with session.state.lock:
@@ -192,7 +193,7 @@ def _exit_verdict(call: ReadCall, result: ReadResult, requested_end: int, trimme
                   by_session: bool) -> Verdict | None:
     codes: list[str] = []
     warnings: list[str] = []
-    next_calls = []
+    next_calls: list[NextCall] = []
     if trimmed.was_cut:
         codes.append(DEGRADED)
         if trimmed.cut_by == "chars":
