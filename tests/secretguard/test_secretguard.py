@@ -139,3 +139,16 @@ def test_settings_add_globs_and_patterns_or_turn_redaction_off() -> None:
 def test_an_invalid_pattern_stops_the_kernel_naming_the_key() -> None:
     with pytest.raises(SettingsError, match=r"secretguard\.extra_patterns"):
         kernel(extra_patterns=["(unclosed"])
+
+
+def test_a_symbol_read_that_resolves_into_a_secret_file_is_withheld(tmp_path) -> None:
+    """The path is only known once the engine resolved the symbol: refused at on_read_exit."""
+    (tmp_path / "secrets").mkdir()
+    (tmp_path / "secrets" / "keys.py").write_text('def load_token():\n    return "abc123"\n')
+    with Kernel(roots=[tmp_path], plugins=[SecretguardPlugin()], load_entry_points=False,
+                analytics_sinks=[],
+                settings={"secretguard": {"extra_blocked_globs": ["secrets/*"]}}) as k:
+        response = k.execute_read({"mode": "symbol", "target": "load_token"})
+    assert response["ok"] is False
+    assert response["error"]["code"] == "SECRET_FILE_BLOCKED"
+    assert "abc123" not in str(response)
