@@ -65,7 +65,7 @@ class ExecutionLog:
 
         :raises ExecutionLogUnavailable: unreadable, foreign or newer-schema file.
         """
-        settings = settings or PersistenceSettings()
+        settings = settings or PersistenceSettings.model_validate({})
         target = Path(path) if path is not None else settings.resolved_db_path()
         return cls(ExecutionStore(target, WriterOptions.from_settings(settings)), settings, owns_store=True)
 

@@ -45,9 +45,10 @@ class StoredFrame:
         return cls(*values)
 
     def to_chat_frame(self) -> ChatFrame:
-        return ChatFrame(role=self.role, content=self.content,  # type: ignore[arg-type]
-                         tool_name=self.tool_name, execution_id=self.execution_id,
-                         timestamp=self.timestamp, sequence_index=self.sequence_index)
+        return ChatFrame.model_validate({
+            "role": self.role, "content": self.content, "tool_name": self.tool_name,
+            "execution_id": self.execution_id, "timestamp": self.timestamp,
+            "sequence_index": self.sequence_index})
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -79,11 +79,22 @@ _WHITESPACE = re.compile(r"\s+")
 
 
 class FrameLike(Protocol):
-    role: str
-    content: str
-    tool_name: str | None
-    execution_id: str | None
-    sequence_index: int
+    """What the summary reads of a frame (ChatFrame, StoredFrame)."""
+
+    @property
+    def role(self) -> str: ...
+
+    @property
+    def content(self) -> str: ...
+
+    @property
+    def tool_name(self) -> str | None: ...
+
+    @property
+    def execution_id(self) -> str | None: ...
+
+    @property
+    def sequence_index(self) -> int: ...
 
 
 def base_tool_name(name: str | None) -> str:

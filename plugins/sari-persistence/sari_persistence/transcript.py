@@ -111,7 +111,8 @@ def read_transcript(path: Path, session_id: str, cwd: str | None) -> Transcript:
         if not isinstance(message, dict):
             continue
         model = model or (message.get("model") if entry.get("type") == "assistant" else None)
-        for block in message.get("content") if isinstance(message.get("content"), list) else []:
+        content = message.get("content")
+        for block in content if isinstance(content, list) else []:
             if isinstance(block, dict) and block.get("type") == "tool_use" and block.get("id"):
                 uses[str(block["id"])] = _ToolUse(str(block.get("name") or "tool"),
                                                   block.get("input"),

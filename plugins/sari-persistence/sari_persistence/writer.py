@@ -263,7 +263,7 @@ class BatchWriter:
 
 
 _OPEN_WRITERS: weakref.WeakSet[BatchWriter] = weakref.WeakSet()
-_SIGTERM_INSTALLED = False
+_sigterm_installed = False
 
 
 def close_all_writers(*, from_signal: bool = False) -> None:
@@ -285,9 +285,9 @@ def install_sigterm_flush() -> bool:
     Python handler is chained; the default disposition is re-raised so the
     process still terminates with SIGTERM.
     """
-    global _SIGTERM_INSTALLED
-    if _SIGTERM_INSTALLED or threading.current_thread() is not threading.main_thread():
-        return _SIGTERM_INSTALLED
+    global _sigterm_installed
+    if _sigterm_installed or threading.current_thread() is not threading.main_thread():
+        return _sigterm_installed
     if not hasattr(signal, "SIGTERM"):
         return False
     previous = signal.getsignal(signal.SIGTERM)
@@ -303,5 +303,5 @@ def install_sigterm_flush() -> bool:
             os.kill(os.getpid(), signal.SIGTERM)
 
     signal.signal(signal.SIGTERM, on_sigterm)
-    _SIGTERM_INSTALLED = True
+    _sigterm_installed = True
     return True
