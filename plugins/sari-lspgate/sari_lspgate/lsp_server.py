@@ -2,11 +2,17 @@
 
 A document is validated by sending the text to check as a new version of it (the
 server checks the buffer, not the disk, so the text before an edit can be checked
-after it is written) and waiting — bounded — for ``textDocument/publishDiagnostics``
-of exactly that version. Validations on one server run one at a time.
+after it is written), then collecting that version's diagnostics with a bounded wait:
 
-A server that exits is started again by the next validation (within a restart
-budget); a validation cut short by the exit is retried once on the new process.
+* pull (``textDocument/diagnostic``) when the server offers it — ruff and basedpyright
+  do. pyright-based servers hold analysis back for 250 ms after each change ("the user
+  is typing") before they publish; a pull request is answered at once.
+* push otherwise: the ``textDocument/publishDiagnostics`` notification of exactly that
+  document version.
+
+Validations on one server run one at a time. A server that exits is started again by
+the next validation (within a restart budget); a validation cut short by the exit is
+retried once on the new process.
 """
 
 from __future__ import annotations
@@ -21,12 +27,10 @@ from collections import OrderedDict, deque
 from pathlib import Path
 from typing import Any
 
-import attrs
 from lsprotocol import types as lsp
-from pygls.lsp.client import LanguageClient
-from pygls.protocol import default_converter
 
-from sari_lspgate.diagnostics import SEVERITY_BY_LSP_NUMBER, Diagnostic
+from sari_lspgate.diagnostics import Diagnostic
+from sari_lspgate.lsp_client import ValidatingClient, client_capabilities, convert
 from sari_lspgate.validators import ValidatorUnavailable, resolve_executable
 
 log = logging.getLogger(__name__)
@@ -40,53 +44,21 @@ MAX_OPEN_DOCUMENTS = 32
 TIMEOUTS_BEFORE_RESTART = 2
 
 
-def lsp_converter() -> Any:
-    """pygls's converter plus a structure hook lsprotocol lacks for recent cattrs.
-
-    ``NotebookDocumentFilterWithCells.notebook`` is ``Optional[Union[str, filter...]]``;
-    lsprotocol registers a hook for the union without None only, so structuring any
-    server capabilities that advertise notebook sync (ruff does) fails without this.
-    """
-    converter = default_converter()
-    optional_filter = attrs.fields(lsp.NotebookDocumentFilterWithCells).notebook.type
-
-    def structure_notebook_filter(value: Any, _: Any) -> Any:
-        if value is None or isinstance(value, str):
-            return value
-        if "notebookType" in value:
-            return converter.structure(value, lsp.NotebookDocumentFilterNotebookType)
-        if "scheme" in value:
-            return converter.structure(value, lsp.NotebookDocumentFilterScheme)
-        return converter.structure(value, lsp.NotebookDocumentFilterPattern)
-
-    converter.register_structure_hook(optional_filter, structure_notebook_filter)
-    return converter
-
-
 class _Waiter:
-    """Publications received for one (document, version)."""
+    """Pushed diagnostics for one (document, version), or why none will come."""
 
     def __init__(self) -> None:
-        self.first = asyncio.Event()
+        self.done = asyncio.Event()
         self.diagnostics: list[lsp.Diagnostic] = []
         self.failure: ValidatorUnavailable | None = None
 
     def publish(self, diagnostics: list[lsp.Diagnostic]) -> None:
         self.diagnostics = list(diagnostics)
-        self.first.set()
+        self.done.set()
 
     def fail(self, failure: ValidatorUnavailable) -> None:
         self.failure = failure
-        self.first.set()
-
-
-class _Client(LanguageClient):
-    def __init__(self, owner: LanguageServer) -> None:
-        super().__init__("sari-lspgate", "0.1.0", converter_factory=lsp_converter)
-        self.owner = owner
-
-    async def server_exit(self, server: asyncio.subprocess.Process) -> None:
-        self.owner._on_exit(self, server.returncode)
+        self.done.set()
 
 
 class LanguageServer:
@@ -112,24 +84,26 @@ class LanguageServer:
         self.diagnostics_timeout = diagnostics_timeout
         self.max_restarts = max_restarts
         self.starts = 0
-        self._client: _Client | None = None
+        self._client: ValidatingClient | None = None
         self._process: asyncio.subprocess.Process | None = None
         self._alive = False
+        self._pull = False
+        self._pull_registered: asyncio.Event | None = None
+        self._sends_versions = False
         self._versions = itertools.count(1)
         self._waiters: dict[tuple[str, int], _Waiter] = {}
         self._open_documents: OrderedDict[str, int] = OrderedDict()
-        self._sends_versions = False
         self._lock: asyncio.Lock | None = None
         self._restarts: deque[float] = deque()
         self._timeouts_in_a_row = 0
         self._stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
         self._background: set[asyncio.Task[Any]] = set()
 
-    # --- lifecycle -------------------------------------------------------------------
-
     @property
     def pid(self) -> int | None:
         return self._process.pid if self._process is not None and self._alive else None
+
+    # --- lifecycle -------------------------------------------------------------------
 
     async def ensure_started(self) -> bool:
         """Start the process if it is not running; True when this call (re)started it."""
@@ -155,34 +129,28 @@ class LanguageServer:
             raise ValidatorUnavailable(
                 f"{self.name}: executable {self.command[0]!r} not found (install it, or turn "
                 f"this validator off)", cause="missing")
-        client = _Client(self)
-        self._register_handlers(client)
+        self._pull = False
+        self._pull_registered = asyncio.Event()
+        client = ValidatingClient(self.root, self.settings, self._on_publish,
+                                  self._on_pull_registered, self._on_exit)
         self.starts += 1
         self._stderr_tail.clear()
         try:
             await client.start_io(executable, *self.command[1:], cwd=str(self.root))
         except OSError as exc:
-            raise ValidatorUnavailable(f"{self.name}: cannot start: {exc}", cause="missing") from exc
-        self._client = client
-        self._process = client._server
-        self._alive = True
+            raise ValidatorUnavailable(f"{self.name}: cannot start: {exc}",
+                                       cause="missing") from exc
+        self._client, self._process, self._alive = client, client._server, True
         if self._process is not None and self._process.stderr is not None:
             self._spawn(self._drain_stderr(self._process.stderr))
+        folder = lsp.WorkspaceFolder(uri=self.root.as_uri(), name=self.root.name)
         params = lsp.InitializeParams(
-            process_id=os.getpid(),
-            root_uri=self.root.as_uri(),
-            workspace_folders=[lsp.WorkspaceFolder(uri=self.root.as_uri(), name=self.root.name)],
+            process_id=os.getpid(), root_uri=self.root.as_uri(), workspace_folders=[folder],
             initialization_options=self.initialization_options,
-            capabilities=lsp.ClientCapabilities(
-                workspace=lsp.WorkspaceClientCapabilities(configuration=True,
-                                                          workspace_folders=True),
-                text_document=lsp.TextDocumentClientCapabilities(
-                    publish_diagnostics=lsp.PublishDiagnosticsClientCapabilities(
-                        version_support=True)),
-            ),
-        )
+            capabilities=client_capabilities())
         try:
-            await asyncio.wait_for(client.initialize_async(params), self.startup_timeout)
+            result = await asyncio.wait_for(client.initialize_async(params),
+                                            self.startup_timeout)
         except (asyncio.TimeoutError, TimeoutError) as exc:
             await self._stop_process(graceful=False)
             raise ValidatorUnavailable(
@@ -193,34 +161,18 @@ class LanguageServer:
             raise ValidatorUnavailable(
                 f"{self.name} failed to initialize: {exc or type(exc).__name__} "
                 f"(output: {self._stderr_summary()})", cause="crashed") from exc
+        self._pull = result.capabilities.diagnostic_provider is not None
         client.initialized(lsp.InitializedParams())
         if self.settings:
             client.workspace_did_change_configuration(
                 lsp.DidChangeConfigurationParams(settings=self.settings))
 
-    def _register_handlers(self, client: _Client) -> None:
-        @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-        def on_diagnostics(params: lsp.PublishDiagnosticsParams) -> None:
-            self._on_publish(params)
+    def _on_pull_registered(self) -> None:
+        self._pull = True
+        if self._pull_registered is not None:
+            self._pull_registered.set()
 
-        @client.feature(lsp.WORKSPACE_CONFIGURATION)
-        def on_configuration(params: lsp.ConfigurationParams) -> list[Any]:
-            return [self.settings.get(item.section or "") for item in params.items]
-
-        @client.feature(lsp.WORKSPACE_WORKSPACE_FOLDERS)
-        def on_folders(_: Any) -> list[lsp.WorkspaceFolder]:
-            return [lsp.WorkspaceFolder(uri=self.root.as_uri(), name=self.root.name)]
-
-        for request in (lsp.CLIENT_REGISTER_CAPABILITY, lsp.CLIENT_UNREGISTER_CAPABILITY,
-                        lsp.WINDOW_WORK_DONE_PROGRESS_CREATE, lsp.WINDOW_SHOW_MESSAGE_REQUEST,
-                        lsp.WORKSPACE_DIAGNOSTIC_REFRESH, lsp.WORKSPACE_SEMANTIC_TOKENS_REFRESH,
-                        lsp.WORKSPACE_INLAY_HINT_REFRESH, lsp.WORKSPACE_CODE_LENS_REFRESH):
-            client.feature(request)(_answer_none)
-        for notification in (lsp.WINDOW_LOG_MESSAGE, lsp.WINDOW_SHOW_MESSAGE, lsp.PROGRESS,
-                             lsp.TELEMETRY_EVENT, lsp.LOG_TRACE):
-            client.feature(notification)(_ignore)
-
-    def _on_exit(self, client: _Client, returncode: int | None) -> None:
+    def _on_exit(self, client: ValidatingClient, returncode: int | None) -> None:
         if client is not self._client:
             return  # a process this server already replaced
         self._alive = False
@@ -248,7 +200,8 @@ class LanguageServer:
                 client.exit(None)
         if process.returncode is None:
             try:
-                await asyncio.wait_for(process.wait(), SHUTDOWN_TIMEOUT_SECONDS if graceful else 0.1)
+                await asyncio.wait_for(process.wait(),
+                                       SHUTDOWN_TIMEOUT_SECONDS if graceful else 0.1)
             except (asyncio.TimeoutError, TimeoutError):
                 with contextlib.suppress(ProcessLookupError):
                     process.kill()
@@ -280,18 +233,6 @@ class LanguageServer:
 
     # --- validation ------------------------------------------------------------------
 
-    def _on_publish(self, params: lsp.PublishDiagnosticsParams) -> None:
-        if params.version is not None:
-            self._sends_versions = True
-            waiter = self._waiters.get((params.uri, params.version))
-        elif self._sends_versions:
-            waiter = None  # a clear on close, or a server-side refresh of an older state
-        else:  # a server without version support: the document's latest waiter
-            keys = [key for key in self._waiters if key[0] == params.uri]
-            waiter = self._waiters[max(keys, key=lambda key: key[1])] if keys else None
-        if waiter is not None:
-            waiter.publish(list(params.diagnostics))
-
     def _exclusive(self) -> asyncio.Lock:
         if self._lock is None:
             self._lock = asyncio.Lock()
@@ -319,10 +260,14 @@ class LanguageServer:
                 # The process died under this validation (or just before it): one more try.
                 restarted = await self.ensure_started() or restarted
                 found = await self._diagnostics_once(abs_path, display_path, text, language_id)
-            return found, restarted and self.starts > 1
+            self._timeouts_in_a_row = 0
+            if self.settle_seconds:
+                await asyncio.sleep(self.settle_seconds)
+            return ([convert(item, display_path, self.name) for item in found],
+                    restarted and self.starts > 1)
 
     async def _diagnostics_once(self, abs_path: Path, display_path: str, text: str,
-                                language_id: str) -> list[Diagnostic]:
+                                language_id: str) -> list[lsp.Diagnostic]:
         client = self._client
         if client is None or not self._alive:
             raise ValidatorUnavailable(f"{self.name} is not running", cause="crashed")
@@ -337,32 +282,73 @@ class LanguageServer:
                 raise ValidatorUnavailable(f"{self.name}: cannot send to the server: {exc}",
                                            cause="crashed") from exc
             try:
-                await asyncio.wait_for(waiter.first.wait(), self.diagnostics_timeout)
+                if not self._pull:
+                    await asyncio.wait_for(self._pushed_or_pull_offered(waiter),
+                                           self.diagnostics_timeout)
+                if waiter.failure is not None:
+                    raise waiter.failure
+                if waiter.done.is_set():
+                    return waiter.diagnostics
+                return await asyncio.wait_for(self._pull_diagnostics(client, uri),
+                                              self.diagnostics_timeout)
             except (asyncio.TimeoutError, TimeoutError) as exc:
-                self._timeouts_in_a_row += 1
-                if self._timeouts_in_a_row >= TIMEOUTS_BEFORE_RESTART:
-                    self._timeouts_in_a_row = 0
-                    await self._stop_process(graceful=False)
+                await self._count_timeout()
                 raise ValidatorUnavailable(
                     f"{self.name} gave no diagnostics for {display_path} within "
                     f"{self.diagnostics_timeout:g}s", cause="timeout") from exc
-            if waiter.failure is not None:
-                raise waiter.failure
-            self._timeouts_in_a_row = 0
-            if self.settle_seconds:
-                await asyncio.sleep(self.settle_seconds)
-            return [_convert(item, display_path, self.name) for item in waiter.diagnostics]
         finally:
             self._waiters.pop((uri, version), None)
 
-    def _send_text(self, client: _Client, uri: str, version: int, text: str,
+    async def _pushed_or_pull_offered(self, waiter: _Waiter) -> None:
+        """Wait for the version's publication — or for the server to register pull
+        diagnostics, which pyright-based servers do just after ``initialized``."""
+        assert self._pull_registered is not None
+        pushed = asyncio.ensure_future(waiter.done.wait())
+        offered = asyncio.ensure_future(self._pull_registered.wait())
+        try:
+            await asyncio.wait({pushed, offered}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            pushed.cancel()
+            offered.cancel()
+
+    async def _pull_diagnostics(self, client: ValidatingClient, uri: str
+                                ) -> list[lsp.Diagnostic]:
+        params = lsp.DocumentDiagnosticParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
+        try:
+            report = await client.text_document_diagnostic_async(params)
+        except (asyncio.TimeoutError, TimeoutError, asyncio.CancelledError):
+            raise
+        except Exception as exc:  # the process exited, or the server refused the request
+            raise ValidatorUnavailable(f"{self.name}: diagnostics request failed: {exc} "
+                                       f"(output: {self._stderr_summary()})",
+                                       cause="crashed") from exc
+        return list(getattr(report, "items", None) or [])
+
+    async def _count_timeout(self) -> None:
+        self._timeouts_in_a_row += 1
+        if self._timeouts_in_a_row >= TIMEOUTS_BEFORE_RESTART:
+            self._timeouts_in_a_row = 0
+            await self._stop_process(graceful=False)
+
+    def _on_publish(self, params: lsp.PublishDiagnosticsParams) -> None:
+        if params.version is not None:
+            self._sends_versions = True
+            waiter = self._waiters.get((params.uri, params.version))
+        elif self._sends_versions:
+            waiter = None  # a clear on close, or a server-side refresh of an older state
+        else:  # a server without version support: the document's latest waiter
+            keys = [key for key in self._waiters if key[0] == params.uri]
+            waiter = self._waiters[max(keys, key=lambda key: key[1])] if keys else None
+        if waiter is not None:
+            waiter.publish(list(params.diagnostics))
+
+    def _send_text(self, client: ValidatingClient, uri: str, version: int, text: str,
                    language_id: str) -> None:
         """Open the document with ``text``, or replace the open document's whole text.
 
-        Documents stay open (re-opening makes servers publish a clear that races with the
-        next version) up to :data:`MAX_OPEN_DOCUMENTS`; the least recently validated is
-        closed. Each one holds what the last validation sent, which after a write is the
-        disk's content.
+        Documents stay open (re-opening costs pyright more than a change, and makes servers
+        publish a clear) up to :data:`MAX_OPEN_DOCUMENTS`; the least recently validated is
+        closed. Each holds what the last validation sent: after a write, the disk's content.
         """
         if uri in self._open_documents:
             client.text_document_did_change(lsp.DidChangeTextDocumentParams(
@@ -377,19 +363,3 @@ class LanguageServer:
             oldest, _ = self._open_documents.popitem(last=False)
             client.text_document_did_close(lsp.DidCloseTextDocumentParams(
                 lsp.TextDocumentIdentifier(uri=oldest)))
-
-
-def _answer_none(*_: Any) -> None:
-    return None
-
-
-def _ignore(*_: Any) -> None:
-    return None
-
-
-def _convert(item: lsp.Diagnostic, path: str, source: str) -> Diagnostic:
-    severity = SEVERITY_BY_LSP_NUMBER.get(int(item.severity) if item.severity else 1, "error")
-    code = "" if item.code is None else str(item.code)
-    return Diagnostic(path=path, line=item.range.start.line + 1,
-                      column=item.range.start.character + 1, severity=severity, source=source,
-                      code=code, message=item.message)
