@@ -150,11 +150,14 @@ def test_summary_shows_the_first_line_of_a_message() -> None:
     assert summary.examples == ['a.py:2 - Type "str" is not assignable']
 
 
-def test_failure_reads_are_snippets_around_each_location() -> None:
-    calls = failure_reads([diag(2), diag(2, "again"), diag(40, path="b.py")], 5, "s1")
+def test_failure_reads_are_snippets_around_each_location_merged_when_they_overlap() -> None:
+    found = [diag(2), diag(2, "again"), diag(6, "near"), diag(30, "far"),
+             diag(40, path="b.py")]
+    calls = failure_reads(found, 5, "s1")
     assert [(c.arguments["target"], c.arguments["start_line"], c.arguments["end_line"])
-            for c in calls] == [("a.py", 1, 5), ("b.py", 37, 43)]
+            for c in calls] == [("a.py", 1, 9), ("a.py", 27, 33), ("b.py", 37, 43)]
     assert all(c.arguments["session_id"] == "s1" for c in calls)
+    assert len(failure_reads(found, 2, None)) == 2
 
 
 def test_patterns_match_from_the_right() -> None:

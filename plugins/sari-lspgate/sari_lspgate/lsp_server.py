@@ -96,6 +96,7 @@ class LanguageServer:
         self._lock: asyncio.Lock | None = None
         self._restarts: deque[float] = deque()
         self._timeouts_in_a_row = 0
+        self._fresh = False
         self._stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
         self._background: set[asyncio.Task[Any]] = set()
 
@@ -162,6 +163,7 @@ class LanguageServer:
                 f"{self.name} failed to initialize: {exc or type(exc).__name__} "
                 f"(output: {self._stderr_summary()})", cause="crashed") from exc
         self._pull = result.capabilities.diagnostic_provider is not None
+        self._fresh = True
         client.initialized(lsp.InitializedParams())
         if self.settings:
             client.workspace_did_change_configuration(
@@ -281,21 +283,25 @@ class LanguageServer:
             except Exception as exc:  # a closed pipe: the process is gone
                 raise ValidatorUnavailable(f"{self.name}: cannot send to the server: {exc}",
                                            cause="crashed") from exc
+            # A fresh server's first analysis also loads its standard library stubs: it may
+            # take the startup allowance on top.
+            timeout = self.diagnostics_timeout + (self.startup_timeout if self._fresh else 0.0)
             try:
                 if not self._pull:
-                    await asyncio.wait_for(self._pushed_or_pull_offered(waiter),
-                                           self.diagnostics_timeout)
+                    await asyncio.wait_for(self._pushed_or_pull_offered(waiter), timeout)
                 if waiter.failure is not None:
                     raise waiter.failure
                 if waiter.done.is_set():
-                    return waiter.diagnostics
-                return await asyncio.wait_for(self._pull_diagnostics(client, uri),
-                                              self.diagnostics_timeout)
+                    found = waiter.diagnostics
+                else:
+                    found = await asyncio.wait_for(self._pull_diagnostics(client, uri), timeout)
             except (asyncio.TimeoutError, TimeoutError) as exc:
                 await self._count_timeout()
                 raise ValidatorUnavailable(
                     f"{self.name} gave no diagnostics for {display_path} within "
-                    f"{self.diagnostics_timeout:g}s", cause="timeout") from exc
+                    f"{timeout:g}s", cause="timeout") from exc
+            self._fresh = False
+            return found
         finally:
             self._waiters.pop((uri, version), None)
 

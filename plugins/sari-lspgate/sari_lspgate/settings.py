@@ -86,7 +86,8 @@ class LspGateSettings(BaseModel):
         30.0, gt=0.0, description="Longest wait for a language server to start and initialize.")
     diagnostics_timeout_seconds: float = Field(
         15.0, gt=0.0,
-        description="Longest wait for a language server's diagnostics of one document version.")
+        description="Longest wait for a language server's diagnostics of one document version "
+                    "(the first one after a start may also use startup_timeout_seconds).")
     command_timeout_seconds: float = Field(
         120.0, gt=0.0, description="Longest run of a command validator; it is killed after.")
     max_restarts: int = Field(

@@ -57,21 +57,24 @@ def summarize(diagnostics: Sequence[Diagnostic], max_examples: int, *,
 
 def failure_reads(diagnostics: Sequence[Diagnostic], max_calls: int,
                   session_id: str | None) -> list[NextCall]:
-    """Snippet reads around the failing lines, one per location, in summary order."""
-    calls: list[NextCall] = []
-    seen: set[tuple[str, int]] = set()
+    """Snippet reads around the failing lines, in summary order; windows of one file that
+    overlap are merged into one read."""
+    windows: list[list[Any]] = []  # [path, start, end]
     for diagnostic in unique(diagnostics):
-        if (diagnostic.path, diagnostic.line) in seen or diagnostic.path.startswith("/"):
-            continue
-        seen.add((diagnostic.path, diagnostic.line))
-        arguments: dict[str, Any] = {
-            "mode": "snippet", "target": diagnostic.path,
-            "start_line": max(1, diagnostic.line - SNIPPET_CONTEXT_LINES),
-            "end_line": diagnostic.line + SNIPPET_CONTEXT_LINES,
-        }
+        if diagnostic.path.startswith("/"):
+            continue  # outside the workspace: not readable through Sari
+        start = max(1, diagnostic.line - SNIPPET_CONTEXT_LINES)
+        end = diagnostic.line + SNIPPET_CONTEXT_LINES
+        last = windows[-1] if windows else None
+        if last is not None and last[0] == diagnostic.path and start <= last[2] + 1:
+            last[2] = max(last[2], end)
+        elif len(windows) < max_calls:
+            windows.append([diagnostic.path, start, end])
+    calls = []
+    for path, start, end in windows:
+        arguments: dict[str, Any] = {"mode": "snippet", "target": path, "start_line": start,
+                                     "end_line": end}
         if session_id:
             arguments["session_id"] = session_id
         calls.append(NextCall(tool="read", arguments=arguments))
-        if len(calls) >= max_calls:
-            break
     return calls
