@@ -78,26 +78,35 @@ def gating(diagnostics: Iterable[Diagnostic], severities: Iterable[str]) -> list
 
 
 class LineMap:
-    """Where each line of the old text went in the new text (1-based), from a line diff."""
+    """Where each line of the old text went in the new text (1-based), from a line diff.
+
+    The diff is computed on first use: most validations find nothing to carry across.
+    """
 
     def __init__(self, old_text: str | None, new_text: str | None) -> None:
-        self._mapping: dict[int, int] = {}
+        self._texts = (old_text, new_text)
+        self._mapping: dict[int, int] | None = None
         self._identity = old_text is None or new_text is None or old_text == new_text
-        if self._identity:
-            return
+
+    def _build(self) -> dict[int, int]:
+        old_text, new_text = self._texts
         assert old_text is not None and new_text is not None
+        mapping: dict[int, int] = {}
         matcher = difflib.SequenceMatcher(None, old_text.splitlines(), new_text.splitlines(),
                                           autojunk=False)
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
             for offset, old_index in enumerate(range(i1, i2)):
                 if tag == "equal":
-                    self._mapping[old_index + 1] = j1 + offset + 1
+                    mapping[old_index + 1] = j1 + offset + 1
                 else:  # replaced or deleted lines land where their block now starts
-                    self._mapping[old_index + 1] = min(j1 + offset, max(j2 - 1, j1)) + 1
+                    mapping[old_index + 1] = min(j1 + offset, max(j2 - 1, j1)) + 1
+        return mapping
 
     def new_line(self, old_line: int) -> int:
         if self._identity:
             return old_line
+        if self._mapping is None:
+            self._mapping = self._build()
         return self._mapping.get(old_line, old_line)
 
 
