@@ -113,3 +113,24 @@ def test_the_same_search_again_refreshes_its_bundle(make_kernel) -> None:
     match = first["matches"][0]
     assert kernel.execute_read({"mode": "file", "target": match["path"],
                                 "candidate_id": match["candidate_id"]})["ok"]
+
+
+def test_one_session_searched_and_read_from_many_threads_keeps_every_ref(make_kernel) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    kernel = make_kernel(settings={"refgate": {"max_bundles_per_session": 64}})
+    queries = ["load_config", "serve", "json", "port", "settings", "value_1", "main", "path"]
+
+    def search_then_read(query: str) -> bool:
+        found = kernel.execute_search({"query": query, "session_id": "shared"})
+        match = found["matches"][0]
+        read = kernel.execute_read({"mode": "file", "target": match["path"],
+                                    "candidate_id": match["candidate_id"],
+                                    "session_id": "shared"})
+        return bool(read["ok"])
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        outcomes = list(pool.map(search_then_read, queries * 4))
+    assert all(outcomes)
+    store = kernel.session("shared").namespace("refgate", lambda: RefStore(max_bundles=0))
+    assert store.searches == len(queries) * 4 and len(store.bundles) == len(queries)

@@ -81,8 +81,10 @@ class RefgatePlugin:
         settings = self._settings(session)
         store = self._store(session)
         with session.state.lock:
-            refusal = judge(call, store, settings, session.roots,
-                            line_count=lambda: _line_count(session, call.target))
+            issued = store.snapshot()
+        # Outside the lock: a refusal may ask the engine for the file's length.
+        refusal = judge(call, issued, settings, session.roots,
+                        line_count=lambda: _line_count(session, call.target))
         if refusal is None:
             return None
         build = Verdict.block if settings.policy == "enforce" else Verdict.warn

@@ -103,6 +103,10 @@ class RefStore:
         while len(self.bundles) > self.max_bundles:
             self.bundles.popitem(last=False)
 
+    def snapshot(self) -> RefStore:
+        """A copy to decide on outside the session lock (bundles themselves are immutable)."""
+        return RefStore(self.max_bundles, self.searches, OrderedDict(self.bundles))
+
     def newest_first(self) -> Iterator[Bundle]:
         return reversed(self.bundles.values())
 
