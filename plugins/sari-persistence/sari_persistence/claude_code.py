@@ -79,7 +79,8 @@ def pre_compact(payload: dict[str, Any], settings: PersistenceSettings,
                                     [frame.sequence_index for frame in window.compacted], [],
                                     summary, cap)
 
-        return store.run_job(job)
+        # A long session's transcript is large: give its ingestion time.
+        return store.run_job(job, timeout=600.0)
     finally:
         store.close()
 

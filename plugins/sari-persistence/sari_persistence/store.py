@@ -85,9 +85,9 @@ class ExecutionStore:
         """Enqueue a record (execution, metrics, chat session, frame) for the writer."""
         return self.writer.submit(record)
 
-    def run_job(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+    def run_job(self, fn: Callable[[sqlite3.Connection], T], timeout: float = 30.0) -> T:
         """Run a write transaction on the writer thread, after everything queued."""
-        return self.writer.run_job(fn)
+        return self.writer.run_job(fn, timeout)
 
     def flush(self, timeout: float = 30.0) -> bool:
         return self.writer.flush(timeout)
