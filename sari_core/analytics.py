@@ -83,6 +83,8 @@ class AnalyticsQueue:
     :param sinks: receive batches from the writer thread; a failing sink is logged
         and does not stop the others.
     :param autostart: start the writer thread now; tests pass False to stall it.
+    :param linger_seconds: after waking, how long the writer waits for more events
+        before writing a batch (``close`` cuts it short).
     """
 
     def __init__(
@@ -91,10 +93,13 @@ class AnalyticsQueue:
         maxsize: int = DEFAULT_MAXSIZE,
         batch_size: int = 256,
         autostart: bool = True,
+        linger_seconds: float = 0.05,
     ) -> None:
         self.sinks = list(sinks)
         self.maxsize = maxsize
         self.batch_size = batch_size
+        self.linger_seconds = linger_seconds
+        self._closing = threading.Event()
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=maxsize)
         self.drop_count_by_type: Counter[str] = Counter()
         self.written = 0
@@ -119,12 +124,19 @@ class AnalyticsQueue:
 
     def start(self) -> None:
         if self._thread is None or not self._thread.is_alive():
+            self._closing.clear()
             self._thread = threading.Thread(target=self._drain, name="sari-analytics", daemon=True)
             self._thread.start()
 
     def _drain(self) -> None:
         while True:
             item = self._queue.get()
+            if item is not _STOP and self.linger_seconds > 0 \
+                    and self._queue.qsize() < self.batch_size:
+                # Let a burst accumulate: one wake-up per batch, not per event. A writer
+                # woken on every call takes the GIL from the thread serving the next one
+                # (measured: ~2 ms per MCP round trip on a busy 2-core machine).
+                self._closing.wait(self.linger_seconds)
             batch = [] if item is _STOP else [item]
             stop = item is _STOP
             while not stop and len(batch) < self.batch_size:
@@ -152,6 +164,7 @@ class AnalyticsQueue:
     def close(self, timeout: float = 5.0) -> None:
         """Drain what is queued, stop the writer, close the sinks."""
         if self._thread is not None and self._thread.is_alive():
+            self._closing.set()
             self._queue.put(_STOP)
             self._thread.join(timeout)
         self._thread = None
