@@ -65,6 +65,11 @@ class SariServer:
         connections (streamable HTTP, in-process tests).
     :param max_request_bytes: refuse tool arguments larger than this (JSON bytes).
     :param worker_threads: how many kernel calls may run at once.
+    :param inline_reads: serve search and read on the event loop instead of a worker
+        thread. Only for a server with one client (stdio): its reads are short and hold
+        the GIL anyway, so the hop to a thread and back is pure cost; mutations and
+        plugin tools, which may wait on language servers or databases, still go to a
+        worker thread. A server shared by many clients must leave it off.
     """
 
     def __init__(
@@ -74,6 +79,7 @@ class SariServer:
         stdio_connection_id: str | None = None,
         max_request_bytes: int | None = None,
         worker_threads: int | None = None,
+        inline_reads: bool = False,
     ) -> None:
         self.kernel = kernel
         self.catalog = ToolCatalog(kernel)
@@ -82,6 +88,7 @@ class SariServer:
             "SARI_MAX_REQUEST_BYTES", DEFAULT_MAX_REQUEST_BYTES)
         self._threads = worker_threads or _env_int("SARI_SERVER_THREADS", DEFAULT_WORKER_THREADS)
         self._limiter: anyio.CapacityLimiter | None = None
+        self.inline_reads = inline_reads
         self.lowlevel: Server[Any] = Server(
             "sari",
             version=__version__,
@@ -145,8 +152,11 @@ class SariServer:
             return results.request_too_large(name, size, self.max_request_bytes)
         connection_id = self.connections.for_request(ctx)
         started = time.perf_counter()
-        response = await anyio.to_thread.run_sync(entry.invoke, arguments, connection_id,
-                                                  limiter=self.limiter)
+        if self.inline_reads and entry.read_only:
+            response = entry.invoke(arguments, connection_id)
+        else:
+            response = await anyio.to_thread.run_sync(entry.invoke, arguments, connection_id,
+                                                      limiter=self.limiter)
         if not isinstance(response, dict) or "ok" not in response:
             raise TypeError(f"{name} returned {type(response).__name__}, not a response object")
         log.debug("tool %s ok=%s in %.1f ms (connection %s)", name, response["ok"],

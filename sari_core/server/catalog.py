@@ -19,16 +19,22 @@ from sari_core.kernel import Kernel
 from sari_core.server import schemas
 from sari_core.tools import ToolSpec
 
+READ_ONLY_CORE_TOOLS = frozenset({"search", "read", *LEGACY_READ_TOOLS})
+
 Invoke = Callable[[Mapping[str, Any], str], dict[str, Any]]
 """``invoke(arguments, connection_id) -> response``: one synchronous kernel call."""
 
 
 @dataclass(frozen=True)
 class ToolEntry:
-    """One tool: what clients see (``tool``) and how it is served (``invoke``)."""
+    """One tool: what clients see (``tool``) and how it is served (``invoke``).
+
+    :ivar read_only: a core tool that never writes (search, read and its wrappers).
+    """
 
     tool: types.Tool
     invoke: Invoke
+    read_only: bool = False
 
 
 class ToolCatalog:
@@ -54,7 +60,8 @@ class ToolCatalog:
             annotations=types.ToolAnnotations(**definition["annotations"])
             if definition.get("annotations") else None,
         )
-        self._entries[tool.name] = ToolEntry(tool, invoke)
+        core_read = definition["name"] in READ_ONLY_CORE_TOOLS
+        self._entries[tool.name] = ToolEntry(tool, invoke, read_only=core_read)
 
     def _core_invoke(self, name: str) -> Invoke:
         kernel = self.kernel

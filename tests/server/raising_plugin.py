@@ -3,16 +3,18 @@
 - tool ``explode`` raises inside its handler (the kernel turns it into PLUGIN_ERROR);
 - tool ``whoami`` answers with its session key (to check connection isolation);
 - ``on_read_enter`` raises for any target named ``boom.py`` (PLUGIN_ERROR warning);
-- it records ended sessions so tests can see ``end_connection`` happen.
+- it records ended sessions so tests can see ``end_connection`` happen, and the
+  thread each read and mutation ran on.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from sari_core.models import ReadCall
+from sari_core.models import MutationEvent, ReadCall
 from sari_core.plugin_manager import hookimpl
 from sari_core.responses import tool_response
 from sari_core.sessions import Session
@@ -46,6 +48,7 @@ class RaisingPlugin:
 
     def __init__(self) -> None:
         self.ended: list[str] = []
+        self.threads: list[tuple[str, str]] = []
 
     @hookimpl
     def sari_register_tools(self) -> list[ToolSpec]:
@@ -56,8 +59,14 @@ class RaisingPlugin:
 
     @hookimpl
     def on_read_enter(self, call: ReadCall, session: Session) -> None:
+        self.threads.append(("read", threading.current_thread().name))
         if call.target.endswith("boom.py"):
             raise ValueError("boom.py is cursed")
+
+    @hookimpl
+    def on_mutation(self, event: MutationEvent, session: Session) -> None:
+        if event.phase == "before":
+            self.threads.append((event.tool, threading.current_thread().name))
 
     @hookimpl
     def on_session_end(self, session: Session) -> None:

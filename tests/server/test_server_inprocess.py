@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -243,10 +244,24 @@ async def test_a_slow_call_does_not_stall_other_connections(make_server) -> None
     assert finished == ["fast", "slow"]
 
 
-@pytest.mark.parametrize("value", [{"p": __import__("pathlib").Path("/x")}, {"s": {2, 1}}])
-def test_non_json_values_are_coerced_in_text_and_structure(value: dict[str, Any]) -> None:
+@pytest.mark.parametrize("value", [{"p": Path("/x")}, {"s": {2, 1}}, {"o": object()}])
+def test_values_outside_json_travel_as_the_same_json_in_text_and_structure(
+        value: dict[str, Any]) -> None:
     from sari_core.server.results import to_call_result
 
     result = to_call_result({"ok": True, **value})
-    assert json.loads(result.content[0].text) == result.structured_content
-    json.dumps(result.structured_content)
+    wire = result.model_dump(mode="json", by_alias=True)
+    assert json.loads(wire["content"][0]["text"]) == wire["structuredContent"]
+
+
+@pytest.mark.parametrize("inline", [False, True])
+async def test_inline_reads_run_on_the_loop_and_mutations_never_do(make_server, plugin,
+                                                                  inline: bool) -> None:
+    server = make_server(inline_reads=inline)
+    async with connect(server) as client:
+        assert body(await client.call_tool("read", {"mode": "file", "target": "README.md"}))["ok"]
+        assert body(await client.call_tool("write", {"path": "x.txt", "content": "x"}))["ok"]
+    loop_thread = threading.main_thread().name
+    threads = dict(plugin.threads)
+    assert (threads["read"] == loop_thread) is inline
+    assert threads["write"] != loop_thread

@@ -87,7 +87,8 @@ def _run_stdio(roots: list[Path], log_file: Path | None) -> int:
     log.info("serving %s over stdio (connection %s, log %s)",
              ", ".join(map(str, roots)), connection_id, log_file)
     try:
-        anyio.run(serve_stdio, SariServer(kernel, stdio_connection_id=connection_id))
+        server = SariServer(kernel, stdio_connection_id=connection_id, inline_reads=True)
+        anyio.run(serve_stdio, server)
     except KeyboardInterrupt:
         pass
     finally:
