@@ -95,9 +95,11 @@ class ValidationRunner:
         self._lock = threading.Lock()
         self._epoch = 0
         self._closed = False
-        worst_server = settings.startup_timeout_seconds + 2 * settings.diagnostics_timeout_seconds
-        self._run_timeout = (2 * worst_server + settings.command_timeout_seconds
-                             + SAFETY_MARGIN_SECONDS)
+        # A server's worst case: start, a fresh first analysis, the second text, and one
+        # restart and retry after a crash.
+        startup, diagnostics = settings.startup_timeout_seconds, settings.diagnostics_timeout_seconds
+        worst_server = 4 * startup + 4 * diagnostics
+        self._run_timeout = worst_server + settings.command_timeout_seconds + SAFETY_MARGIN_SECONDS
 
     # --- targets and validators ------------------------------------------------------
 
