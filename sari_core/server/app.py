@@ -11,7 +11,6 @@ worker thread so one slow call never stalls the other connections.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import time
@@ -21,6 +20,7 @@ from typing import Any
 import anyio
 import anyio.to_thread
 import mcp_types as types
+import pydantic_core
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
@@ -145,7 +145,7 @@ class SariServer:
         if entry is None:
             log.info("unknown tool %r", name)
             return results.unknown_tool(name, self.catalog.names())
-        size = len(json.dumps(arguments, ensure_ascii=False).encode("utf-8"))
+        size = len(pydantic_core.to_json(arguments, fallback=str))
         if size > self.max_request_bytes:
             log.warning("tool %s: %d argument bytes refused (limit %d)", name, size,
                         self.max_request_bytes)

@@ -2,6 +2,7 @@
 
 - tool ``explode`` raises inside its handler (the kernel turns it into PLUGIN_ERROR);
 - tool ``whoami`` answers with its session key (to check connection isolation);
+- tool ``index_state`` says whether the engine's index is complete;
 - ``on_read_enter`` raises for any target named ``boom.py`` (PLUGIN_ERROR warning);
 - it records ended sessions so tests can see ``end_connection`` happen, and the
   thread each read and mutation ran on.
@@ -41,6 +42,12 @@ def _whoami(args: BaseModel, session: Session) -> dict[str, Any]:
                          FoldedVerdict(), session.kernel.metrics_snapshot(session), "ex-test")
 
 
+def _index_state(args: BaseModel, session: Session) -> dict[str, Any]:
+    ready = getattr(session.kernel.engine, "index_ready", None)
+    return tool_response("index_state", None, {"index_ready": ready}, FoldedVerdict(), {},
+                         "ex-test")
+
+
 class RaisingPlugin:
     """Entry-point name in the subprocess tests: ``raiser``."""
 
@@ -55,6 +62,8 @@ class RaisingPlugin:
         return [
             ToolSpec("explode", "Raises inside the handler (test).", ExplodeArgs, _explode),
             ToolSpec("whoami", "Returns the session key (test).", NoArgs, _whoami),
+            ToolSpec("index_state", "Says whether the index is complete (test).", NoArgs,
+                     _index_state),
         ]
 
     @hookimpl

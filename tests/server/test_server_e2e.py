@@ -179,6 +179,25 @@ async def test_concurrent_http_clients_keep_separate_sessions(
     assert len(set(keys)) == CLIENTS and all(":conn:" in key for key in keys)
 
 
+async def test_initialize_is_answered_before_the_index_is_built(
+        tmp_path: Path, env: dict[str, str]) -> None:
+    """No full index before ``initialize``: right after it, the index is still being built."""
+    big = tmp_path / "big"
+    for package in range(40):
+        folder = big / f"pkg{package}"
+        folder.mkdir(parents=True)
+        for module in range(50):
+            (folder / f"mod{module}.py").write_text(
+                "".join(f"def function_{package}_{module}_{n}(value):\n    return value + {n}\n"
+                        for n in range(20)), encoding="utf-8")
+    with (tmp_path / "big-server.log").open("w", encoding="utf-8") as errlog:
+        async with stdio_client(big, env, errlog) as client:
+            state = body(await client.call_tool("index_state", {}))
+            assert state["index_ready"] is False
+            await wait_for_index(client)
+            assert body(await client.call_tool("index_state", {}))["index_ready"] is True
+
+
 def test_serve_refuses_a_missing_workspace(tmp_path: Path, env: dict[str, str]) -> None:
     done = subprocess.run(serve_argv(tmp_path / "missing"), env=env, capture_output=True,
                           text=True, check=False, stdin=subprocess.DEVNULL)

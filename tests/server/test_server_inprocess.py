@@ -39,7 +39,7 @@ async def test_lists_core_and_plugin_tools_with_schemas(make_server) -> None:
     async with connect(make_server()) as client:
         listed = (await client.list_tools()).tools
     names = [tool.name for tool in listed]
-    assert names == CORE_TOOLS + ["explode", "whoami"]
+    assert names == CORE_TOOLS + ["explode", "index_state", "whoami"]
     for tool in listed:
         assert tool.description and len(tool.description) > 20
         assert tool.input_schema["type"] == "object"
