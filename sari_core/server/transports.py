@@ -16,8 +16,10 @@ log = logging.getLogger(__name__)
 HTTP_PATH = "/mcp"
 # HTTP sessions idle this long are closed (their policy sessions end with them).
 HTTP_SESSION_IDLE_SECONDS = 3600.0
-# JSON-RPC framing around the tool arguments the server checks itself.
-_BODY_SLACK_BYTES = 64 * 1024
+# Bodies up to this multiple of the argument limit reach the server, which then refuses
+# oversized arguments with a structured REQUEST_TOO_LARGE; only beyond it does the HTTP
+# layer answer 413 without reading the body.
+_TRANSPORT_LIMIT_FACTOR = 4
 
 
 async def serve_stdio(server: SariServer) -> None:
@@ -27,7 +29,7 @@ async def serve_stdio(server: SariServer) -> None:
     in a plugin lands on stderr instead of corrupting the protocol.
     """
     lowlevel = server.lowlevel
-    limit = max(DEFAULT_LINE_LIMIT, 4 * server.max_request_bytes)
+    limit = max(DEFAULT_LINE_LIMIT, _TRANSPORT_LIMIT_FACTOR * server.max_request_bytes)
     async with serve_streams(limit) as (read_stream, write_stream):
         await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
 
@@ -70,7 +72,7 @@ async def serve_http(
     app = server.lowlevel.streamable_http_app(
         streamable_http_path=HTTP_PATH,
         host=host,
-        max_request_body_size=server.max_request_bytes + _BODY_SLACK_BYTES,
+        max_request_body_size=_TRANSPORT_LIMIT_FACTOR * server.max_request_bytes,
         session_idle_timeout=HTTP_SESSION_IDLE_SECONDS,
     )
     config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on",

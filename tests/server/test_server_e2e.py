@@ -203,3 +203,37 @@ def test_serve_refuses_a_missing_workspace(tmp_path: Path, env: dict[str, str]) 
                           text=True, check=False, stdin=subprocess.DEVNULL)
     assert done.returncode != 0
     assert "is not a folder" in done.stderr and done.stdout == ""
+
+
+async def test_an_oversized_request_is_refused_and_the_connection_stays_usable(
+        connect: Connect, workspace: Path) -> None:
+    async with connect() as client:
+        assert error_code(await client.call_tool(
+            "write", {"path": "big.txt", "content": "x" * (5 * 1024 * 1024)})) == \
+            "REQUEST_TOO_LARGE"
+        assert body(await client.call_tool("read", {"mode": "file", "target": "README.md"}))["ok"]
+    assert not (workspace / "big.txt").exists()
+
+
+async def test_a_body_beyond_the_transport_limit_gets_413_and_the_server_lives_on(
+        workspace: Path, env: dict[str, str], tmp_path: Path) -> None:
+    import urllib.error
+    import urllib.request
+
+    with http_server(workspace, env, tmp_path / "http-server.log") as (url, process):
+        huge = b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write",' \
+               b'"arguments":{"path":"x","content":"' + b"x" * (17 * 1024 * 1024) + b'"}}}'
+        request = urllib.request.Request(url, data=huge, method="POST", headers={
+            "Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
+        with pytest.raises(urllib.error.URLError) as refused:
+            await anyio.to_thread.run_sync(urllib.request.urlopen, request)
+        # The server answers 413 from Content-Length and closes; a client still uploading
+        # may see the reset instead of the status.
+        if isinstance(refused.value, urllib.error.HTTPError):
+            assert refused.value.code == 413
+        else:
+            assert isinstance(refused.value.reason, (ConnectionResetError, BrokenPipeError))
+        async with Client(url) as client:
+            assert body(await client.call_tool("read", {"mode": "file",
+                                                        "target": "README.md"}))["ok"]
+        assert process.poll() is None
