@@ -25,6 +25,7 @@ from sari_core.engine.store import FileRow, IndexStore
 from sari_core.engine.symbol_jobs import SymbolJobs
 from sari_core.engine.symbols import SymbolRow, extract
 from sari_core.engine.textfile import (
+    BINARY_SNIFF_BYTES,
     MAX_INDEX_BYTES,
     content_hash,
     decode,
@@ -58,14 +59,17 @@ class IndexStats:
 
 @dataclass(frozen=True)
 class _Content:
-    data: bytes
+    size: int
     digest: str
     kind: str
     text: str | None
     encoding: str | None
+    data: bytes = b""
 
 
-def _read(abs_path: str) -> bytes | None:
+def _load(abs_path: str) -> _Content | None:
+    """A file's content class; binary and oversized files are identified by their stat
+    (they are never searched, so their bytes are not read beyond the first block)."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) \
         | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
     try:
@@ -73,24 +77,24 @@ def _read(abs_path: str) -> bytes | None:
     except OSError:
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             return None
+        signature = f"stat:{info.st_size}:{info.st_mtime_ns}"
         with os.fdopen(fd, "rb", closefd=False) as handle:
-            return handle.read()
+            if info.st_size > MAX_INDEX_BYTES:
+                return _Content(info.st_size, signature, "large", None, None)
+            head = handle.read(BINARY_SNIFF_BYTES)
+            if is_binary(head):
+                return _Content(info.st_size, signature, "binary", None, None)
+            data = head + handle.read()
     except OSError:
         return None
     finally:
         os.close(fd)
-
-
-def _classify(data: bytes) -> _Content:
-    digest = content_hash(data)
-    if len(data) > MAX_INDEX_BYTES:
-        return _Content(data, digest, "large", None, None)
-    if is_binary(data):
-        return _Content(data, digest, "binary", None, None)
     decoded = decode(data)
-    return _Content(data, digest, "text", decoded.text, decoded.encoding)
+    return _Content(len(data), content_hash(data), "text", decoded.text, decoded.encoding,
+                    data)
 
 
 class Indexer:
@@ -190,19 +194,19 @@ class Indexer:
         """Index one file if its content changed; the change when it is to be reported."""
         stats.last_bytes = 0
         row = self.store.file(root_index, rel, conn)
-        data = _read(abs_path)
-        if data is None:
+        content = _load(abs_path)
+        if content is None:
             return self._delete(conn, row, report_changed) if row is not None else None
+        data = content.data
         stats.last_bytes = len(data)
-        content = _classify(data)
         if row is not None and row.hash == content.digest:
-            self.store.touch_file(conn, row.id, len(data), mtime_ns, now)
+            self.store.touch_file(conn, row.id, content.size, mtime_ns, now)
             stats.unchanged += 1
             return None
         old_text = self.store.text_of(row.id, conn) if row is not None and row.kind == "text" \
             else None
         language = language_of(rel)
-        file_id = self.store.put_file(conn, row, root_index, rel, len(data), mtime_ns,
+        file_id = self.store.put_file(conn, row, root_index, rel, content.size, mtime_ns,
                                       content.digest, language, content.kind, content.text,
                                       content.encoding, now)
         stats.indexed += 1

@@ -6,7 +6,7 @@ Ranking of text and regex hits (documented in docs/engine.md):
   counts matching files;
 * files that *define* a symbol named in the query come first, then files whose
   path contains the query, then the rest (non-test before test paths, shorter
-  paths first); the first ``SCAN_FILES`` of them are read for line hits;
+  paths first); the first ``max(20, 2 * limit)`` of them are read for line hits;
 * each line hit scores 1, +3 when the line is a definition of a symbol named in
   the query, +2 when the query occurs there as a whole word, +0.5 when its case
   matches exactly, +0.5 when the path contains the query, -0.5 for test paths;
@@ -15,6 +15,7 @@ Ranking of text and regex hits (documented in docs/engine.md):
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,6 +24,8 @@ from sari_core.engine.paths import PathGuard
 from sari_core.engine.store import IndexStore, SymbolHit
 from sari_core.engine.text_match import (
     FileHit,
+    fold_query,
+    fold_text,
     glob_spec,
     literal_files,
     regex_files,
@@ -31,7 +34,9 @@ from sari_core.engine.text_match import (
 from sari_core.errors import ErrorCode, SariError
 from sari_core.models import SearchCall, SearchMatch, SearchResult
 
-SCAN_FILES = 60
+SCAN_FILES_MIN = 20  # files read for line hits: at least this many,
+SCAN_FILES_PER_RESULT = 2  # or this many per requested match
+MAX_DEFINITIONS = 2000  # definitions of the query's names looked at for ranking
 HITS_PER_FILE = 5
 SNIPPET_CHARS = 200
 PREVIEW_BUDGET_CHARS = 6000
@@ -60,7 +65,7 @@ class _Hit:
 
 
 def _is_test(path: str) -> bool:
-    return bool(_TEST_PATH.search(path))
+    return "test" in path and bool(_TEST_PATH.search(path))
 
 
 def _snippet(line: str, start: int, width: int = SNIPPET_CHARS) -> str:
@@ -123,13 +128,15 @@ class Searcher:
         words = self._query_names(call.query)
         defs = self._definitions(words, call.case_sensitive, {f.id for f in files})
         needle = call.query if call.case_sensitive else call.query.lower()
+        scan_files = max(SCAN_FILES_MIN, SCAN_FILES_PER_RESULT * call.limit)
 
         def order(hit: FileHit) -> tuple[int, int, int, int, str]:
             in_path = needle in (hit.path if call.case_sensitive else hit.path.lower())
             return (0 if hit.id in defs else 1, 0 if in_path else 1, int(_is_test(hit.path)),
                     hit.path.count("/"), hit.path)
 
-        chosen = sorted(files, key=order)[:SCAN_FILES]
+        chosen = files if len(files) <= scan_files else heapq.nsmallest(scan_files, files,
+                                                                         key=order)
         by_id = {hit.id: hit for hit in chosen}
         rx = self._compile(call) if call.kind == "regex" else None
         hits: list[_Hit] = []
@@ -143,12 +150,9 @@ class Searcher:
     @staticmethod
     def _literal_hits(query: str, text: str, case_sensitive: bool) -> list[tuple[int, int, str]]:
         """(line number, column, line text) of the first occurrences of ``query``."""
-        haystack = text if case_sensitive else text.lower()
-        needle = query if case_sensitive else query.lower()
-        if len(haystack) != len(text):  # lower() changed lengths (rare letters): map by line
-            return [(n, (line if case_sensitive else line.lower()).find(needle), line)
-                    for n, line in enumerate(text.split("\n"), 1)
-                    if needle in (line if case_sensitive else line.lower())][:HITS_PER_FILE * 4]
+        # Folding keeps every character's offset, so positions in the folded text are valid.
+        haystack = text if case_sensitive else fold_text(text, query.isascii())
+        needle = query if case_sensitive else fold_query(query)
         out: list[tuple[int, int, str]] = []
         position = haystack.find(needle)
         line_number, counted_to = 1, 0
@@ -210,14 +214,11 @@ class Searcher:
         """file id -> {definition line: (name, end line)} for definitions named in the query."""
         if not names:
             return {}
-        marks = ",".join("?" * len(names))
-        rows = self.store.symbols(f"s.is_def = 1 AND s.name COLLATE NOCASE IN ({marks})",
-                                  names, limit=20000)
         wanted = set(names)
         out: dict[int, dict[int, tuple[str, int]]] = {}
-        for row in rows:
-            if row.file_id in file_ids and (not case_sensitive or row.name in wanted):
-                out.setdefault(row.file_id, {})[row.line] = (row.name, row.end_line)
+        for file_id, name, line, end_line in self.store.definitions_named(names, MAX_DEFINITIONS):
+            if file_id in file_ids and (not case_sensitive or name in wanted):
+                out.setdefault(file_id, {})[line] = (name, end_line)
         return out
 
     # --- symbols --------------------------------------------------------------------

@@ -187,17 +187,26 @@ class IndexStore:
         return int(self.reader.execute("SELECT count(*) FROM symbols").fetchone()[0])
 
     def text_of(self, file_id: int, conn: sqlite3.Connection | None = None) -> str | None:
-        row = (conn or self.reader).execute("SELECT content FROM fts WHERE rowid = ?", (file_id,)).fetchone()
+        row = (conn or self.reader).execute("SELECT text FROM contents WHERE id = ?",
+                                            (file_id,)).fetchone()
         return str(row[0]) if row else None
 
     def texts(self, ids: Sequence[int]) -> Iterator[tuple[int, str]]:
         for part in chunks(list(ids)):
             marks = ",".join("?" * len(part))
             yield from self.reader.execute(
-                f"SELECT rowid, content FROM fts WHERE rowid IN ({marks})", tuple(part))
+                f"SELECT id, text FROM contents WHERE id IN ({marks})", tuple(part))
+
+    def utf8_texts(self, ids: Sequence[int]) -> Iterator[tuple[int, bytes]]:
+        """Texts as their UTF-8 bytes (no decoding: the cheapest exact comparison)."""
+        for part in chunks(list(ids)):
+            marks = ",".join("?" * len(part))
+            yield from self.reader.execute(
+                f"SELECT id, CAST(text AS BLOB) FROM contents WHERE id IN ({marks})",
+                tuple(part))
 
     def all_texts(self) -> Iterator[tuple[int, str]]:
-        yield from self.reader.execute("SELECT rowid, content FROM fts")
+        yield from self.reader.execute("SELECT id, text FROM contents")
 
     def put_file(self, conn: sqlite3.Connection, previous: FileRow | None, root: int, path: str,
                  size: int, mtime_ns: int, digest: str, language: str | None, kind: str,
@@ -218,11 +227,19 @@ class IndexStore:
                 "UPDATE files SET size=?, mtime_ns=?, hash=?, language=?, kind=?, ascii=?, "
                 "lines=?, encoding=?, checked_ns=? WHERE id = ?", (*values, file_id))
             if previous.kind == "text":
-                conn.execute("DELETE FROM fts WHERE rowid = ?", (file_id,))
+                self._delete_text(conn, file_id)
             conn.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
         if text is not None:
-            conn.execute("INSERT INTO fts (rowid, content) VALUES (?, ?)", (file_id, text))
+            conn.execute("INSERT INTO contents (id, text) VALUES (?, ?)", (file_id, text))
+            conn.execute("INSERT INTO fts (rowid, text) VALUES (?, ?)", (file_id, text))
         return file_id
+
+    def _delete_text(self, conn: sqlite3.Connection, file_id: int) -> None:
+        old = self.text_of(file_id, conn)
+        if old is not None:  # a contentless table forgets a row given its old text
+            conn.execute("INSERT INTO fts (fts, rowid, text) VALUES ('delete', ?, ?)",
+                         (file_id, old))
+        conn.execute("DELETE FROM contents WHERE id = ?", (file_id,))
 
     def touch_file(self, conn: sqlite3.Connection, file_id: int, size: int, mtime_ns: int,
                    checked_ns: int) -> None:
@@ -232,7 +249,7 @@ class IndexStore:
 
     def delete_file(self, conn: sqlite3.Connection, row: FileRow) -> None:
         if row.kind == "text":
-            conn.execute("DELETE FROM fts WHERE rowid = ?", (row.id,))
+            self._delete_text(conn, row.id)
         conn.execute("DELETE FROM symbols WHERE file_id = ?", (row.id,))
         conn.execute("DELETE FROM files WHERE id = ?", (row.id,))
 
@@ -245,7 +262,7 @@ class IndexStore:
     # --- queries --------------------------------------------------------------------
 
     def match(self, phrase: str) -> list[tuple[int, int, str, bool]]:
-        """(id, root, path, ascii) of the files whose text contains the FTS5 phrase."""
+        """(id, root, path, ascii) of the files whose case-folded text contains the phrase."""
         rows = self.reader.execute(
             "SELECT f.id, f.root, f.path, f.ascii FROM fts JOIN files f ON f.id = fts.rowid "
             "WHERE fts MATCH ?", (phrase,)).fetchall()
@@ -261,14 +278,37 @@ class IndexStore:
         return [SymbolHit(int(r[0]), int(r[1]), str(r[2]), str(r[3]), str(r[4]), bool(r[5]),
                           int(r[6]), int(r[7])) for r in self.reader.execute(sql, tuple(params))]
 
+    def definitions_named(self, names: Sequence[str], limit: int
+                          ) -> list[tuple[int, str, int, int]]:
+        """(file id, name, line, end line) of definitions of any of ``names`` (any case)."""
+        marks = ",".join("?" * len(names))
+        return self.reader.execute(
+            "SELECT file_id, name, line, end_line FROM symbols "
+            f"WHERE name COLLATE NOCASE IN ({marks}) AND is_def = 1 LIMIT {int(limit)}",
+            tuple(names)).fetchall()
+
     def reference_counts(self) -> dict[tuple[int, str], int]:
-        """Per defining file: how many other files reference a name it defines."""
-        sql = """
-            WITH defs AS (SELECT DISTINCT file_id, name FROM symbols WHERE is_def = 1),
-                 refs AS (SELECT DISTINCT file_id, name FROM symbols WHERE is_def = 0)
-            SELECT f.root, f.path, count(DISTINCT r.file_id)
-            FROM defs d JOIN refs r ON r.name = d.name AND r.file_id != d.file_id
-            JOIN files f ON f.id = d.file_id
-            GROUP BY d.file_id
+        """Per defining file: how many other files reference a name it defines.
+
+        Names are matched as names (tags carry no scopes), so a common name counts every
+        file calling something of that name: an upper bound, good for ranking.
         """
-        return {(int(r[0]), str(r[1])): int(r[2]) for r in self.reader.execute(sql)}
+        referenced_by: dict[str, set[int]] = {}
+        for file_id, name in self.reader.execute(
+                "SELECT file_id, name FROM symbols WHERE is_def = 0"):
+            referenced_by.setdefault(name, set()).add(file_id)
+        defined: dict[int, set[str]] = {}
+        for file_id, name in self.reader.execute(
+                "SELECT file_id, name FROM symbols WHERE is_def = 1"):
+            defined.setdefault(file_id, set()).add(name)
+        counts: dict[int, int] = {}
+        for file_id, names in defined.items():
+            others: set[int] = set()
+            for name in names:
+                others |= referenced_by.get(name, set())
+            others.discard(file_id)
+            if others:
+                counts[file_id] = len(others)
+        rows = self.files_by_id(counts)
+        return {(rows[file_id].root, rows[file_id].path): count
+                for file_id, count in counts.items() if file_id in rows}

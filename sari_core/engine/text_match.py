@@ -1,14 +1,19 @@
 """Which files contain a literal or a regex: the exact file set, fast.
 
-Literal queries of three characters or more ask the FTS5 trigram index for a
-phrase: that returns the files whose case-folded text contains the case-folded
-query. Those candidates are then verified where the fold could differ from the
-requested comparison: every candidate for a case-sensitive query with letters,
-and the files with non-ASCII text for a case-insensitive one (for ASCII text and
-an ASCII query the trigram fold *is* the comparison). The result therefore
-equals a plain scan of every file — ``query in text``, or
-``query.lower() in text.lower()`` — which the tests check against one.
-Shorter queries have no trigram: they are that plain scan.
+Literal queries of three characters or more are FTS5 phrase queries on a trigram
+index, which match exact substrings:
+
+* case-sensitive: the folded index gives the candidates, and each one is checked
+  for the exact bytes (a query without letters needs no check);
+* case-insensitive: "case-insensitive" means Unicode simple case folding, as
+  ripgrep's ``-i`` does (``É`` = ``é``, the Kelvin sign = ``k``, ``ſ`` = ``s``; no
+  length-changing folds such as ``ß`` = ``ss``). The folded index (``fts``) uses
+  SQLite's fold, which maps exactly the same characters into ASCII, so an ASCII
+  query is answered exactly; a query with other characters has its candidates
+  verified with Python's fold.
+
+The result therefore equals a plain scan of every file with the same comparison,
+which the tests check. Shorter queries have no trigram: they *are* that scan.
 
 Regex queries use the longest literal run the pattern requires (when there is
 one of three characters or more) as an FTS prefilter, then test each candidate
@@ -50,6 +55,7 @@ def phrase(query: str) -> str:
 
 
 def has_case(text: str) -> bool:
+    """Whether case folding can change ``text`` (a query without letters needs no check)."""
     return text.lower() != text or text.upper() != text
 
 
@@ -65,8 +71,49 @@ def glob_filter(hits: Iterable[FileHit], glob: str | None) -> list[FileHit]:
     return [hit for hit in hits if spec.match_file(hit.path)]
 
 
+def _simple_fold(char: str) -> str:
+    """Unicode simple case folding of one character (never changes the length)."""
+    folded = char.casefold()
+    if len(folded) == 1:
+        return folded
+    lowered = char.lower()
+    return lowered if len(lowered) == 1 else char
+
+
+# What folds into ASCII: the ASCII capitals, the Kelvin sign and the long s.
+_ASCII_FOLD = {**{code: code + 32 for code in range(ord("A"), ord("Z") + 1)},
+               0x212A: ord("k"), 0x017F: ord("s")}
+
+
+@lru_cache(maxsize=1)
+def _full_fold() -> dict[int, str]:
+    return {code: folded for code in range(0x110000)
+            if not 0xD800 <= code < 0xE000 and (folded := _simple_fold(chr(code))) != chr(code)}
+
+
+def fold_text(text: str, ascii_needle: bool) -> str:
+    """``text`` case-folded, character for character (offsets are kept).
+
+    For an ASCII needle only the characters that fold into ASCII matter, which is
+    much cheaper than the full table.
+    """
+    if text.isascii():
+        return text.lower()
+    if not ascii_needle or "\u0130" in text:  # İ is the one letter lower() lengthens
+        return text.translate(_ASCII_FOLD if ascii_needle else _full_fold())
+    # lower() folds into ASCII exactly what the fold does, except the long s.
+    lowered = text.lower()
+    return lowered.replace("\u017f", "s") if "\u017f" in lowered else lowered
+
+
+def fold_query(query: str) -> str:
+    return fold_text(query, query.isascii())
+
+
 def contains(text: str, query: str, case_sensitive: bool) -> bool:
-    return query in text if case_sensitive else query.lower() in text.lower()
+    if case_sensitive:
+        return query in text
+    return fold_query(query) in fold_text(text, query.isascii())
 
 
 def literal_files(store: IndexStore, query: str, *, case_sensitive: bool,
@@ -74,29 +121,19 @@ def literal_files(store: IndexStore, query: str, *, case_sensitive: bool,
     """Every indexed text file containing ``query`` (sorted by root, path)."""
     if len(query) < TRIGRAM:
         return _scan(store, glob, lambda text: contains(text, query, case_sensitive))
-    rows = store.match(phrase(query))
     spec = glob_spec(glob) if glob else None
-    exact: list[FileHit] = []
-    verify: dict[int, FileHit] = {}
-    query_ascii = query.isascii()
-    cased = has_case(query)
-    for file_id, root, path, ascii_text in rows:
-        if spec is not None and not spec.match_file(path):
-            continue
-        hit = FileHit(file_id, root, path)
-        if case_sensitive:
-            needs_check = cased or not query_ascii
-        else:
-            needs_check = not (query_ascii and ascii_text)
-        if needs_check:
-            verify[file_id] = hit
-        else:
-            exact.append(hit)
-    if verify:
-        for file_id, text in store.texts(list(verify)):
-            if contains(text, query, case_sensitive):
-                exact.append(verify[file_id])
-    return sorted(exact, key=lambda hit: (hit.root, hit.path))
+    hits = [FileHit(file_id, root, path) for file_id, root, path, _ in store.match(phrase(query))
+            if spec is None or spec.match_file(path)]
+    by_id = {hit.id: hit for hit in hits}
+    if case_sensitive and (has_case(query) or not query.isascii()):
+        # Exact bytes: UTF-8 substring search is exactly text substring search.
+        needle = query.encode("utf-8")
+        hits = [by_id[file_id] for file_id, data in store.utf8_texts(list(by_id))
+                if needle in data]
+    elif not case_sensitive and not query.isascii():
+        hits = [by_id[file_id] for file_id, text in store.texts(list(by_id))
+                if contains(text, query, False)]
+    return sorted(hits, key=lambda hit: (hit.root, hit.path))
 
 
 def _scan(store: IndexStore, glob: str | None, predicate: object) -> list[FileHit]:

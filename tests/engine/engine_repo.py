@@ -51,6 +51,7 @@ FILES: dict[str, str] = {
     "c/lib.h": "struct Point { int x; int y; };\n",
     "cpp/thing.cpp": "class Thing {\n public:\n  void spin();\n};\n\nvoid Thing::spin() {\n}\n",
     "docs/notes.md": "# Notes\n\nThe execute_read entry point reads files.\nShort: ab\n",
+    "docs/unicode.txt": "Grad \u212aelvin, STRAẞE, İstanbul, ſtraße\n",
     ".gitignore": "*.log\nsecret/\n",
     "sub/.gitignore": "local.txt\n",
     "sub/kept.txt": "kept nested text\n",
@@ -102,3 +103,19 @@ def build_repository(root: Path, outside: Path) -> None:
     git(root, "init", "-q")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "fixture")
+
+
+def simple_fold(text: str) -> str:
+    """Unicode simple case folding, one character at a time (the reference for the tests)."""
+    out = []
+    for char in text:
+        folded = char.casefold()
+        if len(folded) != 1:
+            folded = char.lower() if len(char.lower()) == 1 else char
+        out.append(folded)
+    return "".join(out)
+
+
+def scan_matches(text: str, query: str, case_sensitive: bool) -> bool:
+    """A plain scan: the comparison the engine's literal search must agree with."""
+    return query in text if case_sensitive else simple_fold(query) in simple_fold(text)

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from engine_repo import FILES, IGNORED, LATIN1, write
+from engine_repo import FILES, IGNORED, LATIN1, scan_matches, write
 
 from sari_core.engine import Workspace
 from sari_core.engine.search import PREVIEW_BUDGET_CHARS
@@ -25,7 +25,7 @@ def plain_scan(root: Path, files: list[str], query: str, case_sensitive: bool) -
     out = []
     for relative in files:
         text = decode((root / relative).read_bytes()).text
-        if (query in text) if case_sensitive else (query.lower() in text.lower()):
+        if scan_matches(text, query, case_sensitive):
             out.append(relative)
     return sorted(out)
 
@@ -48,7 +48,8 @@ def test_the_index_holds_exactly_the_workspace_files(shared: Workspace) -> None:
 
 @pytest.mark.parametrize("query", ["execute_read", "EXECUTE_READ", "helper(", "import", "ab",
                                    "x", "crème", "CRÈME", "return os.fspath(value)", "\"\"\"",
-                                   "Short: ab", "not in any file at all"])
+                                   "Short: ab", "not in any file at all", "STRAẞE", "ſtraße",
+                                   "\u212aelvin", "kelvin", "İstanbul", "istanbul"])
 @pytest.mark.parametrize("case_sensitive", [False, True])
 def test_literal_results_agree_with_a_plain_scan(shared: Workspace, shared_repo: Path, query: str,
                                                  case_sensitive: bool) -> None:
@@ -87,6 +88,12 @@ def test_short_queries_use_the_scan_fallback(shared: Workspace, shared_repo: Pat
     expected = plain_scan(shared_repo, indexed_text_files(shared), "ab", False)
     assert sorted(shared.matching_files(call)) == expected and "docs/notes.md" in expected
     assert shared.search(call).total == len(expected)
+
+
+def test_case_folding_is_simple_unicode_folding(shared: Workspace, shared_repo: Path) -> None:
+    assert {p for p, _ in search(shared, "KELVIN")} == {"docs/unicode.txt"}
+    assert {p for p, _ in search(shared, "straße")} == {"docs/unicode.txt"}  # ẞ folds to ß
+    assert search(shared, "strasse") == []  # no length-changing folds
 
 
 def test_latin1_text_is_searchable(shared: Workspace) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from engine_repo import scan_matches
 
 from sari_core.engine import Workspace
 from sari_core.engine.textfile import decode
@@ -39,11 +40,8 @@ def texts(stdlib: Workspace) -> dict[str, str]:
 def test_literal_search_equals_a_plain_scan(stdlib: Workspace, texts: dict[str, str],
                                             query: str) -> None:
     for case_sensitive in (True, False):
-        if case_sensitive:
-            expected = sorted(path for path, text in texts.items() if query in text)
-        else:
-            lowered = query.lower()
-            expected = sorted(path for path, text in texts.items() if lowered in text.lower())
+        expected = sorted(path for path, text in texts.items()
+                          if scan_matches(text, query, case_sensitive))
         call = SearchCall(query=query, case_sensitive=case_sensitive)
         assert sorted(stdlib.matching_files(call)) == expected, (query, case_sensitive)
 
