@@ -127,7 +127,10 @@ def open_index(path: Path) -> sqlite3.Connection:
             if _has_tables(conn):
                 version = _version(conn)
                 if version == SCHEMA_VERSION:
-                    conn.execute("SELECT count(*) FROM fts WHERE rowid = 0").fetchone()
+                    # Touch every structure: a damaged file fails here, not mid-search.
+                    conn.execute("SELECT count(*) FROM files").fetchone()
+                    conn.execute("SELECT rowid FROM fts WHERE fts MATCH '\"sari\"' LIMIT 1"
+                                 ).fetchall()
                     return conn
                 log.warning("sari: index %s has schema version %s, this sari needs %s; "
                             "rebuilding it.", path, version, SCHEMA_VERSION)

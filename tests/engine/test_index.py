@@ -38,6 +38,16 @@ def test_refresh_is_incremental(workspace: Workspace, repo: Path) -> None:
     assert (third.indexed, third.removed) == (2, 1)
 
 
+def test_a_reopened_workspace_reuses_its_index(workspace: Workspace, repo: Path,
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    workspace.close()
+    with caplog.at_level(logging.WARNING), Workspace([repo]) as again:
+        stats = again.ensure_index(progress=False)
+        assert stats.indexed == 0 and stats.unchanged == stats.files > 10
+        assert again.search(SearchCall(query="renderPage")).total == 1
+    assert not caplog.records
+
+
 def test_an_unchanged_file_with_a_new_mtime_is_not_reindexed(workspace: Workspace,
                                                              repo: Path) -> None:
     target = repo / "src" / "other.py"
