@@ -32,6 +32,7 @@ import sys
 import sysconfig
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import anyio
@@ -100,16 +101,20 @@ async def wait_for_index(client: Client) -> None:
             await anyio.sleep(0.2)
 
 
-async def load_test(url: str, clients: int, calls: int, workload: str) -> dict[str, float]:
+QUERIES = ["import", "def __init__", "return None", "class ", "raise ValueError"]
+
+
+async def _clients(url: str, indices: list[int], calls: int, workload: str
+                   ) -> tuple[list[float], list[str], float, float]:
+    """Some of the clients, concurrently in this process's event loop."""
     latencies: list[float] = []
     errors: list[str] = []
-    queries = ["import", "def __init__", "return None", "class ", "raise ValueError"]
 
     async def one_client(index: int) -> None:
         async with Client(url, read_timeout_seconds=120) as client:
             for number in range(calls):
                 if workload == "mixed" and number % 2 == 0:
-                    name, arguments = "search", {"query": queries[(index + number) % 5]}
+                    name, arguments = "search", {"query": QUERIES[(index + number) % 5]}
                 else:
                     start = 1 + (index * 37 + number) % 900
                     name, arguments = "read", {"mode": "snippet", "target": "data/lines.txt",
@@ -124,17 +129,63 @@ async def load_test(url: str, clients: int, calls: int, workload: str) -> dict[s
                 if result.is_error:
                     errors.append(f"{name}: {result.content[0].text[:200]}")
 
-    started = time.perf_counter()
+    began = time.time()
     async with anyio.create_task_group() as group:
-        for index in range(clients):
+        for index in indices:
             group.start_soon(one_client, index)
-    wall = time.perf_counter() - started
+    return latencies, errors, began, time.time()
+
+
+def _client_process(url: str, indices: list[int], calls: int, workload: str
+                    ) -> tuple[list[float], list[str], float, float]:
+    return anyio.run(_clients, url, indices, calls, workload)
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process (Linux ``/proc``; None elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def child_pid(marker: str) -> int | None:
+    """The pid of this process's child whose command line contains ``marker`` (Linux)."""
+    me = str(os.getpid())
+    for entry in Path("/proc").iterdir() if Path("/proc").is_dir() else ():
+        if not entry.name.isdigit():
+            continue
+        try:
+            parent = (entry / "stat").read_text().rsplit(")", 1)[1].split()[1]
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if parent == me and marker in command:
+            return int(entry.name)
+    return None
+
+
+def load_test(url: str, server_pid: int, clients: int, processes: int, calls: int,
+              workload: str) -> dict[str, float]:
+    """``clients`` MCP sessions spread over ``processes`` client processes."""
+    shares = [list(range(clients))[number::processes] for number in range(processes)]
+    cpu_before = cpu_seconds(server_pid)
+    with ProcessPoolExecutor(max_workers=processes) as pool:
+        outcomes = list(pool.map(_client_process, [url] * processes, shares,
+                                 [calls] * processes, [workload] * processes))
+    cpu_after = cpu_seconds(server_pid)
+    latencies = [value for outcome in outcomes for value in outcome[0]]
+    errors = [value for outcome in outcomes for value in outcome[1]]
+    wall = max(outcome[3] for outcome in outcomes) - min(outcome[2] for outcome in outcomes)
     for error in errors[:5]:
         print(f"  error: {error}")
-    return {"calls": len(latencies) + len(errors), "wall_s": wall,
-            "calls_per_s": (len(latencies) + len(errors)) / wall,
-            "p50_ms": percentile(latencies, 0.50) * 1000, "p99_ms": percentile(latencies, 0.99) * 1000,
-            "errors": len(errors)}
+    total = len(latencies) + len(errors)
+    server_cpu = (cpu_after - cpu_before) / total * 1e6 if cpu_after and cpu_before else -1.0
+    return {"calls": total, "wall_s": wall, "calls_per_s": total / wall,
+            "p50_ms": percentile(latencies, 0.50) * 1000,
+            "p99_ms": percentile(latencies, 0.99) * 1000,
+            "server_cpu_us": server_cpu, "errors": len(errors)}
 
 
 def reference_server(directory: Path) -> tuple[Path, str]:
@@ -149,7 +200,7 @@ def reference_server(directory: Path) -> tuple[Path, str]:
 
 
 async def read_comparison(workspace: Path, env: dict[str, str], reference: Path, rounds: int,
-                          errlog: Path) -> dict[str, list[float]]:
+                          errlog: Path) -> tuple[dict[str, list[float]], dict[str, float]]:
     target = workspace / "data" / "lines.txt"
     argv = serve_argv(workspace)
     sari_params = StdioServerParameters(command=argv[0], args=argv[1:], env=env)
@@ -160,15 +211,20 @@ async def read_comparison(workspace: Path, env: dict[str, str], reference: Path,
     with errlog.open("w", encoding="utf-8") as log:
         async with Client(stdio_client(sari_params, errlog=log)) as sari, \
                 Client(stdio_client(ref_params, errlog=log)) as ref:
+            await wait_for_index(sari)  # so no index build shares the measured CPU
             calls = (("sari", sari, "read", sari_args), ("reference", ref, "read_text_file",
                                                           ref_args))
             for label, client, tool, arguments in calls:  # warm up, and check equivalence
                 for _ in range(20):
                     result = await client.call_tool(tool, arguments)
                 text = result.content[0].text
-                lines = json.loads(text)["text"] if label == "sari" else text
+                lines = json.loads(text).get("text", "") if label == "sari" else text
                 if result.is_error or len(lines.splitlines()) != READ_LINES:
-                    raise SystemExit(f"{label} did not return {READ_LINES} lines: {text[:300]}")
+                    raise SystemExit(f"{label} did not return {READ_LINES} lines (a policy that "
+                                     f"refuses or dedupes repeated reads cannot be compared "
+                                     f"this way): {text[:300]}")
+            pids = {"sari": child_pid("sari_core.cli.main"), "reference": child_pid(str(reference))}
+            cpu_before = {label: cpu_seconds(pid) if pid else None for label, pid in pids.items()}
             for number in range(rounds):
                 # Alternate which server goes first, so neither always follows the other.
                 order = calls if number % 2 == 0 else calls[::-1]
@@ -178,7 +234,12 @@ async def read_comparison(workspace: Path, env: dict[str, str], reference: Path,
                     timings[label].append(time.perf_counter() - started)
                     if result.is_error:
                         raise SystemExit(f"{label} failed: {result.content[0].text[:300]}")
-    return timings
+            cpu = {}
+            for label, pid in pids.items():
+                after = cpu_seconds(pid) if pid else None
+                before = cpu_before[label]
+                cpu[label] = (after - before) / rounds * 1e6 if after and before else -1.0
+    return timings, cpu
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
@@ -194,13 +255,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--calls", type=int, default=200, help="calls per client")
+    parser.add_argument("--processes", type=int, default=4,
+                        help="client processes the clients are spread over")
     parser.add_argument("--rounds", type=int, default=300, help="200-line reads per server")
     parser.add_argument("--plugins", default="none",
                         help="SARI_PLUGINS for the server (default none: the kernel pipeline "
                              "with its built-in metrics, no policy plugin)")
     parser.add_argument("--reference-dir", type=Path,
                         default=Path(tempfile.gettempdir()) / "sari-bench-node")
-    parser.add_argument("--skip-reference", action="store_true")
+    parser.add_argument("--skip-reference", action="store_true",
+                        help="only the HTTP load test")
+    parser.add_argument("--skip-load", action="store_true", help="only the stdio read comparison")
     args = parser.parse_args()
 
     import mcp  # noqa: F401 - version line below
@@ -212,28 +277,33 @@ def main() -> int:
         scratch_path = Path(scratch)
         workspace = make_workspace(scratch_path / "ws")
         env = server_env(scratch_path, args.plugins)
+        loads: dict[str, dict[str, float]] = {}
         url, process = start_http(workspace, env, scratch_path / "http.log")
-        loads = {}
         try:
             async def warm() -> None:
                 async with Client(url) as client:
                     await wait_for_index(client)
             anyio.run(warm)
-            for workload in ("read", "mixed"):
-                loads[workload] = anyio.run(load_test, url, args.clients, args.calls, workload)
+            for workload in () if args.skip_load else ("read", "mixed"):
+                loads[workload] = load_test(url, process.pid, args.clients,
+                                            min(args.processes, args.clients), args.calls,
+                                            workload)
         finally:
             stop(process)
-        print(f"\nHTTP load: {args.clients} concurrent clients x {args.calls} calls each, loopback")
+        if loads:
+            print(f"\nHTTP load: {args.clients} concurrent clients (in {args.processes} client "
+                  f"processes) x {args.calls} calls each, loopback")
         labels = {"read": "snippet reads (21 lines)", "mixed": "search / snippet read alternating"}
         for workload, load in loads.items():
             print(f"  {labels[workload]:<34} {load['calls']:.0f} calls in {load['wall_s']:.2f} s "
                   f"-> {load['calls_per_s']:.0f} calls/s; p50 {load['p50_ms']:.2f} ms, "
-                  f"p99 {load['p99_ms']:.2f} ms; errors {load['errors']:.0f}")
+                  f"p99 {load['p99_ms']:.2f} ms; server CPU {load['server_cpu_us']:.0f} µs/call; "
+                  f"errors {load['errors']:.0f}")
         errors = sum(load["errors"] for load in loads.values())
         if args.skip_reference:
             return 1 if errors else 0
         reference, version = reference_server(args.reference_dir)
-        timings = anyio.run(read_comparison, workspace, env, reference, args.rounds,
+        timings, cpu = anyio.run(read_comparison, workspace, env, reference, args.rounds,
                             scratch_path / "stdio.log")
     print(f"\nstdio {READ_LINES}-line read round trip, {args.rounds} calls each, alternating "
           f"(reference: {REFERENCE_PACKAGE} {version}, read_text_file head={READ_LINES})")
@@ -241,8 +311,10 @@ def main() -> int:
     for label, values in timings.items():
         medians[label] = statistics.median(values) * 1000
         print(f"  {label:<10} p50 {medians[label]:.3f} ms   p99 "
-              f"{percentile(values, 0.99) * 1000:.3f} ms")
+              f"{percentile(values, 0.99) * 1000:.3f} ms   server CPU {cpu[label]:.0f} µs/call")
     ratio = medians["sari"] / medians["reference"]
+    if cpu["sari"] > 0 and cpu["reference"] > 0:
+        print(f"  server CPU ratio sari/reference: {cpu['sari'] / cpu['reference']:.3f}")
     verdict = "no slower" if ratio <= 1.0 else "SLOWER"
     print(f"  ratio sari/reference (p50): {ratio:.3f} -> Sari is {verdict} than the reference")
     return 1 if errors else 0
