@@ -4,6 +4,7 @@ the SDK's client over stdio and over streamable HTTP (with concurrent clients)."
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -171,6 +172,12 @@ async def test_concurrent_http_clients_keep_separate_sessions(
                 for index in range(CLIENTS):
                     group.start_soon(client_work, index)
         assert process.poll() is None
+        # Each client ended its HTTP session on exit; the server ended its policy session.
+        log = tmp_path / "http-server.log"
+        with anyio.fail_after(30):
+            while len(re.findall(r"connection [0-9a-f-]{36} closed",
+                                 log.read_text(encoding="utf-8"))) < CLIENTS + 1:
+                await anyio.sleep(0.1)
     assert sorted(results) == list(range(CLIENTS))
     for index, outcome in results.items():
         assert outcome["metrics"]["search_count"] == index + 1
@@ -196,6 +203,18 @@ async def test_initialize_is_answered_before_the_index_is_built(
             assert state["index_ready"] is False
             await wait_for_index(client)
             assert body(await client.call_tool("index_state", {}))["index_ready"] is True
+
+
+async def test_logs_go_to_stderr_and_the_log_file_never_stdout(
+        workspace: Path, env: dict[str, str], tmp_path: Path) -> None:
+    errlog_path = tmp_path / "stderr.log"
+    with errlog_path.open("w", encoding="utf-8") as errlog:
+        async with stdio_client(workspace, env, errlog) as client:
+            assert body(await client.call_tool("read", {"mode": "file",
+                                                        "target": "README.md"}))["ok"]
+    log_file = Path(env["SARI_STATE_DIR"]) / "logs" / "server.log"
+    for text in (errlog_path.read_text(encoding="utf-8"), log_file.read_text(encoding="utf-8")):
+        assert "serving" in text and "over stdio" in text
 
 
 def test_serve_refuses_a_missing_workspace(tmp_path: Path, env: dict[str, str]) -> None:
