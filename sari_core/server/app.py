@@ -6,7 +6,9 @@ their pydantic models, the contract object as structured content *and* text with
 ``isError`` on refusals, and a server-issued id per connection.
 
 Kernel calls are synchronous (SQLite, git, language servers); each runs in a
-worker thread so one slow call never stalls the other connections.
+worker thread so one slow call never stalls the other connections. A stdio
+server (one client) may serve its reads on the event loop instead
+(``inline_reads``): there the hop to a thread is pure cost.
 """
 
 from __future__ import annotations

@@ -3,13 +3,15 @@
 - tool ``explode`` raises inside its handler (the kernel turns it into PLUGIN_ERROR);
 - tool ``whoami`` answers with its session key (to check connection isolation);
 - tool ``index_state`` says whether the engine's index is complete;
-- ``on_read_enter`` raises for any target named ``boom.py`` (PLUGIN_ERROR warning);
+- ``on_read_enter`` raises for any target named ``boom.py`` (PLUGIN_ERROR warning), and
+  prints to stdout (both through ``print`` and fd 1) for ``loud.md``;
 - it records ended sessions so tests can see ``end_connection`` happen, and the
   thread each read and mutation ran on.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any
 
@@ -69,6 +71,9 @@ class RaisingPlugin:
     @hookimpl
     def on_read_enter(self, call: ReadCall, session: Session) -> None:
         self.threads.append(("read", threading.current_thread().name))
+        if call.target.endswith("loud.md"):
+            print("a stray print that must not reach the protocol", flush=True)
+            os.write(1, b"a stray fd-1 write that must not reach the protocol\n")
         if call.target.endswith("boom.py"):
             raise ValueError("boom.py is cursed")
 

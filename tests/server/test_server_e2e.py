@@ -205,13 +205,19 @@ async def test_initialize_is_answered_before_the_index_is_built(
             assert body(await client.call_tool("index_state", {}))["index_ready"] is True
 
 
-async def test_logs_go_to_stderr_and_the_log_file_never_stdout(
+async def test_logs_and_stray_prints_go_to_stderr_never_to_stdout(
         workspace: Path, env: dict[str, str], tmp_path: Path) -> None:
     errlog_path = tmp_path / "stderr.log"
     with errlog_path.open("w", encoding="utf-8") as errlog:
         async with stdio_client(workspace, env, errlog) as client:
             assert body(await client.call_tool("read", {"mode": "file",
                                                         "target": "README.md"}))["ok"]
+            # A plugin printing to stdout mid-call: the protocol must not see it.
+            await client.call_tool("read", {"mode": "file", "target": "loud.md"})
+            assert body(await client.call_tool("read", {"mode": "file",
+                                                        "target": "README.md"}))["ok"]
+    assert "a stray print that must not reach the protocol" in errlog_path.read_text()
+    assert "a stray fd-1 write that must not reach the protocol" in errlog_path.read_text()
     log_file = Path(env["SARI_STATE_DIR"]) / "logs" / "server.log"
     for text in (errlog_path.read_text(encoding="utf-8"), log_file.read_text(encoding="utf-8")):
         assert "serving" in text and "over stdio" in text
