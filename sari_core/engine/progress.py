@@ -11,9 +11,9 @@ def wants_progress(progress: bool | None, stream: TextIO | None = None) -> bool:
     """``None`` means: only when stderr is a terminal."""
     if progress is not None:
         return progress
-    stream = stream or sys.stderr
+    stream = stream if stream is not None else sys.stderr
     try:
-        return bool(stream.isatty())
+        return bool(stream is not None and stream.isatty())
     except (AttributeError, ValueError):
         return False
 

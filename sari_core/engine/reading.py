@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sari_core.engine import gitdiff
+from sari_core.engine.gitdiff import diff_preview
 from sari_core.engine.paths import PathGuard, ResolvedPath
 from sari_core.engine.store import IndexStore, SymbolHit
 from sari_core.engine.textfile import (
@@ -201,7 +201,7 @@ class Reader:
 
     def _diff(self, call: ReadCall) -> ReadResult:
         target = self.guard.resolve(call.target, kind="any")
-        preview = gitdiff.diff_preview(target, call.against or "HEAD")
+        preview = diff_preview(target, call.against or "HEAD")
         lines = split_lines(preview.diff)
         shown = window(lines, 1, len(lines), call)
         summary = (f"{len(preview.files)} file(s) changed against {call.against or 'HEAD'}: "

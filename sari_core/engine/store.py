@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from sari_core.engine.schema import connect, open_index
 from sari_core.engine.symbols import SymbolRow
@@ -40,10 +41,10 @@ FILE_COLUMNS = ("id, root, path, size, mtime_ns, hash, language, kind, ascii, li
                 "checked_ns")
 
 
-def _file(row: Sequence[object]) -> FileRow:
-    return FileRow(int(row[0]), int(row[1]), str(row[2]), int(row[3]), int(row[4]),  # type: ignore[arg-type]
-                   str(row[5]), row[6], str(row[7]), bool(row[8]), int(row[9]), row[10],  # type: ignore[arg-type]
-                   int(row[11]))  # type: ignore[arg-type]
+def _file(row: Sequence[Any]) -> FileRow:
+    return FileRow(int(row[0]), int(row[1]), str(row[2]), int(row[3]), int(row[4]),
+                   str(row[5]), row[6], str(row[7]), bool(row[8]), int(row[9]), row[10],
+                   int(row[11]))
 
 
 @dataclass(frozen=True)

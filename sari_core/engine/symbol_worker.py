@@ -12,14 +12,14 @@ from __future__ import annotations
 import marshal
 import struct
 import sys
-from typing import BinaryIO
+from typing import IO
 
 from sari_core.engine.symbols import extract_batch
 
 FRAME = struct.Struct("<Q")
 
 
-def read_frame(stream: BinaryIO) -> bytes | None:
+def read_frame(stream: IO[bytes]) -> bytes | None:
     header = stream.read(FRAME.size)
     if len(header) < FRAME.size:
         return None
@@ -34,7 +34,7 @@ def read_frame(stream: BinaryIO) -> bytes | None:
     return b"".join(chunks)
 
 
-def write_frame(stream: BinaryIO, payload: bytes) -> None:
+def write_frame(stream: IO[bytes], payload: bytes) -> None:
     stream.write(FRAME.pack(len(payload)) + payload)
     stream.flush()
 

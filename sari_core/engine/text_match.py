@@ -23,7 +23,7 @@ line by line, as grep does.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -136,13 +136,13 @@ def literal_files(store: IndexStore, query: str, *, case_sensitive: bool,
     return sorted(hits, key=lambda hit: (hit.root, hit.path))
 
 
-def _scan(store: IndexStore, glob: str | None, predicate: object) -> list[FileHit]:
+def _scan(store: IndexStore, glob: str | None, predicate: Callable[[str], bool]
+          ) -> list[FileHit]:
     rows = glob_filter((FileHit(row.id, row.root, row.path) for row in store.text_files()), glob)
     by_id = {hit.id: hit for hit in rows}
-    out = []
-    check = predicate  # a callable on the file's text
+    out: list[FileHit] = []
     for file_id, text in store.texts(list(by_id)):
-        if check(text):  # type: ignore[operator]
+        if predicate(text):
             out.append(by_id[file_id])
     return sorted(out, key=lambda hit: (hit.root, hit.path))
 

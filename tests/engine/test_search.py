@@ -168,6 +168,21 @@ def test_a_background_build_answers_index_ready(repo: Path) -> None:
         assert result.index_ready is True and result.total == 1
 
 
+def test_searches_before_a_background_build_finishes_say_so(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sari_core.engine.workspace as workspace_module
+
+    monkeypatch.setattr(workspace_module, "READY_WAIT_SECONDS", 0.05)
+    with Workspace([repo]) as engine:
+        with engine._build_lock:  # hold the build back: the index is not ready yet
+            engine.start_background_index()
+            early = engine.search(SearchCall(query="renderPage"))
+        assert early.index_ready is False
+        assert engine.wait_for_index(30)
+        late = engine.search(SearchCall(query="renderPage"))
+        assert late.index_ready is True and late.total == 1
+
+
 def test_several_roots(tmp_path: Path, repo: Path) -> None:
     second = tmp_path / "second"
     write(second, "lib/extra.py", "def execute_read():\n    pass\n")

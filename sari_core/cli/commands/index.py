@@ -22,18 +22,19 @@ def run(args: argparse.Namespace) -> int:
     with Workspace([workspace_root(args.path)], watch=False) as engine:
         stats = engine.ensure_index(progress=args.progress)
         status = engine.index_status()
+    index_bytes = int(str(status["bytes"]))
     figures = {"root": str(engine.roots[0]), "files": stats.files,
                "text_files": stats.text_files, "indexed": stats.indexed,
                "unchanged": stats.unchanged, "removed": stats.removed,
                "symbols": status["symbols"], "seconds": round(stats.seconds, 3),
-               "index_path": status["path"], "index_bytes": status["bytes"]}
+               "index_path": status["path"], "index_bytes": index_bytes}
     if args.json:
         print(json.dumps(figures, indent=2))
         return 0
     print(f"{figures['root']}: {stats.files:,} files ({stats.text_files:,} text), "
           f"{stats.indexed:,} indexed, {stats.unchanged:,} unchanged, {stats.removed:,} removed, "
           f"{status['symbols']:,} symbols in {stats.seconds:.2f}s")
-    print(f"index: {status['path']} ({int(status['bytes']) / 1e6:.1f} MB)")  # type: ignore[call-overload]
+    print(f"index: {status['path']} ({index_bytes / 1e6:.1f} MB)")
     return 0
 
 
