@@ -120,7 +120,7 @@ def literal_files(store: IndexStore, query: str, *, case_sensitive: bool,
                   glob: str | None = None) -> list[FileHit]:
     """Every indexed text file containing ``query`` (sorted by root, path)."""
     if len(query) < TRIGRAM:
-        return _scan(store, glob, lambda text: contains(text, query, case_sensitive))
+        return _short_scan(store, query, case_sensitive, glob)
     spec = glob_spec(glob) if glob else None
     hits = [FileHit(file_id, root, path) for file_id, root, path, _ in store.match(phrase(query))
             if spec is None or spec.match_file(path)]
@@ -134,6 +134,31 @@ def literal_files(store: IndexStore, query: str, *, case_sensitive: bool,
         hits = [by_id[file_id] for file_id, text in store.texts(list(by_id))
                 if contains(text, query, False)]
     return sorted(hits, key=lambda hit: (hit.root, hit.path))
+
+
+# UTF-8 of the two non-ASCII characters that fold into ASCII (Kelvin sign, long s).
+_FOLDS_INTO_ASCII = (b"\xe2\x84\xaa", b"\xc5\xbf")
+
+
+def _short_scan(store: IndexStore, query: str, case_sensitive: bool, glob: str | None
+                ) -> list[FileHit]:
+    """A query too short for trigrams: scan every text, on its UTF-8 bytes where exact."""
+    if not case_sensitive and not query.isascii():
+        return _scan(store, glob, lambda text: contains(text, query, False))
+    rows = glob_filter((FileHit(row.id, row.root, row.path) for row in store.text_files()), glob)
+    by_id = {hit.id: hit for hit in rows}
+    needle = query.encode("utf-8") if case_sensitive else query.lower().encode("ascii")
+    out: list[FileHit] = []
+    for file_id, data in store.utf8_texts(list(by_id)):
+        if case_sensitive:
+            found = needle in data
+        elif any(special in data for special in _FOLDS_INTO_ASCII):
+            found = contains(data.decode("utf-8"), query, False)
+        else:  # no other character folds into ASCII: bytes.lower() is the fold here
+            found = needle in data.lower()
+        if found:
+            out.append(by_id[file_id])
+    return sorted(out, key=lambda hit: (hit.root, hit.path))
 
 
 def _scan(store: IndexStore, glob: str | None, predicate: Callable[[str], bool]
