@@ -29,9 +29,14 @@ from mcp.shared.exceptions import MCPError
 
 from sari_core import __version__
 from sari_core.kernel import Kernel
-from sari_core.server import results
 from sari_core.server.catalog import ToolCatalog
 from sari_core.server.connections import ConnectionIds
+from sari_core.server.results import (
+    internal_error,
+    request_too_large,
+    to_call_result,
+    unknown_tool,
+)
 
 log = logging.getLogger(__name__)
 
@@ -135,23 +140,23 @@ class SariServer:
         name = params.name
         try:
             response = await self._serve(ctx, name, dict(params.arguments or {}))
-            return results.to_call_result(response)
+            return to_call_result(response)
         except Exception as exc:  # the transport must outlive any failure of a call
             incident = uuid.uuid4().hex[:12]
             log.exception("tool %s failed (incident %s)", name, incident)
-            return results.to_call_result(results.internal_error(name, exc, incident))
+            return to_call_result(internal_error(name, exc, incident))
 
     async def _serve(self, ctx: ServerRequestContext[Any], name: str,
                      arguments: dict[str, Any]) -> dict[str, Any]:
         entry = self.catalog.get(name)
         if entry is None:
             log.info("unknown tool %r", name)
-            return results.unknown_tool(name, self.catalog.names())
+            return unknown_tool(name, self.catalog.names())
         size = len(pydantic_core.to_json(arguments, fallback=str))
         if size > self.max_request_bytes:
             log.warning("tool %s: %d argument bytes refused (limit %d)", name, size,
                         self.max_request_bytes)
-            return results.request_too_large(name, size, self.max_request_bytes)
+            return request_too_large(name, size, self.max_request_bytes)
         connection_id = self.connections.for_request(ctx)
         started = time.perf_counter()
         if self.inline_reads and entry.read_only:

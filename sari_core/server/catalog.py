@@ -16,7 +16,7 @@ import mcp_types as types
 
 from sari_core.arguments import LEGACY_READ_TOOLS
 from sari_core.kernel import Kernel
-from sari_core.server import schemas
+from sari_core.server.schemas import OUTPUT_SCHEMA, SESSION_ID_PROPERTY, core_tools
 from sari_core.tools import ToolSpec
 
 READ_ONLY_CORE_TOOLS = frozenset({"search", "read", *LEGACY_READ_TOOLS})
@@ -43,7 +43,7 @@ class ToolCatalog:
     def __init__(self, kernel: Kernel) -> None:
         self.kernel = kernel
         self._entries: dict[str, ToolEntry] = {}
-        for definition in schemas.core_tools():
+        for definition in core_tools():
             self._add(definition, self._core_invoke(definition["name"]))
         for name in sorted(kernel.tools):
             if name in self._entries:
@@ -56,7 +56,7 @@ class ToolCatalog:
             name=definition["name"],
             description=definition["description"],
             input_schema=definition["input_schema"],
-            output_schema=schemas.OUTPUT_SCHEMA,
+            output_schema=OUTPUT_SCHEMA,
             annotations=types.ToolAnnotations(**definition["annotations"])
             if definition.get("annotations") else None,
         )
@@ -102,7 +102,7 @@ def plugin_definition(spec: ToolSpec) -> dict[str, Any]:
     # where the model would not refuse it as an extra field.
     extra = spec.input_model.model_config.get("extra")
     if "session_id" not in properties and extra != "forbid":
-        properties["session_id"] = dict(schemas.SESSION_ID_PROPERTY)
+        properties["session_id"] = dict(SESSION_ID_PROPERTY)
     description = spec.description
     if spec.deprecated and not description.startswith("DEPRECATED"):
         description = f"DEPRECATED: {description}"

@@ -102,8 +102,12 @@ async def serve_streams(line_limit: int = DEFAULT_LINE_LIMIT) -> AsyncIterator[t
         asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", buffering=0))
     writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
     try:
-        async with stdio_server(stdin=_Lines(reader, line_limit),  # type: ignore[arg-type]
-                                stdout=_Writer(writer)) as streams:  # type: ignore[arg-type]
+        # The SDK only iterates stdin and awaits write/flush on stdout: duck types suffice
+        # where its signature names anyio's file wrapper.
+        async with stdio_server(
+            stdin=_Lines(reader, line_limit),  # pyright: ignore[reportArgumentType]
+            stdout=_Writer(writer),  # pyright: ignore[reportArgumentType]
+        ) as streams:
             yield streams
     finally:
         # Give the process its descriptors back before the transports close the duplicates.

@@ -117,7 +117,7 @@ def check_index(roots: list[Path]) -> Check:
         return Check("index", "error", f"reading the index failed: {type(exc).__name__}: {exc}")
     finally:
         engine.close()
-    if not status:
+    if not isinstance(status, dict) or not status:
         return Check("index", "ok", "workspace opens; the index is built by `sari serve` in "
                      "the background")
     return Check("index", "ok", ", ".join(f"{key}={value}" for key, value in status.items()))
