@@ -23,11 +23,18 @@ _BACKUPS = 3
 _OWNED = "_sari_server_handler"
 
 
+LEVELS = {"DEBUG": logging.DEBUG, "INFO": logging.INFO, "WARNING": logging.WARNING,
+          "WARN": logging.WARNING, "ERROR": logging.ERROR, "CRITICAL": logging.CRITICAL}
+
+
 def _level(raw: str | None, default: int) -> int:
+    """A level name (``DEBUG``...) or number; anything else keeps the default."""
     if not raw:
         return default
-    value = logging.getLevelName(raw.strip().upper())
-    return value if isinstance(value, int) else default
+    text = raw.strip().upper()
+    if text.isdigit():
+        return int(text)
+    return LEVELS.get(text, default)
 
 
 def configure_logging() -> Path | None:

@@ -20,7 +20,7 @@ import logging
 import os
 import stat
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -82,7 +82,8 @@ class _Writer:
 
 
 @asynccontextmanager
-async def serve_streams(line_limit: int = DEFAULT_LINE_LIMIT) -> AsyncIterator[tuple[Any, Any]]:
+async def serve_streams(line_limit: int = DEFAULT_LINE_LIMIT
+                        ) -> AsyncGenerator[tuple[Any, Any], None]:
     """The (read, write) streams for ``Server.run`` over this process's stdin/stdout."""
     if not pipes_available():
         async with stdio_server() as streams:
