@@ -21,6 +21,7 @@ def _site_packages(env: Path) -> Path:
     return next(env.glob("lib/python*/site-packages"))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="posix venv layout")
 def test_pip_installed_plugin_is_discovered_by_sari_plugins(tmp_path: Path) -> None:
     missing = [m for m in ("pip", "setuptools") if importlib.util.find_spec(m) is None]
