@@ -12,10 +12,10 @@ from pathlib import Path
 
 from sari_core.models import NextCall, ReadCall
 from sari_core.reasons import ReasonCode
+from sari_core.targets import normalize_path
 from sari_refgate import calls
 from sari_refgate.refs import CandidateRef, RefStore
 from sari_refgate.settings import RefgateSettings
-from sari_refgate.targets import normalize_path
 
 RANGE_TOO_WIDE = "REFGATE_RANGE_TOO_WIDE"
 GUIDANCE = "Use search results (candidate/bundle ref) or precision read path+range."

@@ -7,12 +7,12 @@ from sari_core.plugin_manager import hookimpl
 from sari_core.reasons import ReasonCodeSpec
 from sari_core.sessions import Session
 from sari_core.settings import SettingsSpec
+from sari_core.targets import normalize_path
 from sari_core.verdicts import Verdict
 from sari_refgate import calls
 from sari_refgate.gate import RANGE_TOO_WIDE, judge
 from sari_refgate.refs import Bundle, CandidateRef, RefStore, bundle_id, candidate_id
 from sari_refgate.settings import RefgateSettings
-from sari_refgate.targets import normalize_path
 
 SECTION = "refgate"
 NAMESPACE = "refgate"

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from sari_core.models import SearchCall, SearchMatch
-from sari_refgate.targets import symbol_names, words
+from sari_core.targets import symbol_names, words
 
 ID_SCHEME = "sari-refgate/1"
 CANDIDATE_PREFIX = "cand_"

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sari_core.models import SearchCall, SearchResult
-from sari_relevance.targets import normalize_path, symbol_names, words
+from sari_core.targets import normalize_path, symbol_names, words
 
 
 @dataclass(frozen=True)

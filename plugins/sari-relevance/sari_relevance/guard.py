@@ -13,10 +13,10 @@ from typing import Any
 
 from sari_core.models import NextCall, ReadCall
 from sari_core.reasons import ReasonCode
+from sari_core.targets import normalize_path
 from sari_relevance.baseline import Baseline, TopEntry
 from sari_relevance.exclusions import excluded_by
 from sari_relevance.settings import RelevanceSettings
-from sari_relevance.targets import normalize_path
 
 EXCLUDED_PATH = "RELEVANCE_EXCLUDED_PATH"
 LEAD = "This target seems unrelated."
