@@ -16,37 +16,15 @@ import statistics
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 os.environ.setdefault("SARI_STATE_DIR", tempfile.mkdtemp(prefix="sari-bench-"))
 
+from stub_engine import StubEngine  # noqa: E402
+
 from sari_core import Kernel, hookimpl  # noqa: E402
-from sari_core.models import Location, ReadCall, ReadResult  # noqa: E402
+from sari_core.models import ReadCall  # noqa: E402
 
 TEXT = "".join(f"line {i}\n" for i in range(1, 21))
-
-
-class StubEngine:
-    roots = [Path(tempfile.gettempdir())]
-
-    def read(self, call: ReadCall) -> ReadResult:
-        return ReadResult(path=call.target, text=TEXT, start_line=1, end_line=20, total_lines=20,
-                          location=Location(file=call.target, line=1, end_line=20))
-
-    def search(self, call):  # pragma: no cover - not measured
-        raise NotImplementedError
-
-    def plan_mutation(self, call):  # pragma: no cover - not measured
-        raise NotImplementedError
-
-    def apply_mutation(self, changes):  # pragma: no cover - not measured
-        raise NotImplementedError
-
-    def poll_changes(self) -> list:
-        return []
-
-    def close(self) -> None:
-        pass
 
 
 class Trivial:
@@ -63,7 +41,7 @@ class Trivial:
 
 
 def measure(plugin_count: int, calls: int, builtins: bool) -> list[float]:
-    kernel = Kernel(StubEngine(), plugins=[Trivial(i) for i in range(plugin_count)],
+    kernel = Kernel(StubEngine(TEXT), plugins=[Trivial(i) for i in range(plugin_count)],
                     load_entry_points=False, builtins=builtins, analytics_sinks=[])
     args = {"mode": "file", "target": "a.py", "session_id": "bench"}
     for _ in range(500):
@@ -79,7 +57,7 @@ def measure(plugin_count: int, calls: int, builtins: bool) -> list[float]:
 
 
 def bare(calls: int) -> list[float]:
-    engine = StubEngine()
+    engine = StubEngine(TEXT)
     call = ReadCall(mode="file", target="a.py")
     samples = []
     for _ in range(calls):

@@ -37,6 +37,8 @@ from typing import Any
 
 os.environ.setdefault("SARI_STATE_DIR", tempfile.mkdtemp(prefix="sari-bench-"))
 
+from stub_engine import StubEngine  # noqa: E402
+
 from sari_core import Kernel  # noqa: E402
 from sari_core.models import CallRecord, Location, ReadCall, ReadResult  # noqa: E402
 from sari_persistence import ExecutionLog  # noqa: E402
@@ -51,34 +53,11 @@ TARGETS = sorted(str(p.relative_to(STDLIB)) for p in (STDLIB / "json").glob("*.p
     sorted(str(p.relative_to(STDLIB)) for p in (STDLIB / "email").glob("*.py"))[:12]
 
 
-class StubEngine:
-    """The kernel alone: a fixed 40-line result from memory."""
-
-    def __init__(self, root: Path = STDLIB) -> None:
-        self.roots = [root]
-
-    def read(self, call: ReadCall) -> ReadResult:
-        return ReadResult(path=call.target, text=TEXT, start_line=1, end_line=40, total_lines=40,
-                          location=Location(file=call.target, line=1, end_line=40))
-
-    def search(self, call):  # pragma: no cover - not measured
-        raise NotImplementedError
-
-    def plan_mutation(self, call):  # pragma: no cover - not measured
-        raise NotImplementedError
-
-    def apply_mutation(self, changes):  # pragma: no cover - not measured
-        raise NotImplementedError
-
-    def poll_changes(self) -> list:
-        return []
-
-    def close(self) -> None:
-        pass
-
-
 class DiskEngine(StubEngine):
     """Reads the file from disk on every call and returns 40 of its lines."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__("", root)
 
     def read(self, call: ReadCall) -> ReadResult:
         text = (self.roots[0] / call.target).read_text(encoding="utf-8")
@@ -97,7 +76,7 @@ def real_engine() -> Any:
 
 
 ENGINES: dict[str, Callable[[], Any]] = {
-    "stub": StubEngine,
+    "stub": lambda: StubEngine(TEXT, STDLIB),
     "disk": lambda: DiskEngine(STDLIB),
     "sari": real_engine,
 }
