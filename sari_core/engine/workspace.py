@@ -71,6 +71,7 @@ class Workspace:
         self._thread: threading.Thread | None = None
         self._closed = False
         self.last_stats: IndexStats | None = None
+        self.ready_wait_seconds = READY_WAIT_SECONDS
         self.build_error: BaseException | None = None
 
     # --- the index ------------------------------------------------------------------
@@ -103,8 +104,9 @@ class Workspace:
         self._thread = threading.Thread(target=build, name="sari-index", daemon=True)
         self._thread.start()
 
-    def wait_for_index(self, timeout: float | None = READY_WAIT_SECONDS) -> bool:
-        """Block until the index is built (building it now if nobody started it)."""
+    def wait_for_index(self, timeout: float | None) -> bool:
+        """Block until the index is built (building it now if nobody started it); ``timeout``
+        bounds the wait for a background build (None: no bound)."""
         if self._ready.is_set():
             return True
         if self._thread is None:
@@ -113,7 +115,7 @@ class Workspace:
         return self._ready.wait(timeout)
 
     def _symbols_ready(self) -> bool:
-        ready = self.wait_for_index()
+        ready = self.wait_for_index(self.ready_wait_seconds)
         self._sync()
         return ready
 
@@ -149,7 +151,7 @@ class Workspace:
         return self.reader.read(call)
 
     def search(self, call: SearchCall) -> SearchResult:
-        ready = self.wait_for_index()
+        ready = self.wait_for_index(self.ready_wait_seconds)
         self._sync()
         return self.searcher.search(call, index_ready=ready)
 

@@ -168,12 +168,9 @@ def test_a_background_build_answers_index_ready(repo: Path) -> None:
         assert result.index_ready is True and result.total == 1
 
 
-def test_searches_before_a_background_build_finishes_say_so(
-        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import sari_core.engine.workspace as workspace_module
-
-    monkeypatch.setattr(workspace_module, "READY_WAIT_SECONDS", 0.05)
+def test_searches_before_a_background_build_finishes_say_so(repo: Path) -> None:
     with Workspace([repo]) as engine:
+        engine.ready_wait_seconds = 0.05
         with engine._build_lock:  # hold the build back: the index is not ready yet
             engine.start_background_index()
             early = engine.search(SearchCall(query="renderPage"))
