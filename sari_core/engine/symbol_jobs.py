@@ -104,7 +104,7 @@ class SymbolJobs:
         if expected_files >= POOL_THRESHOLD_FILES:
             try:
                 self._workers = [_Worker(self._results) for _ in range(worker_count())]
-            except OSError as exc:
+            except (OSError, ValueError, TypeError) as exc:  # no usable interpreter to spawn
                 log.info("symbol extraction runs in-process: %s", exc)
                 self.close()
         self._batch: Batch = []

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -66,6 +67,7 @@ class Workspace:
         self._changes: ChangeSource = change_source(self.guard, self._rules, watch)
         self._sync_lock = threading.RLock()
         self._build_lock = threading.Lock()
+        self._start_lock = threading.Lock()
         self._ready = threading.Event()
         self._pending: list[FileChange] = []
         self._thread: threading.Thread | None = None
@@ -91,28 +93,38 @@ class Workspace:
 
     def start_background_index(self) -> None:
         """Build or refresh the index in a thread; returns at once."""
-        if self._thread is not None or self._ready.is_set():
-            return
+        with self._start_lock:
+            if self._thread is not None or self._ready.is_set():
+                return
+            self._thread = threading.Thread(target=self._build_in_background, name="sari-index",
+                                            daemon=True)
+            self._thread.start()
 
-        def build() -> None:
-            try:
-                self.ensure_index(progress=False)
-            except Exception as exc:  # noqa: BLE001 - reported through index_ready=False and the log
-                self.build_error = exc
-                log.error("sari: building the index of %s failed: %s", self.roots[0], exc)
-
-        self._thread = threading.Thread(target=build, name="sari-index", daemon=True)
-        self._thread.start()
+    def _build_in_background(self) -> None:
+        try:
+            self.ensure_index(progress=False)
+        except Exception as exc:  # noqa: BLE001 - reported through index_ready=False and the log
+            self.build_error = exc
+            log.error("sari: building the index of %s failed: %s", self.roots[0], exc)
 
     def wait_for_index(self, timeout: float | None) -> bool:
         """Block until the index is built (building it now if nobody started it); ``timeout``
         bounds the wait for a background build (None: no bound)."""
         if self._ready.is_set():
             return True
-        if self._thread is None:
+        thread = self._thread
+        if thread is None:
             self.ensure_index()
             return self._ready.is_set()
-        return self._ready.wait(timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self._ready.is_set():
+            if not thread.is_alive():  # the build failed or was cancelled
+                return self._ready.is_set()
+            remaining = 0.1 if deadline is None else deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            self._ready.wait(min(remaining, 0.1))
+        return True
 
     def _symbols_ready(self) -> bool:
         ready = self.wait_for_index(self.ready_wait_seconds)
