@@ -119,7 +119,7 @@ def contains(text: str, query: str, case_sensitive: bool) -> bool:
 def literal_files(store: IndexStore, query: str, *, case_sensitive: bool,
                   glob: str | None = None) -> list[FileHit]:
     """Every indexed text file containing ``query`` (sorted by root, path)."""
-    if len(query) < TRIGRAM:
+    if len(query) < TRIGRAM or "\x00" in query:  # no trigram, or nothing FTS5 can quote
         return _short_scan(store, query, case_sensitive, glob)
     spec = glob_spec(glob) if glob else None
     hits = [FileHit(file_id, root, path) for file_id, root, path, _ in store.match(phrase(query))
@@ -248,7 +248,7 @@ def required_literal(pattern: str) -> str | None:
     if current:
         runs.append("".join(current))
     best = max(runs, key=len, default="")
-    return best if len(best) >= TRIGRAM else None
+    return best if len(best) >= TRIGRAM and "\x00" not in best else None
 
 
 def regex_lines(rx: re.Pattern[str], text: str, limit: int | None = None) -> list[int]:

@@ -136,6 +136,18 @@ def test_path_search_and_globs(shared: Workspace) -> None:
         {"src/app.py", "src/other.py"}
 
 
+@pytest.mark.parametrize("query", ["\x00abc", "\"\"\"", "\"", "a" * 5000, "AND OR NOT", "*",
+                                   "NEAR(a b)", "^x", "\\"])
+@pytest.mark.parametrize("kind", ["text", "regex", "symbol", "path"])
+def test_odd_queries_never_crash(shared: Workspace, query: str, kind: str) -> None:
+    from sari_core.errors import SariError
+
+    try:
+        shared.search(SearchCall(query=query, kind=kind))
+    except SariError as exc:
+        assert kind == "regex" and exc.code == "INVALID_ARGS"
+
+
 def test_limit_and_truncation(shared: Workspace) -> None:
     result = shared.search(SearchCall(query="e", limit=2))
     assert len(result.matches) == 2 and result.truncated is True and result.total > 2
