@@ -10,7 +10,15 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from sari_core.models import Location, ReadCall, ReadResult
+from sari_core.models import (
+    FileChange,
+    Location,
+    MutationCall,
+    ReadCall,
+    ReadResult,
+    SearchCall,
+    SearchResult,
+)
 
 
 class StubEngine:
@@ -27,16 +35,16 @@ class StubEngine:
                           total_lines=self.lines,
                           location=Location(file=call.target, line=1, end_line=self.lines))
 
-    def search(self, call):  # pragma: no cover - not measured
+    def search(self, call: SearchCall) -> SearchResult:  # pragma: no cover - not measured
         raise NotImplementedError
 
-    def plan_mutation(self, call):  # pragma: no cover - not measured
+    def plan_mutation(self, call: MutationCall) -> list[FileChange]:  # pragma: no cover
         raise NotImplementedError
 
-    def apply_mutation(self, changes):  # pragma: no cover - not measured
+    def apply_mutation(self, changes: list[FileChange]) -> None:  # pragma: no cover
         raise NotImplementedError
 
-    def poll_changes(self) -> list:
+    def poll_changes(self) -> list[FileChange]:
         return []
 
     def close(self) -> None:
