@@ -6,10 +6,10 @@ it is available; before it lands, the kernel tests' in-memory engine.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
+from git_workspace import engine_over
 from memory_engine import MemoryEngine
 
 from sari_core import Kernel
@@ -27,29 +27,13 @@ FILES: dict[str, str] = {
 }
 
 
-def real_engine_class() -> Any:
-    try:
-        from sari_core.engine import Workspace
-    except ImportError:
-        return None
-    return Workspace
-
-
 def build_engine(root: Path, files: dict[str, str]) -> Any:
-    workspace_class = real_engine_class()
-    if workspace_class is None:
-        return MemoryEngine(files, root=str(root))
-    for relative, text in files.items():
-        path = root / relative
-        if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-    if not (root / ".git").exists():
-        subprocess.run(["git", "init", "-q", str(root)], check=True)
-        subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
-        subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t",
-                        "commit", "-q", "-m", "fixture"], check=True)
-    return workspace_class([root])
+    """The real engine over ``files`` committed in ``root``, or the memory engine.
+
+    A file already in ``root`` is kept as it is: :func:`change_on_disk` changed it, and a
+    second kernel over the folder must see the change.
+    """
+    return engine_over(root, files, keep_existing=True)
 
 
 def change_on_disk(kernel: Kernel, relative: str, text: str) -> None:

@@ -7,19 +7,15 @@ scripted session in several registration orders; responses must be identical.
 
 from __future__ import annotations
 
-import importlib
-import json
 from typing import Any
 
 from aggregation_workspace import BIG, LONG, OTHER
+from kernel_responses import as_received
+from registration_orders import installed_policies, responses_by_order
 
 from sari_core import ReasonCodeSpec, Verdict, hookimpl
 from sari_core.models import ReadCall, ReadResult
 from sari_core.sessions import Session
-
-OPTIONAL = {"budget": ("sari_budget", "BudgetPlugin"),
-            "relevance": ("sari_relevance", "RelevancePlugin"),
-            "refgate": ("sari_refgate", "RefgatePlugin")}
 
 
 class Footer:
@@ -48,16 +44,8 @@ class Cautions:
 
 
 def available_plugins() -> dict[str, Any]:
-    from sari_aggregation import AggregationPlugin
-
-    factories: dict[str, Any] = {"aggregation": AggregationPlugin, "test.footer": Footer,
-                                 "test.cautions": Cautions}
-    for name, (module, attribute) in OPTIONAL.items():
-        try:
-            factories[name] = getattr(importlib.import_module(module), attribute)
-        except ImportError:
-            continue
-    return factories
+    """Aggregation, every other installed stabilization policy, and this file's two."""
+    return {**installed_policies(), "test.footer": Footer, "test.cautions": Cautions}
 
 
 def run_session(kernel: Any) -> list[dict[str, Any]]:
@@ -75,23 +63,12 @@ def run_session(kernel: Any) -> list[dict[str, Any]]:
     ]
     for step in steps:
         responses.append(kernel.execute_read(step))
-    out = []
-    for response in responses:
-        response = json.loads(json.dumps(response))
-        response["meta"].pop("execution_id", None)
-        out.append(response)
-    return out
+    return [as_received(response) for response in responses]
 
 
 def test_responses_are_identical_in_every_registration_order(make_kernel) -> None:
-    factories = available_plugins()
-    names = sorted(factories)
-    orders = [names[i:] + names[:i] for i in range(len(names))]
-    orders += [list(reversed(order)) for order in orders]
-    runs = {}
-    for order in orders:
-        kernel = make_kernel(*[factories[name]() for name in order])
-        runs[tuple(order)] = run_session(kernel)
+    runs = responses_by_order(available_plugins(),
+                              lambda plugins: run_session(make_kernel(*plugins)))
     baseline = next(iter(runs.values()))
     for order, responses in runs.items():
         assert responses == baseline, f"responses differ for registration order {order}"

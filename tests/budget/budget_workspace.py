@@ -7,10 +7,10 @@ resolve the one symbol and diff the tests use.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
+from git_workspace import engine_over
 from memory_engine import MemoryEngine
 
 from sari_core.models import ReadCall, ReadResult
@@ -43,28 +43,10 @@ class _MemoryWorkspace(MemoryEngine):
         return result
 
 
-def real_engine_class() -> Any:
-    try:
-        from sari_core.engine import Workspace
-    except ImportError:
-        return None
-    return Workspace
-
-
 def build_engine(root: Path, files: dict[str, str]) -> Any:
-    workspace_class = real_engine_class()
-    if workspace_class is None:
-        return _MemoryWorkspace(files, root=str(root))
-    for relative, text in files.items():
-        path = root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    if not (root / ".git").exists():
-        subprocess.run(["git", "init", "-q", str(root)], check=True)
-        subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
-        subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t",
-                        "commit", "-q", "-m", "fixture"], check=True)
-    return workspace_class([root])
+    """The real engine over ``files`` committed in ``root`` (or :class:`_MemoryWorkspace`)."""
+    return engine_over(root, files,
+                       fallback=lambda files, root: _MemoryWorkspace(files, root=str(root)))
 
 
 # One ordinary read per entrypoint, with the wrapper's own argument names.
@@ -82,7 +64,3 @@ MODE_READS: dict[str, dict[str, Any]] = {
     "snippet": {"mode": "snippet", "target": SMALL, "start_line": 1, "end_line": 2},
     "diff_preview": {"mode": "diff_preview", "target": SMALL, "against": "HEAD"},
 }
-
-
-def stabilization(response: dict[str, Any]) -> dict[str, Any]:
-    return response["meta"]["stabilization"]  # type: ignore[no-any-return]

@@ -2,51 +2,23 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import anyio
-import mcp_types as types
 import pytest
+from budget_mcp import assert_budget_refusal, body, spend_and_refuse
 from budget_workspace import READS, SMALL
 from mcp import Client
 
 from sari_core.server import SariServer
 
 
-def body(result: types.CallToolResult) -> dict[str, Any]:
-    assert result.structured_content is not None
-    assert json.loads(result.content[0].text) == result.structured_content
-    assert result.is_error is (not result.structured_content["ok"])
-    return result.structured_content
-
-
 def connect(server: SariServer) -> Client:
     return Client(server.lowlevel, mode="legacy")
-
-
-def assert_budget_refusal(response: dict[str, Any]) -> None:
-    assert response["ok"] is False
-    assert response["error"]["code"] == "BUDGET_EXCEEDED"
-    assert response["error"]["message"].startswith(
-        "Read budget exceeded. Use search to narrow scope: ")
-    stabilization = response["meta"]["stabilization"]
-    assert "BUDGET_HARD_LIMIT" in stabilization["reason_codes"]
-    assert stabilization["next_calls"][0]["tool"] == "search"
 
 
 async def test_the_26th_read_is_refused_through_read_and_every_wrapper(make_kernel) -> None:
     server = SariServer(make_kernel())
     async with connect(server) as client:
-        names = sorted(READS)
-        for number in range(25):
-            name = names[number % len(names)]
-            response = body(await client.call_tool(name, READS[name]))
-            assert response["ok"], response
-        for name in ["read", *[n for n in names if n != "read"]]:
-            result = await client.call_tool(name, READS[name])
-            assert result.is_error is True
-            assert_budget_refusal(body(result))
+        await spend_and_refuse(client)
         follow = body(await client.call_tool("read", {"mode": "file", "target": SMALL}))
         search = follow["meta"]["stabilization"]["next_calls"][0]
         assert body(await client.call_tool(search["tool"], search["arguments"]))["ok"]

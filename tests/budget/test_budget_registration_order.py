@@ -7,19 +7,15 @@ several registration orders; the responses must be identical byte for byte.
 
 from __future__ import annotations
 
-import importlib
-import json
 from typing import Any
 
 from budget_workspace import BIG, SMALL, WIDE
+from kernel_responses import as_received
+from registration_orders import installed_policies, responses_by_order
 
 from sari_core import ReasonCodeSpec, Verdict, hookimpl
 from sari_core.models import ReadCall, ReadResult
 from sari_core.sessions import Session
-
-OPTIONAL = {"aggregation": ("sari_aggregation", "AggregationPlugin"),
-            "relevance": ("sari_relevance", "RelevancePlugin"),
-            "refgate": ("sari_refgate", "RefgatePlugin")}
 
 
 class NotesWide:
@@ -53,21 +49,8 @@ class TagsExit:
 
 
 def available_plugins() -> dict[str, Any]:
-    from sari_budget import BudgetPlugin
-
-    factories: dict[str, Any] = {"budget": BudgetPlugin, "test.notes": NotesWide,
-                                 "test.tags": TagsExit}
-    for name, (module, attribute) in OPTIONAL.items():
-        try:
-            factories[name] = getattr(importlib.import_module(module), attribute)
-        except ImportError:
-            continue
-    return factories
-
-
-def orders(names: list[str]) -> list[list[str]]:
-    rotations = [names[i:] + names[:i] for i in range(len(names))]
-    return rotations + [list(reversed(order)) for order in rotations]
+    """The budget, every other installed stabilization policy, and this file's two."""
+    return {**installed_policies(), "test.notes": NotesWide, "test.tags": TagsExit}
 
 
 def run_session(kernel: Any) -> list[dict[str, Any]]:
@@ -86,21 +69,13 @@ def run_session(kernel: Any) -> list[dict[str, Any]]:
         for step in steps:
             responses.append(kernel.execute_read(step))
     responses.append(kernel.execute_search({"query": "helper"}))
-    out = []
-    for response in responses:
-        response = json.loads(json.dumps(response))
-        response["meta"].pop("execution_id", None)
-        out.append(response)
-    return out
+    return [as_received(response) for response in responses]
 
 
 def test_responses_are_identical_in_every_registration_order(make_kernel) -> None:
-    factories = available_plugins()
     settings = {"budget": {"max_reads_per_session": 12}}
-    runs = {}
-    for order in orders(sorted(factories)):
-        kernel = make_kernel(*[factories[name]() for name in order], settings=settings)
-        runs[tuple(order)] = run_session(kernel)
+    runs = responses_by_order(available_plugins(),
+                              lambda plugins: run_session(make_kernel(*plugins, settings=settings)))
     baseline = next(iter(runs.values()))
     for order, responses in runs.items():
         assert responses == baseline, f"responses differ for registration order {order}"

@@ -6,7 +6,6 @@ The plugin reaches the server the way it does in production: through its entry p
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -15,24 +14,17 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import Any
 
-import mcp_types as types
 import pytest
-from budget_workspace import FILES, READS, build_engine, real_engine_class
+from budget_mcp import spend_and_refuse
+from budget_workspace import FILES, build_engine
+from git_workspace import real_engine_class
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.stdio import stdio_client as stdio_transport
 
 if real_engine_class() is None:
     pytest.skip("sari serve needs the real engine", allow_module_level=True)
-
-
-def body(result: types.CallToolResult) -> dict[str, Any]:
-    assert result.structured_content is not None
-    assert json.loads(result.content[0].text) == result.structured_content
-    assert result.is_error is (not result.structured_content["ok"])
-    return result.structured_content
 
 
 def serve_argv(workspace: Path, *extra: str) -> list[str]:
@@ -92,23 +84,6 @@ def http_url(workspace: Path, env: dict[str, str], log_path: Path) -> Iterator[s
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-
-
-async def spend_and_refuse(client: Client) -> None:
-    names = sorted(READS)
-    for number in range(25):
-        name = names[number % len(names)]
-        response = body(await client.call_tool(name, READS[name]))
-        assert response["ok"], response
-    for name in ["read", *[n for n in names if n != "read"]]:
-        result = await client.call_tool(name, READS[name])
-        assert result.is_error is True
-        refused = body(result)
-        assert refused["error"]["code"] == "BUDGET_EXCEEDED"
-        assert refused["error"]["message"].startswith(
-            "Read budget exceeded. Use search to narrow scope: ")
-        assert "BUDGET_HARD_LIMIT" in refused["meta"]["stabilization"]["reason_codes"]
-        assert refused["meta"]["stabilization"]["next_calls"][0]["tool"] == "search"
 
 
 async def test_the_26th_read_is_refused_over_stdio(workspace: Path, env: dict[str, str],

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from budget_workspace import BIG, EXACT, FILES, SMALL, WIDE, stabilization
+from budget_workspace import BIG, EXACT, FILES, SMALL, WIDE
+from kernel_responses import stabilization
 
 from sari_budget import BudgetSettings
 from sari_budget.trim import split_lines, trim_payload

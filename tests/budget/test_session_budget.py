@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from budget_workspace import BIG, MODE_READS, READS, SMALL, stabilization
+from budget_workspace import BIG, MODE_READS, READS, SMALL
+from kernel_responses import stabilization
 
 from sari_core import NextCall, Verdict, hookimpl
 from sari_core.models import ReadCall

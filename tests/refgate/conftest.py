@@ -2,46 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 pytest.importorskip("sari_refgate")
 
+from kernel_fixtures import KernelFactory, Kernels, Settings  # noqa: E402
 from refgate_workspace import FILES, build_workspace  # noqa: E402
 
 from sari_core import Kernel  # noqa: E402
 
-KernelFactory = Callable[..., Kernel]
-
 
 @pytest.fixture
-def workspace_root(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root
+def make_kernel(workspace_root: Path, kernels: Kernels) -> KernelFactory:
+    """Fresh kernels over one workspace: ``make_kernel(*plugins, settings=..., files=...)``."""
 
-
-@pytest.fixture
-def make_kernel(workspace_root: Path) -> Iterator[KernelFactory]:
-    """Fresh kernels over one workspace: ``make_kernel(*plugins, settings=...)``."""
-    kernels: list[Kernel] = []
-
-    def make(*plugins: object, settings: dict[str, dict[str, Any]] | None = None,
+    def make(*plugins: object, settings: Settings | None = None,
              files: dict[str, str] | None = None) -> Kernel:
         if not plugins:
             from sari_refgate import RefgatePlugin
 
             plugins = (RefgatePlugin(),)
-        engine = build_workspace(workspace_root, files or FILES)
-        kernel = Kernel(engine, plugins=list(plugins), load_entry_points=False,
-                        settings=settings, analytics_sinks=[])
-        kernels.append(kernel)
-        return kernel
+        return kernels.build(build_workspace(workspace_root, files or FILES), plugins, settings)
 
-    yield make
-    for kernel in kernels:
-        kernel.close()
-
+    return make

@@ -1,14 +1,11 @@
-"""The workspace the refgate tests run on, and small helpers to drive a kernel."""
+"""The workspace the refgate tests run on, and the engine over it."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
-from memory_engine import MemoryEngine
-
-from sari_core import Kernel
+from git_workspace import engine_over
 
 BIG_LINES = 450
 FILES: dict[str, str] = {
@@ -22,39 +19,6 @@ FILES: dict[str, str] = {
 }
 
 
-def _real_engine_class() -> Any:
-    try:
-        from sari_core.engine import Workspace
-    except ImportError:
-        return None
-    return Workspace
-
-
 def build_workspace(root: Path, files: dict[str, str]) -> Any:
     """The real engine over a small git repository when it exists, else the memory engine."""
-    workspace_class = _real_engine_class()
-    if workspace_class is None:
-        return MemoryEngine(files, root=str(root))
-    for relative, text in files.items():
-        path = root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    if not (root / ".git").exists():
-        subprocess.run(["git", "init", "-q", str(root)], check=True)
-        subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
-        subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t",
-                        "commit", "-q", "-m", "fixture"], check=True)
-    return workspace_class([root])
-
-
-
-def run_next_call(kernel: Kernel, next_call: dict[str, Any], **kw: Any) -> dict[str, Any]:
-    """Run a response's ready-to-run call exactly as given."""
-    if next_call["tool"] == "search":
-        return kernel.execute_search(next_call["arguments"], **kw)
-    assert next_call["tool"] == "read"
-    return kernel.execute_read(next_call["arguments"], **kw)
-
-
-def stabilization(response: dict[str, Any]) -> dict[str, Any]:
-    return response["meta"]["stabilization"]  # type: ignore[no-any-return]
+    return engine_over(root, files)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from refgate_workspace import run_next_call, stabilization
+from kernel_responses import run_next_call, stabilization
 
 from sari_core import Kernel
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from refgate_workspace import FILES, build_workspace, run_next_call, stabilization
+from kernel_responses import run_next_call, stabilization
+from refgate_workspace import FILES, build_workspace
 
 from sari_core import Kernel
 from sari_refgate import RefgatePlugin

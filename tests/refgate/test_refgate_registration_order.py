@@ -7,18 +7,16 @@ and its reverse, over one scripted session, and compares the responses byte for 
 
 from __future__ import annotations
 
-import json
-from importlib.metadata import entry_points
 from typing import Any
 
 import pytest
+from kernel_responses import as_received
 from refgate_workspace import FILES
+from registration_orders import installed_policies, responses_by_order
 
 from sari_core import Kernel
 
 pytest.importorskip("sari_relevance")
-
-STABILIZATION_PLUGINS = ("aggregation", "budget", "refgate", "relevance")
 
 SCRIPT: list[tuple[str, dict[str, Any]]] = [
     ("read", {"mode": "file", "target": "app/config.py"}),  # before any search
@@ -34,22 +32,6 @@ SCRIPT: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
-def _installed_plugins() -> list[tuple[str, Any]]:
-    found = {ep.name: ep for ep in entry_points(group="sari") if ep.name in STABILIZATION_PLUGINS}
-    return [(name, found[name].load()) for name in sorted(found)]
-
-
-def _orders(names: list[str]) -> list[list[str]]:
-    rotations = [names[i:] + names[:i] for i in range(len(names))]
-    return rotations + [list(reversed(order)) for order in rotations]
-
-
-def _strip(response: dict[str, Any]) -> dict[str, Any]:
-    response = json.loads(json.dumps(response))
-    response["meta"].pop("execution_id", None)
-    return response
-
-
 def _run(kernel: Kernel) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     search: dict[str, Any] | None = None
@@ -63,19 +45,16 @@ def _run(kernel: Kernel) -> list[dict[str, Any]]:
                 search["meta"]["stabilization"]["next_calls"][0]["arguments"])
         else:
             response = kernel.execute_read(arguments)
-        out.append(_strip(response))
+        out.append(as_received(response))
     return out
 
 
 def test_responses_do_not_depend_on_registration_order(make_kernel) -> None:
-    plugins = _installed_plugins()
+    plugins = list(installed_policies().items())
     assert {"refgate", "relevance"} <= {name for name, _ in plugins}
-    classes = dict(plugins)
     files = {"vendor/x.py": "load_config = None\n"}
-    runs = {}
-    for order in _orders([name for name, _ in plugins]):
-        kernel = make_kernel(*[classes[name]() for name in order], files={**FILES, **files})
-        runs[tuple(order)] = _run(kernel)
+    runs = responses_by_order(dict(plugins), lambda instances: _run(
+        make_kernel(*instances, files={**FILES, **files})))
     first_order, first = next(iter(runs.items()))
     codes = [r["meta"]["stabilization"]["reason_codes"] for r in first]
     assert "SEARCH_FIRST_REQUIRED" in codes[0]

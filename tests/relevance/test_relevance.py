@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from relevance_workspace import ranked_paths, run_next_call, stabilization
+from kernel_responses import run_next_call, stabilization
+from relevance_workspace import ranked_paths
 
 from sari_core import Kernel
 

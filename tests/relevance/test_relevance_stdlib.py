@@ -2,36 +2,19 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sysconfig
 from pathlib import Path
 
 import pytest
+from git_workspace import stdlib_repository
 
 from sari_core import Kernel
 from sari_relevance import RelevancePlugin
-
-STDLIB = Path(sysconfig.get_paths()["stdlib"])
-COPIED = ["json", "csv.py", "textwrap.py", "shlex.py", "configparser.py"]
 
 
 @pytest.fixture
 def stdlib_copy(tmp_path: Path) -> Path:
     pytest.importorskip("sari_core.engine")
-    root = tmp_path / "stdlib"
-    root.mkdir()
-    for name in COPIED:
-        source = STDLIB / name
-        if source.is_dir():
-            shutil.copytree(source, root / name, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(source, root / name)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
-    subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t",
-                    "commit", "-q", "-m", "stdlib copy"], check=True)
-    return root
+    return stdlib_repository(tmp_path / "stdlib")
 
 
 def _session(root: Path) -> tuple[list[str], dict]:

@@ -2,26 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 pytest.importorskip("sari_ripple")
 
+from kernel_fixtures import KernelFactory, Kernels, Settings  # noqa: E402
 from ripple_workspace import build_engine  # noqa: E402
 
 from sari_core import Kernel  # noqa: E402
-
-KernelFactory = Callable[..., Kernel]
-
-
-@pytest.fixture
-def workspace_root(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root
 
 
 @pytest.fixture
@@ -33,20 +23,13 @@ def state_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def make_kernel(workspace_root: Path, state_folder: Path) -> Iterator[KernelFactory]:
+def make_kernel(workspace_root: Path, state_folder: Path, kernels: Kernels) -> KernelFactory:
     """Kernels over one workspace on disk: ``make_kernel(files, *plugins, settings=...)``."""
-    kernels: list[Kernel] = []
 
-    def make(files: dict[str, str], *plugins: object,
-             settings: dict[str, dict[str, Any]] | None = None) -> Kernel:
+    def make(files: dict[str, str], *plugins: object, settings: Settings | None = None) -> Kernel:
         from sari_ripple.plugin import RipplePlugin
 
         engine = build_engine(workspace_root, files)
-        kernel = Kernel(engine, plugins=list(plugins) or [RipplePlugin()],
-                        load_entry_points=False, settings=settings, analytics_sinks=[])
-        kernels.append(kernel)
-        return kernel
+        return kernels.build(engine, list(plugins) or [RipplePlugin()], settings)
 
-    yield make
-    for kernel in kernels:
-        kernel.close()
+    return make

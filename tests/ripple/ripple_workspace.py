@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import subprocess
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from git_workspace import engine_over, write_files
 from memory_engine import MemoryEngine
 
-from sari_core.models import FileChange
-from sari_ripple import RippleTracker
+from sari_core.models import FileChange, TierEntry
+from sari_ripple import RippleTracker, TierTracker
 
 
 class DiskMemoryEngine(MemoryEngine):
@@ -18,8 +19,7 @@ class DiskMemoryEngine(MemoryEngine):
 
     def __init__(self, files: dict[str, str], root: Path) -> None:
         super().__init__(files, root=str(root))
-        for relative, text in files.items():
-            _write(root, relative, text)
+        write_files(root, files)
 
     def apply_mutation(self, changes: list[FileChange]) -> None:
         super().apply_mutation(changes)
@@ -28,47 +28,24 @@ class DiskMemoryEngine(MemoryEngine):
             if change.new_text is None:
                 path.unlink(missing_ok=True)
             else:
-                _write(self.roots[0], change.path, change.new_text)
-
-
-def _write(root: Path, relative: str, text: str) -> None:
-    path = root / relative
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
-
-def real_engine_class() -> Any:
-    try:
-        from sari_core.engine import Workspace
-    except ImportError:
-        return None
-    return Workspace
-
-
-def git_repository(root: Path, files: dict[str, str]) -> Path:
-    """A small git repository with ``files``, committed."""
-    for relative, text in files.items():
-        _write(root, relative, text)
-    if not (root / ".git").exists():
-        subprocess.run(["git", "init", "-q", str(root)], check=True)
-    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
-    subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t",
-                    "commit", "-q", "--allow-empty", "-m", "fixture"], check=True)
-    return root
+                write_files(self.roots[0], {change.path: change.new_text})
 
 
 def build_engine(root: Path, files: dict[str, str]) -> Any:
-    """The real engine over a git repository when it exists, else the memory engine on disk."""
-    workspace_class = real_engine_class()
-    if workspace_class is None:
-        return DiskMemoryEngine(files, root)
-    git_repository(root, files)
-    return workspace_class([root])
+    """The real engine over a git repository when it exists, else the memory engine on disk.
+
+    Every call commits what it wrote, so HEAD always holds ``files``.
+    """
+    return engine_over(root, files, fallback=DiskMemoryEngine, commit_every_time=True)
 
 
 # --- tracker scenarios ------------------------------------------------------------------
 
 TierState = dict[str, dict[str, int]]
+# A row of a round table: (items in Active context, items modified, expected state,
+# expected {item: new tier}).
+Round = tuple[list[str], set[str], TierState, dict[str, str]]
+Tracker = TypeVar("Tracker", bound=TierTracker)
 
 
 def tier_state(tracker: RippleTracker) -> TierState:
@@ -91,3 +68,34 @@ class Contents:
 
     def touch(self, item: str) -> None:
         self.versions[item] = self.versions.get(item, 0) + 1
+
+
+def play(tracker: TierTracker, contents: Contents, rounds: Sequence[Round]
+         ) -> Iterator[tuple[int, dict[str, str], Round]]:
+    """Play a round table on ``tracker``: each round touches its modified items, then updates.
+
+    Yields ``(round number from 1, what moved, the row)`` after each round.
+    """
+    for number, row in enumerate(rounds, start=1):
+        items, modified, _, _ = row
+        for item in modified:
+            contents.touch(item)
+        yield number, tracker.update_after_response(items, contents, modified), row
+
+
+def placed(tracker: Tracker, state: TierState, contents: Contents,
+           entries: list[TierEntry] | None = None) -> Tracker:
+    """``tracker`` with every item of ``state`` in its tier at its N.
+
+    Active items are read in a round of their own; the others are placed directly. From
+    then on the tracker announces its entries into ``entries`` when one is given.
+    """
+    for tier, items in state.items():
+        for item, n_value in items.items():
+            if tier == "active":
+                tracker.update_after_response([item], contents)
+            else:
+                tracker.place(item, tier, contents(item), n_value=n_value)  # type: ignore[arg-type]
+    if entries is not None:
+        tracker.on_entry = entries.append
+    return tracker

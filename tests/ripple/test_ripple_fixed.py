@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from ripple_workspace import Contents, TierState, tier_state
+from ripple_workspace import Contents, TierState, play, tier_state
 
 from sari_core.models import TierEntry
 from sari_ripple import FixedThresholdTracker, RippleSettings, fixed_rules, new_tracker
@@ -35,26 +35,20 @@ FIXED_ROUNDS: list[tuple[list[str], set[str], TierState, dict[str, str]]] = [
 
 
 def test_fixed_rounds_every_tier_and_n() -> None:
-    tracker, contents = FixedThresholdTracker(SMALL), Contents()
-    for number, (items, modified, expected, changes) in enumerate(FIXED_ROUNDS, start=1):
-        for item in modified:
-            contents.touch(item)
-        moved = tracker.update_after_response(items, contents, modified)
+    tracker = FixedThresholdTracker(SMALL)
+    for number, moved, (_, _, expected, changes) in play(tracker, Contents(), FIXED_ROUNDS):
         assert tier_state(tracker) == expected, f"round {number}"
         assert moved == changes, f"round {number}"
 
 
 def test_fixed_rounds_announce_every_entry_leavers_first_then_promotions_upwards() -> None:
     entries: list[TierEntry] = []
-    tracker, contents = FixedThresholdTracker(SMALL, on_entry=entries.append), Contents()
+    tracker = FixedThresholdTracker(SMALL, on_entry=entries.append)
     announced = []
-    for items, modified, _, _ in FIXED_ROUNDS:
-        for item in modified:
-            contents.touch(item)
-        entries.clear()
-        tracker.update_after_response(items, contents, modified)
+    for _ in play(tracker, Contents(), FIXED_ROUNDS):
         announced.append([(e.item, e.tier, e.previous_tier, e.n_value, e.reason)
                           for e in entries])
+        entries.clear()
     assert announced[2] == [("B", "active", "L3", 0, "modified"), ("C", "L2", "L3", 2,
                                                                    "promotion")]
     assert announced[6] == [("A", "L3", "active", 1, "inactive"),

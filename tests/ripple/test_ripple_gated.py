@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from ripple_workspace import Contents, TierState, tier_state
+from ripple_workspace import Contents, TierState, placed, play, tier_state
 from test_ripple_rounds import CASCADE_START, CASCADE_TABLE, SEED_ROUNDS
 
 from sari_core.models import TierEntry
@@ -14,26 +14,16 @@ NO_GATES = {"L2": 0, "L1": 0, "L0": 0}
 
 def _placed(state: TierState, gates: dict[str, int] | None = None,
             entries: list[TierEntry] | None = None) -> tuple[GatedRippleTracker, Contents]:
-    tracker, contents = GatedRippleTracker(gates=gates), Contents()
-    for tier, items in state.items():
-        for item, n_value in items.items():
-            if tier == "active":
-                tracker.update_after_response([item], contents)
-            else:
-                tracker.place(item, tier, contents(item), n_value=n_value)  # type: ignore[arg-type]
-    if entries is not None:
-        tracker.on_entry = entries.append
-    return tracker, contents
+    contents = Contents()
+    return placed(GatedRippleTracker(gates=gates), state, contents, entries), contents
 
 
 @pytest.mark.parametrize("gates", [None, NO_GATES], ids=["default gates", "no gates"])
 def test_seed_rounds_hold_under_the_gate(gates: dict[str, int] | None) -> None:
     # Nothing is promoted in seed 004's seven rounds, so the gate changes none of them.
-    tracker, contents = GatedRippleTracker(gates=gates), Contents()
-    for number, (items, modified, expected, changes) in enumerate(SEED_ROUNDS, start=1):
-        for item in modified:
-            contents.touch(item)
-        assert tracker.update_after_response(items, contents, modified) == changes
+    tracker = GatedRippleTracker(gates=gates)
+    for number, moved, (_, _, expected, changes) in play(tracker, Contents(), SEED_ROUNDS):
+        assert moved == changes
         assert tier_state(tracker) == expected, f"round {number}"
 
 

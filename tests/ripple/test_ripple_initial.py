@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ripple_workspace import build_engine, git_repository, real_engine_class
+from git_workspace import git_repository, real_engine_class
+from ripple_workspace import build_engine
 
 from sari_core import Kernel
 from sari_ripple import compute_initial_tiers, rank_by_references

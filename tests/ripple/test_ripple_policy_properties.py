@@ -10,23 +10,12 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from random_rounds import assert_n_rose_or_reset, change_files, placements, round_strategy
 from ripple_workspace import Contents
 
 from sari_core.models import TierEntry
 from sari_ripple import FixedThresholdTracker, GatedRippleTracker, TierTracker, new_tracker
 
-ITEMS = [f"f{index}" for index in range(8)]
-round_strategy = st.fixed_dictionaries({
-    "items": st.lists(st.sampled_from(ITEMS), max_size=5),
-    "modified": st.sets(st.sampled_from(ITEMS), max_size=2),
-    "touched": st.sets(st.sampled_from(ITEMS), max_size=2),   # changed on disk, unannounced
-    "deleted": st.sets(st.sampled_from(ITEMS), max_size=1),
-    "restored": st.sets(st.sampled_from(ITEMS), max_size=1),
-    "demoted": st.sets(st.sampled_from(ITEMS), max_size=1),   # an edit between rounds
-})
-placements = st.dictionaries(st.sampled_from(ITEMS),
-                             st.tuples(st.sampled_from(["L3", "L2", "L1", "L0"]),
-                                       st.integers(0, 3)), max_size=6)
 Snapshot = dict[str, tuple[str, int, int]]
 
 
@@ -42,13 +31,7 @@ def _check_common(before: Snapshot, tracker: TierTracker, contents: Contents,
     listed = [item for items in grouped.values() for item in items]
     assert len(listed) == len(set(listed)), "an item is in two tiers"
     assert sorted(listed) == tracker.tracked()
-    for item, (_tier, n_value, _age) in before.items():
-        if item not in tracker:
-            assert item in contents.deleted, f"{item} dropped while its file exists"
-            continue
-        if tracker.get_n_value(item) < n_value:
-            assert (tracker.get_tier(item), tracker.get_n_value(item)) == ("active", 0), \
-                f"{item}: N fell outside a return to Active"
+    assert_n_rose_or_reset(before, tracker, contents)
     assert changes == {item: tracker.get_tier(item) for item in tracker.tracked()
                        if before.get(item, ("new", 0, 0))[0] != tracker.get_tier(item)}
 
@@ -93,10 +76,7 @@ def test_policy_invariants(policy: Any, start: dict[str, tuple[str, int]],
                       n_value=min(rule.entry_n + extra, top))
     placed = set(start)
     for step in rounds:
-        contents.deleted.difference_update(step["restored"])
-        contents.deleted.update(step["deleted"])
-        for item in step["touched"] | step["modified"]:
-            contents.touch(item)
+        change_files(contents, step)
         for item in sorted(step["demoted"]):
             tracker.demote(item)
         before = _snapshot(tracker)

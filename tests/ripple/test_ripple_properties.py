@@ -4,25 +4,13 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from random_rounds import assert_n_rose_or_reset, change_files, placements, round_strategy
 from ripple_workspace import Contents
 
 from sari_ripple import RippleTracker
 from sari_ripple.config import tier_rules
 
-ITEMS = [f"f{index}" for index in range(8)]
 RULES = tier_rules()
-
-round_strategy = st.fixed_dictionaries({
-    "items": st.lists(st.sampled_from(ITEMS), max_size=5),
-    "modified": st.sets(st.sampled_from(ITEMS), max_size=2),
-    "touched": st.sets(st.sampled_from(ITEMS), max_size=2),   # changed on disk, unannounced
-    "deleted": st.sets(st.sampled_from(ITEMS), max_size=1),
-    "restored": st.sets(st.sampled_from(ITEMS), max_size=1),
-    "demoted": st.sets(st.sampled_from(ITEMS), max_size=1),   # an edit between rounds
-})
-placements = st.dictionaries(st.sampled_from(ITEMS),
-                             st.tuples(st.sampled_from(["L3", "L2", "L1", "L0"]),
-                                       st.integers(0, 3)), max_size=6)
 
 
 def _check_layout(tracker: RippleTracker) -> None:
@@ -47,17 +35,6 @@ def _snapshot(tracker: RippleTracker) -> dict[str, tuple[str, int]]:
             for item in tracker.tracked()}
 
 
-def _assert_n_rose_or_reset(before: dict[str, tuple[str, int]], tracker: RippleTracker,
-                            contents: Contents) -> None:
-    for item, (_tier, n_value) in before.items():
-        if item not in tracker:
-            assert item in contents.deleted, f"{item} dropped while its file exists"
-            continue
-        if tracker.get_n_value(item) < n_value:
-            assert (tracker.get_tier(item), tracker.get_n_value(item)) == ("active", 0), \
-                f"{item}: N fell outside a return to Active"
-
-
 @settings(max_examples=200, deadline=None)
 @given(start=placements, rounds=st.lists(round_strategy, min_size=1, max_size=25))
 def test_n_never_decreases_except_on_return_to_active_and_no_item_is_in_two_tiers(
@@ -68,17 +45,14 @@ def test_n_never_decreases_except_on_return_to_active_and_no_item_is_in_two_tier
                       n_value=RULES[tier].entry_n + min(extra, 2))
     _check_layout(tracker)
     for step in rounds:
-        contents.deleted.difference_update(step["restored"])
-        contents.deleted.update(step["deleted"])
-        for item in step["touched"] | step["modified"]:
-            contents.touch(item)
+        change_files(contents, step)
         snapshot = _snapshot(tracker)
         for item in sorted(step["demoted"]):
             tracker.demote(item)
-        _assert_n_rose_or_reset(snapshot, tracker, contents)
+        assert_n_rose_or_reset(snapshot, tracker, contents)
         snapshot = _snapshot(tracker)
         changes = tracker.update_after_response(step["items"], contents, step["modified"])
-        _assert_n_rose_or_reset(snapshot, tracker, contents)
+        assert_n_rose_or_reset(snapshot, tracker, contents)
         assert changes == {item: tracker.get_tier(item) for item in tracker.tracked()
                            if snapshot.get(item, ("new", 0))[0] != tracker.get_tier(item)}
         _check_layout(tracker)

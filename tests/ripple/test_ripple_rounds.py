@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from ripple_workspace import Contents, TierState, tier_state
+from ripple_workspace import Contents, TierState, placed, play, tier_state
 
 from sari_core.models import TierEntry
 from sari_ripple import RippleTracker
@@ -30,11 +30,7 @@ SEED_ROUNDS: list[tuple[list[str], set[str], TierState, dict[str, str]]] = [
 
 def test_seed_rounds_one_to_seven() -> None:
     tracker = RippleTracker()
-    contents = Contents()
-    for number, (items, modified, expected, changes) in enumerate(SEED_ROUNDS, start=1):
-        for item in modified:
-            contents.touch(item)
-        moved = tracker.update_after_response(items, contents, modified)
+    for number, moved, (_, _, expected, changes) in play(tracker, Contents(), SEED_ROUNDS):
         assert tier_state(tracker) == expected, f"round {number}"
         assert moved == changes, f"round {number}"
 
@@ -42,15 +38,11 @@ def test_seed_rounds_one_to_seven() -> None:
 def test_seed_rounds_announce_every_entry_in_order() -> None:
     entries: list[TierEntry] = []
     tracker = RippleTracker(on_entry=entries.append)
-    contents = Contents()
     announced: list[list[tuple[str, str, str | None, int, str]]] = []
-    for items, modified, _, _ in SEED_ROUNDS:
-        for item in modified:
-            contents.touch(item)
-        entries.clear()
-        tracker.update_after_response(items, contents, modified)
+    for _ in play(tracker, Contents(), SEED_ROUNDS):
         announced.append([(e.item, e.tier, e.previous_tier, e.n_value, e.reason)
                           for e in entries])
+        entries.clear()
     assert announced == [
         [("A", "active", None, 0, "initial"), ("B", "active", None, 0, "initial"),
          ("C", "active", None, 0, "initial")],
@@ -67,17 +59,7 @@ CASCADE_START: TierState = {"L3": {"X": 5, "Y": 5}, "L2": {"M": 8, "P": 8}, "L1"
 
 
 def _tracker_in(state: TierState, entries: list[TierEntry] | None = None) -> RippleTracker:
-    tracker = RippleTracker()
-    contents = Contents()
-    for tier, items in state.items():
-        for item, n_value in items.items():
-            if tier == "active":
-                tracker.update_after_response([item], contents)
-            else:
-                tracker.place(item, tier, contents(item), n_value=n_value)  # type: ignore[arg-type]
-    if entries is not None:
-        tracker.on_entry = entries.append
-    return tracker
+    return placed(RippleTracker(), state, Contents(), entries)
 
 
 def test_cascade_example_exactly_as_written() -> None:
