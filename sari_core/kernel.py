@@ -12,7 +12,6 @@ from __future__ import annotations
 import itertools
 import logging
 import os
-import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -21,12 +20,12 @@ from pydantic import BaseModel
 
 from sari_core import arguments, responses
 from sari_core.analytics import AnalyticsQueue, AnalyticsSink, JsonLinesSink
+from sari_core.calls import Call, narrowed
 from sari_core.core_settings import CoreSettings
 from sari_core.engine_protocol import Engine
 from sari_core.errors import ErrorCode, SariError
 from sari_core.locations import state_dir
 from sari_core.models import (
-    CallRecord,
     CompactionEvent,
     MutationEvent,
     ReadCall,
@@ -37,7 +36,6 @@ from sari_core.reasons import ReasonCode, ReasonRegistry
 from sari_core.sessions import (
     RuntimeStateStore,
     Session,
-    SessionIdRequired,
     SessionState,
     new_connection_id,
     resolve_session_key,
@@ -124,7 +122,7 @@ class Kernel:
         self.default_connection_id = new_connection_id()
         self._strict_sessions = strict_session_mode()
         self._closed = False
-        self._lifecycle("on_kernel_start", {"kernel": self})
+        self.announce("on_kernel_start", {"kernel": self})
 
     # --- construction helpers -------------------------------------------------------
 
@@ -144,7 +142,7 @@ class Kernel:
             sinks.extend(extra)
         return sinks
 
-    def _lifecycle(self, hook: str, kwargs: dict[str, Any]) -> None:
+    def announce(self, hook: str, kwargs: dict[str, Any]) -> None:
         _, failures = self.pm.call_isolated(hook, kwargs)
         for failure in failures:
             log.error("plugin %s failed in %s: %s", failure.plugin, hook, failure.error)
@@ -169,12 +167,12 @@ class Kernel:
         state, created = self.sessions.get(key)
         session = Session(key, session_id, connection, state, self, client_connection_id)
         if created:
-            self._lifecycle("on_session_start", {"session": session})
+            self.announce("on_session_start", {"session": session})
         return session
 
     def _end_session(self, state: SessionState) -> None:
         session = Session(state.key, None, "", state, self)
-        self._lifecycle("on_session_end", {"session": session})
+        self.announce("on_session_end", {"session": session})
 
     def end_connection(self, connection_id: str) -> None:
         """A connection closed: end the sessions keyed by it."""
@@ -221,10 +219,6 @@ class Kernel:
             merged.update(values)
         return dict(sorted(merged.items()))
 
-    def _begin(self, args: Mapping[str, Any], connection_id: str | None) -> Session:
-        session = self.session(args.get("session_id"), connection_id)
-        return session
-
     def _external_changes(self, session: Session) -> FoldedVerdict | None:
         changes = self.engine.poll_changes()
         if not changes:
@@ -235,119 +229,62 @@ class Kernel:
         folded.reason_codes = self.reasons.order([*folded.reason_codes, ReasonCode.EXTERNAL_CHANGE])
         return folded
 
-    def _finish(self, tool: str, args: Mapping[str, Any], session: Session | None,
-                response: dict[str, Any], started: float, execution_id: str) -> dict[str, Any]:
-        error = response.get("error")
-        stabilization = response["meta"]["stabilization"]
-        if session is not None:
-            error_code = error["code"] if error else None
-            if self.pm.ordered_impls("on_call_complete"):
-                # Built from values the kernel made itself: no need to re-validate them.
-                record = CallRecord.trusted(
-                    execution_id=execution_id, tool=tool, session_key=session.key,
-                    arguments=dict(args), ok=response["ok"], target=response.get("target"),
-                    error_code=error_code, reason_codes=list(stabilization["reason_codes"]),
-                    duration_ms=(time.perf_counter() - started) * 1000.0,
-                    timestamp=time.time(), response=response,
-                )
-                self._lifecycle("on_call_complete", {"record": record, "session": session})
-            self.analytics.emit(tool, session.key, ok=response["ok"],
-                                reason_codes=stabilization["reason_codes"], error_code=error_code)
-        return response
-
-    def _refusal(self, kind: dict[str, Any], exc: SariError, session: Session | None,
-                 folded: FoldedVerdict | None, execution_id: str) -> dict[str, Any]:
-        base = folded or FoldedVerdict()
-        extra = FoldedVerdict(next_calls=list(exc.next_calls))
-        merged = base.merge(extra, self.reasons)
-        metrics = self.metrics_snapshot(session) if session else _NO_METRICS
-        response = responses.error_response(kind, exc.code, exc.message, exc.hint, merged,
-                                            metrics, execution_id)
-        if exc.details:
-            response["error"]["details"] = exc.details
-        return response
-
-    def _blocked(self, kind: dict[str, Any], folded: FoldedVerdict, session: Session,
-                 execution_id: str) -> dict[str, Any]:
-        return responses.error_response(
-            kind, folded.error_code or "BLOCKED", folded.message, folded.hint, folded,
-            self.metrics_snapshot(session), execution_id)
-
-    def _new_execution_id(self) -> str:
+    def new_execution_id(self) -> str:
         return f"ex-{self._execution_prefix}-{next(self._sequence)}"
-
-    def _session_or_refusal(self, args: Mapping[str, Any], connection_id: str | None,
-                            kind: dict[str, Any], execution_id: str
-                            ) -> tuple[Session | None, dict[str, Any] | None]:
-        try:
-            return self._begin(args, connection_id), None
-        except SessionIdRequired:
-            folded = FoldedVerdict(reason_codes=[ReasonCode.SESSION_ID_REQUIRED.value])
-            error = SariError(ErrorCode.SESSION_ID_REQUIRED,
-                              "session_id is required: this server runs in strict session mode.",
-                              "Pass a stable session_id argument with every call.")
-            return None, self._refusal(kind, error, None, folded, execution_id)
 
     def execute_read(self, args: Mapping[str, Any] | ReadCall, *, connection_id: str | None = None,
                      entrypoint: str = "read") -> dict[str, Any]:
         """Serve a ``read`` (or a deprecated wrapper's call, named by ``entrypoint``)."""
-        started = time.perf_counter()
-        execution_id = self._new_execution_id()
         raw = args.model_dump(exclude_none=True) if isinstance(args, BaseModel) else dict(args)
-        kind = {"mode": raw.get("mode"), "target": raw.get("target") or raw.get("path")
-                or raw.get("name")}
-        session, refusal = self._session_or_refusal(raw, connection_id, kind, execution_id)
+        flight = Call(self, entrypoint, raw, {
+            "mode": raw.get("mode"), "target": raw.get("target") or raw.get("path")
+            or raw.get("name")})
+        refusal = flight.open_session(connection_id)
         if refusal is not None:
-            return self._finish(entrypoint, raw, session, refusal, started, execution_id)
+            return refusal
+        session = flight.session
         assert session is not None
         external = self._external_changes(session)
         try:
             values = raw if entrypoint == "read" else arguments.legacy_read_args(entrypoint, raw)
             call = args if isinstance(args, ReadCall) else arguments.parse_read(values, entrypoint)
-            kind = {"mode": call.mode, "target": call.target}
         except SariError as exc:
-            response = self._refusal(kind, exc, session, external, execution_id)
-            return self._finish(entrypoint, raw, session, response, started, execution_id)
+            return flight.refuse(exc, external)
+        flight.kind = {"mode": call.mode, "target": call.target}
         enter = self._fold("on_read_enter", {"call": call, "session": session})
         if external is not None:
             enter = external.merge(enter, self.reasons)
         if enter.blocked:
-            response = self._blocked(kind, enter, session, execution_id)
-            return self._finish(entrypoint, raw, session, response, started, execution_id)
+            return flight.block(enter)
         if enter.narrow:
-            call = _narrowed(call, enter.narrow)
+            call = narrowed(call, enter.narrow)
         try:
             result = self.engine.read(call)
         except SariError as exc:
-            response = self._refusal(kind, exc, session, enter, execution_id)
-            return self._finish(entrypoint, raw, session, response, started, execution_id)
+            return flight.refuse(exc, enter)
         exit_fold = self._fold("on_read_exit", {"call": call, "result": result, "session": session})
         folded = enter.merge(exit_fold, self.reasons)
         if exit_fold.blocked:
-            response = self._blocked(kind, folded, session, execution_id)
-        else:
-            response = responses.read_response(call, result, folded,
-                                               self.metrics_snapshot(session), execution_id)
-        return self._finish(entrypoint, raw, session, response, started, execution_id)
+            return flight.block(folded)
+        return flight.serve(responses.read_response(
+            call, result, folded, self.metrics_snapshot(session), flight.execution_id))
 
     def execute_search(self, args: Mapping[str, Any], *, connection_id: str | None = None
                        ) -> dict[str, Any]:
         """Serve a ``search``."""
-        started = time.perf_counter()
-        execution_id = self._new_execution_id()
         raw = dict(args)
-        kind = {"query": raw.get("query"), "target": raw.get("query")}
-        session, refusal = self._session_or_refusal(raw, connection_id, kind, execution_id)
+        flight = Call(self, "search", raw, {"query": raw.get("query"), "target": raw.get("query")})
+        refusal = flight.open_session(connection_id)
         if refusal is not None:
-            return self._finish("search", raw, session, refusal, started, execution_id)
+            return refusal
+        session = flight.session
         assert session is not None
         external = self._external_changes(session)
         try:
             call = arguments.parse_search(raw)
             result = self.engine.search(call)
         except SariError as exc:
-            response = self._refusal(kind, exc, session, external, execution_id)
-            return self._finish("search", raw, session, response, started, execution_id)
+            return flight.refuse(exc, external)
         folded = self._fold("on_search_complete",
                             {"call": call, "result": result, "session": session})
         if external is not None:
@@ -356,68 +293,62 @@ class Kernel:
             folded.reason_codes = self.reasons.order([*folded.reason_codes,
                                                       ReasonCode.INDEX_BUILDING])
         if folded.blocked:
-            response = self._blocked(kind, folded, session, execution_id)
-        else:
-            response = responses.search_response(result, folded, self.metrics_snapshot(session),
-                                                 execution_id)
-        return self._finish("search", raw, session, response, started, execution_id)
+            return flight.block(folded)
+        return flight.serve(responses.search_response(
+            result, folded, self.metrics_snapshot(session), flight.execution_id))
 
     def execute_mutation(self, tool: str, args: Mapping[str, Any], *,
                          connection_id: str | None = None) -> dict[str, Any]:
         """Serve an ``edit`` or ``write``: veto check, atomic write, validation."""
-        started = time.perf_counter()
-        execution_id = self._new_execution_id()
         raw = dict(args)
-        kind = {"tool": tool, "target": raw.get("path")}
-        session, refusal = self._session_or_refusal(raw, connection_id, kind, execution_id)
+        flight = Call(self, tool, raw, {"tool": tool, "target": raw.get("path")})
+        refusal = flight.open_session(connection_id)
         if refusal is not None:
-            return self._finish(tool, raw, session, refusal, started, execution_id)
+            return refusal
+        session = flight.session
         assert session is not None
         external = self._external_changes(session)
         try:
             call = arguments.parse_mutation(tool, raw)
             changes = self.engine.plan_mutation(call)
         except SariError as exc:
-            response = self._refusal(kind, exc, session, external, execution_id)
-            return self._finish(tool, raw, session, response, started, execution_id)
-        kind["target"] = changes[0].path if changes else call.path
+            return flight.refuse(exc, external)
+        target = changes[0].path if changes else call.path
+        flight.kind = {"tool": tool, "target": target}
         before = MutationEvent(phase="before", source="sari", tool=call.tool, changes=changes)
         veto = self._fold("on_mutation", {"event": before, "session": session})
         if external is not None:
             veto = external.merge(veto, self.reasons)
         if veto.blocked:
-            response = self._blocked(kind, veto, session, execution_id)
-            return self._finish(tool, raw, session, response, started, execution_id)
+            return flight.block(veto)
         try:
             self.engine.apply_mutation(changes)
         except SariError as exc:
-            response = self._refusal(kind, exc, session, veto, execution_id)
-            return self._finish(tool, raw, session, response, started, execution_id)
+            return flight.refuse(exc, veto)
         after = MutationEvent(phase="after", source="sari", tool=call.tool, changes=changes,
                               applied=True)
         folded = veto.merge(self._fold("on_mutation", {"event": after, "session": session}),
                             self.reasons)
         # After the write a block cannot undo it: it is reported as gate state, ok stays true.
-        payload = {"changes": [_change_summary(change) for change in changes]}
+        payload: dict[str, Any] = {"changes": [responses.change_summary(c) for c in changes]}
         if tool == "edit":
             payload["replacements"] = call.expected_occurrences
-        response = responses.tool_response(tool, kind["target"], payload, folded,
-                                           self.metrics_snapshot(session), execution_id)
+        response = responses.tool_response(tool, target, payload, folded,
+                                           self.metrics_snapshot(session), flight.execution_id)
         if folded.blocked:
             response["meta"]["gated"] = {"by": folded.blocked_by, "code": folded.error_code,
                                          "message": folded.message}
-        return self._finish(tool, raw, session, response, started, execution_id)
+        return flight.serve(response)
 
     def execute_tool(self, name: str, args: Mapping[str, Any], *,
                      connection_id: str | None = None) -> dict[str, Any]:
         """Serve a plugin-registered tool (``context_query``, ``context_tiers``...)."""
-        started = time.perf_counter()
-        execution_id = self._new_execution_id()
         raw = dict(args)
-        kind = {"tool": name, "target": None}
-        session, refusal = self._session_or_refusal(raw, connection_id, kind, execution_id)
+        flight = Call(self, name, raw, {"tool": name, "target": None})
+        refusal = flight.open_session(connection_id)
         if refusal is not None:
-            return self._finish(name, raw, session, refusal, started, execution_id)
+            return refusal
+        session = flight.session
         assert session is not None
         spec = self.tools.get(name)
         try:
@@ -430,15 +361,15 @@ class Kernel:
             # A handler cannot know the call's id: stamp it, so the response and the
             # execution log (on_call_complete) name the same execution.
             if isinstance(response.get("meta"), dict):
-                response["meta"]["execution_id"] = execution_id
+                response["meta"]["execution_id"] = flight.execution_id
         except SariError as exc:
-            response = self._refusal(kind, exc, session, None, execution_id)
+            return flight.refuse(exc)
         except Exception as exc:  # noqa: BLE001 - pydantic errors and plugin bugs become refusals
-            error = SariError(ErrorCode.INVALID_ARGS if exc.__class__.__name__ == "ValidationError"
-                              else ErrorCode.PLUGIN_ERROR, f"{name}: {exc}",
-                              f"Check the {name} tool's arguments.")
-            response = self._refusal(kind, error, session, None, execution_id)
-        return self._finish(name, raw, session, response, started, execution_id)
+            return flight.refuse(SariError(
+                ErrorCode.INVALID_ARGS if exc.__class__.__name__ == "ValidationError"
+                else ErrorCode.PLUGIN_ERROR, f"{name}: {exc}",
+                f"Check the {name} tool's arguments."))
+        return flight.serve(response)
 
     def compact(self, event: CompactionEvent, *, session_id: str | None = None,
                 connection_id: str | None = None) -> str:
@@ -452,19 +383,19 @@ class Kernel:
         base = next((c.summary for _, c in contributions if c.summary), "")
         extra = [line for _, c in contributions for line in c.lines]
         summary = _insert_lines(base, extra)
-        self._lifecycle("on_compaction_complete",
+        self.announce("on_compaction_complete",
                         {"event": event, "summary": summary, "session": session})
         return summary
 
     def fire_tier_entry(self, entry: TierEntry, session: Session) -> None:
         """Announce that an item entered a prompt-cache tier (``on_tier_entry``)."""
-        self._lifecycle("on_tier_entry", {"entry": entry, "session": session})
+        self.announce("on_tier_entry", {"entry": entry, "session": session})
 
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
-        self._lifecycle("on_kernel_shutdown", {"kernel": self})
+        self.announce("on_kernel_shutdown", {"kernel": self})
         self.analytics.close()
         self.engine.close()
 
@@ -473,24 +404,6 @@ class Kernel:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _narrowed(call: ReadCall, narrow: dict[str, int]) -> ReadCall:
-    update = {}
-    for key, value in narrow.items():
-        if key in ReadCall.model_fields:
-            current = getattr(call, key)
-            update[key] = value if current is None else min(current, value)
-    return call.model_copy(update=update)
-
-
-def _change_summary(change: Any) -> dict[str, Any]:
-    old_lines = (change.old_text or "").count("\n")
-    new_lines = (change.new_text or "").count("\n")
-    status = "created" if change.old_text is None else "deleted" if change.new_text is None \
-        else "modified"
-    return {"path": change.path, "status": status, "lines_before": old_lines,
-            "lines_after": new_lines}
 
 
 def _insert_lines(base: str, lines: list[str]) -> str:

@@ -117,3 +117,13 @@ def error_response(
     extra = {"execution_id": execution_id} if execution_id else None
     body["meta"] = _meta(folded, metrics, truncated=False, tokens=0, degraded=False, extra=extra)
     return body
+
+
+def change_summary(change: Any) -> dict[str, Any]:
+    """One changed file in an ``edit``/``write`` response."""
+    old_lines = (change.old_text or "").count("\n")
+    new_lines = (change.new_text or "").count("\n")
+    status = "created" if change.old_text is None else "deleted" if change.new_text is None \
+        else "modified"
+    return {"path": change.path, "status": status, "lines_before": old_lines,
+            "lines_after": new_lines}
