@@ -2,7 +2,7 @@
 
 Every read returns one fixed text from memory, so what a benchmark times around it is
 the kernel's pipeline (and whatever plugins it runs). Searches and mutations are not
-served: the benchmarks using it read only.
+served (each raises): the benchmarks using it read only.
 """
 
 from __future__ import annotations
@@ -10,15 +10,8 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from sari_core.models import (
-    FileChange,
-    Location,
-    MutationCall,
-    ReadCall,
-    ReadResult,
-    SearchCall,
-    SearchResult,
-)
+from sari_core import models
+from sari_core.models import Location, ReadResult
 
 
 class StubEngine:
@@ -30,21 +23,21 @@ class StubEngine:
         self.text = text
         self.lines = text.count("\n")
 
-    def read(self, call: ReadCall) -> ReadResult:
+    def read(self, call: models.ReadCall) -> ReadResult:
         return ReadResult(path=call.target, text=self.text, start_line=1, end_line=self.lines,
                           total_lines=self.lines,
                           location=Location(file=call.target, line=1, end_line=self.lines))
 
-    def search(self, call: SearchCall) -> SearchResult:  # pragma: no cover - not measured
+    def search(self, call: models.SearchCall) -> models.SearchResult:  # pragma: no cover
         raise NotImplementedError
 
-    def plan_mutation(self, call: MutationCall) -> list[FileChange]:  # pragma: no cover
+    def plan_mutation(self, call: models.MutationCall) -> list[models.FileChange]:  # pragma: no cover
         raise NotImplementedError
 
-    def apply_mutation(self, changes: list[FileChange]) -> None:  # pragma: no cover
+    def apply_mutation(self, changes: list[models.FileChange]) -> None:  # pragma: no cover
         raise NotImplementedError
 
-    def poll_changes(self) -> list[FileChange]:
+    def poll_changes(self) -> list[models.FileChange]:
         return []
 
     def close(self) -> None:
