@@ -31,7 +31,8 @@ class StubEngine:
     def search(self, call: models.SearchCall) -> models.SearchResult:  # pragma: no cover
         raise NotImplementedError
 
-    def plan_mutation(self, call: models.MutationCall) -> list[models.FileChange]:  # pragma: no cover
+    def plan_mutation(self, call: models.MutationCall
+                      ) -> list[models.FileChange]:  # pragma: no cover
         raise NotImplementedError
 
     def apply_mutation(self, changes: list[models.FileChange]) -> None:  # pragma: no cover

@@ -1,4 +1,4 @@
-"""The budget's refusals as an MCP client sees them: shared by the in-process and transport tests."""
+"""The budget's refusals as an MCP client sees them (in-process server and real transports)."""
 
 from __future__ import annotations
 
