@@ -14,15 +14,16 @@ from typing import Any
 import mcp_types as types
 import pydantic_core
 
+from sari_core.errors import ErrorCode
 from sari_core.models import NextCall
 from sari_core.responses import error_response
 from sari_core.verdicts import FoldedVerdict
 
 # Error codes the server itself emits (the kernel never sees these calls through).
-UNKNOWN_TOOL = "UNKNOWN_TOOL"
-REQUEST_TOO_LARGE = "REQUEST_TOO_LARGE"
-INTERNAL_ERROR = "INTERNAL_ERROR"
-INVALID_ARGS = "INVALID_ARGS"
+UNKNOWN_TOOL = ErrorCode.UNKNOWN_TOOL
+REQUEST_TOO_LARGE = ErrorCode.REQUEST_TOO_LARGE
+INTERNAL_ERROR = ErrorCode.INTERNAL_ERROR
+INVALID_ARGS = ErrorCode.INVALID_ARGS
 
 
 def to_call_result(response: dict[str, Any]) -> types.CallToolResult:

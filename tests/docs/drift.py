@@ -103,8 +103,20 @@ def kernel_reason_code_problems(codes: Iterable[str], page: str) -> list[str]:
 
 
 def error_code_problems(codes: Iterable[str], page: str) -> list[str]:
-    return [f"error code {code}: not in the table of {_relative(RESPONSES_PAGE)}"
-            for code in codes if not re.search(rf"^\|\s*`{re.escape(code)}`\s*\|", page, re.M)]
+    """Every error code is in the page's table, and the table lists no code that is gone."""
+    codes = list(codes)
+    missing = [f"error code {code}: not in the table of {_relative(RESPONSES_PAGE)}"
+               for code in codes if not re.search(rf"^\|\s*`{re.escape(code)}`\s*\|", page, re.M)]
+    listed = re.findall(r"^\|\s*`([A-Z_]+)`\s*\|", _error_table(page), re.M)
+    stale = [f"error code {code}: documented in {_relative(RESPONSES_PAGE)} but not in ErrorCode"
+             for code in listed if code not in codes]
+    return missing + stale
+
+
+def _error_table(page: str) -> str:
+    """The '## Error codes' section of the responses page."""
+    match = re.search(r"^## Error codes\s*$(.*?)(?=^## |\Z)", page, re.M | re.S)
+    return match.group(1) if match else ""
 
 
 # --- plugins: their reason codes and settings -----------------------------------------

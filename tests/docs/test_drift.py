@@ -130,6 +130,10 @@ def test_an_error_code_missing_from_the_contract_is_reported() -> None:
     assert added(error_code_problems(ERROR_CODES, page),
                  error_code_problems([*ERROR_CODES, "BRAND_NEW_ERROR"], page)) \
         == ["error code BRAND_NEW_ERROR: not in the table of docs/reference/responses.md"]
+    # ...and a code removed from ErrorCode but still in the table is caught too
+    without = [code for code in ERROR_CODES if code != "EDIT_NO_MATCH"]
+    assert added(error_code_problems(ERROR_CODES, page), error_code_problems(without, page)) \
+        == ["error code EDIT_NO_MATCH: documented in docs/reference/responses.md but not in ErrorCode"]
 
 
 class CoreSettingsPlusOne(CoreSettings):
