@@ -19,6 +19,7 @@ from pathlib import Path
 
 from sari_core.errors import ErrorCode, SariError
 from sari_core.models import NextCall
+from sari_core.targets import root_prefixes
 
 # Git's own metadata is never a target of a mutation (a hook written there runs code).
 PROTECTED_DIRS = frozenset({".git", ".hg", ".svn"})
@@ -42,6 +43,15 @@ class ResolvedPath:
 def canonical(path: str | os.PathLike[str]) -> Path:
     """expanduser + realpath: the one form roots are compared in."""
     return Path(os.path.realpath(os.path.expanduser(os.fspath(path))))
+
+
+def _identity(path: str | os.PathLike[str]) -> tuple[int, int] | None:
+    """(device, inode) of the folder ``path`` reaches now; None when it is gone."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino) if stat.S_ISDIR(info.st_mode) else None
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -74,11 +84,12 @@ class PathGuard:
             raise SariError(ErrorCode.INVALID_ARGS, "a workspace needs at least one root.",
                             "Pass the folder to serve.")
         self.roots = canon
-        names = [root.name or str(root) for root in canon]
         # With several roots, responses prefix paths with the root's folder name.
-        self._prefixes = names if len(canon) > 1 and len(set(names)) == len(names) else None
-        if len(canon) > 1 and self._prefixes is None:
-            self._prefixes = [f"{name}~{index}" for index, name in enumerate(names)]
+        self._prefixes = root_prefixes(canon)
+        # Each root's canonical spelling and identity, so resolving a path inside it walks only
+        # the components below the root (see _canonical_below).
+        self._root_texts = [os.fspath(root) for root in canon]
+        self._root_ids = [_identity(root) for root in canon]
 
     # --- naming ---------------------------------------------------------------------
 
@@ -119,20 +130,51 @@ class PathGuard:
                             "Send the path as plain text, without control characters.")
         root_index, lexical = self._lexical(target)
         root = self.roots[root_index]
-        real = canonical(root / lexical if lexical else root)
-        if not _inside(real, root):
+        real, info = self._canonical_below(root_index, lexical)
+        root_text = self._root_texts[root_index]
+        base = root_text if root_text.endswith(os.sep) else root_text + os.sep
+        if real == root_text:
+            rel = ""
+        elif real.startswith(base):
+            rel = real[len(base):].replace(os.sep, "/")
+        else:
             raise SariError(ErrorCode.PATH_OUTSIDE_WORKSPACE,
                             f"{target!r} resolves outside the workspace (through a symlink) and "
                             "was refused.", "Only files inside the workspace roots can be used.")
-        rel = relative(real, root)
-        resolved = ResolvedPath(root_index, root, rel, real, self.display(root_index, rel))
+        resolved = ResolvedPath(root_index, root, rel, Path(real), self.display(root_index, rel))
         if for_write and resolved.rel.split("/", 1)[0] in PROTECTED_DIRS:
             raise SariError(ErrorCode.PATH_OUTSIDE_WORKSPACE,
                             f"{target!r} is inside version-control metadata and cannot be "
                             "written.", "Edit the project's files, not the repository's internals.")
         if must_exist:
-            self._check_kind(target, resolved, kind)
+            self._check_kind(target, resolved, kind, info)
         return resolved
+
+    def _canonical_below(self, root_index: int, lexical: str) -> tuple[str, os.stat_result | None]:
+        """``os.path.realpath(root/lexical)``, walking only the components below the root.
+
+        The root is canonical already, so the walk starts there with one ``lstat`` per
+        component of ``lexical``; the first symlink or error hands the whole path to
+        ``realpath`` (the same answer, reached the slow way). When the root itself is no
+        longer the folder it was (replaced, or reached through a changed parent), every
+        component is resolved again from ``/``. The second value is the final
+        component's ``lstat`` when it is not a symlink (its ``stat``, too), else None.
+        """
+        root_text = self._root_texts[root_index]
+        whole = os.path.join(root_text, lexical) if lexical else root_text
+        if _identity(root_text) != self._root_ids[root_index]:
+            return os.path.realpath(whole), None
+        path = root_text
+        info: os.stat_result | None = None
+        for part in lexical.split("/") if lexical else ():
+            path = os.path.join(path, part)
+            try:
+                info = os.lstat(path)
+            except OSError:
+                return os.path.realpath(whole), None
+            if stat.S_ISLNK(info.st_mode):
+                return os.path.realpath(whole), None
+        return path, info
 
     def _lexical(self, target: str) -> tuple[int, str]:
         """Pick the root and the normalised relative path, refusing ``..`` escapes."""
@@ -166,9 +208,10 @@ class PathGuard:
                     return index, normal
         return 0, normal
 
-    def _check_kind(self, target: str, resolved: ResolvedPath, kind: str) -> None:
+    def _check_kind(self, target: str, resolved: ResolvedPath, kind: str,
+                    known: os.stat_result | None = None) -> None:
         try:
-            info = os.stat(resolved.abs)
+            info = known if known is not None else os.stat(resolved.abs)
         except FileNotFoundError:
             raise SariError(ErrorCode.NOT_FOUND, f"{target!r} does not exist in the workspace.",
                             "Search for it by name (kind='path') to find the right path.",

@@ -21,6 +21,7 @@ from sari_core.engine.store import IndexStore, SymbolHit
 from sari_core.engine.textfile import (
     MAX_READ_BYTES,
     TextFile,
+    count_lines,
     language_of,
     load_text,
     split_lines,
@@ -54,25 +55,42 @@ def window(lines: list[str], first: int, last: int, call: ReadCall) -> Window:
     cap = call.max_preview_chars or DEFAULT_MAX_PREVIEW_CHARS
     if call.preview_mode == "none" or start > stop:
         return Window("", start, start - 1, False, False, None)
+    # The common case: the whole range fits under the cap, one slice and one join. Every
+    # line has at least one character, so more lines than the cap can never fit.
+    text = "".join(lines[start - 1:stop]) if stop - start < cap else None
+    if text is not None and len(text) <= cap:
+        end, degraded = stop, False
+    else:
+        text, end, degraded = _capped(lines, start, stop, cap)
+    truncated = end < stop or degraded
+    remaining = end < last
+    next_offset = end - first + 1 if remaining else None
+    return Window(text, start, end, truncated, degraded, next_offset)
+
+
+def _capped(lines: list[str], start: int, stop: int, cap: int) -> tuple[str, int, bool]:
+    """The whole lines from ``start`` that fit in ``cap`` characters (text, last line, whether
+    a single over-long line had to be cut); lines ``start..stop`` are known not to fit."""
     pieces: list[str] = []
     used = 0
-    end = start - 1
-    degraded = False
     for number in range(start, stop + 1):
         line = lines[number - 1]
         if used + len(line) > cap:
             if not pieces:  # a single line longer than the cap: cut inside it
-                pieces.append(line[:cap])
-                end = number
-                degraded = True
-            break
+                return line[:cap], number, True
+            return "".join(pieces), number - 1, False
         pieces.append(line)
         used += len(line)
-        end = number
-    truncated = end < stop or degraded
-    remaining = end < last
-    next_offset = end - first + 1 if remaining else None
-    return Window("".join(pieces), start, end, truncated, degraded, next_offset)
+    return "".join(pieces), stop, False
+
+
+def _whole_file(text: str, call: ReadCall) -> Window | None:
+    """What :func:`window` gives for every line of ``text`` when no offset or limit is set
+    and the text fits the character cap; None otherwise."""
+    if call.preview_mode == "none" or len(text) > (call.max_preview_chars
+                                                  or DEFAULT_MAX_PREVIEW_CHARS):
+        return None
+    return Window(text, 1, count_lines(text), False, False, None)
 
 
 class Reader:
@@ -91,6 +109,10 @@ class Reader:
             return self._symbol(call)
         target = self.guard.resolve(call.target)
         text = self._load(target, whole_file=call.mode == "file" and call.limit is None)
+        if call.mode == "file" and not call.offset and call.limit is None:
+            whole = _whole_file(text.text, call)
+            if whole is not None:  # the window of every line, without splitting them
+                return self._result(target, text, whole, count_lines(text.text), {})
         lines = split_lines(text.text)
         total = len(lines)
         if call.mode == "snippet":
@@ -109,7 +131,7 @@ class Reader:
                 raise SariError(ErrorCode.INVALID_ARGS, f"offset {call.offset} is past the end "
                                 f"of {target.display!r} ({total} lines).",
                                 f"Use an offset below {total}.")
-        return self._result(target, text, lines, first, last, call, {})
+        return self._result(target, text, window(lines, first, last, call), total, {})
 
     def _load(self, target: ResolvedPath, whole_file: bool) -> TextFile:
         loaded = load_text(target.abs, target.display, max_bytes=HARD_READ_BYTES)
@@ -117,16 +139,15 @@ class Reader:
             raise too_large(target.display, len(loaded.data), MAX_READ_BYTES)
         return loaded
 
-    def _result(self, target: ResolvedPath, text: TextFile, lines: list[str], first: int,
-                last: int, call: ReadCall, extra: dict[str, object]) -> ReadResult:
-        shown = window(lines, first, last, call)
+    def _result(self, target: ResolvedPath, text: TextFile, shown: Window, total_lines: int,
+                extra: dict[str, object]) -> ReadResult:
         meta: dict[str, object] = {"language": language_of(target.rel), "encoding": text.encoding,
                                    **extra}
         if shown.next_offset is not None:
             meta["next_offset"] = shown.next_offset
         return ReadResult(
             path=target.display, text=shown.text, start_line=shown.start, end_line=shown.end,
-            total_lines=len(lines), content_hash=text.hash, truncated=shown.truncated,
+            total_lines=total_lines, content_hash=text.hash, truncated=shown.truncated,
             preview_degraded=shown.degraded,
             location=Location(file=target.display, line=shown.start if shown.end >= shown.start
                               else None, end_line=shown.end if shown.end >= shown.start else None),
@@ -148,7 +169,8 @@ class Reader:
             first, last = max(1, first - CONTEXT_LINES), min(len(lines), last + CONTEXT_LINES)
         resolved = {"name": hit.name, "kind": hit.kind, "path": target.display,
                     "line": hit.line, "end_line": hit.end_line}
-        return self._result(target, text, lines, first, last, call, {"resolved_symbol": resolved})
+        return self._result(target, text, window(lines, first, last, call), len(lines),
+                            {"resolved_symbol": resolved})
 
     def _resolve_symbol(self, call: ReadCall, complete: bool) -> SymbolHit:
         name, container = _split_symbol(call.target)

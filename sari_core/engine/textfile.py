@@ -11,6 +11,7 @@ from __future__ import annotations
 import codecs
 import errno
 import hashlib
+import io
 import os
 import stat
 from dataclasses import dataclass
@@ -94,13 +95,8 @@ def encode(text: str, encoding: str) -> bytes:
 
 def split_lines(text: str) -> list[str]:
     """Lines with their endings, split on ``\\n`` only (``\\r\\n`` stays whole)."""
-    if not text:
-        return []
-    lines = text.split("\n")
-    out = [line + "\n" for line in lines[:-1]]
-    if lines[-1]:
-        out.append(lines[-1])
-    return out
+    # newline="\n": lines end at "\n" only and nothing is translated (faster than a split).
+    return io.StringIO(text, newline="\n").readlines()
 
 
 def count_lines(text: str) -> int:
