@@ -11,9 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from git_workspace import engine_over
-from memory_engine import MemoryEngine
-
-from sari_core.models import ReadCall, ReadResult
 
 SYMBOL = "helper"
 SMALL = "pkg/small.py"
@@ -30,23 +27,9 @@ FILES: dict[str, str] = {
 }
 
 
-class _MemoryWorkspace(MemoryEngine):
-    """The memory engine plus the symbol and diff modes the wrappers need."""
-
-    def read(self, call: ReadCall) -> ReadResult:
-        if call.mode == "symbol":
-            call = call.model_copy(update={"mode": "snippet", "target": SMALL,
-                                           "start_line": 4, "end_line": 5})
-        result = super().read(call)
-        if call.mode == "diff_preview":
-            result.diff = ""
-        return result
-
-
 def build_engine(root: Path, files: dict[str, str]) -> Any:
-    """The real engine over ``files`` committed in ``root`` (or :class:`_MemoryWorkspace`)."""
-    return engine_over(root, files,
-                       fallback=lambda files, root: _MemoryWorkspace(files, root=str(root)))
+    """The real engine over ``files`` committed in ``root``."""
+    return engine_over(root, files)
 
 
 # One ordinary read per entrypoint, with the wrapper's own argument names.

@@ -18,13 +18,9 @@ from pathlib import Path
 import pytest
 from budget_mcp import spend_and_refuse
 from budget_workspace import FILES, build_engine
-from git_workspace import real_engine_class
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.stdio import stdio_client as stdio_transport
-
-if real_engine_class() is None:
-    pytest.skip("sari serve needs the real engine", allow_module_level=True)
 
 
 def serve_argv(workspace: Path, *extra: str) -> list[str]:

@@ -32,11 +32,8 @@ class DiskMemoryEngine(MemoryEngine):
 
 
 def build_engine(root: Path, files: dict[str, str]) -> Any:
-    """The real engine over a git repository when it exists, else the memory engine on disk.
-
-    Every call commits what it wrote, so HEAD always holds ``files``.
-    """
-    return engine_over(root, files, fallback=DiskMemoryEngine, commit_every_time=True)
+    """The real engine over a git repository; every call commits what it wrote."""
+    return engine_over(root, files, commit_every_time=True)
 
 
 # --- tracker scenarios ------------------------------------------------------------------

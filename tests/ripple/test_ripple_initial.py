@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-from git_workspace import git_repository, real_engine_class
+from git_workspace import git_repository
 from ripple_workspace import build_engine
 
 from sari_core import Kernel
+from sari_core.engine import Workspace
 from sari_ripple import compute_initial_tiers, rank_by_references
 from sari_ripple.config import tier_rules
 from sari_ripple.initial import InitialPlacer
@@ -101,13 +101,8 @@ def test_fresh_start_places_by_the_engine_reference_counts(workspace_root: Path,
 
 def test_initial_placement_from_a_real_index_of_a_fixture_repository(
         workspace_root: Path, state_folder: Path) -> None:
-    workspace_class = real_engine_class()
-    if workspace_class is None:
-        pytest.skip("the real engine (sari_core.engine.Workspace) is not there yet")
     git_repository(workspace_root, FIXTURE)
-    engine = workspace_class([workspace_root])
-    if not callable(getattr(engine, "reference_counts", None)):
-        pytest.skip("the engine offers no reference_counts() yet")
+    engine = Workspace([workspace_root])
     with Kernel(engine, plugins=[RipplePlugin()], load_entry_points=False,
                 analytics_sinks=[]) as kernel:
         kernel.execute_search({"query": "sym6", "kind": "symbol", "session_id": "s"})

@@ -2,9 +2,7 @@
 
 The real engine (``sari_core.engine.Workspace``) indexes a folder and answers
 ``diff_preview`` against a git revision, so a test workspace is a small repository
-whose first commit holds the fixture files. Before the real engine existed the tests
-ran on the kernel tests' in-memory engine; :func:`engine_over` still falls back to
-one when ``sari_core.engine`` does not import.
+whose first commit holds the fixture files.
 """
 
 from __future__ import annotations
@@ -12,26 +10,13 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sysconfig
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from memory_engine import MemoryEngine
+from sari_core.engine import Workspace
 
 # Modules of the running Python's standard library: real code of a few hundred KB.
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 STDLIB_COPIED = ("json", "csv.py", "textwrap.py", "shlex.py", "configparser.py")
-
-Fallback = Callable[[dict[str, str], Path], Any]
-
-
-def real_engine_class() -> Any:
-    """``sari_core.engine.Workspace``, or None where the engine does not import."""
-    try:
-        from sari_core.engine import Workspace
-    except ImportError:
-        return None
-    return Workspace
 
 
 def write_files(root: Path, files: dict[str, str], *, keep_existing: bool = False) -> None:
@@ -78,22 +63,12 @@ def git_repository(root: Path, files: dict[str, str], *, keep_existing: bool = F
     return root
 
 
-def engine_over(root: Path, files: dict[str, str], *, fallback: Fallback | None = None,
-                keep_existing: bool = False, commit_every_time: bool = False) -> Any:
-    """The real engine over :func:`git_repository` ``(root, files)``.
-
-    Where ``sari_core.engine`` does not import, ``fallback(files, root)`` instead
-    (by default the in-memory engine of ``tests/kernel/memory_engine.py``), and
-    nothing is written.
-    """
-    workspace_class = real_engine_class()
-    if workspace_class is None:
-        if fallback is None:
-            return MemoryEngine(files, root=str(root))
-        return fallback(files, root)
+def engine_over(root: Path, files: dict[str, str], *, keep_existing: bool = False,
+                commit_every_time: bool = False) -> Workspace:
+    """The real engine over :func:`git_repository` ``(root, files)``."""
     git_repository(root, files, keep_existing=keep_existing,
                    commit_every_time=commit_every_time)
-    return workspace_class([root])
+    return Workspace([root])
 
 
 def stdlib_repository(root: Path) -> Path:
