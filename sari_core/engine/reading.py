@@ -22,6 +22,7 @@ from sari_core.engine.textfile import (
     MAX_READ_BYTES,
     TextFile,
     count_lines,
+    head_lines,
     language_of,
     load_text,
     split_lines,
@@ -113,8 +114,7 @@ class Reader:
             whole = _whole_file(text.text, call)
             if whole is not None:  # the window of every line, without splitting them
                 return self._result(target, text, whole, count_lines(text.text), {})
-        lines = split_lines(text.text)
-        total = len(lines)
+        total = count_lines(text.text)
         if call.mode == "snippet":
             first = call.start_line or 1
             if first > max(total, 1):
@@ -125,12 +125,16 @@ class Reader:
             last = min(call.end_line or first, total)
             context = call.context_lines or 0
             first, last = max(1, first - context), min(total, last + context)
+            needed = last
         else:
             first, last = 1, total
             if call.offset and call.offset >= total > 0:
                 raise SariError(ErrorCode.INVALID_ARGS, f"offset {call.offset} is past the end "
                                 f"of {target.display!r} ({total} lines).",
                                 f"Use an offset below {total}.")
+            needed = last if call.limit is None else min(last, (call.offset or 0) + call.limit)
+        # The window never looks past line `needed`: the lines after it are not split.
+        lines = head_lines(text.text, needed)
         return self._result(target, text, window(lines, first, last, call), total, {})
 
     def _load(self, target: ResolvedPath, whole_file: bool) -> TextFile:

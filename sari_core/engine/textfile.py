@@ -99,6 +99,16 @@ def split_lines(text: str) -> list[str]:
     return io.StringIO(text, newline="\n").readlines()
 
 
+def head_lines(text: str, count: int) -> list[str]:
+    """``split_lines(text)[:count]``, without splitting the lines after the first ``count``."""
+    if count <= 0:
+        return []
+    pieces = text.split("\n", count)  # C speed; only the first `count` lines are cut apart
+    if len(pieces) <= count:
+        return split_lines(text)
+    return split_lines(text[:len(text) - len(pieces[-1])])
+
+
 def count_lines(text: str) -> int:
     if not text:
         return 0
