@@ -76,9 +76,7 @@ def parse_read(args: Mapping[str, Any], entrypoint: str = "read") -> ReadCall:
     if not isinstance(values.get("target"), str) or not values["target"]:
         raise _invalid("target is required: a path (file, snippet, diff_preview) or a "
                        "symbol name (symbol).", hint="Add target.")
-    for key in sorted(values):
-        if key in COMMON_READ_ARGS:
-            continue
+    for key in sorted(values.keys() - COMMON_READ_ARGS):
         owner = MODE_ONLY_ARGS.get(key)
         if owner is None:
             valid = sorted(COMMON_READ_ARGS | set(MODE_ONLY_ARGS))

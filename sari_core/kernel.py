@@ -187,6 +187,8 @@ class Kernel:
 
     def _fold(self, hook: str, kwargs: dict[str, Any]) -> FoldedVerdict:
         results, failures = self.pm.call_isolated(hook, kwargs)
+        if not results and not failures:  # every policy abstained: nothing to fold
+            return FoldedVerdict()
         items = [PluginVerdict(name, value) for name, value in results if isinstance(value, Verdict)]
         items.extend(self._failure_verdicts(failures))
         return fold_verdicts(items, self.reasons)

@@ -35,6 +35,8 @@ def stabilization(folded: FoldedVerdict, metrics: dict[str, Any]) -> dict[str, A
         "metrics_snapshot": metrics,
         "next_calls": _next_calls_json(folded.next_calls),
     }
+    if not folded.annotations:  # the common case: no plugin annotated this call
+        return block
     annotations = dict(folded.annotations)
     for key in HOISTED_STABILIZATION_KEYS:
         for plugin in sorted(annotations):
