@@ -13,6 +13,7 @@ plugin wires to ``Kernel.fire_tier_entry``.
 
 from __future__ import annotations
 
+import abc
 import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -52,7 +53,7 @@ class StabilityInfo:
     age: int = 0
 
 
-class TierTracker:
+class TierTracker(abc.ABC):
     """Base of the tier policies: the shared interface and round bookkeeping.
 
     :param rules: per cache tier the N an item gets on entry and the N at which it moves up.
@@ -219,11 +220,11 @@ class TierTracker:
 
     # --- what a policy provides ---------------------------------------------------------
 
+    @abc.abstractmethod
     def _advance(self, leaving_active: list[str]) -> None:
         """Move the items leaving Active (in activation order) and the cached ones."""
-        raise NotImplementedError
 
-    def _check_placement(self, tier: Tier, n_value: int) -> None:
+    def _check_placement(self, tier: Tier, n_value: int) -> None:  # noqa: B027 - optional hook
         """Refuse an N the policy cannot have in ``tier`` (any N is fine by default)."""
 
     # --- plumbing -----------------------------------------------------------------------
