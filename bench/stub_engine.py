@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 from sari_core import models
+from sari_core.errors import ErrorCode, SariError
 from sari_core.models import Location, ReadResult
 
 
@@ -28,15 +29,17 @@ class StubEngine:
                           total_lines=self.lines,
                           location=Location(file=call.target, line=1, end_line=self.lines))
 
-    def search(self, call: models.SearchCall) -> models.SearchResult:  # pragma: no cover
-        raise NotImplementedError
+    def search(self, call: models.SearchCall) -> models.SearchResult:
+        # The benchmarks measure reads; a search over the stub finds nothing.
+        return models.SearchResult(query=call.query, kind=call.kind)
 
-    def plan_mutation(self, call: models.MutationCall
-                      ) -> list[models.FileChange]:  # pragma: no cover
-        raise NotImplementedError
+    def plan_mutation(self, call: models.MutationCall) -> list[models.FileChange]:
+        raise SariError(ErrorCode.INVALID_ARGS, "the benchmark stub engine is read-only.",
+                        "Benchmark writes against sari_core.engine.Workspace.")
 
-    def apply_mutation(self, changes: list[models.FileChange]) -> None:  # pragma: no cover
-        raise NotImplementedError
+    def apply_mutation(self, changes: list[models.FileChange]) -> None:
+        raise SariError(ErrorCode.INVALID_ARGS, "the benchmark stub engine is read-only.",
+                        "Benchmark writes against sari_core.engine.Workspace.")
 
     def poll_changes(self) -> list[models.FileChange]:
         return []

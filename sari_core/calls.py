@@ -28,7 +28,8 @@ _NO_METRICS: dict[str, Any] = {}
 class Call:
     """A call of ``tool`` with raw ``args``; ``kind`` names it in responses (mode/query/tool, target)."""
 
-    __slots__ = ("args", "execution_id", "kernel", "kind", "session", "started", "tool")
+    __slots__ = ("args", "execution_id", "kernel", "kind", "refusal", "session", "started",
+                 "tool")
 
     def __init__(self, kernel: Kernel, tool: str, args: Mapping[str, Any],
                  kind: dict[str, Any]) -> None:
@@ -39,9 +40,10 @@ class Call:
         self.started = time.perf_counter()
         self.execution_id = kernel.new_execution_id()
         self.session: Session | None = None
+        self.refusal: dict[str, Any] = {}
 
-    def open_session(self, connection_id: str | None) -> dict[str, Any] | None:
-        """Resolve the session; in strict mode without ``session_id``, the refusal to return."""
+    def open_session(self, connection_id: str | None) -> Session | None:
+        """Resolve the session, or None with :attr:`refusal` set (strict mode, no ``session_id``)."""
         try:
             self.session = self.kernel.session(self.args.get("session_id"), connection_id)
         except SessionIdRequired:
@@ -49,8 +51,8 @@ class Call:
             error = SariError(ErrorCode.SESSION_ID_REQUIRED,
                               "session_id is required: this server runs in strict session mode.",
                               "Pass a stable session_id argument with every call.")
-            return self.refuse(error, folded)
-        return None
+            self.refusal = self.refuse(error, folded)
+        return self.session
 
     def metrics(self) -> dict[str, Any]:
         return self.kernel.metrics_snapshot(self.session) if self.session else _NO_METRICS

@@ -241,11 +241,9 @@ class Kernel:
         flight = Call(self, entrypoint, raw, {
             "mode": raw.get("mode"), "target": raw.get("target") or raw.get("path")
             or raw.get("name")})
-        refusal = flight.open_session(connection_id)
-        if refusal is not None:
-            return refusal
-        session = flight.session
-        assert session is not None
+        session = flight.open_session(connection_id)
+        if session is None:
+            return flight.refusal
         external = self._external_changes(session)
         try:
             values = raw if entrypoint == "read" else arguments.legacy_read_args(entrypoint, raw)
@@ -276,11 +274,9 @@ class Kernel:
         """Serve a ``search``."""
         raw = dict(args)
         flight = Call(self, "search", raw, {"query": raw.get("query"), "target": raw.get("query")})
-        refusal = flight.open_session(connection_id)
-        if refusal is not None:
-            return refusal
-        session = flight.session
-        assert session is not None
+        session = flight.open_session(connection_id)
+        if session is None:
+            return flight.refusal
         external = self._external_changes(session)
         try:
             call = arguments.parse_search(raw)
@@ -304,11 +300,9 @@ class Kernel:
         """Serve an ``edit`` or ``write``: veto check, atomic write, validation."""
         raw = dict(args)
         flight = Call(self, tool, raw, {"tool": tool, "target": raw.get("path")})
-        refusal = flight.open_session(connection_id)
-        if refusal is not None:
-            return refusal
-        session = flight.session
-        assert session is not None
+        session = flight.open_session(connection_id)
+        if session is None:
+            return flight.refusal
         external = self._external_changes(session)
         try:
             call = arguments.parse_mutation(tool, raw)
@@ -347,11 +341,9 @@ class Kernel:
         """Serve a plugin-registered tool (``context_query``, ``context_tiers``...)."""
         raw = dict(args)
         flight = Call(self, name, raw, {"tool": name, "target": None})
-        refusal = flight.open_session(connection_id)
-        if refusal is not None:
-            return refusal
-        session = flight.session
-        assert session is not None
+        session = flight.open_session(connection_id)
+        if session is None:
+            return flight.refusal
         spec = self.tools.get(name)
         try:
             if spec is None:
