@@ -1,12 +1,19 @@
 """Every hook the Sari kernel calls, grouped by subject.
 
-Policy hooks (``on_*``) are called once per plugin in a canonical order —
-``tryfirst`` impls, then plain ones, then ``trylast``; within each group by
-plugin name — never in load order, so results are reproducible. A plugin that
-raises is isolated: its failure becomes a ``PLUGIN_ERROR`` reason naming it.
+Every hook is called through pluggy (``pm.hook.<name>(...)``), once per plugin, in
+a canonical order — ``tryfirst`` impls, then plain ones, then ``trylast``; within
+each group by plugin name — never in load order, so results are reproducible. A
+plugin that raises is isolated: in a policy hook its failure becomes a
+``PLUGIN_ERROR`` reason naming it. Hook wrappers are refused at registration.
 
-Registration hooks (``sari_register_*``) are called once at kernel start and
-their results are concatenated.
+An implementation declares only the arguments it uses: ``def on_read_enter(self,
+call, ctx)`` is as valid as the full signature. Policy hooks and
+``on_call_complete`` get the call's :class:`~sari_core.context.CallContext`
+(``ctx``): its id, tool, session and a scratch space living from the first policy
+hook of the call to ``on_call_complete``.
+
+Registration hooks (``sari_register_*``) are called once at kernel start (or CLI
+start) and only return values; the kernel collects them.
 """
 
 from __future__ import annotations
@@ -17,7 +24,8 @@ import pluggy
 
 if TYPE_CHECKING:
     from sari_core.analytics import AnalyticsSink
-    from sari_core.commands import CommandRegistry
+    from sari_core.commands import Command
+    from sari_core.context import CallContext
     from sari_core.kernel import Kernel
     from sari_core.models import (
         CallRecord,
@@ -35,6 +43,7 @@ if TYPE_CHECKING:
     from sari_core.reasons import ReasonCodeSpec
     from sari_core.sessions import Session
     from sari_core.settings import SettingsSpec
+    from sari_core.stabilization import StabilizationField
     from sari_core.tools import ToolSpec
     from sari_core.verdicts import Verdict
 
@@ -55,6 +64,20 @@ def sari_register_reason_codes() -> list[ReasonCodeSpec]:
     :return: the plugin's reason code specs (code, description, severity,
         next-call template, rank). Results of all plugins are concatenated;
         responses order codes by (rank, code), never by load order.
+    """
+
+
+@_hookspec
+def sari_register_stabilization_fields() -> list[StabilizationField]:
+    """Publish annotation keys at the top level of ``meta.stabilization``.
+
+    Called once when the kernel starts. A registered key (``budget_state``,
+    ``bundle_id``...) is lifted out of every plugin's annotations to the top of the
+    block, with the field's default when no plugin set it.
+
+    :return: the plugin's :class:`~sari_core.stabilization.StabilizationField` s.
+        Concatenated over plugins; one key registered differently by two plugins is a
+        startup error naming both.
     """
 
 
@@ -82,11 +105,11 @@ def sari_register_tools() -> list[ToolSpec]:
 
 
 @_hookspec
-def sari_register_commands(registry: CommandRegistry) -> None:
-    """Add ``sari`` CLI subcommands (``sari log``, ``sari gate``...).
+def sari_register_commands() -> list[Command]:
+    """Contribute ``sari`` CLI subcommands (``sari log``, ``sari gate``...).
 
-    :param registry: add subcommands with ``registry.add(name, help, configure, run)``.
-    :return: nothing; every plugin is called.
+    :return: :class:`~sari_core.commands.Command` s (name, help, configure, run).
+        Concatenated over plugins; a name clash with another command is a startup error.
     """
 
 
@@ -141,7 +164,7 @@ def on_session_end(session: Session) -> None:
 
 
 @_hookspec
-def on_call_complete(record: CallRecord, session: Session) -> None:
+def on_call_complete(record: CallRecord, session: Session, ctx: CallContext) -> None:
     """A tool call finished — served or refused — and its response is about to leave.
 
     The execution log's single source: every ``search``, ``read``, ``edit``,
@@ -150,17 +173,22 @@ def on_call_complete(record: CallRecord, session: Session) -> None:
     :param record: tool, arguments, outcome, reason codes, error code, duration and
         the response object (do not mutate it).
     :param session: the session.
+    :param ctx: the call's context, the same object its policy hooks saw; its
+        ``scratch`` is dropped after this hook.
     :return: nothing; every plugin is called. Keep it cheap: hand work to a thread.
     """
 
 
 @_hookspec
-def sari_collect_metrics(session: Session) -> dict[str, Any] | None:
+def sari_collect_metrics(session: Session, ctx: CallContext | None) -> dict[str, Any] | None:
     """Contribute to ``meta.stabilization.metrics_snapshot`` of a response.
 
     :param session: the session the response belongs to.
-    :return: a flat dict of metric name -> JSON value, or None. Dicts of all
-        plugins are merged (keys must not clash) and sorted by key.
+    :param ctx: the call being answered, or None when a plugin tool asks outside a call.
+    :return: a flat dict of metric name -> JSON value, or None. Dicts of all plugins
+        are merged by plugin name and sorted by key; prefix keys with the plugin's name:
+        a key another plugin already returned is a clash, logged as an error naming
+        both, and the first plugin's value is kept.
     """
 
 
@@ -168,22 +196,24 @@ def sari_collect_metrics(session: Session) -> dict[str, Any] | None:
 
 
 @_hookspec
-def on_read_enter(call: ReadCall, session: Session) -> Verdict | None:
+def on_read_enter(call: ReadCall, session: Session, ctx: CallContext) -> Verdict | None:
     """A read is about to be served, after argument validation.
 
     :param call: the validated read (any mode, any entrypoint; ``call.entrypoint``
         names the tool the client used).
     :param session: the session the read belongs to.
+    :param ctx: the call's context (id, tool, session, call-scoped ``scratch``).
     :return: None to allow silently, or a :class:`~sari_core.verdicts.Verdict`:
         ``block`` refuses the read, ``warn`` attaches a warning, ``narrow`` clamps
-        request fields (``offset``/``limit``/``end_line``...). Verdicts of all plugins
+        request fields (``Verdict.narrow(code, to={"limit": 300})``). Verdicts of all plugins
         are folded: any block wins, narrowed fields take the minimum, reason codes are
         de-duplicated and ordered by the registry.
     """
 
 
 @_hookspec
-def on_read_exit(call: ReadCall, result: ReadResult, session: Session) -> Verdict | None:
+def on_read_exit(call: ReadCall, result: ReadResult, session: Session, ctx: CallContext
+                 ) -> Verdict | None:
     """A read was served by the engine; the response has not left yet.
 
     Plugins may rewrite ``result.text`` (trim to a cap, replace already-delivered
@@ -194,6 +224,7 @@ def on_read_exit(call: ReadCall, result: ReadResult, session: Session) -> Verdic
     :param call: the read as served (after narrowing).
     :param result: the engine's result, mutable.
     :param session: the session.
+    :param ctx: the call's context, the same object ``on_read_enter`` saw.
     :return: None or a verdict (folded as for ``on_read_enter``). A block here
         withholds the payload.
     """
@@ -203,7 +234,8 @@ def on_read_exit(call: ReadCall, result: ReadResult, session: Session) -> Verdic
 
 
 @_hookspec
-def on_search_complete(call: SearchCall, result: SearchResult, session: Session) -> Verdict | None:
+def on_search_complete(call: SearchCall, result: SearchResult, session: Session,
+                       ctx: CallContext) -> Verdict | None:
     """A search finished; the response has not left yet.
 
     Plugins may annotate ``result.matches`` (set ``candidate_id``), remember the
@@ -212,6 +244,7 @@ def on_search_complete(call: SearchCall, result: SearchResult, session: Session)
     :param call: the search as run.
     :param result: the ranked matches, mutable.
     :param session: the session.
+    :param ctx: the call's context.
     :return: None or a verdict, folded as for ``on_read_enter``.
     """
 
@@ -220,7 +253,7 @@ def on_search_complete(call: SearchCall, result: SearchResult, session: Session)
 
 
 @_hookspec
-def on_mutation(event: MutationEvent, session: Session) -> Verdict | None:
+def on_mutation(event: MutationEvent, session: Session, ctx: CallContext) -> Verdict | None:
     """A file in the workspace is about to change, has changed, or was seen changed.
 
     Called with ``event.phase == "before"`` ahead of Sari's own ``edit``/``write``
@@ -231,6 +264,8 @@ def on_mutation(event: MutationEvent, session: Session) -> Verdict | None:
     :param event: the change(s), with old and new text.
     :param session: the session the mutation belongs to (for external changes, the
         session whose call noticed it).
+    :param ctx: the context of the call the event belongs to (for external changes,
+        the call that noticed them).
     :return: None or a verdict. Before: folded, any block vetoes. After: folded into
         the response's ``meta.stabilization`` (a block after the write is reported as
         a gate state, the write stays).
@@ -247,8 +282,9 @@ def on_compaction(event: CompactionEvent, session: Session) -> CompactionContrib
     :param event: the frames leaving the window and those retained.
     :param session: the session.
     :return: None or a contribution. The base ``summary`` comes from the first
-        plugin by name that provides one; ``lines`` of all plugins are appended in
-        plugin-name order.
+        plugin by name that provides one; ``lines`` of all plugins are added in
+        plugin-name order, before the base's first line starting with its
+        ``insert_before`` prefix, else at the end.
     """
 
 
@@ -294,12 +330,18 @@ def on_client_hook(event: ClientHookEvent) -> ClientHookResult | None:
     """
 
 
-HOOK_NAMES: tuple[str, ...] = tuple(
-    name for name, obj in list(globals().items())
-    if callable(obj) and name.startswith(("on_", "sari_"))
+_SPECS = (
+    sari_register_reason_codes, sari_register_stabilization_fields, sari_register_settings,
+    sari_register_tools,
+    sari_register_commands, sari_register_analytics_sinks,
+    on_kernel_start, on_kernel_shutdown, on_session_start, on_session_end, on_call_complete,
+    sari_collect_metrics, on_read_enter, on_read_exit, on_search_complete, on_mutation,
+    on_compaction, on_compaction_complete, on_tier_entry, on_client_hook,
 )
+HOOK_NAMES: tuple[str, ...] = tuple(spec.__name__ for spec in _SPECS)
+"""Every hook name, in the order this module documents them."""
 
 
 def spec_docstrings() -> dict[str, str]:
     """Hook name -> docstring, for the generated reference and its drift tests."""
-    return {name: (globals()[name].__doc__ or "") for name in HOOK_NAMES}
+    return {spec.__name__: spec.__doc__ or "" for spec in _SPECS}

@@ -4,7 +4,9 @@
 are the entry points the MCP server, the CLI and library users call. Each one
 resolves the session, raises changes seen on disk, asks the policies
 (``on_*`` hooks), folds their verdicts, calls the engine, and returns the
-contract's response object — never raising for a refusal.
+contract's response object — never raising for a refusal. All four share one
+prologue (:meth:`Kernel._run`): open the call and its context, notice changes
+made on disk, run the body, and turn a raised refusal into its response.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ from __future__ import annotations
 import itertools
 import logging
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,18 +23,13 @@ from pydantic import BaseModel
 
 from sari_core import arguments, responses
 from sari_core.analytics import AnalyticsQueue, AnalyticsSink, JsonLinesSink
-from sari_core.calls import Call, narrowed
+from sari_core.calls import Call, CallBlocked, narrowed
 from sari_core.core_settings import CoreSettings
 from sari_core.engine_protocol import Engine
 from sari_core.errors import ErrorCode, SariError
 from sari_core.locations import state_dir
-from sari_core.models import (
-    CompactionEvent,
-    MutationEvent,
-    ReadCall,
-    TierEntry,
-)
-from sari_core.plugin_manager import PluginFailure, SariPluginManager, plugin_name
+from sari_core.models import CompactionEvent, MutationEvent, ReadCall
+from sari_core.plugin_manager import SariPluginManager, plugin_name
 from sari_core.reasons import ReasonCode, ReasonRegistry
 from sari_core.sessions import (
     RuntimeStateStore,
@@ -43,13 +41,13 @@ from sari_core.sessions import (
     workspace_hash,
 )
 from sari_core.settings import SettingsSpec, SettingsStore
+from sari_core.stabilization import StabilizationFields
 from sari_core.tools import ToolSpec
-from sari_core.verdicts import FoldedVerdict, PluginVerdict, Verdict, fold_verdicts
+from sari_core.verdicts import FoldedVerdict
 
 log = logging.getLogger(__name__)
 
 CORE_SECTION = "core"
-_NO_METRICS: dict[str, Any] = {}
 
 
 class Kernel:
@@ -96,19 +94,17 @@ class Kernel:
         self.pm.check_pending()
 
         self.reasons = ReasonRegistry.with_kernel_codes()
-        for owner, specs in self._registrations("sari_register_reason_codes"):
-            for spec in specs:
-                self.reasons.register(spec, owner=owner)
-        specs = [SettingsSpec(CORE_SECTION, CoreSettings)]
-        specs += [spec for _, spec in self._registrations("sari_register_settings")]
+        for owner, spec in self.pm.reason_codes():
+            self.reasons.register(spec, owner=owner)
+        self.fields = StabilizationFields()
+        for owner, field in self.pm.stabilization_fields():
+            self.fields.register(field, owner=owner)
+        specs = [SettingsSpec(CORE_SECTION, CoreSettings), *self.pm.settings_specs()]
         self.settings = SettingsStore.load(specs, self.roots[0], settings, environ)
         self.core: CoreSettings = self.settings.get(CORE_SECTION)
-        self.tools: dict[str, ToolSpec] = {}
-        for owner, tool_specs in self._registrations("sari_register_tools"):
-            for spec in tool_specs:
-                if spec.name in self.tools:
-                    raise ValueError(f"tool {spec.name!r} of plugin {owner!r} is already registered")
-                self.tools[spec.name] = spec
+        self.pm.reasons = self.reasons
+        self.pm.fail_closed = frozenset(self.core.fail_closed_plugins)
+        self.tools: dict[str, ToolSpec] = self.pm.tools()
 
         self.sessions = RuntimeStateStore(
             max_sessions=self.core.max_sessions,
@@ -122,30 +118,16 @@ class Kernel:
         self.default_connection_id = new_connection_id()
         self._strict_sessions = strict_session_mode()
         self._closed = False
-        self.announce("on_kernel_start", {"kernel": self})
+        self.pm.kernel_start(self)
 
     # --- construction helpers -------------------------------------------------------
-
-    def _registrations(self, hook: str) -> list[tuple[str, Any]]:
-        kwargs = {"kernel": self} if hook == "sari_register_analytics_sinks" else {}
-        results, failures = self.pm.call_isolated(hook, kwargs)
-        if failures:
-            failure = failures[0]
-            raise RuntimeError(f"plugin {failure.plugin!r} failed in {hook}: {failure.error}")
-        return results
 
     def _default_sinks(self) -> list[AnalyticsSink]:
         sinks: list[AnalyticsSink] = []
         if self.core.analytics_enabled:
             sinks.append(JsonLinesSink(state_dir() / "analytics" / f"{self.workspace_hash}.jsonl"))
-        for _, extra in self._registrations("sari_register_analytics_sinks"):
-            sinks.extend(extra)
+        sinks.extend(self.pm.analytics_sinks(self))
         return sinks
-
-    def announce(self, hook: str, kwargs: dict[str, Any]) -> None:
-        _, failures = self.pm.call_isolated(hook, kwargs)
-        for failure in failures:
-            log.error("plugin %s failed in %s: %s", failure.plugin, hook, failure.error)
 
     # --- sessions -------------------------------------------------------------------
 
@@ -167,12 +149,18 @@ class Kernel:
         state, created = self.sessions.get(key)
         session = Session(key, session_id, connection, state, self, client_connection_id)
         if created:
-            self.announce("on_session_start", {"session": session})
+            self.pm.session_start(session)
         return session
 
+    def live_sessions(self) -> Iterator[Session]:
+        """Every session still held, e.g. for plugins saving state at shutdown."""
+        for key in self.sessions.keys():  # noqa: SIM118 - a store, not a dict
+            state = self.sessions.peek(key)
+            if state is not None:
+                yield Session(state.key, None, "", state, self)
+
     def _end_session(self, state: SessionState) -> None:
-        session = Session(state.key, None, "", state, self)
-        self.announce("on_session_end", {"session": session})
+        self.pm.session_end(Session(state.key, None, "", state, self))
 
     def end_connection(self, connection_id: str) -> None:
         """A connection closed: end the sessions keyed by it."""
@@ -185,211 +173,167 @@ class Kernel:
 
     # --- the pipeline ---------------------------------------------------------------
 
-    def _fold(self, hook: str, kwargs: dict[str, Any]) -> FoldedVerdict:
-        results, failures = self.pm.call_isolated(hook, kwargs)
-        if not results and not failures:  # every policy abstained: nothing to fold
-            return FoldedVerdict()
-        items = [PluginVerdict(name, value) for name, value in results if isinstance(value, Verdict)]
-        items.extend(self._failure_verdicts(failures))
-        return fold_verdicts(items, self.reasons)
-
-    def _failure_verdicts(self, failures: list[PluginFailure]) -> list[PluginVerdict]:
-        verdicts = []
-        for failure in failures:
-            plugin = self.pm.get_plugin(failure.plugin)
-            closed = failure.plugin in self.core.fail_closed_plugins or bool(
-                getattr(plugin, "fail_closed", False))
-            message = f"plugin {failure.plugin!r} failed in {failure.hook}: {failure.error}"
-            verdict = Verdict(
-                action="block" if closed else "warn",
-                reason_codes=(ReasonCode.PLUGIN_ERROR.value,),
-                error_code=ErrorCode.PLUGIN_ERROR,
-                message=message if closed else "",
-                hint="The plugin fails closed; fix or disable it (SARI_DISABLE_PLUGINS)."
-                if closed else "",
-                warnings=(message,),
-            )
-            verdicts.append(PluginVerdict(failure.plugin, verdict))
-        return verdicts
-
-    def metrics_snapshot(self, session: Session) -> dict[str, Any]:
-        results, _ = self.pm.call_isolated("sari_collect_metrics", {"session": session})
-        if not results:
-            return _NO_METRICS
-        merged: dict[str, Any] = {}
-        for _, values in sorted(results, key=lambda item: item[0]):
-            merged.update(values)
-        return dict(sorted(merged.items()))
-
-    def _external_changes(self, session: Session) -> FoldedVerdict | None:
+    def _external_changes(self, flight: Call) -> FoldedVerdict | None:
         changes = self.engine.poll_changes()
         if not changes:
             return None
+        assert flight.session is not None and flight.ctx is not None
         event = MutationEvent(phase="after", source="external", tool="external",
                               changes=changes, applied=True)
-        folded = self._fold("on_mutation", {"event": event, "session": session})
-        folded.reason_codes = self.reasons.order([*folded.reason_codes, ReasonCode.EXTERNAL_CHANGE])
-        return folded
+        folded = self.pm.mutation(event, flight.session, flight.ctx)
+        return replace(folded, reason_codes=self.reasons.order(
+            [*folded.reason_codes, ReasonCode.EXTERNAL_CHANGE]))
 
-    def new_execution_id(self) -> str:
-        return f"ex-{self._execution_prefix}-{next(self._sequence)}"
+    def _run(self, tool: str, raw: Mapping[str, Any], kind: dict[str, Any],
+             connection_id: str | None, body: Callable[[Call], dict[str, Any]], *,
+             watch_disk: bool = True) -> dict[str, Any]:
+        """The prologue every tool call shares, and the turn of a raised refusal into a response.
+
+        :param body: serves the call and returns its response; it ends the call early by
+            raising ``SariError`` (argument or engine refusal) or through ``Call.block``.
+        :param watch_disk: notice changes made on disk before the body runs.
+        """
+        flight = Call(self, tool, raw, kind, f"ex-{self._execution_prefix}-{next(self._sequence)}")
+        try:
+            flight.open(connection_id)
+            if watch_disk:
+                flight.folded = self._external_changes(flight) or flight.folded
+            return flight.serve(body(flight))
+        except CallBlocked as blocked:
+            return flight.blocked(blocked.folded)
+        except SariError as exc:
+            return flight.refused(exc)
 
     def execute_read(self, args: Mapping[str, Any] | ReadCall, *, connection_id: str | None = None,
                      entrypoint: str = "read") -> dict[str, Any]:
         """Serve a ``read`` (or a deprecated wrapper's call, named by ``entrypoint``)."""
         raw = args.model_dump(exclude_none=True) if isinstance(args, BaseModel) else dict(args)
-        flight = Call(self, entrypoint, raw, {
-            "mode": raw.get("mode"), "target": raw.get("target") or raw.get("path")
-            or raw.get("name")})
-        session = flight.open_session(connection_id)
-        if session is None:
-            return flight.refusal
-        external = self._external_changes(session)
-        try:
+        kind = {"mode": raw.get("mode"), "target": raw.get("target") or raw.get("path")
+                or raw.get("name")}
+
+        def serve(flight: Call) -> dict[str, Any]:
             values = raw if entrypoint == "read" else arguments.legacy_read_args(entrypoint, raw)
             call = args if isinstance(args, ReadCall) else arguments.parse_read(values, entrypoint)
-        except SariError as exc:
-            return flight.refuse(exc, external)
-        flight.kind = {"mode": call.mode, "target": call.target}
-        enter = self._fold("on_read_enter", {"call": call, "session": session})
-        if external is not None:
-            enter = external.merge(enter, self.reasons)
-        if enter.blocked:
-            return flight.block(enter)
-        if enter.narrow:
-            call = narrowed(call, enter.narrow)
-        try:
+            flight.kind = {"mode": call.mode, "target": call.target}
+            session, ctx = flight.session, flight.ctx
+            assert session is not None and ctx is not None
+            enter = flight.folded.merge(self.pm.read_enter(call, session, ctx), self.reasons)
+            flight.folded = enter
+            if enter.blocked:
+                flight.block(enter)
+            if enter.narrow_to:
+                call = narrowed(call, enter.narrow_to)
             result = self.engine.read(call)
-        except SariError as exc:
-            return flight.refuse(exc, enter)
-        exit_fold = self._fold("on_read_exit", {"call": call, "result": result, "session": session})
-        folded = enter.merge(exit_fold, self.reasons)
-        if exit_fold.blocked:
-            return flight.block(folded)
-        return flight.serve(responses.read_response(
-            call, result, folded, self.metrics_snapshot(session), flight.execution_id))
+            exit_fold = self.pm.read_exit(call, result, session, ctx)
+            folded = enter.merge(exit_fold, self.reasons)
+            if exit_fold.blocked:
+                flight.block(folded)
+            return responses.read_response(call, result, folded, flight.metrics(),
+                                           flight.execution_id)
+
+        return self._run(entrypoint, raw, kind, connection_id, serve)
 
     def execute_search(self, args: Mapping[str, Any], *, connection_id: str | None = None
                        ) -> dict[str, Any]:
         """Serve a ``search``."""
         raw = dict(args)
-        flight = Call(self, "search", raw, {"query": raw.get("query"), "target": raw.get("query")})
-        session = flight.open_session(connection_id)
-        if session is None:
-            return flight.refusal
-        external = self._external_changes(session)
-        try:
+
+        def serve(flight: Call) -> dict[str, Any]:
             call = arguments.parse_search(raw)
             result = self.engine.search(call)
-        except SariError as exc:
-            return flight.refuse(exc, external)
-        folded = self._fold("on_search_complete",
-                            {"call": call, "result": result, "session": session})
-        if external is not None:
-            folded = external.merge(folded, self.reasons)
-        if not result.index_ready:
-            folded.reason_codes = self.reasons.order([*folded.reason_codes,
-                                                      ReasonCode.INDEX_BUILDING])
-        if folded.blocked:
-            return flight.block(folded)
-        return flight.serve(responses.search_response(
-            result, folded, self.metrics_snapshot(session), flight.execution_id))
+            assert flight.session is not None and flight.ctx is not None
+            folded = flight.folded.merge(
+                self.pm.search_complete(call, result, flight.session, flight.ctx), self.reasons)
+            if not result.index_ready:
+                folded = replace(folded, reason_codes=self.reasons.order(
+                    [*folded.reason_codes, ReasonCode.INDEX_BUILDING]))
+            if folded.blocked:
+                flight.block(folded)
+            return responses.search_response(result, folded, flight.metrics(),
+                                             flight.execution_id)
+
+        kind = {"query": raw.get("query"), "target": raw.get("query")}
+        return self._run("search", raw, kind, connection_id, serve)
 
     def execute_mutation(self, tool: str, args: Mapping[str, Any], *,
                          connection_id: str | None = None) -> dict[str, Any]:
         """Serve an ``edit`` or ``write``: veto check, atomic write, validation."""
         raw = dict(args)
-        flight = Call(self, tool, raw, {"tool": tool, "target": raw.get("path")})
-        session = flight.open_session(connection_id)
-        if session is None:
-            return flight.refusal
-        external = self._external_changes(session)
-        try:
+
+        def serve(flight: Call) -> dict[str, Any]:
             call = arguments.parse_mutation(tool, raw)
             changes = self.engine.plan_mutation(call)
-        except SariError as exc:
-            return flight.refuse(exc, external)
-        target = changes[0].path if changes else call.path
-        flight.kind = {"tool": tool, "target": target}
-        before = MutationEvent(phase="before", source="sari", tool=call.tool, changes=changes)
-        veto = self._fold("on_mutation", {"event": before, "session": session})
-        if external is not None:
-            veto = external.merge(veto, self.reasons)
-        if veto.blocked:
-            return flight.block(veto)
-        try:
+            target = changes[0].path if changes else call.path
+            flight.kind = {"tool": tool, "target": target}
+            session, ctx = flight.session, flight.ctx
+            assert session is not None and ctx is not None
+            before = MutationEvent(phase="before", source="sari", tool=call.tool, changes=changes)
+            veto = flight.folded.merge(self.pm.mutation(before, session, ctx), self.reasons)
+            flight.folded = veto
+            if veto.blocked:
+                flight.block(veto)
             self.engine.apply_mutation(changes)
-        except SariError as exc:
-            return flight.refuse(exc, veto)
-        after = MutationEvent(phase="after", source="sari", tool=call.tool, changes=changes,
-                              applied=True)
-        folded = veto.merge(self._fold("on_mutation", {"event": after, "session": session}),
-                            self.reasons)
-        # After the write a block cannot undo it: it is reported as gate state, ok stays true.
-        payload: dict[str, Any] = {"changes": [responses.change_summary(c) for c in changes]}
-        if tool == "edit":
-            payload["replacements"] = call.expected_occurrences
-        response = responses.tool_response(tool, target, payload, folded,
-                                           self.metrics_snapshot(session), flight.execution_id)
-        if folded.blocked:
-            response["meta"]["gated"] = {"by": folded.blocked_by, "code": folded.error_code,
-                                         "message": folded.message}
-        return flight.serve(response)
+            after = MutationEvent(phase="after", source="sari", tool=call.tool, changes=changes,
+                                  applied=True)
+            folded = veto.merge(self.pm.mutation(after, session, ctx), self.reasons)
+            # After the write a block cannot undo it: it is reported as gate state, ok stays.
+            payload: dict[str, Any] = {"changes": [responses.change_summary(c) for c in changes]}
+            if tool == "edit":
+                payload["replacements"] = call.expected_occurrences
+            response = responses.tool_response(tool, target, payload, folded, flight.metrics(),
+                                               flight.execution_id)
+            if folded.blocked:
+                response["meta"]["gated"] = {"by": folded.blocked_by, "code": folded.error_code,
+                                             "message": folded.message}
+            return response
+
+        return self._run(tool, raw, {"tool": tool, "target": raw.get("path")}, connection_id,
+                         serve)
 
     def execute_tool(self, name: str, args: Mapping[str, Any], *,
                      connection_id: str | None = None) -> dict[str, Any]:
         """Serve a plugin-registered tool (``context_query``, ``context_tiers``...)."""
         raw = dict(args)
-        flight = Call(self, name, raw, {"tool": name, "target": None})
-        session = flight.open_session(connection_id)
-        if session is None:
-            return flight.refusal
-        spec = self.tools.get(name)
-        try:
+
+        def serve(flight: Call) -> dict[str, Any]:
+            spec = self.tools.get(name)
             if spec is None:
                 raise SariError(ErrorCode.UNKNOWN_TOOL, f"unknown tool {name!r}.",
                                 f"Available tools: {', '.join(sorted(self.tools))}.")
-            parsed = spec.input_model.model_validate(
-                {k: v for k, v in raw.items() if v is not None})
-            response = spec.handler(parsed, session)
+            assert flight.session is not None
+            try:
+                parsed = spec.input_model.model_validate(
+                    {k: v for k, v in raw.items() if v is not None})
+                response = spec.handler(parsed, flight.session)
+            except SariError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - pydantic errors and plugin bugs refuse
+                raise SariError(
+                    ErrorCode.INVALID_ARGS if exc.__class__.__name__ == "ValidationError"
+                    else ErrorCode.PLUGIN_ERROR, f"{name}: {exc}",
+                    f"Check the {name} tool's arguments.") from exc
             # A handler cannot know the call's id: stamp it, so the response and the
             # execution log (on_call_complete) name the same execution.
             if isinstance(response.get("meta"), dict):
                 response["meta"]["execution_id"] = flight.execution_id
-        except SariError as exc:
-            return flight.refuse(exc)
-        except Exception as exc:  # noqa: BLE001 - pydantic errors and plugin bugs become refusals
-            return flight.refuse(SariError(
-                ErrorCode.INVALID_ARGS if exc.__class__.__name__ == "ValidationError"
-                else ErrorCode.PLUGIN_ERROR, f"{name}: {exc}",
-                f"Check the {name} tool's arguments."))
-        return flight.serve(response)
+            return response
+
+        return self._run(name, raw, {"tool": name, "target": None}, connection_id, serve,
+                         watch_disk=False)
 
     def compact(self, event: CompactionEvent, *, session_id: str | None = None,
                 connection_id: str | None = None) -> str:
         """Build the compaction summary from every plugin's contribution and announce it."""
         session = self.session(session_id, connection_id)
-        results, failures = self.pm.call_isolated("on_compaction",
-                                                  {"event": event, "session": session})
-        for failure in failures:
-            log.error("plugin %s failed in on_compaction: %s", failure.plugin, failure.error)
-        contributions = sorted(results, key=lambda item: item[0])
-        base = next((c.summary for _, c in contributions if c.summary), "")
-        extra = [line for _, c in contributions for line in c.lines]
-        summary = _insert_lines(base, extra)
-        self.announce("on_compaction_complete",
-                        {"event": event, "summary": summary, "session": session})
+        summary = self.pm.compaction(event, session)
+        self.pm.compaction_complete(event, summary, session)
         return summary
-
-    def fire_tier_entry(self, entry: TierEntry, session: Session) -> None:
-        """Announce that an item entered a prompt-cache tier (``on_tier_entry``)."""
-        self.announce("on_tier_entry", {"entry": entry, "session": session})
 
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
-        self.announce("on_kernel_shutdown", {"kernel": self})
+        self.pm.kernel_shutdown(self)
         self.analytics.close()
         self.engine.close()
 
@@ -398,16 +342,4 @@ class Kernel:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _insert_lines(base: str, lines: list[str]) -> str:
-    """Put contributed lines before the honesty block, so it stays last."""
-    if not lines:
-        return base
-    if not base:
-        return "\n".join(lines)
-    marker = "BE HONEST:"
-    parts = base.split("\n")
-    index = next((i for i, line in enumerate(parts) if line.startswith(marker)), len(parts))
-    return "\n".join(parts[:index] + lines + parts[index:])
 

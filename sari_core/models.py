@@ -173,11 +173,14 @@ class CompactionContribution(BaseModel):
     """A plugin's part of a compaction summary.
 
     ``summary`` is the base block (one plugin provides it; the first by plugin
-    name wins); ``lines`` are extra lines other plugins append, in plugin-name order.
+    name wins); ``lines`` are extra lines other plugins add, in plugin-name order:
+    before the base's first line that starts with its ``insert_before`` prefix (a
+    closing block that must stay last), else at the end.
     """
 
     summary: str | None = None
     lines: list[str] = Field(default_factory=list)
+    insert_before: str | None = None
 
 
 class TierEntry(BaseModel):

@@ -1,71 +1,82 @@
-"""Loading and calling plugins: markers, the manager, entry-point discovery.
+"""Loading and calling plugins: the marker, the manager, one typed method per hook.
 
-``hookimpl`` is the public marker plugins use. :class:`SariPluginManager` wraps
-pluggy's manager with one typed method per policy hook, calls each plugin in
-isolation (a raising plugin is reported, not propagated) and in a canonical
-order independent of load order.
+``hookimpl`` is the public marker plugins use. :class:`SariPluginManager` is
+pluggy's manager: every hook is called through ``pm.hook.<name>(...)``, so
+pluggy's spec options and call monitoring apply. Sari replaces only the inner
+call loop: implementations run in a canonical order (``tryfirst``, plain,
+``trylast``; by plugin name within each group, never load order), and a plugin
+that raises is isolated — its failure is returned as a :class:`PluginResult`,
+not propagated. Each typed method (``read_enter``, ``metrics``, ``compaction``...)
+owns the fold of its hook's results.
 """
 
 from __future__ import annotations
 
 import logging
-import os
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pluggy
 
 from sari_core import hookspecs
+from sari_core.errors import ErrorCode
 from sari_core.hookspecs import PROJECT_NAME
+from sari_core.models import ClientHookResult
+from sari_core.plugin_loading import (
+    ALLOW_ENV,
+    DENY_ENV,
+    ENTRY_POINT_GROUP,
+    PluginInfo,
+    PluginLoadError,
+    env_names,
+    installed_entry_points,
+    instantiate,
+    load_failure,
+)
+from sari_core.plugin_trace import enable_trace, trace_requested
+from sari_core.reasons import ReasonCode, ReasonRegistry
+from sari_core.verdicts import FoldedVerdict, PluginVerdict, Verdict, fold_verdicts
 
-if __import__("sys").version_info >= (3, 12):
-    from importlib.metadata import EntryPoint, entry_points
-else:  # pragma: no cover - older Pythons need the backport for .select()
-    from importlib_metadata import EntryPoint, entry_points
+if TYPE_CHECKING:
+    from sari_core.analytics import AnalyticsSink
+    from sari_core.commands import Command
+    from sari_core.context import CallContext
+    from sari_core.models import (
+        CallRecord,
+        ClientHookEvent,
+        CompactionEvent,
+        MutationEvent,
+        ReadCall,
+        ReadResult,
+        SearchCall,
+        SearchResult,
+        TierEntry,
+    )
+    from sari_core.reasons import ReasonCodeSpec
+    from sari_core.sessions import Session
+    from sari_core.settings import SettingsSpec
+    from sari_core.stabilization import StabilizationField
+    from sari_core.tools import ToolSpec
+
+__all__ = ["ALLOW_ENV", "BUILTIN_PREFIX", "DENY_ENV", "ENTRY_POINT_GROUP", "PluginInfo",
+           "PluginLoadError", "PluginResult", "SariPluginManager", "hookimpl", "plugin_name"]
 
 log = logging.getLogger(__name__)
 
 hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
-"""Marker for plugin hook implementations: ``@hookimpl def on_read_enter(call, session): ...``"""
+"""Marker for plugin hook implementations: ``@hookimpl def on_read_enter(call, ctx): ...``"""
 
-ENTRY_POINT_GROUP = "sari"
-ALLOW_ENV = "SARI_PLUGINS"
-DENY_ENV = "SARI_DISABLE_PLUGINS"
 BUILTIN_PREFIX = "sari."
+_EMPTY_FOLD = FoldedVerdict()
+_NO_METRICS: dict[str, Any] = {}
 
 
-@dataclass(frozen=True)
-class PluginFailure:
-    """A plugin raised inside a hook."""
+class PluginResult(NamedTuple):
+    """What one plugin answered in one hook call: a value, or the failure it raised."""
 
     plugin: str
-    hook: str
-    error: str
-
-
-@dataclass(frozen=True)
-class PluginInfo:
-    name: str
-    distribution: str | None
-    version: str | None
-    hooks: tuple[str, ...]
-    enabled: bool
-    builtin: bool
-    error: str | None = None
-
-
-class PluginLoadError(Exception):
-    """An installed plugin could not be imported or instantiated."""
-
-
-def _env_names(var: str) -> list[str] | None:
-    """Names in a comma-separated env list; None when unset; ``none`` means the empty list."""
-    raw = os.environ.get(var)
-    if raw is None or not raw.strip():
-        return None
-    if raw.strip().lower() == "none":
-        return []
-    return [name.strip() for name in raw.split(",") if name.strip()]
+    value: Any
+    failure: str | None = None
 
 
 def plugin_name(plugin: object) -> str:
@@ -80,24 +91,40 @@ def plugin_name(plugin: object) -> str:
 
 
 class SariPluginManager(pluggy.PluginManager):
-    """pluggy's manager plus isolated, canonically ordered calls."""
+    """pluggy's manager with isolated, canonically ordered calls and a typed method per hook.
+
+    :ivar reasons: the reason registry verdicts are ordered by (set by the kernel).
+    :ivar fail_closed: names of plugins whose failure refuses the call.
+    """
 
     def __init__(self) -> None:
         super().__init__(PROJECT_NAME)
         self.add_hookspecs(hookspecs)
-        self._impl_cache: dict[str, list[tuple[str, Any, tuple[str, ...]]]] = {}
+        self._canonical: dict[str, tuple[pluggy.HookImpl, ...]] = {}
+        self._inner_hookexec = self._isolated_hookexec
         self.discovered: list[PluginInfo] = []
+        self.reasons = ReasonRegistry.with_kernel_codes()
+        self.fail_closed: frozenset[str] = frozenset()
+        if trace_requested():
+            enable_trace(self)
 
-    # --- registration ---------------------------------------------------------------
+    # --- registration -------------------------------------------------------------------
 
     def register(self, plugin: object, name: str | None = None) -> str | None:
+        """Register ``plugin``; a hook wrapper is refused here, before anything runs."""
+        for attr in dir(plugin):
+            opts = self.parse_hookimpl_opts(plugin, attr)
+            if opts and (opts.get("hookwrapper") or opts.get("wrapper")):
+                raise pluggy.PluginValidationError(
+                    plugin, f"plugin {name or plugin_name(plugin)!r}: {attr} cannot be a "
+                    "wrapper; Sari calls each policy in isolation and folds the results")
         registered = super().register(plugin, name)
-        self._impl_cache.clear()
+        self._canonical.clear()
         return registered
 
     def unregister(self, plugin: object | None = None, name: str | None = None) -> Any:
         removed = super().unregister(plugin, name)
-        self._impl_cache.clear()
+        self._canonical.clear()
         return removed
 
     def load_entry_points(self, group: str = ENTRY_POINT_GROUP, *, strict: bool = True
@@ -106,38 +133,38 @@ class SariPluginManager(pluggy.PluginManager):
 
         ``SARI_PLUGINS=a,b`` loads only those; ``SARI_DISABLE_PLUGINS=a,b`` blocks
         those (as tox's ``TOX_DISABLED_EXTERNAL_PLUGINS`` does, via ``set_blocked``).
-        An entry point may name a module or a class (instantiated with no arguments).
-        A plugin that fails to import raises :class:`PluginLoadError` naming it, or with
-        ``strict=False`` is reported in its :class:`PluginInfo` (for ``sari plugins``).
+        A plugin that is not enabled is never imported. An entry point may name a module
+        or a class (instantiated with no arguments). Where each plugin came from is kept
+        in pluggy's own bookkeeping (:meth:`list_plugin_distinfo`). A plugin that fails to
+        import raises :class:`PluginLoadError` naming it, or with ``strict=False`` is
+        reported in its :class:`PluginInfo` (for ``sari plugins``).
         """
-        allow = _env_names(ALLOW_ENV)
-        deny = set(_env_names(DENY_ENV) or ())
+        allow = env_names(ALLOW_ENV)
+        deny = set(env_names(DENY_ENV) or ())
         for name in deny:
             self.set_blocked(name)
         found: list[PluginInfo] = []
-        for ep in sorted(entry_points(group=group), key=lambda e: e.name):
+        for ep in installed_entry_points(group):
             enabled = (allow is None or ep.name in allow) and ep.name not in deny
             dist = getattr(ep, "dist", None)
-            hooks: tuple[str, ...] = ()
             error = None
             if enabled and self.get_plugin(ep.name) is None:
                 try:
-                    plugin = _instantiate(ep)
+                    plugin = instantiate(ep)
                 except Exception as exc:  # noqa: BLE001 - reported with the plugin's name
                     error = f"{type(exc).__name__}: {exc}"
                     if strict:
-                        raise PluginLoadError(
-                            f"plugin {ep.name!r} ({ep.value}) failed to load: {error}. "
-                            f"Fix its installation or disable it: SARI_DISABLE_PLUGINS={ep.name}"
-                        ) from exc
+                        raise load_failure(ep, error) from exc
                 else:
                     self.register(plugin, name=ep.name)
-                    hooks = self.hooks_of(ep.name)
+                    if dist is not None:
+                        # pluggy's own record of which distribution a plugin came from.
+                        self._plugin_distinfo.append((plugin, dist))
             found.append(PluginInfo(
                 name=ep.name,
                 distribution=dist.metadata["Name"] if dist is not None else None,
                 version=dist.version if dist is not None else None,
-                hooks=hooks if enabled else _declared_hooks(ep),
+                hooks=self.hooks_of(ep.name) if enabled else (),
                 enabled=enabled and error is None,
                 builtin=False,
                 error=error,
@@ -153,67 +180,251 @@ class SariPluginManager(pluggy.PluginManager):
         callers = self.get_hookcallers(plugin) or []
         return tuple(sorted(caller.name for caller in callers))
 
-    # --- calling --------------------------------------------------------------------
-
-    def ordered_impls(self, hook_name: str) -> list[tuple[str, Any, tuple[str, ...]]]:
-        """(plugin name, function, argnames) in canonical order: tryfirst, plain, trylast, by name."""
-        cached = self._impl_cache.get(hook_name)
-        if cached is not None:
-            return cached
-        caller = getattr(self.hook, hook_name)
-        impls = []
-        for impl in caller.get_hookimpls():
-            if impl.hookwrapper or impl.wrapper:
-                raise pluggy.PluginValidationError(
-                    impl.plugin,
-                    f"plugin {impl.plugin_name!r}: {hook_name} cannot be a wrapper; "
-                    "Sari calls each policy in isolation and folds the verdicts",
-                )
-            group = 0 if impl.tryfirst else 2 if impl.trylast else 1
-            impls.append((group, impl.plugin_name, impl.function, tuple(impl.argnames)))
-        impls.sort(key=lambda item: (item[0], item[1]))
-        ordered = [(name, fn, argnames) for _, name, fn, argnames in impls]
-        self._impl_cache[hook_name] = ordered
-        return ordered
-
-    def call_isolated(
-        self, hook_name: str, kwargs: dict[str, Any]
-    ) -> tuple[list[tuple[str, Any]], list[PluginFailure]]:
-        """Call every impl of ``hook_name``; collect non-None results and failures.
-
-        :return: ([(plugin, result)], [failures]) in canonical order.
-        """
-        results: list[tuple[str, Any]] = []
-        failures: list[PluginFailure] = []
-        for name, function, argnames in self.ordered_impls(hook_name):
-            try:
-                value = function(*[kwargs[arg] for arg in argnames])
-            except Exception as exc:  # isolation is the point: report, go on
-                log.warning("plugin %s raised in %s: %r", name, hook_name, exc, exc_info=True)
-                failures.append(PluginFailure(name, hook_name, f"{type(exc).__name__}: {exc}"))
-                continue
-            if value is not None:
-                results.append((name, value))
-        return results, failures
-
     def plugin_names(self) -> list[str]:
         return sorted(name for name, plugin in self.list_name_plugin() if plugin is not None)
 
+    # --- the call loop pluggy runs for every pm.hook.<name>(...) -------------------------
 
-def _instantiate(ep: EntryPoint) -> object:
-    obj = ep.load()
-    return obj() if isinstance(obj, type) else obj
+    def canonical_impls(self, hook_name: str) -> list[tuple[str, pluggy.HookImpl]]:
+        """(plugin name, implementation) in the order Sari calls them."""
+        return [(impl.plugin_name, impl) for impl in self._ordered(hook_name)]
 
+    def _ordered(self, hook_name: str) -> tuple[pluggy.HookImpl, ...]:
+        cached = self._canonical.get(hook_name)
+        if cached is None:
+            caller = getattr(self.hook, hook_name, None)
+            impls = caller.get_hookimpls() if caller is not None else []
+            cached = tuple(sorted(impls, key=lambda impl: (
+                0 if impl.tryfirst else 2 if impl.trylast else 1, impl.plugin_name)))
+            self._canonical[hook_name] = cached
+        return cached
 
-def _declared_hooks(ep: EntryPoint) -> tuple[str, ...]:
-    """Hook names a disabled plugin would implement, without registering it."""
-    try:
-        obj = ep.load()
-    except Exception:  # noqa: BLE001 - a disabled plugin that fails to import has no hooks
-        return ()
-    names = set(hookspecs.HOOK_NAMES)
-    found = []
-    for attr in dir(obj):
-        if attr in names and hasattr(getattr(obj, attr, None), f"{PROJECT_NAME}_impl"):
-            found.append(attr)
-    return tuple(sorted(found))
+    def _isolated_hookexec(self, hook_name: str, methods: Sequence[pluggy.HookImpl],
+                           kwargs: Mapping[str, object], firstresult: bool) -> Any:
+        """pluggy's inner hook call, Sari's way: canonical order, each plugin isolated.
+
+        A missing argument is the caller's error and raises :class:`pluggy.HookCallError`;
+        an exception inside a plugin becomes a :class:`PluginResult` with ``failure`` set.
+
+        :return: for ``firstresult`` hooks the first non-None value; otherwise the
+            non-None answers and failures as :class:`PluginResult` s, in call order.
+        """
+        ordered = self._ordered(hook_name)
+        if len(ordered) != len(methods):  # a subset caller: order what it was given
+            ordered = tuple(sorted(methods, key=lambda impl: (
+                0 if impl.tryfirst else 2 if impl.trylast else 1, impl.plugin_name)))
+        results: list[PluginResult] = []
+        for impl in ordered:
+            try:
+                args = [kwargs[argname] for argname in impl.argnames]
+            except KeyError:
+                missing = [name for name in impl.argnames if name not in kwargs]
+                raise pluggy.HookCallError(
+                    f"{hook_name} called without argument(s) {missing} that plugin "
+                    f"{impl.plugin_name!r} needs") from None
+            try:
+                value = impl.function(*args)
+            except Exception as exc:  # isolation is the point: report, go on
+                log.warning("plugin %s raised in %s: %r", impl.plugin_name, hook_name, exc,
+                            exc_info=True)
+                results.append(PluginResult(impl.plugin_name, None,
+                                            f"{type(exc).__name__}: {exc}"))
+                continue
+            if value is not None:
+                if firstresult:
+                    return value
+                results.append(PluginResult(impl.plugin_name, value))
+        return None if firstresult else results
+
+    def has_impls(self, hook_name: str) -> bool:
+        return bool(self._ordered(hook_name))
+
+    # --- policy hooks: folded verdicts --------------------------------------------------
+
+    def read_enter(self, call: ReadCall, session: Session, ctx: CallContext) -> FoldedVerdict:
+        if not self._ordered("on_read_enter"):
+            return _EMPTY_FOLD
+        return self._fold(self.hook.on_read_enter(call=call, session=session, ctx=ctx))
+
+    def read_exit(self, call: ReadCall, result: ReadResult, session: Session,
+                  ctx: CallContext) -> FoldedVerdict:
+        if not self._ordered("on_read_exit"):
+            return _EMPTY_FOLD
+        return self._fold(self.hook.on_read_exit(call=call, result=result, session=session,
+                                                 ctx=ctx))
+
+    def search_complete(self, call: SearchCall, result: SearchResult, session: Session,
+                        ctx: CallContext) -> FoldedVerdict:
+        if not self._ordered("on_search_complete"):
+            return _EMPTY_FOLD
+        return self._fold(self.hook.on_search_complete(call=call, result=result,
+                                                       session=session, ctx=ctx))
+
+    def mutation(self, event: MutationEvent, session: Session, ctx: CallContext
+                 ) -> FoldedVerdict:
+        if not self._ordered("on_mutation"):
+            return _EMPTY_FOLD
+        return self._fold(self.hook.on_mutation(event=event, session=session, ctx=ctx))
+
+    def _fold(self, results: list[PluginResult]) -> FoldedVerdict:
+        if not results:  # every policy abstained: nothing to fold
+            return _EMPTY_FOLD
+        items = [PluginVerdict(r.plugin, r.value if r.failure is None
+                               else self._failure_verdict(r))
+                 for r in results if r.failure is not None or isinstance(r.value, Verdict)]
+        return fold_verdicts(items, self.reasons) if items else _EMPTY_FOLD
+
+    def _failure_verdict(self, result: PluginResult) -> Verdict:
+        plugin = self.get_plugin(result.plugin)
+        closed = result.plugin in self.fail_closed or bool(getattr(plugin, "fail_closed", False))
+        message = f"plugin {result.plugin!r} failed: {result.failure}"
+        return Verdict(
+            action="block" if closed else "warn",
+            reason_codes=(ReasonCode.PLUGIN_ERROR.value,),
+            error_code=ErrorCode.PLUGIN_ERROR,
+            message=message if closed else "",
+            hint="The plugin fails closed; fix or disable it (SARI_DISABLE_PLUGINS)."
+            if closed else "",
+            warnings=(message,),
+        )
+
+    # --- observation hooks ----------------------------------------------------------------
+
+    def _announce(self, results: list[PluginResult] | None, hook_name: str) -> None:
+        for result in results or ():
+            if result.failure is not None:
+                log.error("plugin %s failed in %s: %s", result.plugin, hook_name, result.failure)
+
+    def call_complete(self, record: CallRecord, session: Session, ctx: CallContext) -> None:
+        self._announce(self.hook.on_call_complete(record=record, session=session, ctx=ctx),
+                       "on_call_complete")
+
+    def kernel_start(self, kernel: Any) -> None:
+        self._announce(self.hook.on_kernel_start(kernel=kernel), "on_kernel_start")
+
+    def kernel_shutdown(self, kernel: Any) -> None:
+        self._announce(self.hook.on_kernel_shutdown(kernel=kernel), "on_kernel_shutdown")
+
+    def session_start(self, session: Session) -> None:
+        self._announce(self.hook.on_session_start(session=session), "on_session_start")
+
+    def session_end(self, session: Session) -> None:
+        self._announce(self.hook.on_session_end(session=session), "on_session_end")
+
+    def tier_entry(self, entry: TierEntry, session: Session) -> None:
+        self._announce(self.hook.on_tier_entry(entry=entry, session=session), "on_tier_entry")
+
+    def compaction_complete(self, event: CompactionEvent, summary: str, session: Session
+                            ) -> None:
+        self._announce(self.hook.on_compaction_complete(event=event, summary=summary,
+                                                        session=session),
+                       "on_compaction_complete")
+
+    # --- hooks whose answers are merged -------------------------------------------------
+
+    def metrics(self, session: Session, ctx: CallContext | None = None) -> dict[str, Any]:
+        """Every plugin's metrics, merged and sorted by key.
+
+        Plugins are merged by name; a key a second plugin also returns is a clash: the
+        first plugin's value stays, and the clash is logged as an error naming both.
+        """
+        if not self._ordered("sari_collect_metrics"):
+            return _NO_METRICS
+        results = self.hook.sari_collect_metrics(session=session, ctx=ctx)
+        self._announce(results, "sari_collect_metrics")
+        merged: dict[str, Any] = {}
+        owners: dict[str, str] = {}
+        for result in sorted(results, key=lambda r: r.plugin):
+            if result.failure is not None or not result.value:
+                continue
+            for key, value in result.value.items():
+                if key in owners:
+                    log.error("metric %r of plugin %r clashes with plugin %r; kept %r's",
+                              key, result.plugin, owners[key], owners[key])
+                    continue
+                owners[key] = result.plugin
+                merged[key] = value
+        return dict(sorted(merged.items()))
+
+    def compaction(self, event: CompactionEvent, session: Session) -> str:
+        """The compaction summary: the first base summary by plugin name, plus every line.
+
+        Lines go before the first line of the base that starts with the base plugin's
+        ``insert_before`` prefix (so its closing block stays last), else at the end.
+        """
+        results = self.hook.on_compaction(event=event, session=session)
+        self._announce(results, "on_compaction")
+        contributions = sorted((r for r in results if r.failure is None),
+                               key=lambda r: r.plugin)
+        base = next((r.value for r in contributions if r.value.summary), None)
+        lines = [line for r in contributions for line in r.value.lines]
+        if base is None:
+            return "\n".join(lines)
+        parts = base.summary.split("\n")
+        if not lines:
+            return base.summary
+        prefix = base.insert_before
+        index = next((i for i, line in enumerate(parts) if prefix and line.startswith(prefix)),
+                     len(parts))
+        return "\n".join(parts[:index] + lines + parts[index:])
+
+    def client_hook(self, event: ClientHookEvent) -> tuple[ClientHookResult, list[str]]:
+        """Fold every plugin's answer to a client hook; failures are returned as messages.
+
+        Any block wins; reasons and additional contexts are joined in plugin-name order.
+        """
+        results = self.hook.on_client_hook(event=event)
+        failures = [f"plugin {r.plugin} failed: {r.failure}" for r in results if r.failure]
+        answers = sorted((r for r in results
+                          if r.failure is None and isinstance(r.value, ClientHookResult)),
+                         key=lambda r: r.plugin)
+        reasons = [r.value.reason for r in answers if r.value.block and r.value.reason]
+        contexts = [r.value.additional_context for r in answers if r.value.additional_context]
+        folded = ClientHookResult(block=any(r.value.block for r in answers),
+                                  reason="\n\n".join(reasons),
+                                  additional_context="\n\n".join(contexts))
+        return folded, failures
+
+    # --- registration hooks: values only, collected here --------------------------------
+
+    def _registered(self, results: list[PluginResult], hook_name: str) -> list[PluginResult]:
+        for result in results:
+            if result.failure is not None:
+                raise RuntimeError(
+                    f"plugin {result.plugin!r} failed in {hook_name}: {result.failure}")
+        return results
+
+    def reason_codes(self) -> list[tuple[str, ReasonCodeSpec]]:
+        results = self._registered(self.hook.sari_register_reason_codes(),
+                                   "sari_register_reason_codes")
+        return [(r.plugin, spec) for r in results for spec in r.value]
+
+    def stabilization_fields(self) -> list[tuple[str, StabilizationField]]:
+        results = self._registered(self.hook.sari_register_stabilization_fields(),
+                                   "sari_register_stabilization_fields")
+        return [(r.plugin, spec) for r in results for spec in r.value]
+
+    def settings_specs(self) -> list[SettingsSpec]:
+        results = self._registered(self.hook.sari_register_settings(), "sari_register_settings")
+        return [r.value for r in results]
+
+    def tools(self) -> dict[str, ToolSpec]:
+        tools: dict[str, ToolSpec] = {}
+        for result in self._registered(self.hook.sari_register_tools(), "sari_register_tools"):
+            for spec in result.value:
+                if spec.name in tools:
+                    raise ValueError(
+                        f"tool {spec.name!r} of plugin {result.plugin!r} is already registered")
+                tools[spec.name] = spec
+        return tools
+
+    def analytics_sinks(self, kernel: Any) -> list[AnalyticsSink]:
+        results = self._registered(self.hook.sari_register_analytics_sinks(kernel=kernel),
+                                   "sari_register_analytics_sinks")
+        return [sink for r in results for sink in r.value]
+
+    def commands(self) -> list[Command]:
+        """CLI subcommands of every plugin; a plugin that fails here is skipped, logged."""
+        results = self.hook.sari_register_commands()
+        self._announce(results, "sari_register_commands")
+        return [command for r in results if r.failure is None for command in r.value]

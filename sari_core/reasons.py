@@ -17,27 +17,30 @@ Severity = Literal["info", "warning", "error"]
 
 
 class ReasonCode(str, enum.Enum):
-    """The kernel's reason codes, in registry order (the order responses list them in)."""
+    """The kernel's own reason codes: outcomes the pipeline itself reports, no policy's."""
 
-    SEARCH_FIRST_REQUIRED = "SEARCH_FIRST_REQUIRED"
-    SEARCH_REF_REQUIRED = "SEARCH_REF_REQUIRED"
-    CANDIDATE_REF_REQUIRED = "CANDIDATE_REF_REQUIRED"
-    BUDGET_SOFT_LIMIT = "BUDGET_SOFT_LIMIT"
-    BUDGET_HARD_LIMIT = "BUDGET_HARD_LIMIT"
-    LOW_RELEVANCE_OUTSIDE_TOPK = "LOW_RELEVANCE_OUTSIDE_TOPK"
     PREVIEW_DEGRADED = "PREVIEW_DEGRADED"
-    # Kernel-level codes: not policies, but outcomes the pipeline itself reports.
     PLUGIN_ERROR = "PLUGIN_ERROR"
     SESSION_ID_REQUIRED = "SESSION_ID_REQUIRED"
     INDEX_BUILDING = "INDEX_BUILDING"
     EXTERNAL_CHANGE = "EXTERNAL_CHANGE"
 
 
-V1_REASON_CODES: tuple[ReasonCode, ...] = tuple(ReasonCode)[:7]
+# Each kernel code's rank: responses list codes by (rank, code). Ranks 0-5 are left to
+# policy plugins' leading codes (refusals before budget before relevance); a plugin code
+# may take any rank but these.
+KERNEL_RANKS: dict[ReasonCode, int] = {
+    ReasonCode.PREVIEW_DEGRADED: 6,
+    ReasonCode.PLUGIN_ERROR: 7,
+    ReasonCode.SESSION_ID_REQUIRED: 8,
+    ReasonCode.INDEX_BUILDING: 9,
+    ReasonCode.EXTERNAL_CHANGE: 10,
+}
 
 # Extension codes sort after every kernel code unless a plugin asks for a rank.
 EXTENSION_DEFAULT_RANK = 1000
 _UNKNOWN_RANK = 1 << 30
+_RESERVED_RANKS = frozenset(KERNEL_RANKS.values())
 
 
 @dataclass(frozen=True)
@@ -66,14 +69,14 @@ class ReasonRegistry:
     def with_kernel_codes(cls) -> ReasonRegistry:
         registry = cls()
         metadata = _load_registry_metadata()
-        for position, code in enumerate(ReasonCode):
+        for code in ReasonCode:
             entry = metadata.get(code.value, {})
             registry._specs[code.value] = ReasonCodeSpec(
                 code=code.value,
                 description=entry.get("description", code.value),
                 severity=entry.get("severity", "warning"),
                 next_call_template=entry.get("next_call_template"),
-                rank=position,
+                rank=KERNEL_RANKS[code],
             )
         registry._reindex()
         return registry
@@ -87,10 +90,10 @@ class ReasonRegistry:
                     "already registered code; pick a unique, plugin-prefixed name"
                 )
             return
-        if spec.rank < len(ReasonCode):
+        if spec.rank in _RESERVED_RANKS:
             raise ValueError(
                 f"reason code {spec.code!r} from plugin {owner!r} asks for rank {spec.rank}, "
-                f"which is reserved for kernel codes (use {len(ReasonCode)} or more)"
+                f"which is reserved for a kernel code (reserved: {sorted(_RESERVED_RANKS)})"
             )
         self._specs[spec.code] = spec
         self._reindex()

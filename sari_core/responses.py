@@ -1,10 +1,11 @@
 """The response contract: every tool answers with one JSON object of this shape.
 
 ``{ok, mode|query|tool, target, <payload>, location?, meta: {truncated,
-token_estimate, preview_degraded, stabilization: {budget_state,
-suggested_next_action, warnings, reason_codes, metrics_snapshot, next_calls,
-bundle_id?, context_bundle_id?, annotations?}}}``; refusals add
-``error: {code, message, hint}`` and set ``ok: false``.
+token_estimate, preview_degraded, stabilization: {suggested_next_action, warnings,
+reason_codes, metrics_snapshot, next_calls, annotations?}}}``; refusals add
+``error: {code, message, hint}`` and set ``ok: false``. Plugins publish further
+top-level stabilization keys through registered fields (:mod:`sari_core.stabilization`);
+the kernel adds them as each response leaves.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from sari_core.models import NextCall, ReadCall, ReadResult, SearchResult
 from sari_core.verdicts import FoldedVerdict
 
 CHARS_PER_TOKEN = 4
-HOISTED_STABILIZATION_KEYS = ("bundle_id", "context_bundle_id")
 
 
 def token_estimate(text: str) -> int:
@@ -28,26 +28,13 @@ def _next_calls_json(calls: list[NextCall]) -> list[dict[str, Any]]:
 
 def stabilization(folded: FoldedVerdict, metrics: dict[str, Any]) -> dict[str, Any]:
     block: dict[str, Any] = {
-        "budget_state": folded.budget_state or "ok",
         "suggested_next_action": folded.suggested_next_action,
         "warnings": list(folded.warnings),
         "reason_codes": list(folded.reason_codes),
         "metrics_snapshot": metrics,
         "next_calls": _next_calls_json(folded.next_calls),
     }
-    if not folded.annotations:  # the common case: no plugin annotated this call
-        return block
-    annotations = dict(folded.annotations)
-    for key in HOISTED_STABILIZATION_KEYS:
-        for plugin in sorted(annotations):
-            value = annotations[plugin].get(key)
-            if value is not None and key not in block:
-                block[key] = value
-    annotations = {
-        plugin: {k: v for k, v in data.items() if k not in HOISTED_STABILIZATION_KEYS}
-        for plugin, data in annotations.items()
-    }
-    annotations = {plugin: data for plugin, data in annotations.items() if data}
+    annotations = {plugin: data for plugin, data in folded.annotations.items() if data}
     if annotations:
         block["annotations"] = annotations
     return block

@@ -1,6 +1,6 @@
 """Session identity and the bounded, in-memory runtime state kept per session key.
 
-Keys follow seed 000: ``ws:<workspace_hash>:sid:<session_id>`` when the call
+Keys are ``ws:<workspace_hash>:sid:<session_id>`` when the call
 names a session, else ``ws:<workspace_hash>:conn:<connection_id>`` with a
 server-issued connection id. A client-sent connection id is telemetry only.
 """
@@ -13,13 +13,14 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 if TYPE_CHECKING:
     from sari_core.kernel import Kernel
+    from sari_core.models import ReadCall, ReadResult, TierEntry
 
 T = TypeVar("T")
 
@@ -169,7 +170,6 @@ class RuntimeStateStore:
             return len(self._states)
 
 
-@dataclass
 class Session:
     """What a hook sees of the session a call belongs to.
 
@@ -179,21 +179,65 @@ class Session:
     :ivar client_connection_id: what the client claimed; telemetry only.
     """
 
-    key: str
-    session_id: str | None
-    connection_id: str
-    state: SessionState
-    kernel: Kernel
-    client_connection_id: str | None = None
+    __slots__ = ("_kernel", "_state", "client_connection_id", "connection_id", "key",
+                 "session_id")
 
-    def namespace(self, name: str, factory: Callable[[], T]) -> T:
-        """Per-plugin runtime state of this session, created by ``factory`` on first use."""
-        return self.state.namespace(name, factory)
+    def __init__(self, key: str, session_id: str | None, connection_id: str,
+                 state: SessionState, kernel: Kernel,
+                 client_connection_id: str | None = None) -> None:
+        self.key = key
+        self.session_id = session_id
+        self.connection_id = connection_id
+        self.client_connection_id = client_connection_id
+        self._state = state
+        self._kernel = kernel
 
-    def settings(self, section: str) -> Any:
-        """The validated settings model of a plugin section (``[tool.sari.<section>]``)."""
-        return self.kernel.settings.get(section)
+    def __repr__(self) -> str:
+        return f"Session(key={self.key!r})"
+
+    @property
+    def lock(self) -> threading.RLock:
+        """The session's lock: hold it while reading or changing your namespace's state."""
+        return self._state.lock
+
+    @property
+    def workspace_id(self) -> str:
+        """A stable id of the workspace (a hash of its first root)."""
+        return self._kernel.workspace_hash
 
     @property
     def roots(self) -> list[Path]:
-        return self.kernel.roots
+        """The workspace folders."""
+        return self._kernel.roots
+
+    def namespace(self, name: str, factory: Callable[[], T]) -> T:
+        """Per-plugin runtime state of this session, created by ``factory`` on first use."""
+        return self._state.namespace(name, factory)
+
+    def existing_namespace(self, name: str) -> Any:
+        """The namespace ``name`` if this session created it, else None (never creates)."""
+        return self._state.namespaces.get(name)
+
+    def settings(self, section: str) -> Any:
+        """The validated settings model of a plugin section (``[tool.sari.<section>]``)."""
+        return self._kernel.settings.get(section)
+
+    def probe_read(self, call: ReadCall) -> ReadResult:
+        """Read through the engine without running policies or counting it as a call.
+
+        For policies that must look at a file to decide (its size, whether it exists).
+        """
+        return self._kernel.engine.read(call)
+
+    def reference_counts(self) -> Mapping[str, int] | None:
+        """How often each symbol is referenced in the workspace, when the engine knows."""
+        counts = getattr(self._kernel.engine, "reference_counts", None)
+        return cast("Mapping[str, int]", counts()) if callable(counts) else None
+
+    def metrics(self) -> dict[str, Any]:
+        """The session's ``metrics_snapshot``, for plugin tools building a response."""
+        return self._kernel.pm.metrics(self)
+
+    def emit_tier_entry(self, entry: TierEntry) -> None:
+        """Announce that an item entered a prompt-cache tier (``on_tier_entry``)."""
+        self._kernel.pm.tier_entry(entry, self)

@@ -20,25 +20,32 @@ from sari_core.reasons import ReasonRegistry
 
 Action = Literal["allow", "warn", "narrow", "block"]
 _SEVERITY: dict[str, int] = {"block": 3, "warn": 2, "narrow": 1, "allow": 0}
-_BUDGET_SEVERITY: dict[str, int] = {"ok": 0, "soft_limit": 1, "hard_limit": 2}
 
 
 class Verdict(BaseModel):
     """One plugin's decision about one call.
 
-    :ivar action: ``allow`` (annotate only), ``warn``, ``narrow`` (clamp the request
-        through ``narrow``) or ``block`` (refuse; needs ``error_code`` or a reason code).
+    Build one with :meth:`allow`, :meth:`warn`, :meth:`narrow` or :meth:`block`; an
+    unknown or misspelt argument is an error, never silently dropped.
+
+    :ivar action: ``allow`` (annotate only), ``warn``, ``narrow`` (clamp request
+        fields to ``narrow_to``) or ``block`` (refuse; needs ``error_code`` or a reason code).
     :ivar reason_codes: registered reason codes explaining the decision.
     :ivar message: a sentence for the client, actionable.
     :ivar hint: what to do instead.
+    :ivar warnings: warning sentences shown in ``meta.stabilization.warnings``.
+    :ivar next_calls: ready-to-run calls offered to the client.
     :ivar error_code: for blocks, the ``error.code`` of the refusal (defaults to the
         first reason code).
-    :ivar narrow: request fields to clamp, e.g. ``{"limit": 300}``; several plugins'
+    :ivar narrow_to: request fields to clamp, e.g. ``{"limit": 300}``; several plugins'
         values for one field fold to the minimum.
-    :ivar annotations: JSON data published under ``meta.stabilization.annotations[plugin]``.
+    :ivar suggested_next_action: one sentence saying what the client should do next.
+    :ivar preview_degraded: the plugin shortened or replaced the payload.
+    :ivar annotations: JSON data published under ``meta.stabilization.annotations[plugin]``
+        (keys a plugin registered as stabilization fields are published at the top level).
     """
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     action: Action = "allow"
     reason_codes: tuple[str, ...] = ()
@@ -47,26 +54,51 @@ class Verdict(BaseModel):
     warnings: tuple[str, ...] = ()
     next_calls: tuple[NextCall, ...] = ()
     error_code: str | None = None
-    narrow: dict[str, int] = Field(default_factory=dict)
-    budget_state: str | None = None
+    narrow_to: dict[str, int] = Field(default_factory=dict)
     suggested_next_action: str | None = None
     preview_degraded: bool = False
     annotations: dict[str, Any] = Field(default_factory=dict)
 
     @classmethod
-    def block(cls, *codes: str, message: str, hint: str = "", **kw: Any) -> Verdict:
-        return cls(action="block", reason_codes=tuple(codes), message=message, hint=hint, **kw)
+    def allow(cls, *codes: str, message: str = "", next_calls: Sequence[NextCall] = (),
+              suggested_next_action: str | None = None, preview_degraded: bool = False,
+              annotations: Mapping[str, Any] | None = None) -> Verdict:
+        """Let the call through, attaching reason codes, next calls or annotations."""
+        return cls(action="allow", reason_codes=codes, message=message,
+                   next_calls=tuple(next_calls), suggested_next_action=suggested_next_action,
+                   preview_degraded=preview_degraded, annotations=dict(annotations or {}))
 
     @classmethod
-    def warn(cls, *codes: str, message: str, **kw: Any) -> Verdict:
-        warnings = kw.pop("warnings", (message,) if message else ())
-        return cls(action="warn", reason_codes=tuple(codes), message=message,
-                   warnings=tuple(warnings), **kw)
+    def warn(cls, *codes: str, message: str, hint: str = "",
+             warnings: Sequence[str] | None = None, next_calls: Sequence[NextCall] = (),
+             suggested_next_action: str | None = None, preview_degraded: bool = False,
+             annotations: Mapping[str, Any] | None = None) -> Verdict:
+        """Serve the call with a warning (``warnings`` defaults to ``[message]``)."""
+        shown = tuple(warnings) if warnings is not None else ((message,) if message else ())
+        return cls(action="warn", reason_codes=codes, message=message, hint=hint,
+                   warnings=shown, next_calls=tuple(next_calls),
+                   suggested_next_action=suggested_next_action,
+                   preview_degraded=preview_degraded, annotations=dict(annotations or {}))
 
     @classmethod
-    def clamp(cls, *codes: str, narrow: Mapping[str, int], message: str = "", **kw: Any) -> Verdict:
-        return cls(action="narrow", reason_codes=tuple(codes), narrow=dict(narrow),
-                   message=message, **kw)
+    def narrow(cls, *codes: str, to: Mapping[str, int], message: str = "",
+               warnings: Sequence[str] = (), next_calls: Sequence[NextCall] = (),
+               annotations: Mapping[str, Any] | None = None) -> Verdict:
+        """Serve a smaller request: each field of ``to`` is clamped to at most its value."""
+        return cls(action="narrow", reason_codes=codes, narrow_to=dict(to), message=message,
+                   warnings=tuple(warnings), next_calls=tuple(next_calls),
+                   annotations=dict(annotations or {}))
+
+    @classmethod
+    def block(cls, *codes: str, message: str, hint: str = "", error_code: str | None = None,
+              warnings: Sequence[str] = (), next_calls: Sequence[NextCall] = (),
+              suggested_next_action: str | None = None,
+              annotations: Mapping[str, Any] | None = None) -> Verdict:
+        """Refuse the call; ``error_code`` defaults to the first reason code."""
+        return cls(action="block", reason_codes=codes, message=message, hint=hint,
+                   error_code=error_code, warnings=tuple(warnings), next_calls=tuple(next_calls),
+                   suggested_next_action=suggested_next_action,
+                   annotations=dict(annotations or {}))
 
 
 @dataclass(frozen=True)
@@ -89,8 +121,7 @@ class FoldedVerdict:
     reason_codes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     next_calls: list[NextCall] = field(default_factory=list)
-    narrow: dict[str, int] = field(default_factory=dict)
-    budget_state: str | None = None
+    narrow_to: dict[str, int] = field(default_factory=dict)
     suggested_next_action: str | None = None
     preview_degraded: bool = False
     annotations: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -115,12 +146,11 @@ class FoldedVerdict:
             reason_codes=registry.order([*first.reason_codes, *second.reason_codes]),
             warnings=_unique([*first.warnings, *second.warnings]),
             next_calls=_unique([*first.next_calls, *second.next_calls]),
-            narrow={**first.narrow, **second.narrow},
-            budget_state=_worst_budget(first.budget_state, second.budget_state),
+            narrow_to=_min_merge(first.narrow_to, second.narrow_to),
             suggested_next_action=blocked_source.suggested_next_action
             or first.suggested_next_action or second.suggested_next_action,
             preview_degraded=first.preview_degraded or second.preview_degraded,
-            annotations={**first.annotations, **second.annotations},
+            annotations=_merge_annotations(first.annotations, second.annotations),
         )
 
 
@@ -145,9 +175,8 @@ def fold_verdicts(items: Sequence[PluginVerdict], registry: ReasonRegistry) -> F
         codes.extend(verdict.reason_codes)
         folded.warnings.extend(verdict.warnings)
         folded.next_calls.extend(verdict.next_calls)
-        for key, value in verdict.narrow.items():
-            folded.narrow[key] = min(value, folded.narrow.get(key, value))
-        folded.budget_state = _worst_budget(folded.budget_state, verdict.budget_state)
+        for key, value in verdict.narrow_to.items():
+            folded.narrow_to[key] = min(value, folded.narrow_to.get(key, value))
         if folded.suggested_next_action is None and verdict.suggested_next_action:
             folded.suggested_next_action = verdict.suggested_next_action
         folded.preview_degraded |= verdict.preview_degraded
@@ -173,6 +202,23 @@ def fold_verdicts(items: Sequence[PluginVerdict], registry: ReasonRegistry) -> F
     return folded
 
 
+def _min_merge(first: dict[str, int], second: dict[str, int]) -> dict[str, int]:
+    """Two folds' narrowing: each field takes the smaller limit."""
+    merged = dict(first)
+    for key, value in second.items():
+        merged[key] = min(value, merged.get(key, value))
+    return merged
+
+
+def _merge_annotations(first: dict[str, dict[str, Any]], second: dict[str, dict[str, Any]]
+                       ) -> dict[str, dict[str, Any]]:
+    """A plugin's enter and exit annotations side by side (exit wins on the same key)."""
+    merged = {plugin: dict(data) for plugin, data in first.items()}
+    for plugin, data in second.items():
+        merged[plugin] = {**merged.get(plugin, {}), **data}
+    return merged
+
+
 def _unique(values: Iterable[Any]) -> list[Any]:
     seen: set[Any] = set()
     out = []
@@ -182,11 +228,3 @@ def _unique(values: Iterable[Any]) -> list[Any]:
             seen.add(key)
             out.append(value)
     return out
-
-
-def _worst_budget(a: str | None, b: str | None) -> str | None:
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return a if _BUDGET_SEVERITY.get(a, 0) >= _BUDGET_SEVERITY.get(b, 0) else b

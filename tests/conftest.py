@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
-# `from memory_engine import MemoryEngine` works from every test folder, and so do the
-# shared helpers of tests/support (`from git_workspace import engine_over`).
-sys.path.insert(0, str(Path(__file__).parent / "kernel"))
-sys.path.insert(0, str(Path(__file__).parent / "support"))
+# The helper folders (tests/kernel, tests/support) are on the import path through the
+# `pythonpath` option of [tool.pytest.ini_options], not by editing sys.path here.
 
 _TMP = Path(tempfile.mkdtemp(prefix="sari-tests-"))
 os.environ.setdefault("SARI_STATE_DIR", str(_TMP / "state"))

@@ -1,4 +1,4 @@
-"""Session metrics (seed 000's observation primitive), kept in memory per session."""
+"""Session metrics: what each session read and searched, kept in memory per session."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ class SessionMetricsPlugin:
     def on_read_exit(self, call: ReadCall, result: ReadResult, session: Session) -> None:
         metrics = self.metrics(session)
         span = result.lines_returned
-        with session.state.lock:
+        with session.lock:
             metrics.reads_count += 1
             metrics.reads_lines_total += span
             metrics.reads_chars_total += len(result.text)
@@ -60,7 +60,7 @@ class SessionMetricsPlugin:
     @hookimpl
     def on_search_complete(self, call: SearchCall, result: SearchResult, session: Session) -> None:
         metrics = self.metrics(session)
-        with session.state.lock:
+        with session.lock:
             metrics.search_count += 1
 
     @hookimpl

@@ -30,7 +30,8 @@ def build_registry() -> CommandRegistry:
         pm.load_entry_points(strict=False)
     except Exception as exc:  # noqa: BLE001 - a broken plugin must not take `sari doctor` down with it
         print(f"sari: warning: plugins not loaded: {exc}", file=sys.stderr)
-    pm.call_isolated("sari_register_commands", {"registry": registry})
+    for command in pm.commands():
+        registry.add(command.name, command.help, command.configure, command.run)
     return registry
 
 

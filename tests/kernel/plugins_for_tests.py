@@ -4,11 +4,39 @@ from __future__ import annotations
 
 from sari_core import NextCall, ReasonCodeSpec, Verdict, hookimpl
 from sari_core.models import ReadCall, ReadResult, SearchCall, SearchResult
+from sari_core.reasons import ReasonRegistry
 from sari_core.sessions import Session
+from sari_core.stabilization import StabilizationField
+
+# Policy codes as the policy plugins register them: leading ranks, ahead of kernel codes.
+POLICY_CODES = {code: ReasonCodeSpec(code, f"test policy code {code}", rank=rank)
+                for rank, code in enumerate((
+                    "SEARCH_FIRST_REQUIRED", "SEARCH_REF_REQUIRED", "CANDIDATE_REF_REQUIRED",
+                    "BUDGET_SOFT_LIMIT", "BUDGET_HARD_LIMIT", "LOW_RELEVANCE_OUTSIDE_TOPK"))}
+BUDGET_STATE = StabilizationField("budget_state", default="ok", placement="first",
+                                  severity=("ok", "soft_limit", "hard_limit"))
 
 
-class BlockingPolicy:
+def registry_with_policy_codes() -> ReasonRegistry:
+    registry = ReasonRegistry.with_kernel_codes()
+    for spec in POLICY_CODES.values():
+        registry.register(spec, owner="test")
+    return registry
+
+
+class RegistersCodes:
+    """Registers the policy codes a test plugin uses, as a real policy plugin does."""
+
+    uses: tuple[str, ...] = ()
+
+    @hookimpl
+    def sari_register_reason_codes(self) -> list[ReasonCodeSpec]:
+        return [POLICY_CODES[code] for code in self.uses]
+
+
+class BlockingPolicy(RegistersCodes):
     name = "test.blocker"
+    uses = ("SEARCH_FIRST_REQUIRED",)
 
     @hookimpl
     def on_read_enter(self, call: ReadCall, session: Session) -> Verdict:
@@ -17,8 +45,9 @@ class BlockingPolicy:
                                  NextCall(tool="search", arguments={"query": call.target}),))
 
 
-class WarningPolicy:
+class WarningPolicy(RegistersCodes):
     name = "test.warner"
+    uses = ("LOW_RELEVANCE_OUTSIDE_TOPK",)
 
     @hookimpl
     def on_read_enter(self, call: ReadCall, session: Session) -> Verdict:
@@ -29,15 +58,22 @@ class WarningPolicy:
         return Verdict.warn("PREVIEW_DEGRADED", message="previews trimmed")
 
 
-class ClampingPolicy:
+class ClampingPolicy(RegistersCodes):
+    uses = ("BUDGET_SOFT_LIMIT",)
+
     def __init__(self, name: str, limit: int) -> None:
         self.name = name
         self.limit = limit
 
     @hookimpl
+    def sari_register_stabilization_fields(self) -> list[StabilizationField]:
+        return [BUDGET_STATE]
+
+    @hookimpl
     def on_read_enter(self, call: ReadCall, session: Session) -> Verdict:
-        return Verdict.clamp("BUDGET_SOFT_LIMIT", narrow={"limit": self.limit},
-                             budget_state="soft_limit", message=f"clamped to {self.limit}")
+        return Verdict.narrow("BUDGET_SOFT_LIMIT", to={"limit": self.limit},
+                              annotations={"budget_state": "soft_limit"},
+                              message=f"clamped to {self.limit}")
 
 
 class ExtensionCodes:

@@ -43,17 +43,19 @@ def _model_namespace() -> dict:
     from sari_core import (
         analytics,
         commands,
+        context,
         kernel,
         models,
         reasons,
         sessions,
         settings,
+        stabilization,
         tools,
         verdicts,
     )
 
     namespace: dict = {}
-    for module in (analytics, commands, kernel, models, reasons, sessions, settings, tools,
-                   verdicts):
+    for module in (analytics, commands, context, kernel, models, reasons, sessions, settings,
+                   stabilization, tools, verdicts):
         namespace.update(vars(module))
     return namespace

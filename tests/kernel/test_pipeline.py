@@ -181,7 +181,8 @@ def test_compaction_summary_combines_contributions_by_plugin_name() -> None:
 
         @hookimpl
         def on_compaction(self, event, session):
-            return CompactionContribution(summary="=== S ===\nGoal: g\nBE HONEST: ?\nIf NO: q")
+            return CompactionContribution(summary="=== S ===\nGoal: g\nBE HONEST: ?\nIf NO: q",
+                                          insert_before="BE HONEST:")
 
         @hookimpl
         def on_compaction_complete(self, event, summary, session):
@@ -210,8 +211,8 @@ def test_plugin_tools_and_tier_events_go_through_the_kernel() -> None:
         word: str
 
     def echo(args: EchoArgs, session) -> dict:
-        session.kernel.fire_tier_entry(TierEntry(item=args.word, tier="L3", n_value=3,
-                                                 reason="inactive"), session)
+        session.emit_tier_entry(TierEntry(item=args.word, tier="L3", n_value=3,
+                                          reason="inactive"))
         return tool_response("echo", args.word, {"echo": args.word}, FoldedVerdict(), {}, "x")
 
     class Tooling:
@@ -243,8 +244,9 @@ def test_every_response_carries_the_stabilization_contract() -> None:
     ]
     for response in responses:
         stab = response["meta"]["stabilization"]
-        assert list(stab)[:6] == ["budget_state", "suggested_next_action", "warnings",
-                                  "reason_codes", "metrics_snapshot", "next_calls"]
+        # The kernel's own keys; plugins add theirs through registered fields.
+        assert list(stab)[:5] == ["suggested_next_action", "warnings", "reason_codes",
+                                  "metrics_snapshot", "next_calls"]
         assert {"truncated", "token_estimate", "preview_degraded"} <= set(response["meta"])
     assert responses[1]["meta"]["stabilization"]["metrics_snapshot"]["reads_count"] == 1
     assert responses[1]["meta"]["stabilization"]["metrics_snapshot"]["search_count"] == 1

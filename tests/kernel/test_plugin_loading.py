@@ -75,7 +75,7 @@ def test_deny_list_blocks(installed: Path, monkeypatch: pytest.MonkeyPatch) -> N
     infos = {info.name: info for info in pm.load_entry_points()}
     assert [n for n in pm.plugin_names() if n in {"alpha", "beta", "gamma"}] == ["beta"]
     assert pm.is_blocked("alpha") and not infos["alpha"].enabled
-    assert infos["alpha"].hooks == ("on_read_enter",)  # still shown for `sari plugins`
+    assert infos["alpha"].hooks == ()  # listed by `sari plugins`, but never loaded
     pm.register(object(), name="alpha")  # blocked names stay out even when registered by hand
     assert pm.get_plugin("alpha") is None
 

@@ -1,4 +1,4 @@
-"""Reason codes are stable: the enum is pinned and the registry cannot redefine it."""
+"""Reason codes are stable: the kernel's enum is pinned, plugins add theirs, nobody redefines."""
 
 from __future__ import annotations
 
@@ -7,15 +7,9 @@ from importlib import resources
 
 import pytest
 
-from sari_core.reasons import V1_REASON_CODES, ReasonCode, ReasonCodeSpec, ReasonRegistry
+from sari_core.reasons import KERNEL_RANKS, ReasonCode, ReasonCodeSpec, ReasonRegistry
 
 PINNED = [
-    "SEARCH_FIRST_REQUIRED",
-    "SEARCH_REF_REQUIRED",
-    "CANDIDATE_REF_REQUIRED",
-    "BUDGET_SOFT_LIMIT",
-    "BUDGET_HARD_LIMIT",
-    "LOW_RELEVANCE_OUTSIDE_TOPK",
     "PREVIEW_DEGRADED",
     "PLUGIN_ERROR",
     "SESSION_ID_REQUIRED",
@@ -27,7 +21,7 @@ PINNED = [
 def test_enum_names_and_order_are_pinned() -> None:
     assert [code.name for code in ReasonCode] == PINNED
     assert [code.value for code in ReasonCode] == PINNED
-    assert [code.value for code in V1_REASON_CODES] == PINNED[:7]
+    assert [KERNEL_RANKS[code] for code in ReasonCode] == [6, 7, 8, 9, 10]
 
 
 def test_registry_json_describes_exactly_the_enum() -> None:
@@ -43,8 +37,8 @@ def test_registry_orders_kernel_codes_by_enum_whatever_the_input_order() -> None
     registry = ReasonRegistry.with_kernel_codes()
     assert registry.codes() == PINNED
     assert registry.order(reversed(PINNED)) == PINNED
-    assert registry.order(["PREVIEW_DEGRADED", "PREVIEW_DEGRADED", "BUDGET_HARD_LIMIT"]) == [
-        "BUDGET_HARD_LIMIT", "PREVIEW_DEGRADED"]
+    assert registry.order(["EXTERNAL_CHANGE", "PREVIEW_DEGRADED", "PREVIEW_DEGRADED"]) == [
+        "PREVIEW_DEGRADED", "EXTERNAL_CHANGE"]
 
 
 def test_extensions_sort_after_kernel_codes_independent_of_registration_order() -> None:
@@ -61,7 +55,7 @@ def test_extensions_sort_after_kernel_codes_independent_of_registration_order() 
 def test_a_plugin_cannot_redefine_or_outrank_a_kernel_code() -> None:
     registry = ReasonRegistry.with_kernel_codes()
     with pytest.raises(ValueError, match="conflicts"):
-        registry.register(ReasonCodeSpec("BUDGET_HARD_LIMIT", "mine now", severity="info"),
+        registry.register(ReasonCodeSpec("PLUGIN_ERROR", "mine now", severity="info"),
                           owner="evil")
     with pytest.raises(ValueError, match="reserved"):
-        registry.register(ReasonCodeSpec("FIRST_PLEASE", "x", rank=0), owner="pushy")
+        registry.register(ReasonCodeSpec("SAME_RANK_PLEASE", "x", rank=7), owner="pushy")

@@ -11,6 +11,7 @@ from plugins_for_tests import (
     ClampingPolicy,
     ExtensionCodes,
     WarningPolicy,
+    registry_with_policy_codes,
 )
 
 from sari_core import Kernel, ReasonCode, Verdict
@@ -50,7 +51,7 @@ def test_same_plugins_in_every_order_give_byte_identical_responses() -> None:
     assert len(outputs) == 1
     response = json.loads(outputs.pop())
     stab = response["meta"]["stabilization"]
-    # v1 codes in enum order, then extension codes by name, whatever the load order.
+    # Codes by registered rank, then unranked extension codes by name, whatever the order.
     assert stab["reason_codes"] == ["BUDGET_SOFT_LIMIT", "LOW_RELEVANCE_OUTSIDE_TOPK",
                                     "AA_EARLY", "ZZ_LATE"]
     # two clamps fold to the smallest limit
@@ -79,7 +80,7 @@ def test_any_block_wins_and_the_engine_is_not_called() -> None:
 
 
 def test_fold_is_a_pure_function_of_the_verdict_set() -> None:
-    registry = ReasonRegistry.with_kernel_codes()
+    registry = registry_with_policy_codes()
     items = [
         PluginVerdict("p1", Verdict.warn("PREVIEW_DEGRADED", message="trimmed")),
         PluginVerdict("p2", Verdict.block("BUDGET_HARD_LIMIT", message="over budget",
@@ -87,8 +88,8 @@ def test_fold_is_a_pure_function_of_the_verdict_set() -> None:
                                           next_calls=(NextCall(tool="search",
                                                                arguments={"query": "q"}),))),
         PluginVerdict("p3", Verdict.block("SEARCH_FIRST_REQUIRED", message="search first")),
-        PluginVerdict("p4", Verdict.clamp("BUDGET_SOFT_LIMIT", narrow={"limit": 7})),
-        PluginVerdict("p5", Verdict.clamp("BUDGET_SOFT_LIMIT", narrow={"limit": 3})),
+        PluginVerdict("p4", Verdict.narrow("BUDGET_SOFT_LIMIT", to={"limit": 7})),
+        PluginVerdict("p5", Verdict.narrow("BUDGET_SOFT_LIMIT", to={"limit": 3})),
     ]
     results = {repr(fold_verdicts(list(perm), registry)) for perm in itertools.permutations(items)}
     assert len(results) == 1
@@ -98,7 +99,7 @@ def test_fold_is_a_pure_function_of_the_verdict_set() -> None:
     assert folded.error_code == "SEARCH_FIRST_REQUIRED" and folded.blocked_by == "p3"
     assert folded.reason_codes == ["SEARCH_FIRST_REQUIRED", "BUDGET_SOFT_LIMIT",
                                    "BUDGET_HARD_LIMIT", "PREVIEW_DEGRADED"]
-    assert folded.narrow == {"limit": 3}
+    assert folded.narrow_to == {"limit": 3}
 
 
 def test_duplicate_codes_and_next_calls_are_collapsed() -> None:

@@ -41,11 +41,12 @@ def _explode(args: BaseModel, session: Session) -> dict[str, Any]:
 def _whoami(args: BaseModel, session: Session) -> dict[str, Any]:
     return tool_response("whoami", None, {"session_key": session.key,
                                           "connection_id": session.connection_id},
-                         FoldedVerdict(), session.kernel.metrics_snapshot(session), "ex-test")
+                         FoldedVerdict(), session.metrics(), "ex-test")
 
 
 def _index_state(args: BaseModel, session: Session) -> dict[str, Any]:
-    ready = getattr(session.kernel.engine, "index_ready", None)
+    # A test-only window on the engine: plugins have no public handle on it.
+    ready = getattr(session._kernel.engine, "index_ready", None)
     return tool_response("index_state", None, {"index_ready": ready}, FoldedVerdict(), {},
                          "ex-test")
 

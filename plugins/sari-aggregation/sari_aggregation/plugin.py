@@ -11,7 +11,6 @@ from the response itself: a reference never points at lines that did not leave.
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,11 +19,13 @@ from sari_aggregation.ledger import NAMESPACE, ItemRecord, SessionLedger
 from sari_aggregation.lines import split_lines
 from sari_aggregation.settings import SECTION, AggregationSettings
 from sari_core.arguments import LEGACY_READ_TOOLS
+from sari_core.context import CallContext
 from sari_core.models import CallRecord, MutationEvent, ReadCall, ReadResult
 from sari_core.plugin_manager import hookimpl
 from sari_core.reasons import ReasonCodeSpec
 from sari_core.sessions import Session
 from sari_core.settings import SettingsSpec
+from sari_core.stabilization import StabilizationField
 from sari_core.verdicts import Verdict
 
 DEDUPLICATED = "AGGREGATION_DEDUPLICATED"
@@ -34,7 +35,7 @@ READ_TOOLS = frozenset({"read", *LEGACY_READ_TOOLS})
 
 @dataclass(frozen=True)
 class _Pending:
-    """A rewritten read waiting for its response to leave (same thread, same call)."""
+    """A rewritten read waiting for its response to leave (in its call's ``ctx.scratch``)."""
 
     session_key: str
     item: int
@@ -43,18 +44,20 @@ class _Pending:
 
 
 class AggregationPlugin:
-    """Auto-Aggregation (seed 000): deduplicates a session's reads, deterministically."""
+    """Auto-Aggregation: deduplicates a session's reads, deterministically."""
 
     name = "aggregation"
-
-    def __init__(self) -> None:
-        self._local = threading.local()
 
     # --- registration -----------------------------------------------------------------
 
     @hookimpl
     def sari_register_settings(self) -> SettingsSpec:
         return SettingsSpec(section=SECTION, model=AggregationSettings)
+
+    @hookimpl
+    def sari_register_stabilization_fields(self) -> list[StabilizationField]:
+        # The bundle id of what the session holds sits at the top of each read's response.
+        return [StabilizationField("context_bundle_id")]
 
     @hookimpl
     def sari_register_reason_codes(self) -> list[ReasonCodeSpec]:
@@ -67,14 +70,15 @@ class AggregationPlugin:
         )]
 
     @hookimpl
-    def sari_collect_metrics(self, session: Session) -> dict[str, Any]:
+    def sari_collect_metrics(self, session: Session, ctx: CallContext | None
+                             ) -> dict[str, Any]:
         ledger = _ledger(session)
-        with session.state.lock:
+        with session.lock:
             items, referenced = len(ledger.items), ledger.lines_referenced
         # The read being answered is recorded only once its response has left; count it now
         # so the snapshot in its own response is not one read behind.
-        pending: _Pending | None = getattr(self._local, "pending", None)
-        if pending is not None and pending.session_key == session.key:
+        pending: _Pending | None = ctx.scratch.get(self.name) if ctx is not None else None
+        if pending is not None:
             items += 1
             referenced += pending.compressed.lines_referenced
         return {"aggregation_items": items, "aggregation_lines_referenced": referenced}
@@ -82,8 +86,8 @@ class AggregationPlugin:
     # --- reads ------------------------------------------------------------------------
 
     @hookimpl(tryfirst=True)
-    def on_read_exit(self, call: ReadCall, result: ReadResult, session: Session) -> Verdict | None:
-        self._local.pending = None
+    def on_read_exit(self, call: ReadCall, result: ReadResult, session: Session,
+                     ctx: CallContext) -> Verdict | None:
         settings: AggregationSettings = session.settings(SECTION)
         if call.mode not in settings.modes or result.diff is not None or not result.content_hash:
             return None
@@ -93,7 +97,7 @@ class AggregationPlugin:
         if not lines or len(lines) != result.lines_returned:
             return None  # the payload is not plain numbered lines: nothing to map safely
         ledger = _ledger(session)
-        with session.state.lock:
+        with session.lock:
             owners = ledger.owners(result.path, result.content_hash)
             compressed = compress(result.path, result.start_line, lines, owners)
             item = ledger.allocate_item()
@@ -101,7 +105,7 @@ class AggregationPlugin:
                                 tuple(number for number, _ in compressed.verbatim))
             bundle = ledger.bundle_id(record)
         result.text = compressed.text
-        self._local.pending = _Pending(session.key, item, record, compressed)
+        ctx.scratch[self.name] = _Pending(session.key, item, record, compressed)
         annotations: dict[str, Any] = {"context_bundle_id": bundle, "context_item": item}
         if compressed.lines_referenced:
             # Only a compressed read needs its structure spelled out; a verbatim one is
@@ -111,11 +115,10 @@ class AggregationPlugin:
         return Verdict(reason_codes=codes, annotations=annotations)
 
     @hookimpl
-    def on_call_complete(self, record: CallRecord, session: Session) -> None:
-        pending: _Pending | None = getattr(self._local, "pending", None)
-        if pending is None or pending.session_key != session.key or record.tool not in READ_TOOLS:
+    def on_call_complete(self, record: CallRecord, session: Session, ctx: CallContext) -> None:
+        pending: _Pending | None = ctx.scratch.pop(self.name, None)
+        if pending is None or record.tool not in READ_TOOLS:
             return
-        self._local.pending = None
         text = record.response.get("text")
         if not record.ok or not isinstance(text, str):
             return
@@ -126,7 +129,7 @@ class AggregationPlugin:
                           if end <= len(text))
         settings: AggregationSettings = session.settings(SECTION)
         ledger = _ledger(session)
-        with session.state.lock:
+        with session.lock:
             ledger.commit(ItemRecord(pending.record.path, pending.record.content_hash, delivered),
                           pending.item, settings.max_items_per_session)
             ledger.lines_referenced += pending.compressed.lines_referenced
@@ -139,7 +142,7 @@ class AggregationPlugin:
         if event.phase != "after":
             return
         ledger = _ledger(session)
-        with session.state.lock:
+        with session.lock:
             for path in event.paths:
                 ledger.forget_path(path)
 

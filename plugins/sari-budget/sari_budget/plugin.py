@@ -9,24 +9,26 @@ full text first, and the budget counts what is actually delivered.
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import sari_budget.guidance as guidance
+from sari_budget.reason_codes import BUDGET_HARD_LIMIT, BUDGET_SOFT_LIMIT, REASON_CODES
 from sari_budget.settings import SECTION, BudgetSettings
 from sari_budget.trim import Trimmed, trim_payload
 from sari_budget.usage import BudgetUsage, InFlight, usage_of
 from sari_core.arguments import LEGACY_READ_TOOLS
+from sari_core.context import CallContext
 from sari_core.models import CallRecord, NextCall, ReadCall, ReadResult, SearchCall, SearchResult
 from sari_core.plugin_manager import hookimpl
-from sari_core.reasons import ReasonCode
+from sari_core.reasons import ReasonCode, ReasonCodeSpec
 from sari_core.sessions import Session
 from sari_core.settings import SettingsSpec
+from sari_core.stabilization import StabilizationField
 from sari_core.verdicts import Verdict
 
 BUDGET_EXCEEDED = "BUDGET_EXCEEDED"
-SOFT = ReasonCode.BUDGET_SOFT_LIMIT.value
-HARD = ReasonCode.BUDGET_HARD_LIMIT.value
+SOFT = BUDGET_SOFT_LIMIT
+HARD = BUDGET_HARD_LIMIT
 DEGRADED = ReasonCode.PREVIEW_DEGRADED.value
 READ_TOOLS = frozenset({"read", *LEGACY_READ_TOOLS})
 
@@ -36,9 +38,6 @@ class BudgetPlugin:
 
     name = "budget"
 
-    def __init__(self) -> None:
-        self._local = threading.local()
-
     # --- registration -----------------------------------------------------------------
 
     @hookimpl
@@ -46,51 +45,48 @@ class BudgetPlugin:
         return SettingsSpec(section=SECTION, model=BudgetSettings)
 
     @hookimpl
+    def sari_register_reason_codes(self) -> list[ReasonCodeSpec]:
+        return list(REASON_CODES)
+
+    @hookimpl
+    def sari_register_stabilization_fields(self) -> list[StabilizationField]:
+        # Every response says where the session's budget stands, first in the block.
+        return [StabilizationField("budget_state", default="ok", placement="first",
+                                   severity=("ok", "soft_limit", "hard_limit"))]
+
+    @hookimpl
     def sari_collect_metrics(self, session: Session) -> dict[str, Any]:
         settings = _settings(session)
         usage = usage_of(session)
-        with session.state.lock:
+        with session.lock:
             return {
                 "budget_reads_remaining": usage.reads_left(settings),
                 "budget_lines_remaining": usage.lines_left(settings),
             }
 
-    # --- the in-flight read of this thread --------------------------------------------
-
-    def _take_in_flight(self) -> InFlight | None:
-        in_flight: InFlight | None = getattr(self._local, "in_flight", None)
-        self._local.in_flight = None
-        return in_flight
-
-    def _in_flight_for(self, session: Session) -> InFlight | None:
-        in_flight: InFlight | None = getattr(self._local, "in_flight", None)
-        return in_flight if in_flight is not None and in_flight.session.key == session.key \
-            else None
-
     # --- reads ------------------------------------------------------------------------
 
     @hookimpl
-    def on_read_enter(self, call: ReadCall, session: Session) -> Verdict | None:
-        stale = self._take_in_flight()
-        if stale is not None:  # a previous read on this thread never completed
-            stale.release()
+    def on_read_enter(self, call: ReadCall, session: Session, ctx: CallContext
+                      ) -> Verdict | None:
         settings = _settings(session)
         usage = usage_of(session)
-        with session.state.lock:
+        with session.lock:
             exhausted = usage.exhausted_by(settings)
             if exhausted is None:
                 usage.reads_reserved += 1
         if exhausted is not None:
             return _hard_block(call, usage, settings, exhausted)
-        self._local.in_flight = InFlight(session)
+        ctx.scratch[self.name] = InFlight(session)  # enter, exit and completion share it
         return None
 
     @hookimpl(trylast=True)
-    def on_read_exit(self, call: ReadCall, result: ReadResult, session: Session) -> Verdict | None:
+    def on_read_exit(self, call: ReadCall, result: ReadResult, session: Session,
+                     ctx: CallContext) -> Verdict | None:
         settings = _settings(session)
         usage = usage_of(session)
-        in_flight = self._in_flight_for(session)
-        with session.state.lock:
+        in_flight: InFlight | None = ctx.scratch.get(self.name)
+        with session.lock:
             lines_left = usage.lines_left(settings)
         line_cap = min(settings.max_single_read_lines, max(lines_left, 1))
         char_cap = _char_cap(call, settings)
@@ -100,7 +96,7 @@ class BudgetPlugin:
         trimmed = trim_payload(payload, line_cap, char_cap)
         if trimmed.was_cut:
             _apply_trim(result, call, trimmed, payload_is_diff, line_cap, char_cap)
-        with session.state.lock:
+        with session.lock:
             if in_flight is not None and in_flight.committed_lines is None:
                 usage.reads_reserved = max(0, usage.reads_reserved - 1)
                 in_flight.committed_lines = trimmed.lines_kept
@@ -112,11 +108,10 @@ class BudgetPlugin:
                              by_session=line_cap < settings.max_single_read_lines)
 
     @hookimpl
-    def on_call_complete(self, record: CallRecord, session: Session) -> None:
-        in_flight = self._in_flight_for(session)
+    def on_call_complete(self, record: CallRecord, ctx: CallContext) -> None:
+        in_flight: InFlight | None = ctx.scratch.pop(self.name, None)
         if in_flight is None or record.tool not in READ_TOOLS:
             return
-        self._take_in_flight()
         if not record.ok:  # refused after admission (another policy, the engine): no charge
             in_flight.release()
 
@@ -128,7 +123,7 @@ class BudgetPlugin:
         """Searches carry the session's budget state, so the client sees it coming."""
         settings = _settings(session)
         usage = usage_of(session)
-        with session.state.lock:
+        with session.lock:
             state = usage.state(settings)
             line = guidance.usage_line(usage, settings)
         if state == "ok":
@@ -137,7 +132,8 @@ class BudgetPlugin:
         action = ("Reads are spent for this session: use search results (snippets) to answer."
                   if state == "hard_limit"
                   else f"Read budget nearly spent ({line}): read only what these results point at.")
-        return Verdict(reason_codes=(code,), budget_state=state, suggested_next_action=action)
+        return Verdict.allow(code, suggested_next_action=action,
+                             annotations={"budget_state": state})
 
 
 def _settings(session: Session) -> BudgetSettings:
@@ -162,8 +158,8 @@ def _hard_block(call: ReadCall, usage: BudgetUsage, settings: BudgetSettings,
              "budget.",
         error_code=BUDGET_EXCEEDED,
         next_calls=(search,),
-        budget_state="hard_limit",
         suggested_next_action=guidance.hard_limit_action(search),
+        annotations={"budget_state": "hard_limit"},
     )
 
 
@@ -223,6 +219,7 @@ def _exit_verdict(call: ReadCall, result: ReadResult, requested_end: int, trimme
     # than as one more warning on every read from 80% on.
     return Verdict.warn(*codes, message=warnings[0] if warnings else suggested or "",
                         warnings=tuple(warnings),
-                        next_calls=tuple(next_calls), budget_state=state,
-                        suggested_next_action=suggested, preview_degraded=trimmed.was_cut)
+                        next_calls=tuple(next_calls),
+                        suggested_next_action=suggested, preview_degraded=trimmed.was_cut,
+                        annotations={"budget_state": state} if state else None)
 

@@ -56,8 +56,7 @@ def usage_of(session: Session) -> BudgetUsage:
 
 @dataclass
 class InFlight:
-    """The read a thread is serving: the kernel runs enter, exit and completion of one
-    call on one thread, so a thread-local slot ties them together without kernel help.
+    """The read being served, kept in its call's ``ctx.scratch`` from enter to completion.
 
     :ivar committed_lines: lines counted at exit, or None while only reserved.
     """
@@ -68,7 +67,7 @@ class InFlight:
     def release(self) -> None:
         """Undo this read's effect on the budget (it was refused or never finished)."""
         usage = usage_of(self.session)
-        with self.session.state.lock:
+        with self.session.lock:
             if self.committed_lines is None:
                 usage.reads_reserved = max(0, usage.reads_reserved - 1)
             else:

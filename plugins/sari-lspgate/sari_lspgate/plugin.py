@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sari_core.commands import CommandRegistry
+from sari_core.commands import Command
 from sari_core.models import (
     ClientHookEvent,
     ClientHookResult,
@@ -58,9 +58,9 @@ class LspGatePlugin:
         return policy.reason_code_specs()
 
     @hookimpl
-    def sari_register_commands(self, registry: CommandRegistry) -> None:
-        registry.add("gate", "LSP gate: validate files with the configured language servers and "
-                     "checkers (sari gate check FILE...).", cli.configure, cli.run)
+    def sari_register_commands(self) -> list[Command]:
+        return [Command("gate", "LSP gate: validate files with the configured language servers "
+                        "and checkers (sari gate check FILE...).", cli.configure, cli.run)]
 
     # --- lifecycle ----------------------------------------------------------------------
 
@@ -91,15 +91,18 @@ class LspGatePlugin:
                 self.runner = ValidationRunner(self.settings, self._roots)
             return self.runner
 
-    def _active(self) -> LspGateSettings | None:
-        settings = self.settings
-        return settings if settings is not None and settings.enabled else None
+    def _active(self, session: Session) -> LspGateSettings | None:
+        """The session's settings when the gate is on (and the kernel started it)."""
+        settings: LspGateSettings = session.settings(SECTION)
+        return settings if settings.enabled and self.settings is not None else None
 
     # --- mutations ----------------------------------------------------------------------
 
     @hookimpl
     def on_mutation(self, event: MutationEvent, session: Session) -> Verdict | None:
-        settings = self._active()
+        # Policy decisions read the session's settings, as every plugin does; the kernel-start
+        # copy only configures the language-server runner.
+        settings = self._active(session)
         if settings is None:
             return None
         state = session.namespace(SECTION, GateState)
@@ -168,7 +171,7 @@ class LspGatePlugin:
         return self._while_gated(session)
 
     def _while_gated(self, session: Session) -> Verdict | None:
-        settings = self._active()
+        settings = self._active(session)
         if settings is None:
             return None
         return policy.while_gated(session.namespace(SECTION, GateState), settings.max_examples)
@@ -176,7 +179,7 @@ class LspGatePlugin:
     @hookimpl
     def on_compaction(self, event: CompactionEvent,
                       session: Session) -> CompactionContribution | None:
-        settings = self._active()
+        settings = self._active(session)
         if settings is None:
             return None
         lines = policy.compaction_lines(session.namespace(SECTION, GateState),

@@ -6,7 +6,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sari_core.commands import CommandRegistry
+from sari_core.commands import Command
 from sari_core.models import (
     CallRecord,
     ClientHookEvent,
@@ -33,6 +33,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+# Lines other plugins contribute go before the honesty block, so it stays last.
+HONESTY_MARKER = "BE HONEST:"
+
+
 class PersistencePlugin:
     """Durable execution log, chat frames, compaction summaries, ``context_query``."""
 
@@ -55,9 +59,9 @@ class PersistencePlugin:
         return [tool_spec(lambda: self.store, lambda: self.unavailable)]
 
     @hookimpl
-    def sari_register_commands(self, registry: CommandRegistry) -> None:
-        registry.add("log", "Show the execution log: sessions, a session's executions and "
-                     "frames, JSON-lines export.", cli.configure, cli.run)
+    def sari_register_commands(self) -> list[Command]:
+        return [Command("log", "Show the execution log: sessions, a session's executions and "
+                        "frames, JSON-lines export.", cli.configure, cli.run)]
 
     # --- lifecycle ----------------------------------------------------------------------
 
@@ -106,12 +110,12 @@ class PersistencePlugin:
         store = self.store
         if store is None:
             summary = summary_with_log(None, event.frames, event.retained, default_root, settings)
-            return CompactionContribution(summary=summary)
+            return CompactionContribution(summary=summary, insert_before=HONESTY_MARKER)
         store.flush()
         with store.reading() as conn:
             root = project_root_of(conn, event.chat_session_id, default_root)
             summary = summary_with_log(conn, event.frames, event.retained, root, settings)
-        return CompactionContribution(summary=summary)
+        return CompactionContribution(summary=summary, insert_before=HONESTY_MARKER)
 
     @hookimpl
     def on_compaction_complete(self, event: CompactionEvent, summary: str,

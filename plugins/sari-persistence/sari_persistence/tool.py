@@ -95,7 +95,6 @@ def parse_time(value: str | float | None, field: str) -> int | None:
 
 
 def _scope(args: ContextQueryArgs, session: Session, store: ExecutionStore) -> Scope:
-    kernel = session.kernel
     if args.chat_session_id:
         keys = (session.key,) if args.chat_session_id == session.session_id else ()
         return Scope(chat_session_ids=(args.chat_session_id,), session_keys=keys, name="session")
@@ -106,8 +105,8 @@ def _scope(args: ContextQueryArgs, session: Session, store: ExecutionStore) -> S
     if args.scope == "session" or (args.scope == "auto" and own_chat is not None):
         chats = (session.session_id,) if session.session_id else ()
         return Scope(chat_session_ids=chats, session_keys=(session.key,), name="session")
-    return Scope(project_root=canonical_root(kernel.roots[0]),
-                 workspace_hash=kernel.workspace_hash, name="workspace")
+    return Scope(project_root=canonical_root(session.roots[0]),
+                 workspace_hash=session.workspace_id, name="workspace")
 
 
 def _frame_item(frame: reads.StoredFrame, cap: int) -> tuple[dict[str, Any], bool]:
@@ -191,7 +190,7 @@ def make_handler(store_of: Callable[[], ExecutionStore | None],
             folded.suggested_next_action = "context_query"
         target = args.execution_id or args.text
         response = responses.tool_response(TOOL_NAME, target, payload, folded,
-                                           session.kernel.metrics_snapshot(session), "")
+                                           session.metrics(), "")
         response["meta"]["truncated"] = has_more or cut
         return response
 

@@ -11,9 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sari_core.models import NextCall, ReadCall
-from sari_core.reasons import ReasonCode
 from sari_core.targets import normalize_path
 from sari_refgate import calls
+from sari_refgate.reason_codes import (
+    CANDIDATE_REF_REQUIRED,
+    SEARCH_FIRST_REQUIRED,
+    SEARCH_REF_REQUIRED,
+)
 from sari_refgate.refs import CandidateRef, RefStore
 from sari_refgate.settings import RefgateSettings
 
@@ -71,21 +75,21 @@ def _ref_problems(call: ReadCall, target: _Target, store: RefStore) -> list[tupl
     if call.candidate_id:
         candidate = store.candidate(call.candidate_id)
         if candidate is None:
-            problems.append((ReasonCode.CANDIDATE_REF_REQUIRED.value,
+            problems.append((CANDIDATE_REF_REQUIRED,
                              f"candidate_id {call.candidate_id!r} was not issued to this "
                              "session (unknown, expired, or from another session)."))
         elif not target.fits(candidate):
-            problems.append((ReasonCode.CANDIDATE_REF_REQUIRED.value,
+            problems.append((CANDIDATE_REF_REQUIRED,
                              f"candidate_id {call.candidate_id!r} refers to {candidate.path}, "
                              f"not to {target.label}."))
     if call.bundle_id:
         bundle = store.bundle(call.bundle_id)
         if bundle is None:
-            problems.append((ReasonCode.SEARCH_REF_REQUIRED.value,
+            problems.append((SEARCH_REF_REQUIRED,
                              f"bundle_id {call.bundle_id!r} was not issued to this session "
                              "(unknown, expired, or from another session)."))
         elif not any(target.fits(candidate) for candidate in bundle.candidates):
-            problems.append((ReasonCode.SEARCH_REF_REQUIRED.value,
+            problems.append((SEARCH_REF_REQUIRED,
                              f"bundle_id {call.bundle_id!r} (search {bundle.query!r}) has no "
                              f"result for {target.label}."))
     return problems
@@ -120,11 +124,11 @@ def judge(call: ReadCall, store: RefStore, settings: RefgateSettings, roots: Seq
     sentences = [sentence for _, sentence in problems]
     searched = store.searches > 0
     if not searched:
-        codes.insert(0, ReasonCode.SEARCH_FIRST_REQUIRED.value)
+        codes.insert(0, SEARCH_FIRST_REQUIRED)
         sentences.insert(0, f"No search has run in this session yet, so there is no ref to "
                             f"read {target.label} through.")
     elif not problems:
-        codes.append(ReasonCode.SEARCH_REF_REQUIRED.value)
+        codes.append(SEARCH_REF_REQUIRED)
         sentences.append(f"This read of {target.label} carries no search ref.")
     if span is not None and span > limit:
         codes.append(RANGE_TOO_WIDE)

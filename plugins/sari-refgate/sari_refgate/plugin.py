@@ -7,10 +7,12 @@ from sari_core.plugin_manager import hookimpl
 from sari_core.reasons import ReasonCodeSpec
 from sari_core.sessions import Session
 from sari_core.settings import SettingsSpec
+from sari_core.stabilization import StabilizationField
 from sari_core.targets import normalize_path
 from sari_core.verdicts import Verdict
 from sari_refgate import calls
 from sari_refgate.gate import RANGE_TOO_WIDE, judge
+from sari_refgate.reason_codes import REASON_CODES
 from sari_refgate.refs import Bundle, CandidateRef, RefStore, bundle_id, candidate_id
 from sari_refgate.settings import RefgateSettings
 
@@ -38,8 +40,13 @@ class RefgatePlugin:
         return SettingsSpec(section=SECTION, model=RefgateSettings)
 
     @hookimpl
+    def sari_register_stabilization_fields(self) -> list[StabilizationField]:
+        # A search's bundle id sits at the top of its response, where reads quote it from.
+        return [StabilizationField("bundle_id")]
+
+    @hookimpl
     def sari_register_reason_codes(self) -> list[ReasonCodeSpec]:
-        return [ReasonCodeSpec(
+        return [*REASON_CODES, ReasonCodeSpec(
             code=RANGE_TOO_WIDE,
             description="A read without a search ref asked for more lines than the precision "
                         "cap (refgate max_range_lines); next_calls split it into windows.",
@@ -55,7 +62,7 @@ class RefgatePlugin:
                            session: Session) -> Verdict:
         # tryfirst: other plugins' on_search_complete (relevance) see the candidate ids.
         settings = self._settings(session)
-        workspace = session.kernel.workspace_hash
+        workspace = session.workspace_id
         roots = session.roots
         candidates: list[CandidateRef] = []
         proposals: list[NextCall] = []
@@ -72,7 +79,7 @@ class RefgatePlugin:
                     call.session_id))
         bid = bundle_id(workspace, call, [c.candidate_id for c in candidates])
         store = self._store(session)
-        with session.state.lock:
+        with session.lock:
             store.remember(Bundle(bid, call.query, call.kind, tuple(candidates)))
         return Verdict(next_calls=tuple(proposals), annotations={"bundle_id": bid})
 
@@ -80,17 +87,21 @@ class RefgatePlugin:
     def on_read_enter(self, call: ReadCall, session: Session) -> Verdict | None:
         settings = self._settings(session)
         store = self._store(session)
-        with session.state.lock:
+        with session.lock:
             issued = store.snapshot()
         # Outside the lock: a refusal may ask the engine for the file's length.
         refusal = judge(call, issued, settings, session.roots,
                         line_count=lambda: _line_count(session, call.target))
         if refusal is None:
             return None
-        build = Verdict.block if settings.policy == "enforce" else Verdict.warn
-        return build(*refusal.reason_codes, message=refusal.message, hint=refusal.hint,
-                     error_code=refusal.error_code, next_calls=refusal.next_calls,
-                     suggested_next_action=refusal.suggested_next_action)
+        if settings.policy == "enforce":
+            return Verdict.block(*refusal.reason_codes, message=refusal.message,
+                                 hint=refusal.hint, error_code=refusal.error_code,
+                                 next_calls=refusal.next_calls,
+                                 suggested_next_action=refusal.suggested_next_action)
+        return Verdict.warn(*refusal.reason_codes, message=refusal.message, hint=refusal.hint,
+                            next_calls=refusal.next_calls,
+                            suggested_next_action=refusal.suggested_next_action)
 
 
 def _line_count(session: Session, target: str) -> int | None:
@@ -101,6 +112,6 @@ def _line_count(session: Session, target: str) -> int | None:
     """
     probe = ReadCall(mode="file", target=target, limit=1, preview_mode="none")
     try:
-        return session.kernel.engine.read(probe).total_lines
+        return session.probe_read(probe).total_lines
     except Exception:  # noqa: BLE001 - any failure just means unclipped windows
         return None

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from sari_core.models import NextCall, ReadCall
-from sari_core.reasons import ReasonCode
 from sari_core.targets import normalize_path
 from sari_relevance.baseline import Baseline, TopEntry
 from sari_relevance.exclusions import excluded_by
+from sari_relevance.reason_codes import LOW_RELEVANCE_OUTSIDE_TOPK
 from sari_relevance.settings import RelevanceSettings
 
 EXCLUDED_PATH = "RELEVANCE_EXCLUDED_PATH"
@@ -85,7 +85,7 @@ def judge(call: ReadCall, baseline: Baseline | None, settings: RelevanceSettings
     alternatives = alternatives[:settings.max_alternatives]
     query = baseline.query if baseline is not None else None
 
-    codes = [ReasonCode.LOW_RELEVANCE_OUTSIDE_TOPK.value]
+    codes = [LOW_RELEVANCE_OUTSIDE_TOPK]
     if alternatives:
         names = ", ".join(entry.path for entry in alternatives)
         sentences = [LEAD, f"Try {names} (top results of the latest search {query!r})."]

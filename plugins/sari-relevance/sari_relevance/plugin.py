@@ -12,6 +12,7 @@ from sari_core.settings import SettingsSpec
 from sari_core.verdicts import Verdict
 from sari_relevance.baseline import Baseline
 from sari_relevance.guard import EXCLUDED_PATH, judge
+from sari_relevance.reason_codes import REASON_CODES
 from sari_relevance.settings import RelevanceSettings
 
 SECTION = "relevance"
@@ -47,7 +48,7 @@ class RelevancePlugin:
 
     @hookimpl
     def sari_register_reason_codes(self) -> list[ReasonCodeSpec]:
-        return [ReasonCodeSpec(
+        return [*REASON_CODES, ReasonCodeSpec(
             code=EXCLUDED_PATH,
             description="The read target is under an excluded path (vendor/, node_modules/, "
                         ".git/, dist/ or the relevance excluded_paths setting).",
@@ -62,13 +63,13 @@ class RelevancePlugin:
         # trylast: candidate ids issued by other plugins (refgate) are already on the matches.
         baseline = Baseline.of(call, result, self._settings(session).top_k, session.roots)
         state = self._state(session)
-        with session.state.lock:
+        with session.lock:
             state.baseline = baseline
 
     @hookimpl
     def on_read_enter(self, call: ReadCall, session: Session) -> Verdict | None:
         settings = self._settings(session)
-        with session.state.lock:
+        with session.lock:
             baseline = self._state(session).baseline
         finding = judge(call, baseline, settings, session.roots)
         if finding is None:

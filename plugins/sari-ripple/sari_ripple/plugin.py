@@ -4,12 +4,12 @@ Files read (``on_read_exit``) or edited (``on_mutation`` after, Sari's edits and
 changes seen on disk alike) are the Active set of the session's current round; an
 edit demotes the file to Active at once. ``context_tiers`` closes the round with
 the client's list of items in context and answers with the tier layout and a
-prompt plan. Every tier entry is announced through ``Kernel.fire_tier_entry``.
+prompt plan. Every tier entry is announced through ``Session.emit_tier_entry``.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -26,7 +26,6 @@ from sari_ripple.store import state_path
 from sari_ripple.workspace_files import WorkspaceFiles
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
 
     from sari_core.kernel import Kernel
 
@@ -101,7 +100,7 @@ class RipplePlugin:
     @hookimpl
     def on_read_exit(self, call: ReadCall, result: ReadResult, session: Session) -> None:
         state = self.session_state(session)
-        with session.state.lock:
+        with session.lock:
             state.observe(state.files.item_for(result.path or call.target))
 
     @hookimpl
@@ -109,8 +108,8 @@ class RipplePlugin:
         if event.phase != "after":
             return
         state = self.session_state(session)
-        with session.state.lock:
-            state.wire(lambda entry: session.kernel.fire_tier_entry(entry, session))
+        with session.lock:
+            state.wire(session.emit_tier_entry)
             for change in event.changes:
                 state.mutated(state.files.item_for(change.path), change.new_text)
 
@@ -129,41 +128,35 @@ class RipplePlugin:
                 items.append(state.files.item_for(entry))
         active = [state.files.item_for(item) if item not in opaque else item
                   for item in arguments.active]
-        with session.state.lock:
-            state.wire(lambda entry: session.kernel.fire_tier_entry(entry, session))
+        with session.lock:
+            state.wire(session.emit_tier_entry)
             result = state.close_round(items, active, opaque)
             payload = _payload(result, state, arguments.include_text)
         return responses.tool_response(TOOL_NAME, None, payload, FoldedVerdict(),
-                                       session.kernel.metrics_snapshot(session), "")
+                                       session.metrics(), "")
 
     # --- shutdown -----------------------------------------------------------------------
 
     @hookimpl
     def on_session_end(self, session: Session) -> None:
-        state = session.state.namespaces.get(NAMESPACE)
+        state = session.existing_namespace(NAMESPACE)
         if isinstance(state, RippleSession):
             state.save()
 
     @hookimpl
     def on_kernel_shutdown(self, kernel: Kernel) -> None:
-        for key in kernel.sessions.keys():  # noqa: SIM118 - a store, not a dict
-            session_state = kernel.sessions.peek(key)
-            state = session_state.namespaces.get(NAMESPACE) if session_state else None
+        for session in kernel.live_sessions():
+            state = session.existing_namespace(NAMESPACE)
             if isinstance(state, RippleSession):
                 state.save()
 
 
 def _open(session: Session) -> RippleSession:
-    kernel = session.kernel
     settings: RippleSettings = session.settings(SECTION)
-    path = state_path(kernel.workspace_hash, session.session_id) if settings.persist else None
-    counts = getattr(kernel.engine, "reference_counts", None)
-
-    def references() -> Mapping[str, int] | None:
-        # The engine's symbol index, when it has one (sari_core.engine.Workspace does).
-        return cast("Mapping[str, int]", counts()) if callable(counts) else None
-
-    return RippleSession.open(WorkspaceFiles(kernel.roots), settings, path, references)
+    path = state_path(session.workspace_id, session.session_id) if settings.persist else None
+    # The engine's symbol index, when it has one (sari_core.engine.Workspace does).
+    return RippleSession.open(WorkspaceFiles(session.roots), settings, path,
+                              session.reference_counts)
 
 
 def _payload(result: RoundResult, state: RippleSession, include_text: bool) -> dict[str, Any]:

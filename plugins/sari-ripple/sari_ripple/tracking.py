@@ -8,7 +8,7 @@ item ages by one round — and then the policy moves the items leaving Active, a
 already cached, in :meth:`TierTracker._advance`.
 
 A tracker knows nothing of the kernel: each entry is handed to ``on_entry``, which the
-plugin wires to ``Kernel.fire_tier_entry``.
+plugin wires to ``Session.emit_tier_entry``.
 """
 
 from __future__ import annotations

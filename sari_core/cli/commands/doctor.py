@@ -142,11 +142,11 @@ def check_plugins(roots: list[Path]) -> list[Check]:
         state = "enabled" if info.enabled else "disabled (SARI_PLUGINS/SARI_DISABLE_PLUGINS)"
         checks.append(Check(f"plugin {info.name}", "ok",
                             f"{info.distribution or '?'} {info.version or ''} {state}".strip()))
-    results, failures = pm.call_isolated("sari_register_settings", {})
-    specs = [SettingsSpec("core", CoreSettings)] + [spec for _, spec in results]
-    for failure in failures:
-        checks.append(Check("settings", "error", f"plugin {failure.plugin} failed to declare "
-                            f"settings: {failure.error}"))
+    specs = [SettingsSpec("core", CoreSettings)]
+    try:
+        specs += pm.settings_specs()
+    except RuntimeError as exc:  # a plugin failed to declare its settings: names it
+        checks.append(Check("settings", "error", str(exc)))
     try:
         store = SettingsStore.load(specs, roots[0])
     except SettingsError as exc:

@@ -34,14 +34,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("event", choices=sorted(CLAUDE_EVENTS), help="the hook event")
 
 
-def fold_results(results: list[tuple[str, ClientHookResult]]) -> ClientHookResult:
-    ordered = sorted(results, key=lambda item: item[0])
-    reasons = [r.reason for _, r in ordered if r.block and r.reason]
-    contexts = [r.additional_context for _, r in ordered if r.additional_context]
-    return ClientHookResult(block=any(r.block for _, r in ordered), reason="\n\n".join(reasons),
-                            additional_context="\n\n".join(contexts))
-
-
 def claude_output(event_name: str, result: ClientHookResult) -> dict[str, Any]:
     output: dict[str, Any] = {}
     if result.block:
@@ -65,10 +57,9 @@ def run(args: argparse.Namespace) -> int:
                             workspace=workspace)
     pm = SariPluginManager()
     pm.load_entry_points()
-    results, failures = pm.call_isolated("on_client_hook", {"event": event})
+    folded, failures = pm.client_hook(event)
     for failure in failures:
-        print(f"sari hook: plugin {failure.plugin} failed: {failure.error}", file=sys.stderr)
-    folded = fold_results([(name, r) for name, r in results if isinstance(r, ClientHookResult)])
+        print(f"sari hook: {failure}", file=sys.stderr)
     output = claude_output(CLAUDE_EVENTS[args.event], folded)
     if output:
         print(json.dumps(output))

@@ -1,0 +1,68 @@
+"""Finding installed plugins: the ``sari`` entry-point group and the allow/deny lists.
+
+A plugin that is deny-listed (``SARI_DISABLE_PLUGINS``) or left out of an allow
+list (``SARI_PLUGINS``) is never imported: only its entry point's metadata is read.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+if sys.version_info >= (3, 12):
+    from importlib.metadata import EntryPoint, entry_points
+else:  # pragma: no cover - older Pythons need the backport for .select()
+    from importlib_metadata import EntryPoint, entry_points
+
+ENTRY_POINT_GROUP = "sari"
+ALLOW_ENV = "SARI_PLUGINS"
+DENY_ENV = "SARI_DISABLE_PLUGINS"
+
+
+@dataclass(frozen=True)
+class PluginInfo:
+    """An installed plugin as ``sari plugins`` lists it.
+
+    :ivar hooks: the hooks it implements; empty for a plugin that was not loaded.
+    :ivar error: why it failed to load, when it did.
+    """
+
+    name: str
+    distribution: str | None
+    version: str | None
+    hooks: tuple[str, ...]
+    enabled: bool
+    builtin: bool
+    error: str | None = None
+
+
+class PluginLoadError(Exception):
+    """An installed plugin could not be imported or instantiated."""
+
+
+def env_names(var: str) -> list[str] | None:
+    """Names in a comma-separated env list; None when unset; ``none`` means the empty list."""
+    raw = os.environ.get(var)
+    if raw is None or not raw.strip():
+        return None
+    if raw.strip().lower() == "none":
+        return []
+    return [name.strip() for name in raw.split(",") if name.strip()]
+
+
+def installed_entry_points(group: str = ENTRY_POINT_GROUP) -> list[EntryPoint]:
+    """Entry points of ``group``, by name (load order never matters, but listings do)."""
+    return sorted(entry_points(group=group), key=lambda e: e.name)
+
+
+def instantiate(ep: EntryPoint) -> object:
+    """Import the entry point; a class is instantiated with no arguments."""
+    obj = ep.load()
+    return obj() if isinstance(obj, type) else obj
+
+
+def load_failure(ep: EntryPoint, error: str) -> PluginLoadError:
+    return PluginLoadError(
+        f"plugin {ep.name!r} ({ep.value}) failed to load: {error}. "
+        f"Fix its installation or disable it: {DENY_ENV}={ep.name}")
