@@ -17,9 +17,9 @@ token-aware option guards against.
 Policies compared in one run (every tracker is the plugin's, built by
 sari_ripple.new_tracker with default settings, so the rows are the plugin's policies):
   none          all context in one block with one breakpoint
-  fixed         policy "fixed", the tracker seed 004 replaces: L2/L1/L0 after 5/10/20
+  fixed         policy "fixed", the tracker ripple promotion replaces: L2/L1/L0 after 5/10/20
                 unchanged rounds (sari_ripple.FixedThresholdTracker)
-  ripple        policy "ripple": seed 004's ripple promotion (sari_ripple.RippleTracker)
+  ripple        policy "ripple": ripple promotion (sari_ripple.RippleTracker)
   gated         policy "gated", the default: ripple promotion that also needs the item
                 unchanged for 5/10/20 rounds to enter L2/L1/L0 (sari_ripple.GatedRippleTracker)
   ripple+ta, gated+ta   the same with token_aware on (tiers under the minimum merge down)
@@ -135,7 +135,7 @@ def _times(value: int, scale: float) -> int:
 
 
 def scaled_tier_config(scale: float) -> dict[str, dict[str, int | None]]:
-    """Seed 004's TIER_CONFIG with every entry N and threshold multiplied by ``scale``."""
+    """Ripple's TIER_CONFIG with every entry N and threshold multiplied by ``scale``."""
     return {tier: {key: None if value is None else _times(value, scale)
                    for key, value in rule.items()}
             for tier, rule in TIER_CONFIG.items()}

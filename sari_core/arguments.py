@@ -1,6 +1,6 @@
 """Argument validation at the boundary: raw tool arguments -> typed calls, or INVALID_ARGS.
 
-The rules are the contract's (DESIGN.md section 3): ``mode`` and ``target`` are
+The rules are the tool contract's: ``mode`` and ``target`` are
 required; a mode-specific argument given to another mode is refused with
 ``"<param> is only valid for mode='<x>'. Remove it or switch mode."``.
 """

@@ -12,6 +12,8 @@ Run = Callable[[argparse.Namespace], int]
 
 @dataclass(frozen=True)
 class Command:
+    """A ``sari`` subcommand: ``configure`` adds its arguments, ``run`` returns the exit code."""
+
     name: str
     help: str
     configure: Configure

@@ -1,7 +1,7 @@
 """Server-issued connection ids: one UUID per MCP connection, ended when it closes.
 
 The kernel keys a session by ``connection_id`` when a call names no
-``session_id`` (DESIGN.md section 3), so every MCP connection needs its own id
+``session_id``, so every MCP connection needs its own id
 that the client cannot choose:
 
 - A handshake-era connection (stdio, or one streamable-HTTP session, i.e. one

@@ -1,6 +1,6 @@
 """JSON schemas and descriptions of the core tools, as a model reads them to choose and fill.
 
-The argument names are the contract's (DESIGN.md section 3) and are checked
+The argument names are the response contract's and are checked
 against :mod:`sari_core.arguments` by the tests, so the schema a client sees and
 the validation the kernel applies never drift apart. Schemas are flat objects
 (no top-level ``oneOf``): several clients refuse anything else, so mode-specific

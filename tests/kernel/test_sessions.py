@@ -1,4 +1,4 @@
-"""Session keys (seed 000), strict mode, and the bounded runtime state."""
+"""Session keys, strict mode, and the bounded runtime state."""
 
 from __future__ import annotations
 

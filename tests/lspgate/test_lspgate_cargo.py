@@ -1,4 +1,4 @@
-"""A command validator for another language: ``cargo check --message-format=json`` (seed 003).
+"""A command validator for another language: ``cargo check --message-format=json``.
 
 Runs the real cargo on a crate with no dependencies, offline; skipped where cargo is absent.
 """

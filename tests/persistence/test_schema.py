@@ -1,4 +1,4 @@
-"""The database file: seed 003's exact tables, WAL, versions, migrations, refusals."""
+"""The database file: the exact chat tables, WAL, versions, migrations, refusals."""
 
 from __future__ import annotations
 

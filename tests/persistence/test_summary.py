@@ -1,4 +1,4 @@
-"""Seed 003's compaction summary: every field's rule, the honesty block, byte stability."""
+"""The compaction summary: every field's rule, the honesty block, byte stability."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every edge case seed 004 lists, plus the ones its initialization section names."""
+"""Every edge case of ripple promotion, and those of initial placement."""
 
 from __future__ import annotations
 

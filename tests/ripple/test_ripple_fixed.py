@@ -59,7 +59,7 @@ def test_fixed_rounds_announce_every_entry_leavers_first_then_promotions_upwards
                             ("D", "L1", "L2", 3, "promotion")]
 
 
-# Seed 004's "current system" thresholds: (rounds idle after being Active, tier, N).
+# The fixed tracker's thresholds: (rounds idle after being Active, tier, N).
 DEFAULT_AGING: list[tuple[int, str, int]] = [
     (0, "active", 0), (1, "L3", 1), (4, "L3", 4), (5, "L2", 5), (9, "L2", 9),
     (10, "L1", 10), (19, "L1", 19), (20, "L0", 20), (35, "L0", 35),

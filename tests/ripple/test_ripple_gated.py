@@ -20,7 +20,7 @@ def _placed(state: TierState, gates: dict[str, int] | None = None,
 
 @pytest.mark.parametrize("gates", [None, NO_GATES], ids=["default gates", "no gates"])
 def test_seed_rounds_hold_under_the_gate(gates: dict[str, int] | None) -> None:
-    # Nothing is promoted in seed 004's seven rounds, so the gate changes none of them.
+    # Nothing is promoted in the seven worked rounds, so the gate changes none of them.
     tracker = GatedRippleTracker(gates=gates)
     for number, moved, (_, _, expected, changes) in play(tracker, Contents(), SEED_ROUNDS):
         assert moved == changes
@@ -35,7 +35,7 @@ def test_without_gates_it_is_ripple(start: TierState, expected: TierState) -> No
     assert tier_state(tracker) == expected
 
 
-# The seed's cascade after ``idle`` rounds in which nothing happened (items only age):
+# Ripple's cascade after ``idle`` rounds in which nothing happened (items only age):
 # (idle rounds, expected state once F has left Active).
 CASCADE_BY_AGE: list[tuple[int, TierState]] = [
     # Ages 2 (placed items) and 1 (F): nobody may move up; X and Y wait in L3 past N=6.
@@ -44,7 +44,7 @@ CASCADE_BY_AGE: list[tuple[int, TierState]] = [
     (5, {"L1": {"Q": 11}, "L2": {"M": 10, "P": 10, "X": 6, "Y": 6}, "L3": {"F": 3}}),
     # Ages 12: L1 is open too, L0 (gate 20) not yet.
     (10, {"L1": {"M": 10, "P": 10, "Q": 13}, "L2": {"X": 6, "Y": 6}, "L3": {"F": 3}}),
-    # Ages 22: the seed's cascade exactly as written.
+    # Ages 22: ripple's cascade exactly.
     (20, {"L0": {"Q": 13}, "L1": {"M": 10, "P": 10}, "L2": {"X": 6, "Y": 6}, "L3": {"F": 3}}),
 ]
 

@@ -1,4 +1,4 @@
-"""Initial placement on a fresh start: reference counts split into thirds (seed 004)."""
+"""Initial placement on a fresh start: reference counts split into thirds."""
 
 from __future__ import annotations
 

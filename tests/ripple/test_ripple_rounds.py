@@ -1,4 +1,4 @@
-"""Seed 004's worked examples, as corrected by issue 8: every tier and N after every round."""
+"""The worked ripple example (Round 5 with B already in L3): every tier and N after every round."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ SEED_ROUNDS: list[tuple[list[str], set[str], TierState, dict[str, str]]] = [
      {"B": "active"}),
     (["A"], set(), {"L3": {"B": 3, "C": 4}, "active": {"A": 0}},
      {"B": "L3"}),
-    # Issue 8: B is already in L3 after round 4, so nothing enters L3 in round 5.
+    # B is already in L3 after round 4, so nothing enters L3 in round 5.
     (["A", "D"], set(), {"L3": {"B": 3, "C": 4}, "active": {"A": 0, "D": 0}},
      {"D": "active"}),
     (["A"], set(), {"L3": {"B": 4, "C": 5, "D": 3}, "active": {"A": 0}},
@@ -69,7 +69,7 @@ def test_cascade_example_exactly_as_written() -> None:
     assert tier_state(tracker) == {"L0": {"Q": 13}, "L1": {"M": 10, "P": 10},
                                    "L2": {"X": 6, "Y": 6}, "L3": {"F": 3}}
     assert moved == {"F": "L3", "M": "L1", "P": "L1", "Q": "L0", "X": "L2", "Y": "L2"}
-    # Steps 1-12 of the seed, entry by entry (N as it was when the item entered).
+    # Steps 1-12 of the example, entry by entry (N as it was when the item entered).
     assert [(e.item, e.tier, e.previous_tier, e.n_value, e.reason) for e in entries] == [
         ("F", "L3", "active", 3, "inactive"),
         ("X", "L2", "L3", 6, "promotion"),
@@ -80,7 +80,7 @@ def test_cascade_example_exactly_as_written() -> None:
     ]
 
 
-# The cascade one step at a time: the rules issue 8 fixes, each in its own row.
+# The cascade one step at a time: the batch and cascade rules, each in its own row.
 # (start, items leaving Active this round in order, expected state)
 CASCADE_TABLE: list[tuple[str, TierState, TierState]] = [
     ("promoted together, X and Y do not increment each other",

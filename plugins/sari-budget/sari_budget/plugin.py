@@ -34,7 +34,7 @@ READ_TOOLS = frozenset({"read", *LEGACY_READ_TOOLS})
 
 
 class BudgetPlugin:
-    """Read Budget Guard (seed 000): per-session reads, lines and preview caps."""
+    """Read Budget Guard: per-session reads, lines and preview caps."""
 
     name = "budget"
 

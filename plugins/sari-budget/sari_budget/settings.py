@@ -1,4 +1,4 @@
-"""The ``[tool.sari.budget]`` settings section, with the seeds' defaults."""
+"""The ``[tool.sari.budget]`` settings section, with its defaults."""
 
 from __future__ import annotations
 

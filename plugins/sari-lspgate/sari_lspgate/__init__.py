@@ -1,4 +1,4 @@
-"""sari-lspgate: the LSP Feedback Gate of seed 003 — real language servers validate every
+"""sari-lspgate: the LSP Feedback Gate — real language servers validate every
 edit, and the session is gated while the errors an edit introduced are open."""
 
 from sari_lspgate.plugin import LspGatePlugin

@@ -3,7 +3,7 @@
 ``sari hook claude-code pre-compact`` gets ``{session_id, transcript_path, cwd,
 hook_event_name: "PreCompact", trigger: "manual"|"auto", custom_instructions}``
 on stdin: the transcript is ingested (idempotently), its live frames are marked
-compacted, and a ``chat_compactions`` row with seed 003's summary is written.
+compacted, and a ``chat_compactions`` row with its summary is written.
 
 ``sari hook claude-code session-start`` gets ``{session_id, transcript_path, cwd,
 hook_event_name: "SessionStart", source: "startup"|"resume"|"clear"|"compact"}``;

@@ -5,7 +5,7 @@ forward migrations it lacks, each version in one transaction. A file that is not
 an SQLite database, is not a Sari execution log, or was written by a newer
 schema is reported with :class:`ExecutionLogUnavailable` and left untouched.
 
-The three chat tables and their four indexes are seed 003's, column for column.
+The three chat tables and their four indexes are fixed, column for column.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 5000
 
-# Version 1: seed 003's chat tables and the executions log.
+# Version 1: the chat tables and the executions log.
 _V1: tuple[str, ...] = (
     """CREATE TABLE chat_sessions (
         session_id TEXT PRIMARY KEY NOT NULL,

@@ -74,7 +74,7 @@ class PersistenceSettings(BaseModel):
     )
     session_metrics_backend: Literal["memory", "sqlite"] = Field(
         "memory",
-        description="memory keeps session metrics in memory only (seed 000's default); sqlite "
+        description="memory keeps session metrics in memory only (the default); sqlite "
                     "also upserts each session's latest metrics into the session_metrics table.",
     )
     install_sigterm_handler: bool = Field(

@@ -1,12 +1,12 @@
-"""Seed 003's compaction summary: a pure function of the frames, byte for byte.
+"""The compaction summary: a pure function of the frames, byte for byte.
 
-Field rules (seed 003, section B):
+Field rules:
 
 - Goal: the latest user directive (client bookkeeping such as slash-command echoes
   is not a directive); else ``(not explicitly stated)``.
 - Current task: the latest assistant ``Plan:`` / ``Next:`` line or ``I will ...``
   sentence; else ``(not captured)``.
-- Files modified: mutation tools only (Sari's ``edit``/``write``, seed 003's
+- Files modified: mutation tools only (Sari's ``edit``/``write``, and the
   ``file_write``/``file_edit``/``file_create``/``splice_patch``/``splice_plan``,
   Claude Code's ``Edit``/``Write``/``MultiEdit``/``NotebookEdit``), path taken from
   the tool frame's JSON content, failed executions excluded; sorted.
@@ -241,7 +241,7 @@ def build_summary(window: Sequence[FrameLike], retained: Sequence[FrameLike] = (
                   project_root: str | None = None,
                   failed_execution_ids: Iterable[str] = (),
                   key_execution_count: int = 5, field_chars: int = 300) -> str:
-    """Seed 003's summary block for a compaction (no trailing newline)."""
+    """The summary block for a compaction (no trailing newline)."""
     window = sorted(window, key=lambda frame: frame.sequence_index)
     conversation = sorted([*window, *retained], key=lambda frame: frame.sequence_index)
     failed = failed_in(window, failed_execution_ids)

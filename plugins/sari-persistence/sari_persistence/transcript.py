@@ -10,7 +10,7 @@ Mapping: user text -> a ``user`` frame; assistant text -> an ``assistant`` frame
 each ``tool_use`` and each ``tool_result`` -> a ``tool`` frame named after the tool,
 whose ``execution_id`` is the tool-use id (a pair shares it); a finished pair also
 becomes an ``executions`` row (``source = "claude-code"``). Thinking blocks are not
-stored (seed 000: no chain-of-thought storage), nor meta lines, side chains
+stored (no chain-of-thought is stored), nor meta lines, side chains
 (sub-agents) or bookkeeping lines (summaries, snapshots, progress).
 
 Every frame carries a ``source_key`` (line uuid + block index), which is what

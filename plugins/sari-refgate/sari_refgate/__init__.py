@@ -1,4 +1,4 @@
-"""sari-refgate: the Search -> Ref -> Read pipeline (seed 000).
+"""sari-refgate: the Search -> Ref -> Read pipeline.
 
 ``search`` issues a stable ``candidate_id`` per match and a ``bundle_id`` per
 response, remembered per session; ``read`` is refused without a valid ref of

@@ -1,4 +1,4 @@
-"""sari-relevance: the Relevance Guard (seed 000).
+"""sari-relevance: the Relevance Guard.
 
 Remembers each session's latest search query and top-K paths; a read whose target
 lies outside them, or under an excluded path, gets ``LOW_RELEVANCE_OUTSIDE_TOPK``

@@ -1,4 +1,4 @@
-"""sari-ripple: prompt-cache tiers for Sari by ripple promotion (seed 004) and alternatives.
+"""sari-ripple: prompt-cache tiers for Sari by ripple promotion and alternatives.
 
 Library use, without the kernel::
 

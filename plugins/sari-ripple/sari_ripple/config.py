@@ -1,4 +1,4 @@
-"""Tier names, seed 004's ``TIER_CONFIG``, the fixed thresholds and the plugin's settings model."""
+"""Tier names, ripple's ``TIER_CONFIG``, the fixed thresholds and the plugin's settings model."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ TIER_CONFIG: dict[str, dict[str, int | None]] = {
     "L0": {"entry_n": 12, "promotion_threshold": None},  # terminal tier
 }
 
-# Seed 004's "current system": an item sits in L2, L1, L0 once unchanged for this many rounds
+# The fixed tracker: an item sits in L2, L1, L0 once unchanged for this many rounds
 # (L3 from one round on). The fixed policy tiers by these; the gated policy uses them as the
 # minimum age for a ripple promotion into each tier.
 FIXED_THRESHOLDS: dict[str, int] = {"L2": 5, "L1": 10, "L0": 20}
@@ -96,17 +96,17 @@ def fixed_rules(thresholds: Mapping[str, Any] | None = None) -> dict[str, TierRu
 
 
 class RippleSettings(BaseModel):
-    """``[tool.sari.ripple]``: prompt-cache tiers by ripple promotion (seed 004) or alternatives."""
+    """``[tool.sari.ripple]``: prompt-cache tiers by ripple promotion or alternatives."""
 
     policy: PolicyName = Field(
         DEFAULT_POLICY,
         description="How items move between tiers: 'gated' (ripple promotion that also needs "
-                    "the item unchanged for fixed_thresholds rounds), 'ripple' (seed 004 as "
+                    "the item unchanged for fixed_thresholds rounds), 'ripple' (ripple promotion as "
                     "written) or 'fixed' (tier by unchanged rounds alone).",
     )
     tier_config: dict[str, dict[str, int | None]] = Field(
         default_factory=lambda: {tier: dict(rule) for tier, rule in TIER_CONFIG.items()},
-        description="Seed 004's TIER_CONFIG: per cache tier the N an item gets on entry and "
+        description="Ripple's TIER_CONFIG: per cache tier the N an item gets on entry and "
                     "the N at which it is promoted to the next tier (L0 is terminal). Used by "
                     "the ripple and gated policies.",
     )
@@ -149,7 +149,7 @@ class RippleSettings(BaseModel):
         return value
 
     def rules(self) -> dict[str, TierRule]:
-        """Seed 004's tier rules (ripple promotion), from ``tier_config``."""
+        """Ripple's tier rules (ripple promotion), from ``tier_config``."""
         return tier_rules(self.tier_config)
 
     def fixed_rules(self) -> dict[str, TierRule]:

@@ -1,4 +1,4 @@
-"""The fixed-threshold tracker seed 004 set out to replace, as a policy of its own.
+"""The fixed-threshold tracker ripple promotion set out to replace, as a policy of its own.
 
 Every round, every item not in play ages by one; an item's N is the number of rounds
 it has been unchanged (and not read). It sits in L3 from one round on and in L2, L1,
@@ -51,7 +51,7 @@ class FixedThresholdTracker(TierTracker):
     def _advance(self, leaving_active: list[str]) -> None:
         """Age every cached item by one round; the ones reaching a threshold move up.
 
-        Entries are announced as they happen in the seed's order of thought: the items
+        Entries are announced as they happen in ripple's order: the items
         leaving Active (in activation order), then the promotions, tier by tier upwards.
         """
         leaving = set(leaving_active)

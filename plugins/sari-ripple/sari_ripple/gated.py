@@ -1,4 +1,4 @@
-"""Gated ripple: seed 004's ripple promotion, where a promotion also needs a minimum age.
+"""Gated ripple: ripple promotion, where a promotion also needs a minimum age.
 
 Ripple decides *when* a tier changes: promotions out of a tier are checked only when
 items enter it, so they come in batches, and a tier that nothing enters stays
@@ -10,7 +10,7 @@ The gate adds the fixed policy's measure of stability to decide *who* may move: 
 item whose N reached its tier's promotion threshold is promoted only if it has been
 unchanged for at least the fixed threshold of the tier it would enter (5 rounds for
 L2, 10 for L1, 20 for L0 by default); otherwise it stays, its N still rising, and is
-promoted with a later batch. Everything else is ripple's, so the seed's examples
+promoted with a later batch. Everything else is ripple's, so ripple's examples
 hold whenever the items are old enough.
 """
 
@@ -26,7 +26,7 @@ from sari_ripple.tracking import EntryCallback
 class GatedRippleTracker(RippleTracker):
     """Ripple promotion gated by age (rounds unchanged since the item was last Active).
 
-    :param rules: ripple's tier rules (seed 004's ``TIER_CONFIG`` when None).
+    :param rules: ripple's tier rules (ripple's ``TIER_CONFIG`` when None).
     :param on_entry: called with every :class:`~sari_core.models.TierEntry`, in order.
     :param gates: the age an item needs to enter each tier by promotion
         (the fixed thresholds' entry N when None: L2 5, L1 10, L0 20).

@@ -1,4 +1,4 @@
-"""Initial placement from reference counts (seed 004, "Fresh start").
+"""Initial placement from reference counts (a fresh start).
 
 Files are ranked by how many other files reference the symbols they define; the
 top third starts in L1, the middle third in L2 and the rest in L3. L0 starts
@@ -21,7 +21,7 @@ def rank_by_references(reference_counts: Mapping[str, int]) -> list[tuple[str, i
 
 def compute_initial_tiers(files_with_refs: list[tuple[str, int]],
                           rules: Mapping[str, TierRule]) -> dict[str, tuple[Tier, int]]:
-    """Seed 004's ``compute_initial_tiers``: ``{path: (tier, n_value)}``.
+    """Ripple's ``compute_initial_tiers``: ``{path: (tier, n_value)}``.
 
     :param files_with_refs: ``[(path, ref_count)]`` sorted by ref count, descending.
     """

@@ -73,7 +73,7 @@ class ContextTiersArgs(BaseModel):
 
 
 class RipplePlugin:
-    """Prompt-cache tiers (seed 004): gated ripple, ripple or fixed thresholds, per settings."""
+    """Prompt-cache tiers: gated ripple, ripple or fixed thresholds, per settings."""
 
     name = "ripple"
 

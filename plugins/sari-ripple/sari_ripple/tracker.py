@@ -1,4 +1,4 @@
-"""The ripple-promotion stability tracker of seed 004 (as corrected by issue 8).
+"""The ripple-promotion stability tracker.
 
 An item leaving Active enters L3 with N=3; an item *entering* a tier increments the
 N of the other items already there; an item whose N reaches its tier's promotion
@@ -6,7 +6,7 @@ threshold moves up one tier and keeps its N; promotions cascade tier by tier. A
 modified or re-activated item returns to Active with N=0 (see
 :class:`~sari_ripple.tracking.TierTracker` for what every policy shares).
 
-Batch rules (issue 8): items entering L3 from Active in one round enter one after
+Batch rules: items entering L3 from Active in one round enter one after
 another, each incrementing everyone already there, earlier entrants included;
 items promoted out of a tier in one step enter the next tier as a batch whose
 members do not increment each other; promotions out of a tier are checked once
@@ -35,7 +35,7 @@ __all__ = ["STATE_VERSION", "Content", "ContentGetter", "EntryCallback", "Ripple
 class RippleTracker(TierTracker):
     """Assigns context items to prompt-cache tiers by ripple promotion.
 
-    :param rules: per-tier entry N and promotion threshold (seed 004's ``TIER_CONFIG``
+    :param rules: per-tier entry N and promotion threshold (``TIER_CONFIG``
         when None).
     :param on_entry: called with every :class:`~sari_core.models.TierEntry`, in order.
     """

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 from collections import Counter
 
-from sari_core import NextCall, ReasonCodeSpec, SettingsSpec, Verdict, hookimpl
-from sari_core.models import ReadCall, ReadResult, SearchCall, SearchResult
-from sari_core.sessions import Session
+from sari_core import (
+    NextCall,
+    ReadCall,
+    ReadResult,
+    ReasonCodeSpec,
+    SearchCall,
+    SearchResult,
+    Session,
+    SettingsSpec,
+    Verdict,
+    hookimpl,
+)
 from sari_secretguard.patterns import matches_glob, redact
 from sari_secretguard.settings import SecretguardSettings
 

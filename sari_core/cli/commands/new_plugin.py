@@ -105,9 +105,16 @@ from __future__ import annotations
 
 from fnmatch import fnmatchcase
 
-from sari_core import ReasonCodeSpec, SettingsSpec, Verdict, hookimpl
-from sari_core.models import ReadCall
-from sari_core.sessions import Session
+from sari_core import (
+    CallContext,
+    CallRecord,
+    ReadCall,
+    ReasonCodeSpec,
+    Session,
+    SettingsSpec,
+    Verdict,
+    hookimpl,
+)
 
 from {package}.settings import {settings_class}
 
@@ -130,13 +137,31 @@ class {class_name}:
                                severity="warning", rank=100)]
 
     @hookimpl
-    def on_read_enter(self, call: ReadCall, session: Session) -> Verdict | None:
+    def on_read_enter(self, call: ReadCall, session: Session, ctx: CallContext
+                      ) -> Verdict | None:
         settings: {settings_class} = session.settings(SECTION)
-        if settings.enabled and any(fnmatchcase(call.target, glob)
-                                    for glob in settings.watched_globs):
-            return Verdict.warn(WATCHED_PATH, message=f"{{call.target}} is a watched path; "
-                                "check with its owners before relying on it.")
-        return None
+        glob = next((glob for glob in settings.watched_globs
+                     if fnmatchcase(call.target, glob)), None) if settings.enabled else None
+        if glob is None:
+            return None
+        ctx.scratch[SECTION] = glob  # this call's own space, seen again when it completes
+        return Verdict.warn(WATCHED_PATH, message=f"{{call.target}} is a watched path; "
+                            "check with its owners before relying on it.",
+                            annotations={{"glob": glob}})
+
+    @hookimpl
+    def on_call_complete(self, record: CallRecord, session: Session, ctx: CallContext) -> None:
+        if ctx.scratch.get(SECTION) is None or not record.ok:
+            return
+        counts: dict[str, int] = session.namespace(SECTION, dict)
+        with session.lock:  # one session may be served on several threads
+            counts["watched_reads"] = counts.get("watched_reads", 0) + 1
+
+    @hookimpl
+    def sari_collect_metrics(self, session: Session) -> dict[str, int]:
+        counts: dict[str, int] = session.namespace(SECTION, dict)
+        with session.lock:
+            return {{f"{{SECTION}}_watched_reads": counts.get("watched_reads", 0)}}
 '''
 
 TEST = '''\
@@ -182,7 +207,19 @@ def test_a_watched_path_gets_a_warning(workspace: Path) -> None:
     with kernel(workspace, watched_globs=["secret_*"]) as k:
         response = k.execute_read({{"mode": "file", "target": "secret_plans.md"}})
     assert response["ok"] is True
-    assert response["meta"]["stabilization"]["reason_codes"] == ["{reason_code}"]
+    stabilization = response["meta"]["stabilization"]
+    assert stabilization["reason_codes"] == ["{reason_code}"]
+    assert stabilization["annotations"] == {{"{name}": {{"glob": "secret_*"}}}}
+
+
+def test_completed_watched_reads_are_counted_per_session(workspace: Path) -> None:
+    with kernel(workspace, watched_globs=["secret_*"]) as k:
+        for _ in range(2):
+            response = k.execute_read({{"mode": "file", "target": "secret_plans.md"}})
+        other = k.execute_read({{"mode": "file", "target": "app.py", "session_id": "other"}})
+    # A read is counted once it completed: the second response shows the first read.
+    assert response["meta"]["stabilization"]["metrics_snapshot"]["{name}_watched_reads"] == 1
+    assert other["meta"]["stabilization"]["metrics_snapshot"]["{name}_watched_reads"] == 0
 
 
 def test_other_paths_are_left_alone(workspace: Path) -> None:
@@ -237,7 +274,12 @@ It warns when a read targets a path matching `watched_globs` (reason code `{reas
 
 ## Reason codes
 
-- `{reason_code}`: the read target matches a watched glob; the read is served with a warning.
+- `{reason_code}`: the read target matches a watched glob; the read is served with a warning
+  and the glob under `meta.stabilization.annotations.{name}.glob`.
+
+## Metrics
+
+- `{name}_watched_reads`: watched reads the session completed.
 
 ## Tests
 
