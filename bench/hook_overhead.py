@@ -1,9 +1,16 @@
-"""Cost of the kernel's hook pipeline for one read, with 0, 1 and 7 trivial plugins.
+"""Cost of the kernel's hook pipeline for one read, with 0, 1 and 7 trivial plugins,
+next to pluggy's own ``pm.hook.<name>()`` with the same trivial implementations.
 
 The engine is an in-memory stub that returns a fixed 20-line result, so the figure is the
 pipeline alone: session lookup, argument validation, on_read_enter / on_read_exit calls,
 the verdict fold, metrics and response building. The "bare" row is the stub engine called
 directly, the floor any pipeline sits on.
+
+The peer, measured in the same run: a plain ``pluggy.PluginManager`` with Sari's hook specs
+and the same trivial plugins, calling ``pm.hook.on_read_enter(...)`` and
+``pm.hook.on_read_exit(...)`` — what dispatching the two hooks costs in pluggy itself. Sari's
+per-plugin cost (the slope of a whole read over the plugin count) is printed as a ratio to
+pluggy's per-implementation cost of the same two hooks (target: at most 1.5x).
 
     python bench/hook_overhead.py [--calls 20000]
 """
@@ -16,15 +23,19 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 
 os.environ.setdefault("SARI_STATE_DIR", tempfile.mkdtemp(prefix="sari-bench-"))
 
+import pluggy  # noqa: E402
 from stub_engine import StubEngine  # noqa: E402
 
-from sari_core import Kernel, hookimpl  # noqa: E402
+from sari_core import Kernel, hookimpl, hookspecs  # noqa: E402
 from sari_core.models import ReadCall  # noqa: E402
 
 TEXT = "".join(f"line {i}\n" for i in range(1, 21))
+COUNTS = (0, 1, 7)
+BATCH = 100
 
 
 class Trivial:
@@ -67,25 +78,75 @@ def bare(calls: int) -> list[float]:
     return samples
 
 
+def dispatch(manager: pluggy.PluginManager, plugin_count: int, calls: int) -> float:
+    """Median µs of one on_read_enter + one on_read_exit through ``manager.hook``."""
+    for index in range(plugin_count):
+        manager.register(Trivial(index), name=f"trivial-{index}")
+    kernel = Kernel(StubEngine(TEXT), load_entry_points=False, builtins=False,
+                    analytics_sinks=[])
+    session = kernel.session("bench")
+    call = ReadCall(mode="file", target="a.py")
+    result = kernel.engine.read(call)
+    enter: Callable[..., object] = manager.hook.on_read_enter
+    exit_: Callable[..., object] = manager.hook.on_read_exit
+    samples = []
+    clock = time.perf_counter_ns
+    for _ in range(max(calls // BATCH, 50)):
+        start = clock()
+        for _ in range(BATCH):
+            enter(call=call, session=session, ctx=None)
+            exit_(call=call, result=result, session=session, ctx=None)
+        samples.append((clock() - start) / 1000.0 / BATCH)
+    kernel.close()
+    return statistics.median(samples)
+
+
+def pluggy_manager() -> pluggy.PluginManager:
+    manager = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+    manager.add_hookspecs(hookspecs)
+    return manager
+
+
+def sari_manager() -> pluggy.PluginManager:
+    from sari_core.plugin_manager import SariPluginManager
+
+    return SariPluginManager()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--calls", type=int, default=20000)
     args = parser.parse_args()
-    print(f"python {sys.version.split()[0]}, {args.calls} reads per row")
+    print(f"python {sys.version.split()[0]}, pluggy {pluggy.__version__}, "
+          f"{args.calls} reads per row")
     floor = statistics.median(bare(args.calls))
     print(f"{'configuration':<36}{'p50 µs':>10}{'p99 µs':>10}{'pipeline µs':>14}")
     print(f"{'engine stub alone':<36}{floor:>10.2f}")
     results = {}
     for builtins in (False, True):
-        for count in (0, 1, 7):
+        for count in COUNTS:
             samples = sorted(measure(count, args.calls, builtins))
             p50 = statistics.median(samples)
             p99 = samples[int(len(samples) * 0.99)]
             results[(builtins, count)] = p50
             label = f"{count} trivial plugins" + (" + built-in metrics" if builtins else "")
             print(f"{label:<36}{p50:>10.2f}{p99:>10.2f}{p50 - floor:>14.2f}")
-    slope = (results[(False, 7)] - results[(False, 0)]) / 7
-    print(f"per-plugin slope (p50): {slope:.3f} µs per trivial plugin (enter + exit)")
+    print()
+    print("hook dispatch alone: one on_read_enter + one on_read_exit, median µs")
+    peer = {count: dispatch(pluggy_manager(), count, args.calls) for count in COUNTS}
+    ours = {count: dispatch(sari_manager(), count, args.calls) for count in COUNTS}
+    print(f"{'plugins':<10}{'pluggy pm.hook':>16}{'Sari pm.hook':>16}")
+    for count in COUNTS:
+        print(f"{count:<10}{peer[count]:>16.3f}{ours[count]:>16.3f}")
+    pluggy_slope = (peer[7] - peer[0]) / 7
+    dispatch_slope = (ours[7] - ours[0]) / 7
+    kernel_slope = (results[(False, 7)] - results[(False, 0)]) / 7
+    print()
+    print(f"pluggy's own cost per implementation (enter + exit): {pluggy_slope:.3f} µs")
+    print(f"Sari's dispatch per plugin (enter + exit):           {dispatch_slope:.3f} µs "
+          f"= {dispatch_slope / pluggy_slope:.2f}x pluggy's")
+    print(f"Sari's whole-read cost per plugin (enter + exit):    {kernel_slope:.3f} µs "
+          f"= {kernel_slope / pluggy_slope:.2f}x pluggy's (target: at most 1.5x)")
     added = results[(False, 7)] - results[(False, 0)]
     print(f"7 trivial plugins add {added:.2f} µs per read over the bare kernel pipeline "
           f"(target: under 10 µs)")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
@@ -22,6 +22,14 @@ from sari_core import hookspecs
 from sari_core.errors import ErrorCode
 from sari_core.hookspecs import PROJECT_NAME
 from sari_core.models import ClientHookResult
+from sari_core.plugin_dispatch import (
+    Invocation,
+    PluginResult,
+    SariHookCaller,
+    by_plugin,
+    canonical_order,
+    run_isolated,
+)
 from sari_core.plugin_loading import (
     ALLOW_ENV,
     DENY_ENV,
@@ -71,14 +79,6 @@ _EMPTY_FOLD = FoldedVerdict()
 _NO_METRICS: dict[str, Any] = {}
 
 
-class PluginResult(NamedTuple):
-    """What one plugin answered in one hook call: a value, or the failure it raised."""
-
-    plugin: str
-    value: Any
-    failure: str | None = None
-
-
 def plugin_name(plugin: object) -> str:
     """A stable name for a plugin object: its ``name`` attribute, else module.Class."""
     explicit = getattr(plugin, "name", None)
@@ -99,8 +99,11 @@ class SariPluginManager(pluggy.PluginManager):
 
     def __init__(self) -> None:
         super().__init__(PROJECT_NAME)
-        self.add_hookspecs(hookspecs)
         self._canonical: dict[str, tuple[pluggy.HookImpl, ...]] = {}
+        self._calls: dict[str, tuple[Invocation, ...]] = {}
+        self.add_hookspecs(hookspecs)
+        for name in hookspecs.HOOK_NAMES:
+            getattr(self.hook, name).__class__ = SariHookCaller
         self._inner_hookexec = self._isolated_hookexec
         self.discovered: list[PluginInfo] = []
         self.reasons = ReasonRegistry.with_kernel_codes()
@@ -120,11 +123,18 @@ class SariPluginManager(pluggy.PluginManager):
                     "wrapper; Sari calls each policy in isolation and folds the results")
         registered = super().register(plugin, name)
         self._canonical.clear()
+        self._calls.clear()
         return registered
+
+    def add_hookspecs(self, module_or_class: object) -> None:
+        super().add_hookspecs(module_or_class)
+        self._canonical.clear()
+        self._calls.clear()
 
     def unregister(self, plugin: object | None = None, name: str | None = None) -> Any:
         removed = super().unregister(plugin, name)
         self._canonical.clear()
+        self._calls.clear()
         return removed
 
     def load_entry_points(self, group: str = ENTRY_POINT_GROUP, *, strict: bool = True
@@ -193,10 +203,9 @@ class SariPluginManager(pluggy.PluginManager):
         cached = self._canonical.get(hook_name)
         if cached is None:
             caller = getattr(self.hook, hook_name, None)
-            impls = caller.get_hookimpls() if caller is not None else []
-            cached = tuple(sorted(impls, key=lambda impl: (
-                0 if impl.tryfirst else 2 if impl.trylast else 1, impl.plugin_name)))
+            cached = canonical_order(caller.get_hookimpls() if caller is not None else [])
             self._canonical[hook_name] = cached
+            self._calls[hook_name] = tuple(Invocation.of(impl) for impl in cached)
         return cached
 
     def _isolated_hookexec(self, hook_name: str, methods: Sequence[pluggy.HookImpl],
@@ -209,60 +218,43 @@ class SariPluginManager(pluggy.PluginManager):
         :return: for ``firstresult`` hooks the first non-None value; otherwise the
             non-None answers and failures as :class:`PluginResult` s, in call order.
         """
-        ordered = self._ordered(hook_name)
-        if len(ordered) != len(methods):  # a subset caller: order what it was given
-            ordered = tuple(sorted(methods, key=lambda impl: (
-                0 if impl.tryfirst else 2 if impl.trylast else 1, impl.plugin_name)))
-        results: list[PluginResult] = []
-        for impl in ordered:
-            try:
-                args = [kwargs[argname] for argname in impl.argnames]
-            except KeyError:
-                missing = [name for name in impl.argnames if name not in kwargs]
-                raise pluggy.HookCallError(
-                    f"{hook_name} called without argument(s) {missing} that plugin "
-                    f"{impl.plugin_name!r} needs") from None
-            try:
-                value = impl.function(*args)
-            except Exception as exc:  # isolation is the point: report, go on
-                log.warning("plugin %s raised in %s: %r", impl.plugin_name, hook_name, exc,
-                            exc_info=True)
-                results.append(PluginResult(impl.plugin_name, None,
-                                            f"{type(exc).__name__}: {exc}"))
-                continue
-            if value is not None:
-                if firstresult:
-                    return value
-                results.append(PluginResult(impl.plugin_name, value))
-        return None if firstresult else results
+        calls = self._calls.get(hook_name)
+        if calls is None:
+            self._ordered(hook_name)
+            calls = self._calls[hook_name]
+        if len(calls) != len(methods):  # a subset caller: order what it was given
+            calls = tuple(Invocation.of(impl) for impl in canonical_order(methods))
+        return run_isolated(hook_name, calls, kwargs, firstresult)
 
     def has_impls(self, hook_name: str) -> bool:
-        return bool(self._ordered(hook_name))
+        """Whether any plugin implements ``hook_name`` (the kernel skips hooks nobody has)."""
+        calls = self._calls.get(hook_name)
+        return bool(calls) if calls is not None else bool(self._ordered(hook_name))
 
     # --- policy hooks: folded verdicts --------------------------------------------------
 
     def read_enter(self, call: ReadCall, session: Session, ctx: CallContext) -> FoldedVerdict:
-        if not self._ordered("on_read_enter"):
+        if not self.has_impls("on_read_enter"):
             return _EMPTY_FOLD
         return self._fold(self.hook.on_read_enter(call=call, session=session, ctx=ctx))
 
     def read_exit(self, call: ReadCall, result: ReadResult, session: Session,
                   ctx: CallContext) -> FoldedVerdict:
-        if not self._ordered("on_read_exit"):
+        if not self.has_impls("on_read_exit"):
             return _EMPTY_FOLD
         return self._fold(self.hook.on_read_exit(call=call, result=result, session=session,
                                                  ctx=ctx))
 
     def search_complete(self, call: SearchCall, result: SearchResult, session: Session,
                         ctx: CallContext) -> FoldedVerdict:
-        if not self._ordered("on_search_complete"):
+        if not self.has_impls("on_search_complete"):
             return _EMPTY_FOLD
         return self._fold(self.hook.on_search_complete(call=call, result=result,
                                                        session=session, ctx=ctx))
 
     def mutation(self, event: MutationEvent, session: Session, ctx: CallContext
                  ) -> FoldedVerdict:
-        if not self._ordered("on_mutation"):
+        if not self.has_impls("on_mutation"):
             return _EMPTY_FOLD
         return self._fold(self.hook.on_mutation(event=event, session=session, ctx=ctx))
 
@@ -328,22 +320,28 @@ class SariPluginManager(pluggy.PluginManager):
         Plugins are merged by name; a key a second plugin also returns is a clash: the
         first plugin's value stays, and the clash is logged as an error naming both.
         """
-        if not self._ordered("sari_collect_metrics"):
+        if not self.has_impls("sari_collect_metrics"):
             return _NO_METRICS
         results = self.hook.sari_collect_metrics(session=session, ctx=ctx)
-        self._announce(results, "sari_collect_metrics")
         merged: dict[str, Any] = {}
         owners: dict[str, str] = {}
-        for result in sorted(results, key=lambda r: r.plugin):
-            if result.failure is not None or not result.value:
+        for result in sorted(results, key=by_plugin) if len(results) > 1 else results:
+            values = result.value
+            if result.failure is not None:
+                log.error("plugin %s failed in sari_collect_metrics: %s", result.plugin,
+                          result.failure)
                 continue
-            for key, value in result.value.items():
-                if key in owners:
-                    log.error("metric %r of plugin %r clashes with plugin %r; kept %r's",
-                              key, result.plugin, owners[key], owners[key])
-                    continue
-                owners[key] = result.plugin
-                merged[key] = value
+            if not values:
+                continue
+            clashes = values.keys() & merged.keys()
+            for key in sorted(clashes):
+                log.error("metric %r of plugin %r clashes with plugin %r; kept %r's",
+                          key, result.plugin, owners[key], owners[key])
+            if clashes:
+                values = {k: v for k, v in values.items() if k not in clashes}
+            if len(results) > 1:
+                owners.update(dict.fromkeys(values, result.plugin))
+            merged.update(values)
         return dict(sorted(merged.items()))
 
     def compaction(self, event: CompactionEvent, session: Session) -> str:
