@@ -253,3 +253,15 @@ def test_the_kernel_vocabulary_holds_no_policy_plugins_words() -> None:
         "EXTERNAL_CHANGE"]
     assert "budget_state" not in Verdict.model_fields
     assert "budget_state" not in FoldedVerdict.__dataclass_fields__
+
+
+def test_no_in_repo_plugin_reaches_behind_the_session() -> None:
+    plugins = Path(__file__).resolve().parents[2] / "plugins"
+    offenders = [
+        f"{path.relative_to(plugins)}:{number}"
+        for path in sorted(plugins.glob("sari-*/sari_*/**/*.py"))
+        for number, line in enumerate(path.read_text("utf-8").splitlines(), 1)
+        if any(internal in line for internal in ("session.kernel", "session.state",
+                                                  "session._", "kernel.sessions"))
+    ]
+    assert offenders == []
