@@ -1,0 +1,152 @@
+"""The real Claude Code CLI against ``sari serve``: what the model is sent, and Sari's hooks.
+
+Each test is one offline Claude Code session: the model is the scripted stand-in of
+``messages_standin``, so the test controls which tools are called and reads back the
+exact requests Claude Code sent, that is, what a model would have read.
+
+The two tests marked ``MODEL-RENDERING`` check the text rendering written for
+the model (a read: one header line, then ``N<TAB>line``; a search: matches grouped by
+file as ``line: snippet``; no JSON envelope).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from claude_code import SessionRun, run_session
+from messages_standin import ToolCall, Turn
+
+CART = (
+    "from dataclasses import dataclass\n"
+    "\n"
+    "\n"
+    "@dataclass\n"
+    "class Item:\n"
+    "    price: float\n"
+    "\n"
+    "\n"
+    "def total(items):\n"
+    "    return sum(item.price for item in items)\n"
+    "\n"
+    "\n"
+    "def discount(amount, rate):\n"
+    "    return amount * (1 - rate)\n"
+)
+REMINDER = "\n\n<system-reminder>"
+
+
+def make_workspace(root: Path) -> Path:
+    workspace = root / "shop"
+    (workspace / "shop").mkdir(parents=True)
+    (workspace / "shop" / "cart.py").write_text(CART)
+    (workspace / "README.md").write_text("A shop.\n")
+    git = ["git", "-c", "user.name=Sari Tests", "-c", "user.email=tests@sari.invalid"]
+    subprocess.run([*git, "init", "-q"], cwd=workspace, check=True)
+    subprocess.run([*git, "add", "."], cwd=workspace, check=True)
+    subprocess.run([*git, "commit", "-qm", "shop"], cwd=workspace, check=True)
+    return workspace
+
+
+def sent_to_model(run: SessionRun, tool_use_id: str) -> str:
+    """The tool result as the model read it, without Claude Code's own reminder suffix."""
+    return run.script.tool_results()[tool_use_id].split(REMINDER, 1)[0]
+
+
+def tool_use_ids(run: SessionRun, name: str) -> list[str]:
+    ids = []
+    for body in run.script.main_requests()[-1:]:
+        for message in body["messages"]:
+            for block in message["content"] if isinstance(message["content"], list) else []:
+                if block.get("type") == "tool_use" and block.get("name") == name:
+                    ids.append(block["id"])
+    return ids
+
+
+@pytest.fixture(scope="module")
+def search_and_read(claude: Path, tmp_path_factory: pytest.TempPathFactory) -> SessionRun:
+    """One session: a Sari search, a Sari read of the file it found, an answer."""
+    root = tmp_path_factory.mktemp("search-and-read")
+    turns = [
+        Turn(calls=(ToolCall("mcp__sari__search", {"query": "def discount"}),)),
+        Turn(calls=(ToolCall("mcp__sari__read", {"mode": "file", "target": "shop/cart.py"}),)),
+        Turn(text="The discount is applied in shop/cart.py, line 13."),
+    ]
+    return run_session(claude, make_workspace(root), root / "home", turns,
+                       "Where is the discount applied?", sari_env={"SARI_PLUGINS": "none"})
+
+
+def test_claude_code_calls_sari_and_sends_its_results_to_the_model(
+        search_and_read: SessionRun) -> None:
+    run = search_and_read
+    assert run.returncode == 0, run.stderr
+    assert run.output()["result"] == "The discount is applied in shop/cart.py, line 13."
+    assert run.offline_attempts == []  # nothing but the stand-in API was contacted
+    assert {request.path.split("?")[0] for request in run.script.requests} <= {
+        "/v1/messages", "/v1/messages/count_tokens"}
+    agent_turns = run.script.main_requests()
+    assert len(agent_turns) == 3  # search, read, answer: one request per model turn
+    offered = {tool["name"]: tool for tool in agent_turns[0]["tools"]}
+    assert {"mcp__sari__search", "mcp__sari__read"} <= offered.keys()
+    assert offered["mcp__sari__search"]["input_schema"]["required"] == ["query"]
+    [search_id] = tool_use_ids(run, "mcp__sari__search")
+    [read_id] = tool_use_ids(run, "mcp__sari__read")
+    assert "def discount(amount, rate):" in sent_to_model(run, search_id)
+    assert "return amount * (1 - rate)" in sent_to_model(run, read_id)
+    assert len(run.transcripts) == 1  # Claude Code kept its transcript (for `sari replay`)
+
+
+def test_model_rendering_of_a_search(search_and_read: SessionRun) -> None:
+    """MODEL-RENDERING (search): matches grouped by file as `line: snippet`, no JSON."""
+    [search_id] = tool_use_ids(search_and_read, "mcp__sari__search")
+    text = sent_to_model(search_and_read, search_id)
+    assert not text.lstrip().startswith("{"), text  # MODEL-RENDERING
+    assert "shop/cart.py" in text
+    assert any(re.fullmatch(r"\s*13: def discount\(amount, rate\):", line)
+               for line in text.splitlines()), text
+    assert "execution_id" not in text and "metrics_snapshot" not in text
+
+
+def test_model_rendering_of_a_read(search_and_read: SessionRun) -> None:
+    """MODEL-RENDERING (read): one header line naming the file, then `N<TAB>line`."""
+    [read_id] = tool_use_ids(search_and_read, "mcp__sari__read")
+    text = sent_to_model(search_and_read, read_id)
+    header, *body = text.splitlines()
+    assert "shop/cart.py" in header and not header.lstrip().startswith("{"), text  # MODEL-RENDERING
+    numbered = [f"{number}\t{line}" for number, line in enumerate(CART.splitlines(), 1)]
+    assert body[:len(numbered)] == numbered, text
+    assert "execution_id" not in text and "metrics_snapshot" not in text
+
+
+def test_sari_hooks_installed_by_sari_install_fire_in_claude_code(claude: Path,
+                                                                  tmp_path: Path) -> None:
+    workspace = make_workspace(tmp_path)
+    (workspace / "sari.toml").write_text("[lspgate]\nbasedpyright = false\n")
+    install = subprocess.run([sys.executable, "-m", "sari_core.cli.main", "install",
+                              "claude-code", "--hooks", "--workspace", str(workspace)],
+                             cwd=workspace, capture_output=True, text=True, timeout=60)
+    assert install.returncode == 0, install.stderr
+    settings = json.loads((workspace / ".claude" / "settings.json").read_text())
+    assert "PostToolUse" in settings["hooks"]
+    cart = workspace / "shop" / "cart.py"
+    broken_edit = {"file_path": str(cart), "old_string": "return sum(",
+                   "new_string": "return round(sum("}
+    turns = [
+        Turn(calls=(ToolCall("Read", {"file_path": str(cart)}),)),
+        Turn(calls=(ToolCall("Edit", broken_edit),)),
+        Turn(text="Edited."),
+    ]
+    run = run_session(claude, workspace, tmp_path / "home", turns, "Round the total.",
+                      allowed_tools=("Read", "Edit"))
+    assert run.returncode == 0, run.stderr
+    assert run.offline_attempts == []
+    assert "return round(sum(" in cart.read_text()  # Claude Code made the edit
+    [edit_id] = tool_use_ids(run, "Edit")
+    after_edit = run.script.tool_results()[edit_id]
+    # Sari's PostToolUse hook ran on the edited file and its verdict reached the model.
+    assert "PostToolUse:Edit hook blocking error" in after_edit, after_edit
+    assert "LSP_GATE_BLOCKED" in after_edit and "shop/cart.py" in after_edit, after_edit
