@@ -1,0 +1,85 @@
+"""``sari replay TRANSCRIPT.jsonl ...``: what chosen policies would have saved on real sessions.
+
+Each recorded Read, Grep and Glob (and Sari search or read) runs through a kernel with
+only the named policies, on the workspace at the session's commit (a private copy; the
+workspace is never written). Prints tokens, turns, refusals and the turn-aware cost,
+recorded versus through Sari, per session and in total.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from sari_core.commands import CommandRegistry
+from sari_core.engine.progress import wants_progress
+from sari_core.replay import TranscriptError, read_transcript, replay_all, totals
+from sari_core.replay.report import ProgressBar, as_json, as_table
+
+PROGRESS_FROM_CALLS = 50  # shorter runs finish before a bar would help
+
+
+def policy_set(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    return [] if names == ["none"] else names
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("transcripts", nargs="+", type=Path, metavar="TRANSCRIPT.jsonl",
+                        help="Claude Code session transcripts (~/.claude/projects/*/*.jsonl)")
+    parser.add_argument("--workspace", "-w", type=Path, default=Path.cwd(),
+                        help="the repository the sessions worked on (default: the current "
+                             "folder); only read")
+    parser.add_argument("--policies", type=policy_set, default=None, metavar="A,B",
+                        help="the policy plugins to replay with, comma-separated "
+                             "(e.g. budget,aggregation; 'none' for Sari core alone)")
+    parser.add_argument("--compare", nargs="+", type=policy_set, metavar="A,B",
+                        help="several policy sets side by side, e.g. --compare "
+                             "budget,aggregation budget,refgate")
+    parser.add_argument("--commit", metavar="REV",
+                        help="replay every session at this commit (default: the last commit "
+                             "before each session started)")
+    parser.add_argument("--as-is", action="store_true",
+                        help="replay on the workspace's files as they are now")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def run(args: argparse.Namespace) -> int:
+    policy_sets = [*([args.policies] if args.policies is not None else []),
+                   *(args.compare or [])]
+    if not policy_sets:
+        print("sari replay: name the policies to replay with: --policies budget,aggregation "
+              "(or --compare A,B C,D; --policies none for Sari core alone)", file=sys.stderr)
+        return 2
+    workspace = args.workspace.expanduser().resolve()
+    if not workspace.is_dir():
+        print(f"sari replay: workspace {workspace} is not a folder", file=sys.stderr)
+        return 2
+    try:
+        transcripts = [read_transcript(path) for path in args.transcripts]
+    except TranscriptError as exc:
+        print(f"sari replay: {exc}", file=sys.stderr)
+        return 1
+    calls = sum(len(t.calls) for t in transcripts) * len(policy_sets)
+    bar = ProgressBar(calls, wants_progress(None) and calls >= PROGRESS_FROM_CALLS)
+    try:
+        results = replay_all(transcripts, policy_sets, workspace, commit=args.commit,
+                             as_is=args.as_is, on_call=bar.advance)
+    except ValueError as exc:
+        bar.close()
+        print(f"sari replay: {exc}", file=sys.stderr)
+        return 2
+    bar.close()
+    rows = totals(results, policy_sets)
+    if args.json:
+        print(json.dumps(as_json(results, rows), indent=2))
+    else:
+        sys.stdout.write(as_table(results, rows))
+    return 0
+
+
+def register(registry: CommandRegistry) -> None:
+    registry.add("replay", "Replay Claude Code session transcripts through chosen policies: "
+                 "tokens, turns, refusals and cost, recorded versus through Sari.", configure, run)

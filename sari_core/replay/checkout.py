@@ -1,0 +1,138 @@
+"""The files a session saw: the workspace at the session's commit, in a private copy.
+
+When the workspace is a git repository, the session's commit is the last commit of its
+recorded branch (else ``HEAD``) made before the session started, unless the user names
+one. Its tree is exported with ``git archive`` into a temporary folder outside the
+workspace, so replayed edits and the index never touch the workspace; git itself is
+only read (``GIT_OPTIONAL_LOCKS=0``: not even the index's stat cache is refreshed).
+Files the session touched that differ between that commit and the workspace now are
+reported, since the replay reads them as they were.
+
+Without git, or with no commit before the session, the workspace is replayed as it is
+now, and the report says so.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import tarfile
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+GIT_TIMEOUT = 120
+
+
+@dataclass
+class Snapshot:
+    """Where a group of sessions is replayed, and how that relates to the workspace.
+
+    :ivar root: the folder the kernel serves (a temporary copy, or the workspace itself).
+    :ivar commit: the commit exported, ``None`` when the workspace is used as it is.
+    :ivar note: one sentence on how ``root`` was chosen.
+    :ivar private: ``root`` is a temporary copy that may be written (replayed edits).
+    """
+
+    root: Path
+    commit: str | None
+    note: str
+    private: bool = False
+    _tmp: tempfile.TemporaryDirectory[str] | None = field(default=None, repr=False)
+
+    def close(self) -> None:
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+
+
+def _git(workspace: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0"}
+    return subprocess.run(["git", "-C", str(workspace), *args], capture_output=True, env=env,
+                          timeout=GIT_TIMEOUT, check=False)
+
+
+def is_git_work_tree(workspace: Path) -> bool:
+    if shutil.which("git") is None:
+        return False
+    done = _git(workspace, "rev-parse", "--is-inside-work-tree")
+    return done.returncode == 0 and done.stdout.strip() == b"true"
+
+
+def session_commit(workspace: Path, branch: str | None, started: str | None) -> str | None:
+    """The last commit of ``branch`` (or ``HEAD``) made before ``started``, if any."""
+    refs = [branch, "HEAD"] if branch and branch != "HEAD" else ["HEAD"]
+    for ref in refs:
+        args = ["rev-list", "-1"] + ([f"--before={started}"] if started else []) + [ref, "--"]
+        done = _git(workspace, *args)
+        commit = done.stdout.decode().strip()
+        if done.returncode == 0 and commit:
+            return commit
+    return None
+
+
+def resolve_commit(workspace: Path, name: str) -> str | None:
+    done = _git(workspace, "rev-parse", "--verify", "--quiet", f"{name}^{{commit}}")
+    return done.stdout.decode().strip() or None if done.returncode == 0 else None
+
+
+def export(workspace: Path, commit: str, note: str) -> Snapshot:
+    """The tree of ``commit`` in a new temporary folder (outside the workspace)."""
+    tmp = tempfile.TemporaryDirectory(prefix="sari-replay-")
+    done = _git(workspace, "archive", "--format=tar", commit)
+    if done.returncode != 0:
+        tmp.cleanup()
+        raise RuntimeError(f"git archive {commit} failed: {done.stderr.decode().strip()}")
+    root = Path(tmp.name) / "tree"
+    root.mkdir()
+    with tarfile.open(fileobj=io.BytesIO(done.stdout)) as archive:
+        if hasattr(tarfile, "data_filter"):
+            archive.extractall(root, filter="data")
+        else:  # Python < 3.10.12: git's own archive of its own tree, no outside links
+            archive.extractall(root)  # noqa: S202
+    return Snapshot(root, commit, note, private=True, _tmp=tmp)
+
+
+def snapshot_for(workspace: Path, branch: str | None, started: str | None,
+                 commit: str | None = None, as_is: bool = False) -> Snapshot:
+    """Choose and prepare the files a session is replayed on.
+
+    :param workspace: the user's workspace (never written).
+    :param branch: the session's recorded git branch.
+    :param started: the session's first timestamp (ISO 8601).
+    :param commit: a commit the user named for every session.
+    :param as_is: replay on the workspace as it is now.
+    :return: the :class:`Snapshot` (close it when done).
+    """
+    if as_is:
+        return Snapshot(workspace, None, "replayed on the workspace as it is now (--as-is)")
+    if not is_git_work_tree(workspace):
+        return Snapshot(workspace, None, "not a git repository: replayed on the workspace as "
+                        "it is now; files may have changed since the session")
+    if commit:
+        resolved = resolve_commit(workspace, commit)
+        if resolved is None:
+            raise ValueError(f"{commit!r} is not a commit of {workspace}")
+        return export(workspace, resolved, f"at commit {resolved[:12]} (--commit)")
+    found = session_commit(workspace, branch, started)
+    if found is None:
+        return Snapshot(workspace, None, "no commit before the session: replayed on the "
+                        "workspace as it is now; files may have changed since the session")
+    where = f"branch {branch}" if branch and branch != "HEAD" else "HEAD"
+    return export(workspace, found, f"at commit {found[:12]}, the last on {where} before the "
+                  "session started")
+
+
+def changed_since(workspace: Path, commit: str, paths: Iterable[str]) -> list[str]:
+    """Which of ``paths`` differ between ``commit`` and the workspace's files now."""
+    wanted = sorted(set(paths))
+    if not wanted:
+        return []
+    done = _git(workspace, "diff", "--name-only", "--no-renames", commit, "--", *wanted)
+    if done.returncode != 0:
+        return []
+    changed = set(done.stdout.decode().split("\n"))
+    return [path for path in wanted if path in changed]

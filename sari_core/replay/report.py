@@ -1,0 +1,129 @@
+"""The replay's report: a terminal table, or JSON for programs; and a progress bar."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any, TextIO
+
+from sari_core.costmodel import SessionCost
+from sari_core.replay.batch import PolicyTotals, policy_label
+from sari_core.replay.runner import SessionReplay
+
+
+class ProgressBar:
+    """``sari replay [#####-----] 120/400 calls`` on stderr, redrawn at most 10 times a second."""
+
+    WIDTH = 30
+
+    def __init__(self, total: int, enabled: bool, stream: TextIO | None = None) -> None:
+        self.total = total
+        self.done = 0
+        self.enabled = enabled and total > 0
+        self.stream = stream or sys.stderr
+        self._last = 0.0
+
+    def advance(self) -> None:
+        self.done += 1
+        now = time.monotonic()
+        if self.enabled and (now - self._last >= 0.1 or self.done >= self.total):
+            self._last = now
+            filled = int(min(self.done / self.total, 1.0) * self.WIDTH)
+            bar = "#" * filled + "-" * (self.WIDTH - filled)
+            self.stream.write(f"\rsari replay [{bar}] {self.done:,}/{self.total:,} calls")
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _ratio(new: float, old: float) -> str:
+    return f"{new / old:.2f}x" if old else "-"
+
+
+def _cost(cost: SessionCost) -> dict[str, Any]:
+    return {**asdict(cost), "uncached": round(cost.uncached, 1), "cached": round(cost.cached, 1)}
+
+
+def session_json(result: SessionReplay) -> dict[str, Any]:
+    refusal = asdict(result.refusal) if result.refusal else None
+    return {
+        "session_id": result.session_id, "transcript": result.transcript,
+        "policies": list(result.policies), "where": result.where, "commit": result.commit,
+        "changed_since": result.changed_since, "calls_recorded": result.calls_recorded,
+        "replayed": result.replayed, "passed_through": result.passed_through,
+        "errors": result.errors, "left_out": result.left_out, "refusal": refusal,
+        "tool_definition_tokens": result.tool_definition_tokens,
+        "then": _cost(result.cost_then), "sari": _cost(result.cost_sari), "notes": result.notes,
+    }
+
+
+def totals_json(row: PolicyTotals) -> dict[str, Any]:
+    return {"policies": list(row.policies), "sessions": row.sessions, "refusals": row.refusals,
+            "replayed": row.replayed, "passed_through": row.passed_through,
+            "calls_not_replayed": row.calls_not_replayed, "then": _cost(row.then),
+            "sari": _cost(row.sari),
+            "ratio": {"tokens": _round(row.sari.result_tokens, row.then.result_tokens),
+                      "uncached": _round(row.sari.uncached, row.then.uncached),
+                      "cached": _round(row.sari.cached, row.then.cached)}}
+
+
+def _round(new: float, old: float) -> float | None:
+    return round(new / old, 3) if old else None
+
+
+def as_json(results: Sequence[SessionReplay], rows: Sequence[PolicyTotals]) -> dict[str, Any]:
+    """Everything, for programs: per session and policy set, and the totals."""
+    return {"sessions": [session_json(r) for r in results],
+            "totals": [totals_json(row) for row in rows]}
+
+
+HEADER = (f"{'session':<14} {'calls':>9} {'tokens then':>11} {'via Sari':>9} {'turns':>6} "
+          f"{'refused':>7} {'uncached':>9} {'cached':>7}")
+
+
+def _line(name: str, calls: str, then: SessionCost, sari: SessionCost, refused: str) -> str:
+    return (f"{name:<14} {calls:>9} {then.result_tokens:>11,} {sari.result_tokens:>9,} "
+            f"{sari.turns:>6} {refused:>7} {_ratio(sari.uncached, then.uncached):>9} "
+            f"{_ratio(sari.cached, then.cached):>7}")
+
+
+def as_table(results: Sequence[SessionReplay], rows: Sequence[PolicyTotals]) -> str:
+    """The terminal report: one block per policy set, then what could not be replayed."""
+    out: list[str] = []
+    for row in rows:
+        out.append(f"Policies: {policy_label(row.policies)}")
+        out.append(HEADER)
+        for result in (r for r in results if r.policies == row.policies):
+            counted = result.replayed + result.passed_through
+            refused = f"line {result.refusal.line}" if result.refusal else "-"
+            out.append(_line(result.session_id[:14], f"{result.replayed}/{counted}",
+                             result.cost_then, result.cost_sari, refused))
+        out.append(_line("total", f"{row.replayed}/{row.replayed + row.passed_through}",
+                         row.then, row.sari, str(row.refusals)))
+        out.append("")
+    out.append("calls: replayed through Sari / counted (the rest passed through unchanged). "
+               "uncached, cached: Sari's turn-aware cost as a multiple of the recorded "
+               "session's (below 1.00x is cheaper).")
+    details: dict[str, list[str]] = {}
+    for result in results:
+        lines = details.get(result.session_id)
+        if lines is None:
+            lines = details[result.session_id] = [result.where, *result.notes]
+            if result.changed_since:
+                lines.append("changed since the session (replayed as they were then): "
+                             + ", ".join(result.changed_since))
+        if result.refusal:
+            refusal = result.refusal
+            lines.append(f"[{policy_label(result.policies)}] refused at line {refusal.line} "
+                         f"({refusal.tool} {refusal.arguments}): {refusal.code}: "
+                         f"{refusal.message} {refusal.calls_not_replayed} later calls not "
+                         "replayed: the agent would have reacted to the refusal.")
+    for session_id, lines in details.items():
+        out.append(f"{session_id}:")
+        out.extend(f"  {line}" for line in lines)
+    return "\n".join(out) + "\n"

@@ -1,0 +1,215 @@
+"""Replay recorded sessions through a kernel with a chosen set of policies.
+
+For every session and policy set the replay walks the recorded calls in order:
+
+* a call that maps to a Sari search or read (:mod:`sari_core.replay.mapping`) runs
+  through the kernel; the model would have received Sari's text for it;
+* any other call passes through: the model received the same result then and now;
+* a call the transcript holds no result for is left out of both columns;
+* at the first refusal by a policy the replay stops: the agent would have reacted to it,
+  and what it would have done is not in the transcript. The refusal is counted (its
+  text, its turn) and reported with the call that caused it; the calls after it are not
+  counted in either column.
+
+Both columns are costed with :func:`sari_core.costmodel.session_cost`; the Sari column
+also pays for the tool definitions Sari lists to the model.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+from sari_core.costmodel import CostModel, SessionCost, session_cost, tokens
+from sari_core.errors import ErrorCode
+from sari_core.kernel import Kernel
+from sari_core.plugin_manager import ENTRY_POINT_GROUP
+from sari_core.replay.checkout import Snapshot
+from sari_core.replay.mapping import PassThrough, SariCall, remember_refs, to_sari_call
+from sari_core.replay.transcript import RecordedCall, Transcript
+
+# Engine and argument errors: the call was served, the file just was not there.
+# Any other error code is a policy's refusal.
+SERVICE_ERRORS = frozenset(value for key, value in vars(ErrorCode).items()
+                           if key.isupper() and isinstance(value, str))
+MUTATIONS = ("Edit", "MultiEdit", "Write")
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Where a policy refused: the replay stops counting there."""
+
+    call_index: int
+    line: int
+    tool: str
+    arguments: dict[str, Any]
+    code: str
+    message: str
+    calls_not_replayed: int
+
+
+@dataclass
+class SessionReplay:
+    """One session under one policy set: what the model received then and through Sari."""
+
+    session_id: str
+    transcript: str
+    policies: tuple[str, ...]
+    where: str
+    commit: str | None
+    calls_recorded: int
+    replayed: int = 0
+    passed_through: int = 0
+    errors: int = 0
+    left_out: int = 0
+    tokens_then: list[int] = field(default_factory=list)
+    tokens_sari: list[int] = field(default_factory=list)
+    refusal: Refusal | None = None
+    changed_since: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    tool_definition_tokens: int = 0
+    model: CostModel = field(default_factory=CostModel)
+
+    @property
+    def cost_then(self) -> SessionCost:
+        return session_cost(self.tokens_then, 0, self.model)
+
+    @property
+    def cost_sari(self) -> SessionCost:
+        return session_cost(self.tokens_sari, self.tool_definition_tokens, self.model)
+
+
+def policy_plugins(names: Sequence[str]) -> list[object]:
+    """Fresh instances of the installed plugins named (an allow-list; others stay out).
+
+    :raises ValueError: a name no installed plugin has.
+    """
+    installed = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    unknown = [name for name in names if name not in installed]
+    if unknown:
+        raise ValueError(f"no installed policy plugin named {', '.join(unknown)}; installed: "
+                         f"{', '.join(sorted(installed)) or 'none'}")
+    plugins = []
+    for name in names:
+        loaded = installed[name].load()
+        plugins.append(loaded() if isinstance(loaded, type) else loaded)
+    return plugins
+
+
+def model_text(response: dict[str, Any]) -> str:
+    """The text a client forwards to the model for a response (the server's rendering)."""
+    from sari_core.server.results import to_call_result
+
+    result = to_call_result(response)
+    return "\n".join(getattr(block, "text", "") for block in result.content)
+
+
+def tool_definition_tokens(kernel: Kernel) -> int:
+    """Tokens of the tool definitions Sari lists (name, description, input schema)."""
+    from sari_core.server.catalog import ToolCatalog
+
+    listed = [{"name": tool.name, "description": tool.description,
+               "input_schema": tool.input_schema} for tool in ToolCatalog(kernel).tools()]
+    return tokens(json.dumps(listed, separators=(",", ":")))
+
+
+def open_kernel(snapshot: Snapshot, policies: Sequence[str]) -> Kernel:
+    kernel = Kernel(roots=[snapshot.root], plugins=policy_plugins(policies),
+                    load_entry_points=False, analytics_sinks=[])
+    ensure_index = getattr(kernel.engine, "ensure_index", None)
+    if callable(ensure_index):
+        ensure_index(progress=False)
+    return kernel
+
+
+def _apply_mutation(call: RecordedCall, root: Path, cwd: str | None) -> str | None:
+    """Replay a successful edit on the private copy so later reads see it; a note if not."""
+    from sari_core.replay.mapping import relative_target
+
+    target = relative_target(str(call.input.get("file_path") or ""), cwd)
+    if target is None:
+        return None
+    path = root / target
+    try:
+        if call.name == "Write":
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(str(call.input.get("content") or ""), encoding="utf-8")
+            return None
+        text = path.read_text(encoding="utf-8")
+        edits = call.input.get("edits") if call.name == "MultiEdit" else [call.input]
+        for edit in edits if isinstance(edits, list) else []:
+            old, new = str(edit.get("old_string", "")), str(edit.get("new_string", ""))
+            if old not in text:
+                return f"line {call.line}: the recorded {call.name} of {target} does not apply"
+            text = text.replace(old, new) if edit.get("replace_all") else \
+                text.replace(old, new, 1)
+        path.write_text(text, encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"line {call.line}: the recorded {call.name} of {target} failed: {exc}"
+    return None
+
+
+def replay_session(kernel: Kernel, transcript: Transcript, snapshot: Snapshot,
+                   policies: Sequence[str], definitions: int,
+                   on_call: Callable[[], None] = lambda: None) -> SessionReplay:
+    """Replay one transcript on an open kernel (one kernel session per transcript).
+
+    :param kernel: a kernel over ``snapshot.root`` with ``policies`` registered.
+    :param transcript: the recorded session.
+    :param snapshot: where the kernel serves from.
+    :param policies: the policy names, for the report.
+    :param definitions: tokens of the tool definitions Sari lists.
+    :param on_call: called after each recorded call (progress).
+    :return: the :class:`SessionReplay`.
+    """
+    outcome = SessionReplay(transcript.session_id, str(transcript.path), tuple(policies),
+                            snapshot.note, snapshot.commit, len(transcript.calls),
+                            notes=list(transcript.notes), tool_definition_tokens=definitions)
+    refs: dict[str, str] = {}
+    connection = f"replay:{transcript.session_id}:{id(outcome)}"
+    for index, call in enumerate(transcript.calls):
+        on_call()
+        if call.result is None:
+            outcome.left_out += 1
+            continue
+        then = tokens(call.result)
+        mapped = to_sari_call(call, transcript.cwd, refs)
+        if isinstance(mapped, PassThrough):
+            outcome.passed_through += 1
+            outcome.tokens_then.append(then)
+            outcome.tokens_sari.append(then)
+            if call.name in MUTATIONS and snapshot.private and not call.is_error:
+                note = _apply_mutation(call, snapshot.root, transcript.cwd)
+                if note:
+                    outcome.notes.append(note)
+            continue
+        response = _execute(kernel, mapped, connection)
+        outcome.replayed += 1
+        outcome.tokens_then.append(then)
+        outcome.tokens_sari.append(tokens(model_text(response)))
+        if response.get("ok"):
+            if mapped.tool == "search":
+                remember_refs(response, refs)
+            continue
+        error = response.get("error") or {}
+        code = str(error.get("code") or "BLOCKED")
+        if code in SERVICE_ERRORS:
+            outcome.errors += 1
+            continue
+        remaining = transcript.calls[index + 1:]
+        outcome.refusal = Refusal(index, call.line, mapped.tool, mapped.arguments, code,
+                                  str(error.get("message") or ""), len(remaining))
+        for _ in remaining:
+            on_call()
+        break
+    return outcome
+
+
+def _execute(kernel: Kernel, call: SariCall, connection: str) -> dict[str, Any]:
+    if call.tool == "search":
+        return kernel.execute_search(call.arguments, connection_id=connection)
+    return kernel.execute_read(call.arguments, connection_id=connection)
