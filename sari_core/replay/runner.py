@@ -176,7 +176,7 @@ def replay_session(kernel: Kernel, transcript: Transcript, snapshot: Snapshot,
         if call.result is None:
             outcome.left_out += 1
             continue
-        then = tokens(call.result)
+        then = tokens(call.result.rstrip())  # Claude Code sends results right-trimmed
         mapped = to_sari_call(call, transcript.cwd, refs)
         if isinstance(mapped, PassThrough):
             outcome.passed_through += 1

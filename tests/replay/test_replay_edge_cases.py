@@ -52,9 +52,9 @@ def test_missing_binary_and_outside_paths_are_counted_honestly(
     assert session["refusal"] is None
     assert session["commit"] is not None and "the last on branch main" in session["where"]
     recorded = [numbered(CART), "File does not exist.", "[image]", outside, "3 passed"]
-    assert session["then"]["result_tokens"] == sum(tokens(text) for text in recorded)
+    assert session["then"]["result_tokens"] == sum(tokens(text.rstrip()) for text in recorded)
     assert session["then"]["uncached"] == round(
-        session_cost([tokens(text) for text in recorded]).uncached, 1)
+        session_cost([tokens(text.rstrip()) for text in recorded]).uncached, 1)
     assert session["then"]["turns"] == session["sari"]["turns"] == 6
     assert tree_state(workspace) == before  # nothing written to the workspace
 

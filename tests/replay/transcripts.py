@@ -10,7 +10,7 @@ from typing import Any
 
 SESSION = "0a1b2c3d-0000-4000-8000-00000000e2e5"
 STARTED = "2030-01-01T10:00:00.000Z"
-COMMITTED = "2029-12-31T09:00:00+00:00"  # before the session started
+COMMITTED = "2020-01-02T09:00:00+00:00"  # before every session, recorded or written
 
 
 def git_workspace(root: Path, files: dict[str, bytes | str]) -> Path:
