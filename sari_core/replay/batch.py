@@ -38,7 +38,7 @@ class PolicyTotals:
 
 
 def policy_label(policies: Sequence[str]) -> str:
-    return ",".join(policies) if policies else "core (no policies)"
+    return ",".join(policies) if policies else "none (Sari core alone)"
 
 
 def read_paths(transcript: Transcript) -> list[str]:

@@ -96,9 +96,12 @@ def as_table(results: Sequence[SessionReplay], rows: Sequence[PolicyTotals]) -> 
     """The terminal report: one block per policy set, then what could not be replayed."""
     out: list[str] = []
     for row in rows:
-        out.append(f"Policies: {policy_label(row.policies)}")
+        mine = [r for r in results if r.policies == row.policies]
+        definitions = max((r.tool_definition_tokens for r in mine), default=0)
+        out.append(f"Policies: {policy_label(row.policies)}; Sari's tool definitions: "
+                   f"{definitions:,} tokens, read on every turn")
         out.append(HEADER)
-        for result in (r for r in results if r.policies == row.policies):
+        for result in mine:
             counted = result.replayed + result.passed_through
             refused = f"line {result.refusal.line}" if result.refusal else "-"
             out.append(_line(result.session_id[:14], f"{result.replayed}/{counted}",
