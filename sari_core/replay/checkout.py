@@ -81,6 +81,10 @@ def resolve_commit(workspace: Path, name: str) -> str | None:
 
 def export(workspace: Path, commit: str, note: str) -> Snapshot:
     """The tree of ``commit`` in a new temporary folder (outside the workspace)."""
+    temp_root = Path(tempfile.gettempdir()).resolve()
+    if temp_root == workspace or workspace in temp_root.parents:
+        raise ValueError(f"the temporary folder {temp_root} is inside the workspace; set TMPDIR "
+                         "to a folder outside it (the replay never writes into the workspace)")
     tmp = tempfile.TemporaryDirectory(prefix="sari-replay-")
     done = _git(workspace, "archive", "--format=tar", commit)
     if done.returncode != 0:

@@ -165,3 +165,25 @@ def test_a_refusal_stops_the_replay_and_reports_the_point(
     [core_total, budget_total] = report["totals"]
     assert budget_total["refusals"] == 1 and budget_total["calls_not_replayed"] == 2
     assert core_total["refusals"] == 0
+
+
+def test_the_terminal_table_shows_the_totals_and_the_refusal_point(
+        workspace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("sari_budget")
+    (workspace / "sari.toml").write_text("[budget]\nmax_reads_per_session = 1\n")
+    git_workspace(workspace, {})
+    writer = TranscriptWriter(workspace)
+    cart = str(workspace / "shop" / "cart.py")
+    writer.call("Read", {"file_path": cart}, numbered(CART))  # transcript lines 3 and 4
+    writer.call("Read", {"file_path": cart, "offset": 5}, numbered(CART))  # line 5: refused
+    writer.call("Bash", {"command": "pytest"}, "ok")
+    path = writer.write(tmp_path / "s.jsonl")
+    code = main(["replay", str(path), "-w", str(workspace), "--compare", "none", "budget"])
+    table = capsys.readouterr().out
+    assert code == 0
+    assert "Policies: none (Sari core alone); Sari's tool definitions:" in table
+    assert "Policies: budget; Sari's tool definitions:" in table
+    totals = [line.split() for line in table.splitlines() if line.startswith("total ")]
+    assert [row[1] for row in totals] == ["2/3", "2/2"]  # budget: the refusal ends the count
+    assert "[budget] refused at line 5 (read " in table
+    assert "1 later calls not replayed" in table
