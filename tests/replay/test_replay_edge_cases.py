@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from transcripts import SESSION, TranscriptWriter, git_workspace, numbered, tree
 
 from sari_core.cli.main import main
 from sari_core.costmodel import session_cost, tokens
+from sari_core.replay.report import ProgressBar
 
 CART = "def total(items):\n    return sum(item.price for item in items)\n\n\n" \
        "def discount(amount, rate):\n    return amount * (1 - rate)\n"
@@ -187,3 +189,15 @@ def test_the_terminal_table_shows_the_totals_and_the_refusal_point(
     assert [row[1] for row in totals] == ["2/3", "2/2"]  # budget: the refusal ends the count
     assert "[budget] refused at line 5 (read " in table
     assert "1 later calls not replayed" in table
+
+
+def test_the_progress_bar_counts_calls_on_stderr() -> None:
+    stream = io.StringIO()
+    bar = ProgressBar(4, enabled=True, stream=stream)
+    for _ in range(4):
+        bar.advance()
+    bar.close()
+    assert stream.getvalue().endswith("sari replay [" + "#" * 30 + "] 4/4 calls\n")
+    quiet = io.StringIO()
+    ProgressBar(4, enabled=False, stream=quiet).advance()
+    assert quiet.getvalue() == ""
