@@ -1,24 +1,31 @@
 """Noticing files changed on disk outside Sari: exact, and cheap when nothing changed.
 
-On Linux an inotify instance watches every non-ignored folder of the workspace.
-The kernel queues an event before the writing system call returns, so draining
-the queue (a non-blocking read, microseconds when it is empty) at the start of
-each call sees every change made before that call: no debounce, no race.
-Elsewhere, or when inotify is unavailable (watch limit reached), the fallback is
-a stat sweep: the indexer's incremental refresh, correct but linear in the
-number of files. A queue overflow also falls back to one sweep.
+The watcher is ``watchfiles`` (the Rust ``notify`` crate: inotify on Linux, FSEvents
+on macOS, ReadDirectoryChangesW on Windows). Its events arrive on a background
+thread, a little after the change: so a drain first writes a marker file into a
+private folder watched by the same watcher and waits until the marker's own event
+has arrived. Backends that deliver one ordered stream (inotify, FSEvents) deliver
+every earlier change before the marker, so a call sees every change made before
+it. Where the order across folders is not guaranteed (Windows), the paths the call
+is about to touch are re-checked as well (``drain(touching=...)``).
+
+When watching is impossible (no backend, watch limit reached), the fallback is the
+stat sweep: the indexer's incremental refresh, correct but linear in the number
+of files, so it is rate-limited to one sweep per ``SARI_SWEEP_INTERVAL`` seconds
+(default 1; 0 sweeps on every call).
 """
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import errno
+import contextlib
 import logging
 import os
-import struct
+import shutil
 import sys
-from collections.abc import Sequence
+import tempfile
+import threading
+import time
+from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from sari_core.engine.ignore import IgnoreRules
@@ -28,193 +35,146 @@ log = logging.getLogger(__name__)
 
 Key = tuple[int, str]
 
-IN_MODIFY = 0x00000002
-IN_CLOSE_WRITE = 0x00000008
-IN_MOVED_FROM = 0x00000040
-IN_MOVED_TO = 0x00000080
-IN_CREATE = 0x00000100
-IN_DELETE = 0x00000200
-IN_DELETE_SELF = 0x00000400
-IN_MOVE_SELF = 0x00000800
-IN_Q_OVERFLOW = 0x00004000
-IN_IGNORED = 0x00008000
-IN_ONLYDIR = 0x01000000
-IN_DONT_FOLLOW = 0x02000000
-IN_EXCL_UNLINK = 0x04000000
-IN_ISDIR = 0x40000000
-IN_NONBLOCK = os.O_NONBLOCK
-IN_CLOEXEC = 0o2000000
-
-WATCH_MASK = (IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
-              | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW | IN_EXCL_UNLINK)
-EVENT_HEADER = struct.Struct("iIII")
+SWEEP_INTERVAL_ENV = "SARI_SWEEP_INTERVAL"
+DEFAULT_SWEEP_INTERVAL = 1.0
+MARKER_WAIT_MS = 2000  # a marker slower than this: sweep once rather than wait longer
+# Backends whose events for all watched folders arrive in one ordered stream.
+ORDERED_PLATFORMS = ("linux", "darwin")
 
 
 class ChangeSource(Protocol):
     """What changed since the last drain: paths to re-check, or "sweep everything"."""
 
-    def drain(self) -> tuple[set[Key], bool]: ...
+    def drain(self, touching: Iterable[Key] = ()) -> tuple[set[Key], bool]: ...
 
     def close(self) -> None: ...
 
 
-class StatSweep:
-    """The portable fallback: every drain asks for a full (incremental) sweep."""
+def sweep_interval() -> float:
+    """Seconds between two fallback sweeps, from ``SARI_SWEEP_INTERVAL``."""
+    raw = os.environ.get(SWEEP_INTERVAL_ENV, "").strip()
+    try:
+        value = float(raw) if raw else DEFAULT_SWEEP_INTERVAL
+    except ValueError:
+        log.warning("%s=%r is not a number; using %s", SWEEP_INTERVAL_ENV, raw,
+                    DEFAULT_SWEEP_INTERVAL)
+        return DEFAULT_SWEEP_INTERVAL
+    return max(0.0, value)
 
-    def drain(self) -> tuple[set[Key], bool]:
-        return set(), True
+
+class StatSweep:
+    """The fallback: a full (incremental) sweep, at most once per ``interval`` seconds.
+
+    Between sweeps only the paths a call is about to touch are re-checked.
+    """
+
+    def __init__(self, interval: float | None = None) -> None:
+        self.interval = sweep_interval() if interval is None else interval
+        self._last = float("-inf")
+
+    def drain(self, touching: Iterable[Key] = ()) -> tuple[set[Key], bool]:
+        now = time.monotonic()
+        if now - self._last >= self.interval:
+            self._last = now
+            return set(), True
+        return set(touching), False
 
     def close(self) -> None:
         pass
 
 
 class WatchUnavailable(OSError):
-    """inotify cannot be used here (not Linux, no libc symbol, watch limit)."""
+    """No file-system watcher can be used here (no backend, watch limit reached)."""
 
 
-def _libc() -> ctypes.CDLL:
-    if not sys.platform.startswith("linux"):
-        raise WatchUnavailable("inotify is Linux-only")
-    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-    if not hasattr(libc, "inotify_init1"):
-        raise WatchUnavailable("libc has no inotify")
-    libc.inotify_init1.argtypes = [ctypes.c_int]
-    libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
-    libc.inotify_rm_watch.argtypes = [ctypes.c_int, ctypes.c_int]
-    return libc
+class NotifyWatcher:
+    """Watches every root recursively with one ``watchfiles`` watcher.
 
-
-class InotifyWatcher:
-    """Watches every non-ignored folder of every root with one inotify instance."""
+    :param guard: the workspace roots.
+    :param rules: per root, the ignore rules that drop events of ignored paths.
+    :raises WatchUnavailable: when ``watchfiles`` cannot watch the roots.
+    """
 
     def __init__(self, guard: PathGuard, rules: Sequence[IgnoreRules]) -> None:
-        self._libc = _libc()
+        try:
+            from watchfiles._rust_notify import RustNotify
+        except ImportError as exc:  # a platform without a wheel
+            raise WatchUnavailable(f"watchfiles is not importable: {exc}") from exc
         self._guard = guard
         self._rules = list(rules)
-        fd = self._libc.inotify_init1(IN_NONBLOCK | IN_CLOEXEC)
-        if fd < 0:
-            raise WatchUnavailable(ctypes.get_errno(), "inotify_init1 failed")
-        self._fd = fd
-        self._dirs: dict[int, Key] = {}
-        self._wds: dict[Key, int] = {}
-        self._overflow = False
+        self._roots = [str(root) for root in guard.roots]
+        self._marker_dir = tempfile.mkdtemp(prefix="sari-watch-")
+        self._marker = os.path.join(self._marker_dir, "marker")
+        self._marker_count = 0
+        self._lock = threading.Lock()
+        self.ordered = sys.platform.startswith(ORDERED_PLATFORMS)
         try:
-            for root_index, rules_of_root in enumerate(self._rules):
-                for dir_rel in rules_of_root.walk_dirs():
-                    self._watch((root_index, dir_rel))
-        except BaseException:
-            self.close()
-            raise
+            self._notify = RustNotify([*self._roots, self._marker_dir], False, False, 0,
+                                      True, True)
+        except (OSError, RuntimeError) as exc:  # watch limit, unsupported file system
+            shutil.rmtree(self._marker_dir, ignore_errors=True)
+            raise WatchUnavailable(f"watching failed: {exc}") from exc
 
-    def _watch(self, key: Key) -> None:
-        root_index, dir_rel = key
-        root = self._guard.roots[root_index]
-        path = os.path.join(root, dir_rel) if dir_rel else str(root)
-        wd = self._libc.inotify_add_watch(self._fd, os.fsencode(path), WATCH_MASK)
-        if wd < 0:
-            code = ctypes.get_errno()
-            if code == errno.ENOSPC:
-                raise WatchUnavailable(code, "inotify watch limit reached "
-                                       "(fs.inotify.max_user_watches)")
-            return  # the folder vanished or is unreadable: nothing to watch
-        self._dirs[wd] = key
-        self._wds[key] = wd
+    def _key(self, path: str) -> Key | None:
+        for root_index, root in enumerate(self._roots):
+            if path == root:
+                return (root_index, "")
+            if path.startswith(root) and path[len(root)] in (os.sep, "/"):
+                rel = path[len(root) + 1:].replace(os.sep, "/")
+                is_dir = os.path.isdir(path)
+                if self._rules[root_index].is_ignored(rel, is_dir):
+                    return None
+                return (root_index, rel)
+        return None
 
-    def _unwatch_below(self, key: Key) -> None:
-        root_index, dir_rel = key
-        prefix = dir_rel + "/"
-        for other in [k for k in self._wds if k[0] == root_index
-                      and (k[1] == dir_rel or k[1].startswith(prefix))]:
-            wd = self._wds.pop(other)
-            self._dirs.pop(wd, None)
-            self._libc.inotify_rm_watch(self._fd, wd)
-
-    def _watch_below(self, key: Key) -> None:
-        root_index, dir_rel = key
-        rules = self._rules[root_index]
-        if rules.is_ignored(dir_rel, True):
-            return
-        stack = [dir_rel]
-        while stack:
-            current = stack.pop()
-            if (root_index, current) in self._wds:
-                continue
-            self._watch((root_index, current))
-            folder = os.path.join(self._guard.roots[root_index], current)
-            try:
-                with os.scandir(folder) as scan:
-                    names = [entry.name for entry in scan if entry.is_dir(follow_symlinks=False)]
-            except OSError:
-                continue
-            for name in names:
-                child = f"{current}/{name}" if current else name
-                if not rules.is_ignored(child, True):
-                    stack.append(child)
-
-    def _read(self) -> bytes:
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(self._fd, 1 << 16)
-            except BlockingIOError:
-                break
-            except OSError as exc:
-                if exc.errno == errno.EINTR:
-                    continue
-                raise
-            if not chunk:
-                break
-            chunks.append(chunk)
-        return b"".join(chunks)
-
-    def drain(self) -> tuple[set[Key], bool]:
-        data = self._read()
+    def drain(self, touching: Iterable[Key] = ()) -> tuple[set[Key], bool]:
+        with self._lock:
+            self._marker_count += 1
+            with open(self._marker, "w", encoding="ascii") as handle:
+                handle.write(str(self._marker_count))
+            events = self._until_marker()
+        if events is None:  # the marker never arrived: trust nothing, sweep
+            log.warning("sari: the file watcher fell behind; sweeping once")
+            return set(), True
         dirty: set[Key] = set()
-        offset = 0
-        while offset + EVENT_HEADER.size <= len(data):
-            wd, mask, _cookie, length = EVENT_HEADER.unpack_from(data, offset)
-            offset += EVENT_HEADER.size
-            name = os.fsdecode(data[offset:offset + length].rstrip(b"\0"))
-            offset += length
-            if mask & IN_Q_OVERFLOW:
-                self._overflow = True
-                continue
-            folder = self._dirs.get(wd)
-            if mask & IN_IGNORED:
-                if folder is not None:
-                    self._dirs.pop(wd, None)
-                    self._wds.pop(folder, None)
-                continue
-            if folder is None:
-                continue
-            root_index, dir_rel = folder
-            if not name:  # the watched folder itself was deleted or moved away
-                dirty.add(folder)
-                if mask & (IN_DELETE_SELF | IN_MOVE_SELF):
-                    self._unwatch_below(folder)
-                continue
-            rel = f"{dir_rel}/{name}" if dir_rel else name
-            key = (root_index, rel)
-            dirty.add(key)
-            if mask & IN_ISDIR:
-                if mask & (IN_CREATE | IN_MOVED_TO):
-                    self._watch_below(key)
-                elif mask & (IN_DELETE | IN_MOVED_FROM):
-                    self._unwatch_below(key)
-        overflow, self._overflow = self._overflow, False
-        return dirty, overflow
+        for _change, path in events:
+            key = self._key(path)
+            if key is not None:
+                dirty.add(key)
+        if not self.ordered:
+            dirty.update(touching)
+        return dirty, False
+
+    def _until_marker(self) -> set[tuple[int, str]] | None:
+        """Every event up to this drain's marker (None if it did not come in time)."""
+        events: set[tuple[int, str]] = set()
+        deadline = time.monotonic() + MARKER_WAIT_MS / 1000
+        while True:
+            batch = self._notify.watch(MARKER_WAIT_MS, 0, MARKER_WAIT_MS, None)
+            if not isinstance(batch, set):
+                return None
+            marked = False
+            for event in batch:
+                if event[1] == self._marker:
+                    marked = True
+                elif not event[1].startswith(self._marker_dir):
+                    events.add(event)
+            if marked:
+                return events
+            if time.monotonic() > deadline:
+                return None
 
     def close(self) -> None:
-        if self._fd >= 0:
-            os.close(self._fd)
-            self._fd = -1
+        with contextlib.suppress(RuntimeError):
+            self._notify.close()
+        shutil.rmtree(self._marker_dir, ignore_errors=True)
 
 
 def change_source(guard: PathGuard, rules: Sequence[IgnoreRules], watch: bool) -> ChangeSource:
-    """inotify when asked and available, else the stat sweep."""
+    """The file-system watcher when asked and available, else the rate-limited stat sweep."""
     if watch:
         try:
-            return InotifyWatcher(guard, rules)
-        except (OSError, AttributeError) as exc:
-            log.info("sari: watching with stat sweeps (%s)", exc)
+            return NotifyWatcher(guard, rules)
+        except OSError as exc:
+            log.info("sari: watching with rate-limited stat sweeps (%s)", exc)
     return StatSweep()

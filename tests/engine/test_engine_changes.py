@@ -11,19 +11,22 @@ import pytest
 from engine_repo import write
 
 from sari_core.engine import Workspace
-from sari_core.engine.changes import InotifyWatcher, StatSweep
+from sari_core.engine.changes import NotifyWatcher, StatSweep
 from sari_core.kernel import Kernel
 from sari_core.models import MutationCall, SearchCall
 
 
-@pytest.fixture(params=["inotify", "sweep"])
-def engine(request: pytest.FixtureRequest, repo: Path) -> Workspace:
-    """Each test runs with the inotify watcher and with the portable stat sweep."""
-    watch = request.param == "inotify"
+@pytest.fixture(params=["watchfiles", "sweep"])
+def engine(request: pytest.FixtureRequest, repo: Path,
+           monkeypatch: pytest.MonkeyPatch) -> Workspace:
+    """Each test runs with the file-system watcher and with the fallback stat sweep forced
+    (not rate-limited here, so that it too must see every change before the next call)."""
+    watch = request.param == "watchfiles"
+    monkeypatch.setenv("SARI_SWEEP_INTERVAL", "0")
     workspace = Workspace([repo], watch=watch)
-    if watch and not isinstance(workspace._changes, InotifyWatcher):
+    if watch and not isinstance(workspace._changes, NotifyWatcher):
         workspace.close()
-        pytest.skip("inotify is not available here")
+        pytest.skip("no file-system watcher is available here")
     if not watch:
         assert isinstance(workspace._changes, StatSweep)
     workspace.ensure_index(progress=False)
@@ -141,3 +144,52 @@ def test_changes_reach_the_kernel_as_external_mutations(engine: Workspace, repo:
     assert response["matches"][0]["path"] == "src/other.py"
     assert "EXTERNAL_CHANGE" in response["meta"]["stabilization"]["reason_codes"]
     assert [(e.source, e.paths) for e in seen] == [("external", ["src/other.py"])]
+
+
+def test_the_fallback_sweep_is_rate_limited(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SARI_SWEEP_INTERVAL", "3600")
+    with Workspace([repo], watch=False) as workspace:
+        workspace.ensure_index(progress=False)
+        assert workspace.poll_changes() == []  # the one sweep of this interval
+        swept: list[bool] = []
+        original = workspace.indexer.refresh
+
+        def counting_refresh(**kwargs: object) -> object:
+            swept.append(True)
+            return original(**kwargs)
+
+        monkeypatch.setattr(workspace.indexer, "refresh", counting_refresh)
+        for _ in range(20):
+            workspace.poll_changes()
+        assert swept == []  # twenty calls, no walk of the tree
+
+
+def test_the_fallback_rechecks_the_paths_a_call_touches() -> None:
+    sweep = StatSweep(interval=3600)
+    assert sweep.drain() == (set(), True)
+    assert sweep.drain(touching=[(0, "src/app.py")]) == ({(0, "src/app.py")}, False)
+
+
+def test_watching_impossible_falls_back_to_the_sweep(repo: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import watchfiles._rust_notify as rust_notify
+
+    class NoWatches:
+        def __init__(self, *args: object) -> None:
+            raise OSError(28, "inotify watch limit reached")
+
+    monkeypatch.setattr(rust_notify, "RustNotify", NoWatches)
+    with Workspace([repo], watch=True) as workspace:
+        assert isinstance(workspace._changes, StatSweep)
+
+
+def test_the_watcher_leaves_no_marker_folder_behind(repo: Path) -> None:
+    workspace = Workspace([repo], watch=True)
+    source = workspace._changes
+    if not isinstance(source, NotifyWatcher):
+        workspace.close()
+        pytest.skip("no file-system watcher is available here")
+    marker_dir = Path(source._marker_dir)
+    assert marker_dir.is_dir() and not marker_dir.is_relative_to(repo)
+    workspace.close()
+    assert not marker_dir.exists()
