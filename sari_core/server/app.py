@@ -28,6 +28,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from sari_core import __version__
+from sari_core.client_request import ClientRequest, client_request
 from sari_core.kernel import Kernel
 from sari_core.server.catalog import ToolCatalog
 from sari_core.server.connections import ConnectionIds
@@ -138,8 +139,11 @@ class SariServer:
     async def _call_tool(self, ctx: ServerRequestContext[Any],
                          params: types.CallToolRequestParams) -> types.CallToolResult:
         name = params.name
+        request = ClientRequest("tools/call", ctx.request_id, dict(ctx.meta or params.meta or {}),
+                                getattr(ctx, "protocol_version", None))
         try:
-            response = await self._serve(ctx, name, dict(params.arguments or {}))
+            with client_request(request):
+                response = await self._serve(ctx, name, dict(params.arguments or {}))
             return to_call_result(response)
         except Exception as exc:  # the transport must outlive any failure of a call
             incident = uuid.uuid4().hex[:12]

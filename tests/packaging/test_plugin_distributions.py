@@ -21,7 +21,7 @@ else:
     import tomli as tomllib
 
 KNOWN = ["budget", "relevance", "aggregation", "refgate", "lspgate", "persistence", "ripple",
-         "secretguard"]
+         "secretguard", "otel"]
 PRESENT = sorted(p.parent.name.removeprefix("sari-")
                  for p in (REPO_ROOT / "plugins").glob("sari-*/pyproject.toml"))
 
