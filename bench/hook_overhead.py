@@ -13,6 +13,10 @@ per-plugin cost (the slope of a whole read over the plugin count) is printed as 
 pluggy's per-implementation cost of the same two hooks (target: at most 1.5x).
 
     python bench/hook_overhead.py [--calls 20000]
+
+With sari-otel installed, a last block compares the bare kernel with the kernel plus
+sari-otel dormant (no ``OTEL_*`` configured) and active (spans through the SDK's batch
+processor into an in-memory exporter, metrics into an in-memory reader).
 """
 
 from __future__ import annotations
@@ -150,7 +154,66 @@ def main() -> int:
     added = results[(False, 7)] - results[(False, 0)]
     print(f"7 trivial plugins add {added:.2f} µs per read over the bare kernel pipeline "
           f"(target: under 10 µs)")
+    otel_rows(args.calls, floor)
     return 0
+
+
+# --- telemetry: sari-otel's added cost per call (self-contained) ----------------------------
+
+
+def measure_with(plugins: list[object], calls: int) -> list[float]:
+    """p50-ready samples of one read through a kernel with exactly ``plugins`` (no built-ins)."""
+    kernel = Kernel(StubEngine(TEXT), plugins=plugins, load_entry_points=False, builtins=False,
+                    analytics_sinks=[])
+    args = {"mode": "file", "target": "a.py", "session_id": "bench"}
+    for _ in range(500):
+        kernel.execute_read(args)
+    samples = []
+    clock = time.perf_counter_ns
+    for _ in range(calls):
+        start = clock()
+        kernel.execute_read(args)
+        samples.append((clock() - start) / 1000.0)
+    kernel.close()
+    return samples
+
+
+def otel_rows(calls: int, floor: float) -> None:
+    """Bare kernel, + sari-otel dormant, + sari-otel exporting to memory; skipped without it."""
+    try:
+        from opentelemetry.sdk.metrics import MeterProvider
+        from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import BatchSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+        from sari_otel import OtelPlugin
+    except ImportError as exc:
+        print(f"sari-otel rows skipped: {exc}")
+        return
+    tracer_provider = TracerProvider()
+    exporter = InMemorySpanExporter()
+    tracer_provider.add_span_processor(BatchSpanProcessor(exporter))
+    meter_provider = MeterProvider(metric_readers=[InMemoryMetricReader()])
+    rows = {
+        "bare kernel": [],
+        "+ sari-otel dormant": [OtelPlugin(environ={})],
+        "+ sari-otel to memory": [OtelPlugin(tracer_provider=tracer_provider,
+                                             meter_provider=meter_provider)],
+    }
+    print(f"{'telemetry':<36}{'p50 µs':>10}{'p99 µs':>10}{'added µs':>14}")
+    base = None
+    for label, plugins in rows.items():
+        samples = sorted(measure_with(plugins, calls))
+        p50 = statistics.median(samples)
+        base = p50 if base is None else base
+        print(f"{label:<36}{p50:>10.2f}{samples[int(len(samples) * 0.99)]:>10.2f}"
+              f"{p50 - base:>14.2f}")
+    tracer_provider.force_flush()
+    exported = len(exporter.get_finished_spans())
+    print(f"spans exported to memory: {exported} (engine stub alone: {floor:.2f} µs)")
+    tracer_provider.shutdown()
+    meter_provider.shutdown()
 
 
 if __name__ == "__main__":
