@@ -45,6 +45,11 @@ ORDERED_PLATFORMS = ("linux", "darwin")
 class ChangeSource(Protocol):
     """What changed since the last drain: paths to re-check, or "sweep everything"."""
 
+    @property
+    def exact(self) -> bool:
+        """Whether a drain alone sees every earlier change (no need to pass ``touching``)."""
+        ...
+
     def drain(self, touching: Iterable[Key] = ()) -> tuple[set[Key], bool]: ...
 
     def close(self) -> None: ...
@@ -71,6 +76,10 @@ class StatSweep:
     def __init__(self, interval: float | None = None) -> None:
         self.interval = sweep_interval() if interval is None else interval
         self._last = float("-inf")
+
+    @property
+    def exact(self) -> bool:
+        return self.interval <= 0
 
     def drain(self, touching: Iterable[Key] = ()) -> tuple[set[Key], bool]:
         now = time.monotonic()
@@ -114,6 +123,10 @@ class NotifyWatcher:
         except (OSError, RuntimeError) as exc:  # watch limit, unsupported file system
             shutil.rmtree(self._marker_dir, ignore_errors=True)
             raise WatchUnavailable(f"watching failed: {exc}") from exc
+
+    @property
+    def exact(self) -> bool:
+        return self.ordered
 
     def _key(self, path: str) -> Key | None:
         for root_index, root in enumerate(self._roots):

@@ -17,7 +17,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from sari_core.engine.changes import ChangeSource, change_source
+from sari_core.engine.changes import ChangeSource, Key, change_source
 from sari_core.engine.ignore import IgnoreRules
 from sari_core.engine.indexer import Indexer, IndexStats
 from sari_core.engine.mutations import Mutator
@@ -28,6 +28,7 @@ from sari_core.engine.schema import default_index_path
 from sari_core.engine.search import Searcher
 from sari_core.engine.store import IndexStore
 from sari_core.engine.text_match import FileHit
+from sari_core.errors import SariError
 from sari_core.models import (
     FileChange,
     MutationCall,
@@ -133,12 +134,16 @@ class Workspace:
 
     # --- changes on disk ------------------------------------------------------------
 
-    def _sync(self) -> None:
-        """Apply the changes seen on disk to the index; queue them for poll_changes."""
+    def _sync(self, touching: Sequence[Key] = ()) -> None:
+        """Apply the changes seen on disk to the index; queue them for poll_changes.
+
+        :param touching: paths the call is about to use, re-checked as well when the
+            change source alone may miss recent changes (late events, rate-limited sweep).
+        """
         with self._sync_lock:
             if self._closed:
                 return
-            keys, sweep = self._changes.drain()
+            keys, sweep = self._changes.drain(touching)
             if sweep:
                 if not self._ready.is_set():
                     return  # the first build is the sweep
@@ -159,7 +164,20 @@ class Workspace:
 
     # --- the engine protocol --------------------------------------------------------
 
+    def _touching(self, target: str | None) -> list[Key]:
+        """``target`` as a key to re-check, when the change source is not exact by itself."""
+        if self._changes.exact or not target:
+            return []
+        try:
+            resolved = self.guard.resolve(target, kind="any", must_exist=False)
+        except SariError:
+            return []  # the read or edit itself reports the bad path
+        return [(resolved.root_index, resolved.rel)]
+
     def read(self, call: ReadCall) -> ReadResult:
+        touching = self._touching(call.path if call.mode == "symbol" else call.target)
+        if touching:
+            self._sync(touching)
         return self.reader.read(call)
 
     def search(self, call: SearchCall) -> SearchResult:
@@ -174,7 +192,7 @@ class Workspace:
         return [self._display(hit) for hit in self.searcher.files(call)]
 
     def plan_mutation(self, call: MutationCall) -> list[FileChange]:
-        self._sync()
+        self._sync(self._touching(call.path))
         return self.mutator.plan(call)
 
     def apply_mutation(self, changes: list[FileChange]) -> None:

@@ -193,3 +193,44 @@ def test_the_watcher_leaves_no_marker_folder_behind(repo: Path) -> None:
     assert marker_dir.is_dir() and not marker_dir.is_relative_to(repo)
     workspace.close()
     assert not marker_dir.exists()
+
+
+def test_between_rate_limited_sweeps_a_read_rechecks_its_file(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sari_core.models import ReadCall
+
+    monkeypatch.setenv("SARI_SWEEP_INTERVAL", "3600")
+    with Workspace([repo], watch=False) as workspace:
+        workspace.ensure_index(progress=False)
+        assert workspace.poll_changes() == []  # this interval's sweep
+        write(repo, "src/other.py", "edited_between_sweeps = 1\n")
+        result = workspace.read(ReadCall(mode="file", target="src/other.py"))
+        assert "edited_between_sweeps" in result.text
+        assert [c.path for c in workspace.poll_changes()] == ["src/other.py"]
+        assert paths(workspace, "edited_between_sweeps") == {"src/other.py"}
+
+
+def test_between_rate_limited_sweeps_an_edit_rechecks_its_file(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SARI_SWEEP_INTERVAL", "3600")
+    with Workspace([repo], watch=False) as workspace:
+        workspace.ensure_index(progress=False)
+        assert workspace.poll_changes() == []
+        write(repo, "src/other.py", "class Edited:\n    pass\n")
+        changes = workspace.plan_mutation(MutationCall(
+            tool="edit", path="src/other.py", old_string="Edited", new_string="Renamed"))
+        reported = workspace.poll_changes()
+        assert [(c.path, c.new_text) for c in reported] == [
+            ("src/other.py", "class Edited:\n    pass\n")]
+        workspace.apply_mutation(changes)
+        assert paths(workspace, "class Renamed") == {"src/other.py"}
+
+
+def test_a_watcher_without_ordered_events_rechecks_the_touched_paths(repo: Path) -> None:
+    with Workspace([repo], watch=True) as workspace:
+        source = workspace._changes
+        if not isinstance(source, NotifyWatcher):
+            pytest.skip("no file-system watcher is available here")
+        assert source.drain(touching=[(0, "src/app.py")]) == (set(), False)  # ordered: exact
+        source.ordered = False  # as on a backend that delivers folders independently
+        assert source.drain(touching=[(0, "src/app.py")]) == ({(0, "src/app.py")}, False)
