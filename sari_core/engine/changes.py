@@ -2,7 +2,7 @@
 
 The watcher is ``watchfiles`` (the Rust ``notify`` crate: inotify on Linux, FSEvents
 on macOS, ReadDirectoryChangesW on Windows). Its events arrive on a background
-thread, a little after the change: so a drain first writes a marker file into a
+thread, a little after the change: so a drain first changes a marker file in a
 private folder watched by the same watcher and waits until the marker's own event
 has arrived. Backends that deliver one ordered stream (inotify, FSEvents) deliver
 every earlier change before the marker, so a call sees every change made before
@@ -114,6 +114,8 @@ class NotifyWatcher:
         self._roots = [str(root) for root in guard.roots]
         self._marker_dir = tempfile.mkdtemp(prefix="sari-watch-")
         self._marker = os.path.join(self._marker_dir, "marker")
+        with open(self._marker, "wb"):
+            pass
         self._marker_count = 0
         self._lock = threading.Lock()
         self.ordered = sys.platform.startswith(ORDERED_PLATFORMS)
@@ -142,9 +144,10 @@ class NotifyWatcher:
 
     def drain(self, touching: Iterable[Key] = ()) -> tuple[set[Key], bool]:
         with self._lock:
+            # Toggling the marker's size is one system call and one content-change event on
+            # every backend (a full write costs an open, a write and a close: ~10x slower).
             self._marker_count += 1
-            with open(self._marker, "w", encoding="ascii") as handle:
-                handle.write(str(self._marker_count))
+            os.truncate(self._marker, self._marker_count % 2)
             events = self._until_marker()
         if events is None:  # the marker never arrived: trust nothing, sweep
             log.warning("sari: the file watcher fell behind; sweeping once")
