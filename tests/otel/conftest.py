@@ -57,9 +57,11 @@ class Telemetry:
                                  meter_provider=self.meter_provider)
 
     def finished(self, name: str | None = None) -> list:
+        self.plugin.flush()
         return [s for s in self.spans.get_finished_spans() if name is None or s.name == name]
 
     def metric_points(self) -> dict[str, list]:
+        self.plugin.flush()
         data = self.metrics.get_metrics_data()
         points: dict[str, list] = {}
         for resource_metrics in data.resource_metrics if data else []:

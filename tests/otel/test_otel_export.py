@@ -91,6 +91,7 @@ def test_what_counts_as_configured(environ: dict[str, str]) -> None:
     try:
         assert isinstance(plugin, OtelPlugin) and plugin.active
     finally:
+        plugin.thread.close()
         for provider in plugin._owned:
             provider.shutdown()
 

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PLUGIN_NAME = "otel"
+DEFAULT_QUEUE_SIZE = 10_000
 
 
 class DormantOtel:
@@ -62,6 +63,8 @@ class OtelPlugin:
     :param tracer_provider: where spans go; by default built from ``OTEL_*``.
     :param meter_provider: where metrics go; by default built from ``OTEL_*``.
     :param environ: the environment to read (default ``os.environ``).
+    :param queue_size: finished calls waiting for the recording thread at most; beyond
+        that, telemetry is dropped rather than calls slowed.
 
     With neither provider given and no telemetry configured in the environment,
     constructing it returns a :class:`DormantOtel` instead.
@@ -72,7 +75,8 @@ class OtelPlugin:
 
     def __new__(cls, tracer_provider: TracerProvider | None = None,
                 meter_provider: MeterProvider | None = None,
-                environ: Mapping[str, str] | None = None) -> Any:
+                environ: Mapping[str, str] | None = None,
+                queue_size: int = DEFAULT_QUEUE_SIZE) -> Any:
         if tracer_provider is None and meter_provider is None and not telemetry_configured(
                 os.environ if environ is None else environ):
             return DormantOtel()
@@ -80,7 +84,8 @@ class OtelPlugin:
 
     def __init__(self, tracer_provider: TracerProvider | None = None,
                  meter_provider: MeterProvider | None = None,
-                 environ: Mapping[str, str] | None = None) -> None:
+                 environ: Mapping[str, str] | None = None,
+                 queue_size: int = DEFAULT_QUEUE_SIZE) -> None:
         from sari_otel.recorder import CallRecorder
 
         self._owned: list[Any] = []
@@ -91,8 +96,15 @@ class OtelPlugin:
             tracer_provider = providers.tracer_provider(env)
             meter_provider = providers.meter_provider(env)
             self._owned = [p for p in (tracer_provider, meter_provider) if p is not None]
+        from sari_otel.background import RecordingThread
+
         self.recorder = CallRecorder(tracer_provider, meter_provider)
+        self.thread = RecordingThread(self.recorder.record, queue_size)
         self._local = threading.local()
+
+    def flush(self) -> None:
+        """Wait until every finished call's telemetry is handed to the providers."""
+        self.thread.flush()
 
     # --- notes of the running call (per thread: a call runs in one thread) -------------
 
@@ -131,6 +143,7 @@ class OtelPlugin:
 
     @hookimpl
     def on_kernel_shutdown(self, kernel: Kernel) -> None:
+        self.thread.close()
         for provider in self._owned:
             provider.shutdown()
 
@@ -162,8 +175,8 @@ class OtelPlugin:
     def on_call_complete(self, record: CallRecord, session: Session) -> None:
         notes = self._notes()
         self._local.notes = []
-        try:
-            self.recorder.record(record, session.connection_id, current_client_request(), notes)
-        except Exception:  # noqa: BLE001 - telemetry must never change a call's outcome
-            log.warning("sari-otel: recording call %s failed", record.execution_id,
-                        exc_info=True)
+        request = current_client_request()
+        # The parent is decided here, where the caller's context is current; the spans are
+        # built on the recording thread.
+        self.thread.submit(record, session.connection_id, request,
+                           self.recorder.parent_of(request), notes)

@@ -1,8 +1,8 @@
 """Turns one finished call, and what the plugin noted while it ran, into spans and metrics.
 
 The plugin learns of a call piecemeal (policy hooks, verdict observations) and only
-knows its start once it completes, so the spans are built at the end with explicit
-start and end times: a ``SERVER`` span ``tools/call <tool>``, one child span for the
+knows its start once it completes, so the spans are built at the end — on the plugin's
+recording thread — with explicit start and end times: a ``SERVER`` span ``tools/call <tool>``, one child span for the
 engine's part (search, read, write) when the hooks bracketed it, and one event per
 policy verdict at the time it was folded.
 """
@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from opentelemetry import context as context_api
 from opentelemetry import trace
 from opentelemetry.context import Context
 from opentelemetry.metrics import MeterProvider
@@ -59,8 +60,16 @@ class CallRecorder:
                 names.VERDICTS_METRIC, unit="{verdict}",
                 description="Verdicts returned by policies, by plugin and action.")
 
+    @staticmethod
+    def parent_of(request: ClientRequest | None) -> Context:
+        """The call span's parent: the client's ``_meta`` trace context, else the current one.
+
+        Called on the call's thread, where the caller's context is current.
+        """
+        return parent_context(request) or context_api.get_current()
+
     def record(self, record: CallRecord, connection_id: str, request: ClientRequest | None,
-               notes: list[Note]) -> None:
+               parent: Context, notes: list[Note]) -> None:
         end_ns = int(record.timestamp * 1e9)
         start_ns = end_ns - int(record.duration_ms * 1e6)
         notes = [note for note in notes if start_ns <= note.time_ns <= end_ns]
@@ -68,15 +77,15 @@ class CallRecorder:
         tokens = int(meta.get("token_estimate") or 0)
         error_type = record.error_code if not record.ok else None
         if self.tracer is not None:
-            self._span(record, connection_id, request, notes, start_ns, end_ns, tokens,
+            self._span(record, connection_id, request, parent, notes, start_ns, end_ns, tokens,
                        error_type, meta)
         if self.meter is not None:
-            self._metrics(record, request, notes, tokens, error_type)
+            self._metrics(record, notes, tokens, error_type)
 
     # --- traces -----------------------------------------------------------------------
 
     def _span(self, record: CallRecord, connection_id: str, request: ClientRequest | None,
-              notes: list[Note], start_ns: int, end_ns: int, tokens: int,
+              parent: Context, notes: list[Note], start_ns: int, end_ns: int, tokens: int,
               error_type: str | None, meta: Mapping[str, Any]) -> None:
         assert self.tracer is not None
         attributes: dict[str, Any] = {
@@ -100,7 +109,7 @@ class CallRecorder:
             if isinstance(value, _PRIMITIVES):
                 attributes[names.SESSION_METRIC_PREFIX + key] = value
         root = self.tracer.start_span(f"{names.TOOLS_CALL} {record.tool}",
-                                      context=parent_context(request), kind=SpanKind.SERVER,
+                                      context=parent, kind=SpanKind.SERVER,
                                       attributes=attributes, start_time=start_ns)
         for note in notes:
             if note.kind == "verdict":
@@ -128,8 +137,8 @@ class CallRecorder:
 
     # --- metrics ----------------------------------------------------------------------
 
-    def _metrics(self, record: CallRecord, request: ClientRequest | None, notes: list[Note],
-                 tokens: int, error_type: str | None) -> None:
+    def _metrics(self, record: CallRecord, notes: list[Note], tokens: int,
+                 error_type: str | None) -> None:
         attributes: dict[str, Any] = {names.MCP_METHOD: names.TOOLS_CALL,
                                       names.GEN_AI_TOOL: record.tool}
         if error_type:
