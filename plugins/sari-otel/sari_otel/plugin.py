@@ -5,8 +5,9 @@ entry point yields an object with no hooks at all (nothing runs per call) and
 OpenTelemetry is never imported. Active, it notes while a call runs — when the
 policies let the engine start and when it finished (``on_read_enter`` last,
 ``on_read_exit`` / ``on_search_complete`` first, ``on_mutation``), every policy's
-verdict (the kernel's verdict observers), external changes — and turns the notes
-into spans and metrics when the call completes (``on_call_complete``).
+verdict (the kernel's verdict observers), external changes — and when the call
+completes (``on_call_complete``) queues the notes for its recording thread, which turns
+them into spans and metrics.
 """
 
 from __future__ import annotations
@@ -32,13 +33,13 @@ from sari_core.sessions import Session
 from sari_core.verdicts import PluginVerdict
 from sari_otel import names
 from sari_otel.config import telemetry_configured
+from sari_otel.notes import Note
 
 if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider
     from opentelemetry.trace import TracerProvider
 
     from sari_core.kernel import Kernel
-    from sari_otel.recorder import Note
 
 log = logging.getLogger(__name__)
 
@@ -115,8 +116,6 @@ class OtelPlugin:
         return notes
 
     def _note(self, kind: str, engine: str = "", **attributes: Any) -> None:
-        from sari_otel.recorder import Note
-
         self._notes().append(Note(time.time_ns(), kind, attributes, engine))
 
     def observe_verdicts(self, hook: str, verdicts: list[PluginVerdict]) -> None:

@@ -34,7 +34,8 @@ class TelemetryConfigError(ValueError):
 
 
 def resource(environ: Mapping[str, str]) -> Resource:
-    """``service.name=sari`` unless ``OTEL_SERVICE_NAME``/``OTEL_RESOURCE_ATTRIBUTES`` say otherwise."""
+    """``service.name=sari``, unless ``OTEL_SERVICE_NAME`` or ``OTEL_RESOURCE_ATTRIBUTES``
+    name the service."""
     named = environ.get("OTEL_SERVICE_NAME") or "service.name=" in environ.get(
         "OTEL_RESOURCE_ATTRIBUTES", "")
     return Resource.create({} if named else {"service.name": SERVICE_NAME})

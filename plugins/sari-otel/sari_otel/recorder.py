@@ -2,15 +2,14 @@
 
 The plugin learns of a call piecemeal (policy hooks, verdict observations) and only
 knows its start once it completes, so the spans are built at the end — on the plugin's
-recording thread — with explicit start and end times: a ``SERVER`` span ``tools/call <tool>``, one child span for the
-engine's part (search, read, write) when the hooks bracketed it, and one event per
-policy verdict at the time it was folded.
+recording thread — with explicit start and end times: a ``SERVER`` span
+``tools/call <tool>``, one child span for the engine's part (search, read, write) when
+the hooks bracketed it, and one event per policy verdict at the time it was folded.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from opentelemetry import context as context_api
@@ -23,19 +22,10 @@ from opentelemetry.trace import SpanKind, Status, StatusCode, TracerProvider
 from sari_core.client_request import ClientRequest
 from sari_core.models import CallRecord
 from sari_otel import names
+from sari_otel.notes import Note
 
 INSTRUMENTATION = "sari-otel"
 _PRIMITIVES = (str, bool, int, float)
-
-
-@dataclass
-class Note:
-    """Something that happened during a call, at ``time_ns`` (wall clock)."""
-
-    time_ns: int
-    kind: str  # "verdict", "engine_start", "engine_end", "external"
-    attributes: dict[str, Any] = field(default_factory=dict)
-    engine: str = ""
 
 
 class CallRecorder:
