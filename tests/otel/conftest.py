@@ -9,17 +9,10 @@ import pytest
 
 pytest.importorskip("sari_otel")
 
-from opentelemetry.sdk.metrics import MeterProvider  # noqa: E402
-from opentelemetry.sdk.metrics.export import InMemoryMetricReader  # noqa: E402
-from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor  # noqa: E402
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import (  # noqa: E402
-    InMemorySpanExporter,
-)
 from otel_policy import FirstReadGate  # noqa: E402
+from otel_telemetry import Telemetry  # noqa: E402
 
 from sari_core.kernel import Kernel  # noqa: E402
-from sari_otel import OtelPlugin  # noqa: E402
 
 OTEL_VARS = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
              "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "OTEL_TRACES_EXPORTER",
@@ -42,33 +35,6 @@ def workspace(tmp_path: Path) -> Path:
         "def respond(request):\n    return {'ok': True}\n", encoding="utf-8")
     (root / "README.md").write_text("# demo\n\nrespond to requests\n", encoding="utf-8")
     return root
-
-
-class Telemetry:
-    """In-memory exporters behind an active sari-otel plugin."""
-
-    def __init__(self) -> None:
-        self.spans = InMemorySpanExporter()
-        self.tracer_provider = TracerProvider()
-        self.tracer_provider.add_span_processor(SimpleSpanProcessor(self.spans))
-        self.metrics = InMemoryMetricReader()
-        self.meter_provider = MeterProvider(metric_readers=[self.metrics])
-        self.plugin = OtelPlugin(tracer_provider=self.tracer_provider,
-                                 meter_provider=self.meter_provider)
-
-    def finished(self, name: str | None = None) -> list:
-        self.plugin.flush()
-        return [s for s in self.spans.get_finished_spans() if name is None or s.name == name]
-
-    def metric_points(self) -> dict[str, list]:
-        self.plugin.flush()
-        data = self.metrics.get_metrics_data()
-        points: dict[str, list] = {}
-        for resource_metrics in data.resource_metrics if data else []:
-            for scope in resource_metrics.scope_metrics:
-                for metric in scope.metrics:
-                    points.setdefault(metric.name, []).extend(metric.data.data_points)
-        return points
 
 
 @pytest.fixture

@@ -6,11 +6,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import Telemetry
 from mcp import Client
 from opentelemetry.propagate import inject
 from opentelemetry.trace import set_span_in_context
 from otel_policy import FirstReadGate
+from otel_telemetry import Telemetry
 
 from sari_core.kernel import Kernel
 from sari_core.server import SariServer

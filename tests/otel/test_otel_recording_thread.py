@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from conftest import Telemetry
+from otel_telemetry import Telemetry
 
 from sari_core.kernel import Kernel
 from sari_otel.background import RecordingThread

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import Telemetry
 from opentelemetry.trace import SpanKind, StatusCode
 from otel_policy import LOOK_FIRST, SECOND_LOOK
+from otel_telemetry import Telemetry
 
 from sari_core.kernel import Kernel
 
