@@ -100,3 +100,11 @@ def test_an_unknown_protocol_is_a_clear_error() -> None:
     with pytest.raises(TelemetryConfigError, match="OTEL_EXPORTER_OTLP_PROTOCOL"):
         OtelPlugin(environ={"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318",
                             "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"})
+
+
+def test_grpc_without_its_extra_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "opentelemetry.exporter.otlp.proto.grpc.trace_exporter",
+                        None)  # as if sari-otel[grpc] were not installed
+    with pytest.raises(TelemetryConfigError, match=r"pip install 'sari-otel\[grpc\]'"):
+        OtelPlugin(environ={"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317",
+                            "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"})
