@@ -19,9 +19,9 @@ def test_a_full_queue_drops_telemetry_instead_of_blocking_the_call() -> None:
         release.wait(10)
         emitted.append(number)
 
-    thread = RecordingThread(slow_emit, maxsize=2)
+    thread = RecordingThread(maxsize=2)
     for number in range(10):  # returns at once although nothing can be emitted yet
-        thread.submit(number)
+        thread.submit(slow_emit, number)
     assert thread.dropped >= 7
     release.set()
     thread.close()

@@ -117,3 +117,14 @@ def test_counters_and_histograms(kernel: Kernel, telemetry: Telemetry) -> None:
                 for p in points["sari.policy.verdicts"]}
     assert verdicts == {("gate", "block"): 1, ("gate", "warn"): 1}
     assert refused["ok"] is False
+
+
+def test_session_lifetimes(kernel: Kernel, telemetry: Telemetry) -> None:
+    kernel.execute_search({"query": "respond"}, connection_id="conn-a")
+    kernel.execute_search({"query": "respond"}, connection_id="conn-b")
+    kernel.end_connection("conn-a")
+    points = telemetry.metric_points()
+    (live,) = points["sari.sessions.active"]
+    assert live.value == 1  # conn-b's session is still open
+    (lifetimes,) = points["mcp.server.session.duration"]
+    assert lifetimes.count == 1 and lifetimes.sum > 0

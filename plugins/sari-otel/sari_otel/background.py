@@ -19,22 +19,22 @@ _STOP = object()
 
 
 class RecordingThread:
-    """Runs ``emit(*item)`` for every submitted item, in order, on one daemon thread.
+    """Runs every submitted ``function(*args)``, in order, on one daemon thread.
 
-    :param emit: what to do with an item (exceptions are logged, never propagated).
-    :param maxsize: items waiting at most; more are dropped.
+    Exceptions are logged, never propagated.
+
+    :param maxsize: submissions waiting at most; more are dropped.
     """
 
-    def __init__(self, emit: Callable[..., None], maxsize: int) -> None:
-        self._emit = emit
+    def __init__(self, maxsize: int) -> None:
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=maxsize)
         self.dropped = 0
         self._thread = threading.Thread(target=self._run, name="sari-otel", daemon=True)
         self._thread.start()
 
-    def submit(self, *item: Any) -> None:
+    def submit(self, function: Callable[..., None], *args: Any) -> None:
         try:
-            self._queue.put_nowait(item)
+            self._queue.put_nowait((function, args))
         except queue.Full:
             self.dropped += 1
             if self.dropped == 1:
@@ -56,7 +56,8 @@ class RecordingThread:
             try:
                 if item is _STOP:
                     return
-                self._emit(*item)
+                function, args = item
+                function(*args)
             except Exception:  # noqa: BLE001 - telemetry must never take the server down
                 log.warning("sari-otel: recording failed", exc_info=True)
             finally:

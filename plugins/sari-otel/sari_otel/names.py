@@ -41,6 +41,8 @@ ENGINE_SPANS = {"read": "sari.engine.read", "search": "sari.engine.search",
                 "write": "sari.engine.write"}
 
 DURATION_METRIC = "mcp.server.operation.duration"
+SESSION_DURATION_METRIC = "mcp.server.session.duration"
+SESSIONS_METRIC = "sari.sessions.active"
 CALLS_METRIC = "sari.calls"
 REFUSALS_METRIC = "sari.refusals"
 TOKENS_METRIC = "sari.tokens"

@@ -100,7 +100,7 @@ class OtelPlugin:
         from sari_otel.background import RecordingThread
 
         self.recorder = CallRecorder(tracer_provider, meter_provider)
-        self.thread = RecordingThread(self.recorder.record, queue_size)
+        self.thread = RecordingThread(queue_size)
         self._local = threading.local()
 
     def flush(self) -> None:
@@ -146,6 +146,17 @@ class OtelPlugin:
         for provider in self._owned:
             provider.shutdown()
 
+    @hookimpl
+    def on_session_start(self, session: Session) -> None:
+        session.state.namespace(PLUGIN_NAME, time.monotonic)
+        self.thread.submit(self.recorder.session_started)
+
+    @hookimpl
+    def on_session_end(self, session: Session) -> None:
+        started = session.state.namespaces.get(PLUGIN_NAME)
+        if isinstance(started, float):
+            self.thread.submit(self.recorder.session_ended, time.monotonic() - started)
+
     # --- brackets around the engine's part of a call -------------------------------------
 
     @hookimpl(trylast=True)
@@ -177,5 +188,5 @@ class OtelPlugin:
         request = current_client_request()
         # The parent is decided here, where the caller's context is current; the spans are
         # built on the recording thread.
-        self.thread.submit(record, session.connection_id, request,
+        self.thread.submit(self.recorder.record, record, session.connection_id, request,
                            self.recorder.parent_of(request), notes)

@@ -46,6 +46,11 @@ class CallRecorder:
             self.tokens = self.meter.create_counter(
                 names.TOKENS_METRIC, unit="{token}",
                 description="Estimated tokens delivered to the model.")
+            self.session_duration = self.meter.create_histogram(
+                names.SESSION_DURATION_METRIC, unit="s",
+                description="How long a policy session lived, until evicted or closed.")
+            self.sessions = self.meter.create_up_down_counter(
+                names.SESSIONS_METRIC, unit="{session}", description="Live policy sessions.")
             self.verdicts = self.meter.create_counter(
                 names.VERDICTS_METRIC, unit="{verdict}",
                 description="Verdicts returned by policies, by plugin and action.")
@@ -126,6 +131,15 @@ class CallRecorder:
         span.end(end_time=finish.time_ns)
 
     # --- metrics ----------------------------------------------------------------------
+
+    def session_started(self) -> None:
+        if self.meter is not None:
+            self.sessions.add(1)
+
+    def session_ended(self, seconds: float) -> None:
+        if self.meter is not None:
+            self.sessions.add(-1)
+            self.session_duration.record(seconds)
 
     def _metrics(self, record: CallRecord, notes: list[Note], tokens: int,
                  error_type: str | None) -> None:
