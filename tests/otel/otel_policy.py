@@ -25,8 +25,8 @@ class FirstReadGate:
 
     @hookimpl
     def on_read_enter(self, call: ReadCall, session: Session) -> Verdict:
-        with session.state.lock:
-            seen = session.state.namespace("gate", lambda: {"reads": 0})
+        with session.lock:
+            seen = session.namespace("gate", lambda: {"reads": 0})
             seen["reads"] += 1
             first = seen["reads"] == 1
         if first:

@@ -1,11 +1,12 @@
 """The sari-otel plugin: OpenTelemetry spans and metrics for every tool call.
 
-Dormant unless the ``OTEL_*`` environment names an exporter or endpoint: then the
-entry point yields an object with no hooks at all (nothing runs per call) and
-OpenTelemetry is never imported. Active, it notes while a call runs — when the
-policies let the engine start and when it finished (``on_read_enter`` last,
-``on_read_exit`` / ``on_search_complete`` first, ``on_mutation``), every policy's
-verdict (the kernel's verdict observers), external changes — and when the call
+Dormant unless the ``OTEL_*`` environment names an exporter or endpoint: otherwise the
+entry point yields an object with no per-call hook (nothing runs per call) and
+OpenTelemetry is never imported. Active, it notes in the call's context
+(``ctx.scratch``) while a call runs — when the policies let the engine start and when
+it finished (``on_read_enter`` last, ``on_read_exit`` / ``on_search_complete`` first,
+``on_mutation``), every policy's answer (pluggy's hook-call monitoring, which sees
+each plugin's result), external changes — and when the call
 completes (``on_call_complete``) queues the notes for its recording thread, which turns
 them into spans and metrics.
 """
@@ -14,23 +15,14 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sari_core.client_request import current_client_request
-from sari_core.models import (
-    CallRecord,
-    MutationEvent,
-    ReadCall,
-    ReadResult,
-    SearchCall,
-    SearchResult,
-)
+from sari_core.models import CallRecord, MutationEvent
 from sari_core.plugin_manager import hookimpl
 from sari_core.sessions import Session
-from sari_core.verdicts import PluginVerdict
 from sari_otel import names
 from sari_otel.config import telemetry_configured
 from sari_otel.notes import Note
@@ -39,11 +31,13 @@ if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider
     from opentelemetry.trace import TracerProvider
 
+    from sari_core.context import CallContext
     from sari_core.kernel import Kernel
 
 log = logging.getLogger(__name__)
 
 PLUGIN_NAME = "otel"
+POLICY_HOOKS = frozenset({"on_read_enter", "on_read_exit", "on_search_complete", "on_mutation"})
 DEFAULT_QUEUE_SIZE = 10_000
 
 
@@ -101,92 +95,108 @@ class OtelPlugin:
 
         self.recorder = CallRecorder(tracer_provider, meter_provider)
         self.thread = RecordingThread(queue_size)
-        self._local = threading.local()
+        self._stop_watching: Callable[[], None] | None = None
 
     def flush(self) -> None:
         """Wait until every finished call's telemetry is handed to the providers."""
         self.thread.flush()
 
-    # --- notes of the running call (per thread: a call runs in one thread) -------------
+    # --- notes of the running call, kept in its context -----------------------------------
 
-    def _notes(self) -> list[Note]:
-        notes: list[Note] | None = getattr(self._local, "notes", None)
+    @staticmethod
+    def _note(ctx: CallContext, kind: str, engine: str = "", **attributes: Any) -> None:
+        notes = ctx.scratch.get(PLUGIN_NAME)
         if notes is None:
-            notes = self._local.notes = []
-        return notes
+            notes = ctx.scratch[PLUGIN_NAME] = []
+        notes.append(Note(time.time_ns(), kind, attributes, engine))
 
-    def _note(self, kind: str, engine: str = "", **attributes: Any) -> None:
-        self._notes().append(Note(time.time_ns(), kind, attributes, engine))
-
-    def observe_verdicts(self, hook: str, verdicts: list[PluginVerdict]) -> None:
-        """Note every policy's verdict (registered as a kernel verdict observer)."""
-        for item in verdicts:
-            verdict = item.verdict
+    def _hook_called(self, outcome: Any, hook_name: str, impls: Sequence[Any],
+                     kwargs: Mapping[str, Any]) -> None:
+        """pluggy's call monitoring, after each hook call: note every policy's answer."""
+        if hook_name not in POLICY_HOOKS or outcome.exception is not None:
+            return
+        ctx = kwargs.get("ctx")
+        if ctx is None:
+            return
+        for answer in outcome.get_result() or ():
+            if answer.failure:
+                self._note(ctx, "verdict", **{
+                    names.POLICY_NAME: answer.plugin, names.POLICY_HOOK: hook_name,
+                    names.POLICY_ACTION: "error", names.POLICY_REASON_CODES: ["PLUGIN_ERROR"],
+                    names.POLICY_ERROR_CODE: "PLUGIN_ERROR"})
+                continue
+            verdict = answer.value
+            action = getattr(verdict, "action", None)
+            if not isinstance(action, str):
+                continue
             attributes: dict[str, Any] = {
-                names.POLICY_NAME: item.plugin, names.POLICY_HOOK: hook,
-                names.POLICY_ACTION: verdict.action,
+                names.POLICY_NAME: answer.plugin, names.POLICY_HOOK: hook_name,
+                names.POLICY_ACTION: action,
                 names.POLICY_REASON_CODES: list(verdict.reason_codes),
             }
-            if verdict.action == "block":  # the refusal's code, as the fold defaults it
+            if action == "block":  # the refusal's code, as the fold defaults it
                 attributes[names.POLICY_ERROR_CODE] = verdict.error_code or (
                     verdict.reason_codes[0] if verdict.reason_codes else "BLOCKED")
-            self._note("verdict", **attributes)
+            self._note(ctx, "verdict", **attributes)
 
     # --- lifecycle ------------------------------------------------------------------
 
     @hookimpl
     def on_kernel_start(self, kernel: Kernel) -> None:
-        observers = getattr(kernel, "verdict_observers", None)
-        if observers is not None:
-            observers.append(self.observe_verdicts)
+        self._stop_watching = kernel.pm.add_hookcall_monitoring(_ignore_call, self._hook_called)
 
     @hookimpl
     def on_kernel_shutdown(self, kernel: Kernel) -> None:
+        if self._stop_watching is not None:
+            self._stop_watching()
+            self._stop_watching = None
         self.thread.close()
         for provider in self._owned:
             provider.shutdown()
 
     @hookimpl
     def on_session_start(self, session: Session) -> None:
-        session.state.namespace(PLUGIN_NAME, time.monotonic)
+        session.namespace(PLUGIN_NAME, time.monotonic)
         self.thread.submit(self.recorder.session_started)
 
     @hookimpl
     def on_session_end(self, session: Session) -> None:
-        started = session.state.namespaces.get(PLUGIN_NAME)
+        started = session.existing_namespace(PLUGIN_NAME)
         if isinstance(started, float):
             self.thread.submit(self.recorder.session_ended, time.monotonic() - started)
 
     # --- brackets around the engine's part of a call -------------------------------------
 
     @hookimpl(trylast=True)
-    def on_read_enter(self, call: ReadCall, session: Session) -> None:
-        self._note("engine_start", "read")
+    def on_read_enter(self, ctx: CallContext) -> None:
+        self._note(ctx, "engine_start", "read")
 
     @hookimpl(tryfirst=True)
-    def on_read_exit(self, call: ReadCall, result: ReadResult, session: Session) -> None:
-        self._note("engine_end", "read")
+    def on_read_exit(self, ctx: CallContext) -> None:
+        self._note(ctx, "engine_end", "read")
 
     @hookimpl(tryfirst=True)
-    def on_search_complete(self, call: SearchCall, result: SearchResult,
-                           session: Session) -> None:
-        self._note("engine_end", "search")
+    def on_search_complete(self, ctx: CallContext) -> None:
+        self._note(ctx, "engine_end", "search")
 
     @hookimpl(trylast=True)
-    def on_mutation(self, event: MutationEvent, session: Session) -> None:
+    def on_mutation(self, event: MutationEvent, ctx: CallContext) -> None:
         if event.source == "external":
-            self._note("external", **{names.CHANGED_PATHS: list(event.paths)})
+            self._note(ctx, "external", **{names.CHANGED_PATHS: list(event.paths)})
         elif event.phase == "before":
-            self._note("engine_start", "write")
+            self._note(ctx, "engine_start", "write")
         else:
-            self._note("engine_end", "write")
+            self._note(ctx, "engine_end", "write")
 
     @hookimpl
-    def on_call_complete(self, record: CallRecord, session: Session) -> None:
-        notes = self._notes()
-        self._local.notes = []
+    def on_call_complete(self, record: CallRecord, session: Session, ctx: CallContext) -> None:
+        notes = ctx.scratch.get(PLUGIN_NAME) or []
         request = current_client_request()
         # The parent is decided here, where the caller's context is current; the spans are
         # built on the recording thread.
         self.thread.submit(self.recorder.record, record, session.connection_id, request,
                            self.recorder.parent_of(request), notes)
+
+
+def _ignore_call(hook_name: str, impls: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
+    """pluggy's call monitoring wants a "before" function too; nothing is needed there."""
