@@ -128,3 +128,23 @@ def test_session_lifetimes(kernel: Kernel, telemetry: Telemetry) -> None:
     assert live.value == 1  # conn-b's session is still open
     (lifetimes,) = points["mcp.server.session.duration"]
     assert lifetimes.count == 1 and lifetimes.sum > 0
+
+
+def test_a_policy_that_raises_is_an_error_verdict(workspace: Path, telemetry: Telemetry) -> None:
+    from sari_core.plugin_manager import hookimpl
+
+    class Broken:
+        name = "broken"
+
+        @hookimpl
+        def on_search_complete(self) -> None:
+            raise RuntimeError("policy bug")
+
+    with Kernel(roots=[workspace], plugins=[telemetry.plugin, Broken()],
+                load_entry_points=False, analytics_sinks=[]) as kernel:
+        kernel.engine.ensure_index(progress=False)
+        response = kernel.execute_search({"query": "respond"})
+    assert "PLUGIN_ERROR" in response["meta"]["stabilization"]["reason_codes"]
+    (span,) = telemetry.finished("tools/call search")
+    assert [(e.attributes["sari.policy.name"], e.attributes["sari.policy.action"])
+            for e in span.events if e.name == "sari.policy.verdict"] == [("broken", "error")]
