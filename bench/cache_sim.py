@@ -17,7 +17,7 @@ Yardsticks, printed for every repository:
                 can serve more (its cost: those read at 0.1x, the rest plain, no writes)
 The plugin's policies, each built by ``sari_ripple.new_tracker(policy=...)`` with default
 settings and laid out by ``sari_ripple.round_plan``, so the rows are the plugin's own:
-  adaptive (the default), gated, ripple (seed tracker as written), fixed.
+  adaptive (the default), gated, ripple (ripple promotion as first specified), fixed.
 
 Repositories: the tuning set (flask, requests, pluggy: ``../shared/data/commit_rounds`` next to
 the repository) is where every design choice was compared; the check set (attrs, click:

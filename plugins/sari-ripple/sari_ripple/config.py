@@ -104,7 +104,8 @@ class RippleSettings(BaseModel):
                     "changed first, one block per item, breakpoints at the ages that served "
                     "the most in this session's past rounds), 'gated' (ripple promotion that "
                     "also needs the item unchanged for fixed_thresholds rounds), 'ripple' "
-                    "(seed 004 as written) or 'fixed' (tier by unchanged rounds alone).",
+                    "(ripple promotion as first specified) or 'fixed' (tier by unchanged rounds "
+                    "alone).",
     )
     tier_config: dict[str, dict[str, int | None]] = Field(
         default_factory=lambda: {tier: dict(rule) for tier, rule in TIER_CONFIG.items()},
