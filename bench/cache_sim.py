@@ -1,224 +1,136 @@
-"""Prompt-cache simulator: how much of an agent's prompt each tiering policy serves from cache.
+"""Prompt-cache simulator: how much of an agent's prompt each layout serves, and at what cost.
 
-Rounds are the commits of real projects (``commit_rounds/*.jsonl``, see the data README):
-the files a commit changes are Active that round, and every file seen so far (and not
-deleted) is in the context. Each policy lays the context out as prompt blocks, the most
-stable first, with a cache breakpoint after each cached block; a token is ``bytes / 4``.
+Rounds are the commits of real projects (``bench/cache_rounds.py``: the files a commit changes
+are Active, every file seen so far is in the context, within a 200k-token window); the cache is
+Anthropic's as ``bench/cache_model.py`` models it (breakpoints, a 20-block lookback, the
+minimum cacheable prefix, 5-minute entries). Every cost is given on one scale: the same prompts
+sent without any cache_control cost 1.0.
 
-Cache model (prefix semantics): a block is served from cache only if it and every block
-before it are byte-identical to the previous request's, and the previous request had a
-breakpoint there. Tokens up to the last breakpoint that are not served are written to the
-cache; tokens after it are plain input. Costs use Anthropic's multipliers (cache write
-1.25x, cache read 0.1x, plain input 1x). Two minimum-size rules are simulated: the
-provider's (a breakpoint counts when the prompt *up to it* has at least the minimum) and a
-stricter per-block rule (the block itself must have the minimum), which is what the
-token-aware option guards against.
+Yardsticks, printed for every repository:
+  uncached      no cache_control at all: cost 1.000 by definition
+  one-bp        everything in one block with one breakpoint at its end: every change anywhere
+                rewrites the whole prompt (what an earlier version of this bench called "none")
+  recency       files oldest-changed first, four blocks cut at the token quartiles, a breakpoint
+                after each
+  recency/file  the same order and breakpoints, one content block per file
+  bound         the tokens of files unchanged since the previous round, out of all: no layout
+                can serve more (its cost: those read at 0.1x, the rest plain, no writes)
+The plugin's policies, each built by ``sari_ripple.new_tracker(policy=...)`` with default
+settings and laid out by ``sari_ripple.round_plan``, so the rows are the plugin's own:
+  adaptive (the default), gated, ripple (ripple promotion as first specified), fixed.
 
-Policies compared in one run (every tracker is the plugin's, built by
-sari_ripple.new_tracker with default settings, so the rows are the plugin's policies):
-  none          all context in one block with one breakpoint
-  fixed         policy "fixed", the tracker ripple promotion replaces: L2/L1/L0 after 5/10/20
-                unchanged rounds (sari_ripple.FixedThresholdTracker)
-  ripple        policy "ripple": ripple promotion (sari_ripple.RippleTracker)
-  gated         policy "gated", the default: ripple promotion that also needs the item
-                unchanged for 5/10/20 rounds to enter L2/L1/L0 (sari_ripple.GatedRippleTracker)
-  ripple+ta, gated+ta   the same with token_aware on (tiers under the minimum merge down)
-  with --scales K,...: sensitivity rows, each value times K (rounded up)
-  ripple xK     ripple with every TIER_CONFIG value times K
-  fixed xK      fixed with the thresholds times K (a slower fixed policy)
-  gated xK      gated with its age gate (the fixed thresholds) times K, TIER_CONFIG as is
+Repositories: the tuning set (flask, requests, pluggy: ``../shared/data/commit_rounds`` next to
+the repository) is where every design choice was compared; the check set (attrs, click:
+``bench/data/commit_rounds``, written by ``bench/commit_rounds.py`` from pinned commits) was
+only run afterwards. Nothing is downloaded.
 
-    python bench/cache_sim.py                      # data from ../shared/data next to the repo
-    python bench/cache_sim.py path/to/commit_rounds [--min-cache-tokens 1024]
+    python bench/cache_sim.py
+    python bench/cache_sim.py --tune DIR_OR_FILES... --check DIR_OR_FILES... [--min-cache-tokens N]
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from sari_ripple import (
-    FIXED_THRESHOLDS,
-    TIER_CONFIG,
-    FixedThresholdTracker,
-    GatedRippleTracker,
-    RippleTracker,
-    TierTracker,
-    fixed_rules,
-    new_tracker,
-    tier_rules,
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from cache_model import (  # noqa: E402 - the bench folder is put on the path just above
+    LOOKBACK_BLOCKS,
+    READ_COST,
+    WRITE_COST,
+    Block,
+    PromptCache,
+    Tally,
 )
-from sari_ripple.config import PolicyName
-from sari_ripple.plan import LayoutItem, PromptPlan, plan_from_layout, tier_layout
+from cache_rounds import (  # noqa: E402
+    CHARS_PER_TOKEN,
+    EVICT_TO,
+    WINDOW_TOKENS,
+    History,
+    Round,
+    load_history,
+)
+
+from sari_ripple import new_tracker, round_plan  # noqa: E402
+from sari_ripple.config import PolicyName  # noqa: E402
+from sari_ripple.plan import PromptPlan  # noqa: E402
+from sari_ripple.tracking import TierTracker  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DATA = REPO_ROOT.parent / "shared" / "data" / "commit_rounds"
-CHARS_PER_TOKEN = 4
-WRITE_COST, READ_COST = 1.25, 0.1
-# (row, sari_ripple policy, token_aware): the plugin's own trackers, default settings.
-POLICY_ROWS: tuple[tuple[str, PolicyName, bool], ...] = (
-    ("fixed", "fixed", False),
-    ("ripple", "ripple", False),
-    ("ripple+ta", "ripple", True),
-    ("gated", "gated", False),
-    ("gated+ta", "gated", True),
-)
+# The shared data folder next to the repository (or next to a folder holding the worktree).
+DEFAULT_TUNE = next((parent / "shared" / "data" / "commit_rounds" for parent in REPO_ROOT.parents
+                     if (parent / "shared" / "data" / "commit_rounds").is_dir()),
+                    REPO_ROOT.parent / "shared" / "data" / "commit_rounds")
+DEFAULT_CHECK = REPO_ROOT / "bench" / "data" / "commit_rounds"
+QUARTERS = 4
+POLICY_ROWS: tuple[PolicyName, ...] = ("adaptive", "gated", "ripple", "fixed")
+YARDSTICKS = ("uncached", "one-bp", "recency", "recency/file")
+BOUND = "bound"
+# What the default policy must reach: points served over recency on every tuning repository,
+# the share of the bound served overall, and the cost overall (uncached = 1).
+TARGET_POINTS, TARGET_OF_BOUND, TARGET_COST = 3.0, 0.5, 0.80
 
-Block = tuple[tuple[tuple[str, int], ...], int, bool]  # (identity, tokens, breakpoint after)
-
-
-# --- the rounds ---------------------------------------------------------------------------
+Layout = Callable[[Round], list[Block]]
 
 
-@dataclass
-class Round:
-    changed: list[str]            # files added or modified by the commit: Active
-    context: dict[str, int]       # every live file seen so far -> version
+# --- the layouts --------------------------------------------------------------------------
 
 
-@dataclass
-class History:
-    repo: str
-    rounds: list[Round]
-    tokens: dict[tuple[str, int], int]   # (path, version) -> tokens
+def _blocks(history: History, round_: Round, names: list[str], breakpoints: set[int], *,
+            per_file: bool) -> list[Block]:
+    """``names`` in order, a breakpoint after the files at ``breakpoints`` (indices)."""
+    blocks: list[Block] = []
+    items: list[tuple[str, int]] = []
+    tokens = 0
+    for index, name in enumerate(names):
+        items.append((name, round_.context[name]))
+        tokens += history.tokens_of(round_, name)
+        if per_file or index in breakpoints or index == len(names) - 1:
+            blocks.append((tuple(items), tokens, index in breakpoints))
+            items, tokens = [], 0
+    return blocks
 
 
-def load_history(path: Path) -> History:
-    lines = path.read_text(encoding="utf-8").splitlines()
-    header = json.loads(lines[0])
-    versions: dict[str, int] = {}
-    live: set[str] = set()
-    tokens: dict[tuple[str, int], int] = {}
-    rounds = []
-    for line in lines[1:]:
-        commit = json.loads(line)
-        changed = []
-        for entry in commit["files"]:
-            name = entry["path"]
-            if entry["status"] == "D":
-                live.discard(name)
-                continue
-            versions[name] = versions.get(name, 0) + 1
-            live.add(name)
-            tokens[(name, versions[name])] = -(-int(entry["bytes"]) // CHARS_PER_TOKEN)
-            changed.append(name)
-        rounds.append(Round(sorted(set(changed)), {name: versions[name] for name in live}))
-    return History(header.get("repo", path.stem), rounds, tokens)
+def uncached(history: History, *, breakpoint: bool = False) -> Layout:
+    def layout(round_: Round) -> list[Block]:
+        names = sorted(round_.context)
+        return _blocks(history, round_, names, {len(names) - 1} if breakpoint else set(),
+                       per_file=False)
+    return layout
 
 
-# --- the policies -------------------------------------------------------------------------
+def recency(history: History, *, per_file: bool) -> Layout:
+    """Oldest-changed first (ties by path), a breakpoint at each token quartile."""
 
-Policy = Callable[[Round], PromptPlan]
-
-
-def _layout_plan(layout: dict[str, list[LayoutItem]], *, token_aware: bool,
-                 min_tokens: int) -> PromptPlan:
-    return plan_from_layout(layout, token_aware=token_aware,  # type: ignore[arg-type]
-                            min_cache_tokens=min_tokens)
-
-
-def no_tiering(history: History) -> Policy:
-    def plan(round_: Round) -> PromptPlan:
-        items = [LayoutItem(name, 0, history.tokens[(name, version)])
-                 for name, version in sorted(round_.context.items())]
-        return _layout_plan({"L0": items}, token_aware=False, min_tokens=0)
-    return plan
+    def layout(round_: Round) -> list[Block]:
+        names = sorted(round_.context, key=lambda name: (round_.last_changed[name], name))
+        total = sum(history.tokens_of(round_, name) for name in names)
+        cuts, running, quarter = set(), 0, 1
+        for index, name in enumerate(names):
+            running += history.tokens_of(round_, name)
+            while quarter <= QUARTERS and running * QUARTERS >= quarter * total:
+                cuts.add(index)
+                quarter += 1
+        return _blocks(history, round_, names, cuts, per_file=per_file)
+    return layout
 
 
-def _times(value: int, scale: float) -> int:
-    return math.ceil(value * scale)
+def plugin_policy(history: History, tracker: TierTracker) -> Layout:
+    """A plugin tracker, given the commit's files as Active, laid out as the plugin lays out."""
 
-
-def scaled_tier_config(scale: float) -> dict[str, dict[str, int | None]]:
-    """Ripple's TIER_CONFIG with every entry N and threshold multiplied by ``scale``."""
-    return {tier: {key: None if value is None else _times(value, scale)
-                   for key, value in rule.items()}
-            for tier, rule in TIER_CONFIG.items()}
-
-
-def scaled_fixed_thresholds(scale: float) -> dict[str, int]:
-    """The fixed thresholds (L2/L1/L0 at 5/10/20 rounds) multiplied by ``scale``."""
-    return {tier: _times(value, scale) for tier, value in FIXED_THRESHOLDS.items()}
-
-
-def tracked(history: History, tracker: TierTracker, *, token_aware: bool,
-            min_tokens: int) -> Policy:
-    """A plugin tracker laid out as the plugin lays it out: the commit's files are Active."""
-
-    def plan(round_: Round) -> PromptPlan:
+    def layout(round_: Round) -> list[Block]:
         def content(name: str) -> str | None:
             version = round_.context.get(name)
             return None if version is None else f"{name}@{version}"
 
         tracker.update_after_response(round_.changed, content, round_.changed)
-        layout = tier_layout(tracker, round_.context,
-                             lambda name: history.tokens[(name, round_.context[name])])
-        return _layout_plan(layout, token_aware=token_aware, min_tokens=min_tokens)
-    return plan
-
-
-# --- the cache ----------------------------------------------------------------------------
-
-
-@dataclass
-class Tally:
-    prompt: int = 0
-    read: int = 0
-    written: int = 0
-    breakpoints: int = 0
-    requests: int = 0
-    top_changes: int = 0      # requests whose first (most stable) block differs from the last's
-    top_tokens: int = 0       # tokens in first blocks
-
-    @property
-    def cost(self) -> float:
-        return (self.prompt - self.read - self.written) + WRITE_COST * self.written \
-            + READ_COST * self.read
-
-
-@dataclass
-class PrefixCache:
-    """What the provider holds after a request: the prefixes ending at its breakpoints."""
-
-    min_tokens: int
-    per_block_minimum: bool
-    cached: set[tuple[tuple[str, int], ...]] = field(default_factory=set)
-    top: tuple[tuple[str, int], ...] | None = None
-
-    def request(self, blocks: list[Block], tally: Tally) -> None:
-        # A prefix is the items (and versions) up to a breakpoint, however they are cut into
-        # blocks: two layouts that render the same bytes up to a breakpoint share its cache.
-        prefix: list[tuple[str, int]] = []
-        total = read = last_cacheable = 0
-        now_cached = set()
-        for identity, tokens, breakpoint in blocks:
-            prefix.extend(identity)
-            total += tokens
-            if not breakpoint:
-                continue
-            big_enough = (tokens if self.per_block_minimum else total) >= self.min_tokens
-            if not big_enough:
-                continue
-            key = tuple(prefix)
-            if key in self.cached:
-                read = total
-            last_cacheable = total
-            now_cached.add(key)
-        tally.prompt += total
-        tally.read += read
-        tally.written += max(0, last_cacheable - read)
-        tally.breakpoints += sum(1 for _, _, breakpoint in blocks if breakpoint)
-        tally.requests += 1
-        top = blocks[0][0] if blocks else ()
-        tally.top_changes += top != self.top
-        tally.top_tokens += blocks[0][1] if blocks else 0
-        self.top = top
-        self.cached = now_cached
+        _, plan = round_plan(tracker, round_.context,
+                             lambda name: history.tokens_of(round_, name))
+        return blocks_of(plan, round_.context)
+    return layout
 
 
 def blocks_of(plan: PromptPlan, versions: dict[str, int]) -> list[Block]:
@@ -226,49 +138,42 @@ def blocks_of(plan: PromptPlan, versions: dict[str, int]) -> list[Block]:
              block.cached) for block in plan.blocks]
 
 
+def layouts(history: History) -> dict[str, Layout]:
+    """The compared layouts by row name, in report order."""
+    rows: dict[str, Layout] = {
+        "uncached": uncached(history),
+        "one-bp": uncached(history, breakpoint=True),
+        "recency": recency(history, per_file=False),
+        "recency/file": recency(history, per_file=True),
+    }
+    for policy in POLICY_ROWS:
+        rows[policy] = plugin_policy(history, new_tracker(policy=policy))
+    return rows
+
+
 # --- the run ------------------------------------------------------------------------------
 
-def policies(history: History, min_tokens: int, scales: Iterable[float] = ()
-             ) -> dict[str, Policy]:
-    """The compared policies by name, in report order (then the ``xK`` rows of ``scales``)."""
-    running = {"none": no_tiering(history)}
-    for name, policy, token_aware in POLICY_ROWS:
-        running[name] = tracked(history, new_tracker(policy=policy), token_aware=token_aware,
-                                min_tokens=min_tokens)
-    for scale in scales:
-        fixed = scaled_fixed_thresholds(scale)
-        scaled: dict[str, TierTracker] = {
-            "ripple": RippleTracker(tier_rules(scaled_tier_config(scale))),
-            "fixed": FixedThresholdTracker(fixed_rules(fixed)),
-            "gated": GatedRippleTracker(gates={tier: rule.entry_n
-                                               for tier, rule in fixed_rules(fixed).items()}),
-        }
-        for name, tracker in scaled.items():
-            running[f"{name} x{scale:g}"] = tracked(history, tracker, token_aware=False,
-                                                    min_tokens=min_tokens)
-    return running
 
-
-def simulate(history: History, min_tokens: int, scales: Iterable[float] = ()
-             ) -> dict[tuple[str, str], Tally]:
-    """Tallies keyed by (minimum rule, policy)."""
-    running = policies(history, min_tokens, scales)
-    tallies: dict[tuple[str, str], Tally] = {}
-    caches: dict[tuple[str, str], PrefixCache] = {}
-    for rule in ("prefix", "block"):
-        for name in running:
-            tallies[(rule, name)] = Tally()
-            caches[(rule, name)] = PrefixCache(min_tokens, per_block_minimum=rule == "block")
+def simulate(history: History, min_tokens: int = 1024, lookback: int = LOOKBACK_BLOCKS,
+             per_block_minimum: bool = False) -> dict[str, Tally]:
+    """One tally per row, and the bound's (``read`` = unchanged tokens, nothing written)."""
+    rows = layouts(history)
+    tallies = {name: Tally() for name in [*rows, BOUND]}
+    caches = {name: PromptCache(min_tokens, per_block_minimum, lookback) for name in rows}
+    previous: Round | None = None
     for round_ in history.rounds:
-        for name, policy in running.items():
-            blocks = blocks_of(policy(round_), round_.context)
-            for rule in ("prefix", "block"):
-                caches[(rule, name)].request(blocks, tallies[(rule, name)])
+        for name, layout in rows.items():
+            caches[name].request(layout(round_), tallies[name])
+        bound = tallies[BOUND]
+        bound.prompt += sum(history.tokens_of(round_, name) for name in round_.context)
+        bound.read += history.unchanged_tokens(previous, round_)
+        bound.requests += 1
+        previous = round_
     return tallies
 
 
-def data_files(arguments: Iterable[str]) -> Iterator[Path]:
-    given = [Path(argument) for argument in arguments] or [DEFAULT_DATA]
+def data_files(arguments: Iterable[str], default: Path) -> Iterator[Path]:
+    given = [Path(argument) for argument in arguments] or [default]
     for path in given:
         if path.is_dir():
             yield from sorted(path.glob("*.jsonl"))
@@ -276,72 +181,99 @@ def data_files(arguments: Iterable[str]) -> Iterator[Path]:
             yield path
         else:
             raise SystemExit(f"cache_sim: no commit_rounds data at {path} "
-                             f"(give the folder holding *.jsonl as an argument)")
+                             f"(give the folder holding *.jsonl, or the files)")
 
 
-RULE_TITLES = {
-    "prefix": "provider rule: a breakpoint is cached when the prompt up to it has >= {min} tokens",
-    "block": "per-block rule: a breakpoint is cached when its own block has >= {min} tokens",
-}
+# --- the report ---------------------------------------------------------------------------
+
+HEADER = (f"{'repository':<20}{'layout':<14}{'prompt Mtok':>12}{'served %':>10}"
+          f"{'of bound':>10}{'written Mtok':>14}{'bp/req':>8}{'cost':>8}")
 
 
-def report(results: dict[str, dict[tuple[str, str], Tally]], min_tokens: int) -> None:
-    names = list(dict.fromkeys(name for tallies in results.values() for _, name in tallies))
-    for rule in ("prefix", "block"):
-        print(RULE_TITLES[rule].format(min=min_tokens))
-        print(f"{'repository':<20}{'policy':<12}{'prompt Mtok':>12}{'served %':>10}"
-              f"{'written Mtok':>14}{'bp/req':>8}{'top chg %':>11}{'top size %':>12}"
-              f"{'cost vs none':>14}")
-        totals: dict[str, Tally] = {name: Tally() for name in names}
-        for repo, tallies in results.items():
-            base = tallies[(rule, "none")].cost
-            for name in names:
-                tally = tallies[(rule, name)]
-                _row(repo, name, tally, base)
-                total = totals[name]
-                for attribute in ("prompt", "read", "written", "breakpoints", "requests",
-                                  "top_changes", "top_tokens"):
-                    setattr(total, attribute, getattr(total, attribute) + getattr(tally,
-                                                                                  attribute))
-        base = totals["none"].cost
-        for name in names:
-            _row("all", name, totals[name], base)
-        print()
+def row(repo: str, name: str, tally: Tally, bound: Tally) -> str:
+    served = tally.read / tally.prompt if tally.prompt else 0.0
+    of_bound = tally.read / bound.read if bound.read else 0.0
+    cost = tally.cost / tally.prompt if tally.prompt else 0.0
+    return (f"{repo:<20}{name:<14}{tally.prompt / 1e6:>12.2f}{100 * served:>10.1f}"
+            f"{of_bound:>10.2f}{tally.written / 1e6:>14.2f}"
+            f"{tally.breakpoints / max(tally.requests, 1):>8.2f}{cost:>8.3f}")
 
 
-def _row(repo: str, name: str, tally: Tally, base: float) -> None:
-    served = 100.0 * tally.read / tally.prompt if tally.prompt else 0.0
-    print(f"{repo:<20}{name:<12}{tally.prompt / 1e6:>12.2f}{served:>10.1f}"
-          f"{tally.written / 1e6:>14.2f}{tally.breakpoints / max(tally.requests, 1):>8.2f}"
-          f"{100.0 * tally.top_changes / max(tally.requests, 1):>11.1f}"
-          f"{100.0 * tally.top_tokens / max(tally.prompt, 1):>12.1f}"
-          f"{tally.cost / base if base else 0.0:>14.3f}")
+def report_set(title: str, results: dict[str, dict[str, Tally]]) -> dict[str, Tally]:
+    """Print one repository set with its totals; return the totals."""
+    print(title)
+    print(HEADER)
+    totals: dict[str, Tally] = {}
+    for repo, tallies in results.items():
+        for name, tally in tallies.items():
+            print(row(repo, name, tally, tallies[BOUND]))
+            totals.setdefault(name, Tally()).add(tally)
+    for name, tally in totals.items():
+        print(row("all", name, tally, totals[BOUND]))
+    print()
+    return totals
+
+
+def targets(title: str, results: dict[str, dict[str, Tally]], totals: dict[str, Tally]
+            ) -> bool:
+    """Print whether the default policy reaches its targets on one repository set."""
+    met = True
+    print(f"targets for adaptive, {title}:")
+    for repo, tallies in results.items():
+        for yardstick in ("recency", "recency/file"):
+            gain = 100 * (tallies["adaptive"].read - tallies[yardstick].read) \
+                / tallies["adaptive"].prompt
+            ok = gain >= TARGET_POINTS
+            met &= ok or yardstick == "recency/file"
+            print(f"  {repo:<20} served - {yardstick:<13} {gain:+6.1f} points "
+                  f"(>= +{TARGET_POINTS:g}{'' if yardstick == 'recency' else ', stricter'}): "
+                  f"{'met' if ok else 'NOT met'}")
+    of_bound = totals["adaptive"].read / totals[BOUND].read
+    cost = totals["adaptive"].cost / totals["adaptive"].prompt
+    met &= of_bound >= TARGET_OF_BOUND and cost <= TARGET_COST
+    print(f"  {'all':<20} of bound {of_bound:.2f} (>= {TARGET_OF_BOUND}): "
+          f"{'met' if of_bound >= TARGET_OF_BOUND else 'NOT met'}; cost {cost:.3f} "
+          f"(<= {TARGET_COST}): {'met' if cost <= TARGET_COST else 'NOT met'}\n")
+    return met
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("data", nargs="*", help="commit_rounds folder(s) or .jsonl file(s); "
-                        f"default {DEFAULT_DATA}")
+    parser.add_argument("--tune", nargs="*", default=[], help="commit_rounds folder(s) or "
+                        f"files the policies were compared on; default {DEFAULT_TUNE}")
+    parser.add_argument("--check", nargs="*", default=[], help="commit_rounds kept aside; "
+                        f"default {DEFAULT_CHECK}")
     parser.add_argument("--min-cache-tokens", type=int, default=1024,
-                        help="provider minimum cacheable size (default 1024)")
-    parser.add_argument("--scales", default="",
-                        help="sensitivity rows: ripple, fixed and gated with their thresholds "
-                             "times each of these comma-separated factors, e.g. 0.5,2,4,8")
+                        help="minimum cacheable prefix (1024; 2048 or 4096 for some models)")
+    parser.add_argument("--lookback", type=int, default=LOOKBACK_BLOCKS,
+                        help="block boundaries the cache lookup checks back from a breakpoint")
+    parser.add_argument("--per-block-minimum", action="store_true",
+                        help="a breakpoint's own block must reach the minimum (stricter)")
+    parser.add_argument("--window", type=int, default=WINDOW_TOKENS,
+                        help="context window in tokens")
+    parser.add_argument("--evict-to", type=float, default=EVICT_TO,
+                        help="on overflow, evict down to this share of the window")
     options = parser.parse_args(argv)
-    scales = [float(part) for part in options.scales.split(",") if part.strip()]
-    results: dict[str, dict[tuple[str, str], Tally]] = {}
-    rounds = 0
-    for path in data_files(options.data):
-        history = load_history(path)
-        rounds += len(history.rounds)
-        results[history.repo] = simulate(history, options.min_cache_tokens, scales)
-    if not results:
-        print("cache_sim: no *.jsonl files found", file=sys.stderr)
-        return 1
-    print(f"{rounds} rounds "
-          f"(commits) over {len(results)} repositories; tokens = bytes / {CHARS_PER_TOKEN}; "
-          f"cost = plain + {WRITE_COST} x written + {READ_COST} x read\n")
-    report(results, options.min_cache_tokens)
+    print(f"tokens = bytes / {CHARS_PER_TOKEN}; window {options.window} tokens, least recently "
+          f"changed evicted first down to {options.evict_to:g} of it; minimum prefix "
+          f"{options.min_cache_tokens}; lookback {options.lookback} blocks; cost = plain + "
+          f"{WRITE_COST} x written + {READ_COST} x read, over the uncached cost\n")
+    all_met = True
+    for title, arguments, default in (
+            ("tuning set (designs compared here)", options.tune, DEFAULT_TUNE),
+            ("check set (kept aside, run after the choice)", options.check, DEFAULT_CHECK)):
+        results = {}
+        for path in data_files(arguments, default):
+            history = load_history(path, options.window, options.evict_to)
+            results[history.repo] = simulate(history, options.min_cache_tokens,
+                                             options.lookback, options.per_block_minimum)
+        if not results:
+            print(f"cache_sim: no *.jsonl files for the {title}", file=sys.stderr)
+            return 1
+        totals = report_set(f"{title}: {sum(t[BOUND].requests for t in results.values())} "
+                            f"rounds over {len(results)} repositories", results)
+        all_met &= targets(title.split(" (")[0], results, totals)
+    print("all targets met" if all_met else "some targets NOT met")
     return 0
 
 

@@ -108,7 +108,8 @@ def test_a_modified_item_starts_its_age_again() -> None:
 
 
 def test_new_tracker_builds_the_gate_from_the_fixed_thresholds() -> None:
-    tracker = new_tracker(RippleSettings(fixed_thresholds={"L2": 3, "L1": 6, "L0": 9}))
+    tracker = new_tracker(RippleSettings(policy="gated",
+                                         fixed_thresholds={"L2": 3, "L1": 6, "L0": 9}))
     assert isinstance(tracker, GatedRippleTracker) and tracker.policy == "gated"
     assert tracker.gates == {"L3": 1, "L2": 3, "L1": 6, "L0": 9}
     assert GatedRippleTracker().gates == {"L3": 1, "L2": 5, "L1": 10, "L0": 20}

@@ -85,13 +85,17 @@ def _first_round(kernel: Kernel) -> dict[str, Any]:
     return kernel.execute_tool("context_tiers", {"items": sorted(FIXTURE), "session_id": "s"})
 
 
+# Placement by references is a tier policy's: the adaptive layout orders by age alone.
+GATED = {"ripple": {"policy": "gated"}}
+
+
 def test_fresh_start_places_by_the_engine_reference_counts(workspace_root: Path,
                                                            state_folder: Path) -> None:
     counts = {"lib/d6.py": 6, "lib/d5.py": 5, "lib/d4.py": 4, "lib/d3.py": 3, "lib/d2.py": 2,
               "lib/d1.py": 1}
     engine = CountingEngine(build_engine(workspace_root, FIXTURE), counts)
     with Kernel(engine, plugins=[RipplePlugin()], load_entry_points=False,
-                analytics_sinks=[]) as counted:
+                analytics_sinks=[], settings=GATED) as counted:
         response = _first_round(counted)
         assert _tiers(response) == EXPECTED_PLACEMENT
         assert {m["reason"] for m in response["moved"]} == {"initial"}
@@ -104,7 +108,7 @@ def test_initial_placement_from_a_real_index_of_a_fixture_repository(
     git_repository(workspace_root, FIXTURE)
     engine = Workspace([workspace_root])
     with Kernel(engine, plugins=[RipplePlugin()], load_entry_points=False,
-                analytics_sinks=[]) as kernel:
+                analytics_sinks=[], settings=GATED) as kernel:
         kernel.execute_search({"query": "sym6", "kind": "symbol", "session_id": "s"})
         counts = {path: count for path, count in engine.reference_counts().items()}
         assert counts == {f"lib/d{k}.py": k for k in range(1, 7)}

@@ -11,7 +11,8 @@ from sari_ripple import RippleTracker
 from sari_ripple.store import load_state, save_state, slot_name, state_path
 
 FILES = {"a.py": "A = 1\n", "b.py": "B = 2\n", "c.py": "C = 3\n"}
-NO_REFS = {"ripple": {"initial_from_references": False}}
+# These tests describe ripple promotion (gated by age): they pin that policy.
+NO_REFS = {"ripple": {"policy": "gated", "initial_from_references": False}}
 
 
 def test_tracker_state_round_trip_keeps_tiers_n_hashes_and_entry_order() -> None:
@@ -104,7 +105,7 @@ def test_connection_sessions_share_the_workspace_default_slot(make_kernel) -> No
 
 
 def test_persist_off_writes_nothing(make_kernel, state_folder: Path) -> None:
-    kernel = make_kernel(FILES, settings={"ripple": {"persist": False,
+    kernel = make_kernel(FILES, settings={"ripple": {"policy": "gated", "persist": False,
                                                      "initial_from_references": False}})
     _round(kernel, list(FILES))
     kernel.close()

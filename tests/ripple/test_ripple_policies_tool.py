@@ -50,10 +50,10 @@ def test_context_tiers_runs_the_configured_policy(make_kernel, policy: str,
     assert [(b["tier"], "cache_control" in b) for b in blocks] == [("L3", True)]
 
 
-def test_the_default_policy_is_gated(make_kernel) -> None:
-    assert DEFAULT_POLICY == RippleSettings().policy == "gated"
+def test_the_default_policy_is_adaptive(make_kernel) -> None:
+    assert DEFAULT_POLICY == RippleSettings().policy == "adaptive"
     kernel = make_kernel(FILES)
-    assert _round(kernel, ["pkg/a.py"])["policy"] == "gated"
+    assert _round(kernel, ["pkg/a.py"])["policy"] == "adaptive"
 
 
 def test_fixed_promotes_by_rounds_unchanged_and_an_edit_demotes(make_kernel) -> None:

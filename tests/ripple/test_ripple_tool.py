@@ -20,7 +20,8 @@ FILES = {
     "pkg/c.py": "def c():\n    return 3\n" * 100,
     "README.md": "# readme\n",
 }
-NO_REFS = {"ripple": {"initial_from_references": False}}
+# These tests describe ripple promotion (gated by age): they pin that policy.
+NO_REFS = {"ripple": {"policy": "gated", "initial_from_references": False}}
 
 
 class TierObserver:
@@ -126,7 +127,7 @@ def test_the_plan_has_a_breakpoint_after_each_non_empty_tier(make_kernel) -> Non
 
 
 def test_token_aware_setting_merges_small_tiers(make_kernel) -> None:
-    kernel = make_kernel(FILES, settings={"ripple": {"initial_from_references": False,
+    kernel = make_kernel(FILES, settings={"ripple": {"policy": "gated", "initial_from_references": False,
                                                      "token_aware": True,
                                                      "min_cache_tokens": 1024}})
     _read(kernel, "pkg/a.py")
@@ -162,7 +163,7 @@ def test_sessions_have_separate_tiers(make_kernel) -> None:
 
 
 def test_invalid_arguments_are_refused(make_kernel) -> None:
-    kernel = make_kernel(FILES)
+    kernel = make_kernel(FILES, settings=NO_REFS)
     response = kernel.execute_tool("context_tiers", {"items": "pkg/a.py", "bogus": 1})
     assert not response["ok"] and response["error"]["code"] == "INVALID_ARGS"
 

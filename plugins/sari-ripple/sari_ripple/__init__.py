@@ -12,6 +12,7 @@ Library use, without the kernel::
 
 from __future__ import annotations
 
+from sari_ripple.adaptive import AdaptiveTracker
 from sari_ripple.config import (
     ACTIVE,
     CACHE_TIERS,
@@ -26,13 +27,20 @@ from sari_ripple.config import (
 from sari_ripple.fixed import FixedThresholdTracker
 from sari_ripple.gated import GatedRippleTracker
 from sari_ripple.initial import compute_initial_tiers, rank_by_references
-from sari_ripple.plan import PromptPlan, build_prompt_plan, plan_from_layout, tier_layout
+from sari_ripple.plan import (
+    PromptPlan,
+    build_prompt_plan,
+    plan_from_layout,
+    round_plan,
+    tier_layout,
+)
 from sari_ripple.policies import POLICIES, new_tracker, restore_tracker
 from sari_ripple.tracker import RippleTracker
 from sari_ripple.tracking import StabilityInfo, TierTracker
 
 __all__ = [
     "ACTIVE",
+    "AdaptiveTracker",
     "CACHE_TIERS",
     "DEFAULT_POLICY",
     "FIXED_THRESHOLDS",
@@ -53,6 +61,7 @@ __all__ = [
     "plan_from_layout",
     "rank_by_references",
     "restore_tracker",
+    "round_plan",
     "tier_layout",
     "tier_rules",
 ]

@@ -12,8 +12,8 @@ Tier = Literal["active", "L3", "L2", "L1", "L0"]
 # Why an item entered a tier: the values of ``TierEntry.reason``.
 EntryReason = Literal["inactive", "promotion", "modified", "reactivated", "initial"]
 # The tier policies a session can run (``RippleSettings.policy``); see sari_ripple.policies.
-PolicyName = Literal["gated", "ripple", "fixed"]
-DEFAULT_POLICY: PolicyName = "gated"
+PolicyName = Literal["adaptive", "gated", "ripple", "fixed"]
+DEFAULT_POLICY: PolicyName = "adaptive"
 ACTIVE: Tier = "active"
 # Ripple order: an item leaving Active enters L3 and is promoted towards L0.
 CACHE_TIERS: tuple[Tier, ...] = ("L3", "L2", "L1", "L0")
@@ -100,9 +100,12 @@ class RippleSettings(BaseModel):
 
     policy: PolicyName = Field(
         DEFAULT_POLICY,
-        description="How items move between tiers: 'gated' (ripple promotion that also needs "
-                    "the item unchanged for fixed_thresholds rounds), 'ripple' (ripple promotion as "
-                    "written) or 'fixed' (tier by unchanged rounds alone).",
+        description="How the context is laid out for the prompt cache: 'adaptive' (oldest "
+                    "changed first, one block per item, breakpoints at the ages that served "
+                    "the most in this session's past rounds), 'gated' (ripple promotion that "
+                    "also needs the item unchanged for fixed_thresholds rounds), 'ripple' "
+                    "(ripple promotion as first specified) or 'fixed' (tier by unchanged rounds "
+                    "alone).",
     )
     tier_config: dict[str, dict[str, int | None]] = Field(
         default_factory=lambda: {tier: dict(rule) for tier, rule in TIER_CONFIG.items()},

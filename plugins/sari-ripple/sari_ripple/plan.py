@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from sari_ripple.config import ACTIVE, PROMPT_ORDER, Tier
 from sari_ripple.tracking import TierTracker
@@ -125,6 +125,29 @@ def plan_from_layout(layout: dict[Tier, list[LayoutItem]], *, token_aware: bool 
     return plan
 
 
+@runtime_checkable
+class PlansItsOwnPrompt(Protocol):
+    """A tracker that lays out its own prompt instead of one block per tier."""
+
+    def own_plan(self, items: Iterable[str], tokens_of: TokenCounter
+                 ) -> tuple[dict[Tier, list[LayoutItem]], PromptPlan]: ...
+
+
+def round_plan(tracker: TierTracker, items: Iterable[str], tokens_of: TokenCounter, *,
+               token_aware: bool = False, min_cache_tokens: int = 1024
+               ) -> tuple[dict[Tier, list[LayoutItem]], PromptPlan]:
+    """The layout and the prompt plan of a round, as the tracker's policy lays them out.
+
+    A tier policy gets one block per tier (:func:`plan_from_layout`); a policy that plans
+    its own prompt (``adaptive``) is asked for it, and ``token_aware`` does not apply.
+    """
+    if isinstance(tracker, PlansItsOwnPrompt):
+        return tracker.own_plan(items, tokens_of)
+    layout = tier_layout(tracker, items, tokens_of)
+    return layout, plan_from_layout(layout, token_aware=token_aware,
+                                    min_cache_tokens=min_cache_tokens)
+
+
 def build_prompt_plan(tracker: TierTracker, items: Iterable[str], tokens_of: TokenCounter, *,
                       token_aware: bool = False, min_cache_tokens: int = 1024) -> PromptPlan:
     """The library entry point: the prompt plan for ``items`` as the tracker tiers them.
@@ -132,5 +155,5 @@ def build_prompt_plan(tracker: TierTracker, items: Iterable[str], tokens_of: Tok
     The ``context_tiers`` tool returns the same plan; an agent loop that imports Sari
     calls this directly and renders it with :meth:`PromptPlan.content_blocks`.
     """
-    layout = tier_layout(tracker, items, tokens_of)
-    return plan_from_layout(layout, token_aware=token_aware, min_cache_tokens=min_cache_tokens)
+    return round_plan(tracker, items, tokens_of, token_aware=token_aware,
+                      min_cache_tokens=min_cache_tokens)[1]

@@ -36,11 +36,11 @@ TOOL_DESCRIPTION = (
     "Close the current round of prompt-cache tiering and get the layout for your next prompt. "
     "Pass every item in your context (file paths, or {id, version, tokens} for non-file items "
     "such as a symbol map or history). Files read or edited through Sari since the last call "
-    "are Active; the rest sit in cache tiers L3..L0 by the configured policy (ripple promotion "
-    "gated by age by default). The answer lists the "
+    "are Active; the rest sit in cache tiers L3..L0 by the configured policy (by default the "
+    "oldest-changed first, one block per item). The answer lists the "
     "items per tier with N values and token estimates, what moved, and a prompt plan: blocks "
-    "from the most stable tier (L0) to Active with a cache_control {'type': 'ephemeral'} "
-    "breakpoint after each non-empty tier. Set include_text to get the rendered text blocks."
+    "from the most stable (L0) to Active with at most four cache_control {'type': 'ephemeral'} "
+    "breakpoints. Set include_text to get the rendered text blocks."
 )
 
 
@@ -73,7 +73,7 @@ class ContextTiersArgs(BaseModel):
 
 
 class RipplePlugin:
-    """Prompt-cache tiers: gated ripple, ripple or fixed thresholds, per settings."""
+    """Prompt-cache tiers: adaptive, gated ripple, ripple or fixed thresholds, per settings."""
 
     name = "ripple"
 

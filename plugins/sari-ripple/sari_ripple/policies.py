@@ -1,6 +1,6 @@
 """The tier policies by name, and the tracker a session's settings ask for.
 
-``gated`` (the default), ``ripple`` and ``fixed`` share one interface
+``adaptive`` (the default), ``gated``, ``ripple`` and ``fixed`` share one interface
 (:class:`~sari_ripple.tracking.TierTracker`); ``bench/cache_sim.py`` builds its
 trackers here too, so the figures in docs/benchmarks.md are the plugin's own.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from sari_ripple.adaptive import AdaptiveTracker
 from sari_ripple.config import PolicyName, RippleSettings
 from sari_ripple.fixed import FixedThresholdTracker
 from sari_ripple.gated import GatedRippleTracker
@@ -17,6 +18,7 @@ from sari_ripple.tracker import RippleTracker
 from sari_ripple.tracking import EntryCallback, TierTracker
 
 POLICIES: dict[str, type[TierTracker]] = {
+    "adaptive": AdaptiveTracker,
     "gated": GatedRippleTracker,
     "ripple": RippleTracker,
     "fixed": FixedThresholdTracker,
@@ -32,6 +34,8 @@ def new_tracker(settings: RippleSettings | None = None, on_entry: EntryCallback 
     """
     settings = settings or RippleSettings()
     chosen = policy or settings.policy
+    if chosen == "adaptive":
+        return AdaptiveTracker(settings.fixed_rules(), on_entry)
     if chosen == "fixed":
         return FixedThresholdTracker(settings.fixed_rules(), on_entry)
     if chosen == "ripple":

@@ -17,7 +17,7 @@ from typing import Any
 from sari_core.models import TierEntry
 from sari_ripple.config import RippleSettings, Tier
 from sari_ripple.initial import InitialPlacer
-from sari_ripple.plan import PromptPlan, plan_from_layout, tier_layout
+from sari_ripple.plan import PromptPlan, round_plan
 from sari_ripple.policies import new_tracker, restore_tracker
 from sari_ripple.store import load_state, save_state
 from sari_ripple.tracking import Content, TierTracker
@@ -163,9 +163,9 @@ class RippleSession:
         for item in dropped:
             self.opaque.pop(item, None)
         present = [item for item in context if item in self.tracker]
-        layout = tier_layout(self.tracker, present, self.tokens_of)
-        plan = plan_from_layout(layout, token_aware=self.settings.token_aware,
-                                min_cache_tokens=self.settings.min_cache_tokens)
+        layout, plan = round_plan(self.tracker, present, self.tokens_of,
+                                  token_aware=self.settings.token_aware,
+                                  min_cache_tokens=self.settings.min_cache_tokens)
         self.round += 1
         result = RoundResult(self.round, present, layout, plan, list(self.moved), dropped,
                              missing)
