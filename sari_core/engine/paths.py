@@ -21,8 +21,26 @@ from sari_core.errors import ErrorCode, SariError
 from sari_core.models import NextCall
 from sari_core.targets import root_prefixes
 
-# Git's own metadata is never a target of a mutation (a hook written there runs code).
+# Version-control metadata is never a target of a mutation, at any depth: a config,
+# hook or repository written there makes the next git command run code.
 PROTECTED_DIRS = frozenset({".git", ".hg", ".svn"})
+# Characters HFS+ ignores in names, so ".g\u200cit" names the ".git" folder there.
+_IGNORABLE = dict.fromkeys([*range(0x200C, 0x2010), *range(0x202A, 0x202F),
+                            *range(0x206A, 0x2070), 0xFEFF])
+# NTFS short names of the same folders.
+_SHORT_NAMES = frozenset({"git~1", "hg~1", "svn~1"})
+
+
+def is_protected_name(name: str) -> bool:
+    """Whether a path component names version-control metadata on some filesystem:
+    any letter case, trailing dots or spaces (NTFS), ignorable characters (HFS+)."""
+    folded = name.translate(_IGNORABLE).rstrip(". ").casefold()
+    return folded in PROTECTED_DIRS or folded in _SHORT_NAMES
+
+
+def protected_component(rel: str) -> str | None:
+    """The first component of ``rel`` that names version-control metadata, or None."""
+    return next((part for part in rel.split("/") if is_protected_name(part)), None)
 
 
 @dataclass(frozen=True)
@@ -129,6 +147,8 @@ class PathGuard:
             raise SariError(ErrorCode.INVALID_ARGS, "path contains a NUL byte and was refused.",
                             "Send the path as plain text, without control characters.")
         root_index, lexical = self._lexical(target)
+        if for_write:
+            self._refuse_protected(target, lexical)
         root = self.roots[root_index]
         real, info = self._canonical_below(root_index, lexical)
         root_text = self._root_texts[root_index]
@@ -142,13 +162,23 @@ class PathGuard:
                             f"{target!r} resolves outside the workspace (through a symlink) and "
                             "was refused.", "Only files inside the workspace roots can be used.")
         resolved = ResolvedPath(root_index, root, rel, Path(real), self.display(root_index, rel))
-        if for_write and resolved.rel.split("/", 1)[0] in PROTECTED_DIRS:
-            raise SariError(ErrorCode.PATH_OUTSIDE_WORKSPACE,
-                            f"{target!r} is inside version-control metadata and cannot be "
-                            "written.", "Edit the project's files, not the repository's internals.")
+        if for_write:
+            self._refuse_protected(target, resolved.rel)
         if must_exist:
             self._check_kind(target, resolved, kind, info)
         return resolved
+
+    @staticmethod
+    def _refuse_protected(target: str, rel: str) -> None:
+        """PROTECTED_PATH when ``rel`` (as asked, and again as resolved) goes through
+        version-control metadata."""
+        component = protected_component(rel)
+        if component is not None:
+            raise SariError(ErrorCode.PROTECTED_PATH,
+                            f"{target!r} goes through {component!r}, version-control "
+                            "metadata, and cannot be written or edited.",
+                            "Edit the project's files, not a repository's internals; "
+                            "run git yourself to change its configuration.")
 
     def _canonical_below(self, root_index: int, lexical: str) -> tuple[str, os.stat_result | None]:
         """``os.path.realpath(root/lexical)``, walking only the components below the root.

@@ -97,7 +97,7 @@ def test_write_overwrites_and_refuses_odd_targets(kernel: Kernel, repo: Path) ->
     binary = kernel.execute_mutation("write", {"path": "data/blob.bin", "content": "text"})
     assert binary["error"]["code"] == "BINARY_FILE"
     git_dir = kernel.execute_mutation("write", {"path": ".git/config", "content": "x"})
-    assert git_dir["error"]["code"] == "PATH_OUTSIDE_WORKSPACE"
+    assert git_dir["error"]["code"] == "PROTECTED_PATH"
 
 
 def test_a_file_changed_between_plan_and_apply_is_not_overwritten(workspace: Workspace,

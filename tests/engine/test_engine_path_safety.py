@@ -89,7 +89,8 @@ def test_writes_outside_are_refused(kernel: Kernel, outside: Path, path: str) ->
     before = sorted(os.listdir(outside))
     response = kernel.execute_mutation("write", {"path": path, "content": "x = 1\n"})
     assert response["ok"] is False
-    assert response["error"]["code"] == "PATH_OUTSIDE_WORKSPACE"
+    expected = "PROTECTED_PATH" if path.startswith(".git/") else "PATH_OUTSIDE_WORKSPACE"
+    assert response["error"]["code"] == expected
     assert sorted(os.listdir(outside)) == before
     assert (outside / "secret.txt").read_text() == SECRET + "\n"
     assert not Path("/tmp/sari-escape.py").exists()
