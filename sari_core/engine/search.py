@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sari_core.engine.paths import PathGuard
+from sari_core.engine.regex import Regex, compile_query
 from sari_core.engine.store import IndexStore, SymbolHit
 from sari_core.engine.text_match import (
     FileHit,
@@ -31,7 +32,6 @@ from sari_core.engine.text_match import (
     regex_files,
     regex_lines,
 )
-from sari_core.errors import ErrorCode, SariError
 from sari_core.models import SearchCall, SearchMatch, SearchResult
 
 SCAN_FILES_MIN = 20  # files read for line hits: at least this many,
@@ -110,14 +110,8 @@ class Searcher:
                              glob=call.path_glob)
 
     @staticmethod
-    def _compile(call: SearchCall) -> re.Pattern[str]:
-        flags = re.MULTILINE | (0 if call.case_sensitive else re.IGNORECASE)
-        try:
-            return re.compile(call.query, flags)
-        except re.error as exc:
-            raise SariError(ErrorCode.INVALID_ARGS, f"query is not a valid regex: {exc}.",
-                            "Fix the pattern, or search for the literal text with kind='text'."
-                            ) from None
+    def _compile(call: SearchCall) -> Regex:
+        return compile_query(call.query, case_sensitive=call.case_sensitive)
 
     # --- text and regex -------------------------------------------------------------
 
@@ -167,7 +161,7 @@ class Searcher:
         return out
 
     @staticmethod
-    def _regex_hits(rx: re.Pattern[str], text: str) -> list[tuple[int, int, str]]:
+    def _regex_hits(rx: Regex, text: str) -> list[tuple[int, int, str]]:
         lines = text.split("\n")
         out = []
         for number in regex_lines(rx, text, limit=HITS_PER_FILE * 4):

@@ -29,6 +29,7 @@ from functools import lru_cache
 
 import pathspec
 
+from sari_core.engine.regex import Regex
 from sari_core.engine.store import IndexStore
 
 TRIGRAM = 3
@@ -251,7 +252,7 @@ def required_literal(pattern: str) -> str | None:
     return best if len(best) >= TRIGRAM and "\x00" not in best else None
 
 
-def regex_lines(rx: re.Pattern[str], text: str, limit: int | None = None) -> list[int]:
+def regex_lines(rx: Regex, text: str, limit: int | None = None) -> list[int]:
     """1-based numbers of the lines where ``rx`` matches (grep semantics)."""
     hits = []
     for number, line in enumerate(text.split("\n"), 1):
@@ -262,7 +263,7 @@ def regex_lines(rx: re.Pattern[str], text: str, limit: int | None = None) -> lis
     return hits
 
 
-def regex_files(store: IndexStore, rx: re.Pattern[str], *, glob: str | None = None
+def regex_files(store: IndexStore, rx: Regex, *, glob: str | None = None
                 ) -> list[FileHit]:
     """Every indexed text file with a line matching ``rx``."""
     literal = required_literal(rx.pattern)
