@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from sari_core.locations import open_private
+
 log = logging.getLogger(__name__)
 
 DEFAULT_MAXSIZE = 2000
@@ -52,8 +54,7 @@ class JsonLinesSink:
 
     def write_batch(self, events: Sequence[AnalyticsEvent]) -> None:
         if self._handle is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._handle = self.path.open("a", encoding="utf-8")
+            self._handle = open_private(self.path, "a")
         for event in events:
             self._handle.write(json.dumps(event.to_json(), sort_keys=True, default=str) + "\n")
         self._handle.flush()

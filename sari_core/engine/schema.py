@@ -19,7 +19,7 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-from sari_core.locations import cache_dir
+from sari_core.locations import cache_dir, private_file
 
 log = logging.getLogger(__name__)
 
@@ -118,10 +118,10 @@ def _create(conn: sqlite3.Connection) -> None:
 
 def open_index(path: Path) -> sqlite3.Connection:
     """The writer connection of a usable index at ``path``, rebuilding it when needed."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     for attempt in (1, 2):
         conn: sqlite3.Connection | None = None
         try:
+            private_file(path)  # 0600 before SQLite creates it (and its -wal and -shm)
             conn = connect(path)
             conn.execute("PRAGMA journal_mode = WAL")
             if _has_tables(conn):

@@ -13,8 +13,9 @@ import logging.handlers
 import os
 import sys
 from pathlib import Path
+from typing import IO
 
-from sari_core.locations import log_dir
+from sari_core.locations import log_dir, private_dir, private_opener
 
 LOG_FILE_NAME = "server.log"
 FORMAT = "%(asctime)s %(levelname)s %(process)d %(name)s: %(message)s"
@@ -35,6 +36,15 @@ def _level(raw: str | None, default: int) -> int:
     if text.isdigit():
         return int(text)
     return LEVELS.get(text, default)
+
+
+class _PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
+    """Log files (the current one and each rotated one) are 0600: a log names the user's
+    files and quotes their errors."""
+
+    def _open(self) -> IO[str]:
+        return open(self.baseFilename, self.mode, encoding=self.encoding,  # noqa: SIM115
+                    errors=self.errors, opener=private_opener)
 
 
 def configure_logging() -> Path | None:
@@ -58,8 +68,8 @@ def configure_logging() -> Path | None:
     path: Path | None = log_dir() / LOG_FILE_NAME
     assert path is not None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        file_handler = logging.handlers.RotatingFileHandler(
+        private_dir(path.parent)
+        file_handler = _PrivateRotatingFileHandler(
             path, maxBytes=_MAX_BYTES, backupCount=_BACKUPS, encoding="utf-8")
     except OSError as exc:
         root.warning("server log file %s unavailable: %s", path, exc)

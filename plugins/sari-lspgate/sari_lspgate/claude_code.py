@@ -18,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from sari_core.locations import state_dir
+from sari_core.locations import open_private, state_dir
 from sari_core.models import ClientHookEvent, ClientHookResult
 from sari_core.sessions import canonical_root
 from sari_lspgate.diagnostics import LineMap
@@ -70,9 +70,9 @@ def _load_state(path: Path) -> GateState:
 
 
 def _save_state(path: Path, state: GateState) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(state.to_json(), indent=1), encoding="utf-8")
+    with open_private(temporary, "w") as handle:  # 0600 in a 0700 folder
+        handle.write(json.dumps(state.to_json(), indent=1))
     os.replace(temporary, path)
 
 

@@ -14,6 +14,8 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
+from sari_core.locations import private_file
+
 SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 5000
 
@@ -222,12 +224,11 @@ def open_database(path: Path, *, target: int = SCHEMA_VERSION) -> sqlite3.Connec
     """
     if path.exists():
         _check_header(path)
-    else:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise ExecutionLogUnavailable(
-                f"execution log folder {path.parent} cannot be created: {exc}") from exc
+    try:
+        private_file(path)  # 0600 in a 0700 folder; SQLite gives -wal and -shm the same mode
+    except OSError as exc:
+        raise ExecutionLogUnavailable(
+            f"execution log {path} cannot be created: {exc.strerror}") from exc
     try:
         conn = connect(path)
     except sqlite3.Error as exc:

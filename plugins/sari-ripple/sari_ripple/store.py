@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from sari_core.locations import state_dir
+from sari_core.locations import private_dir, state_dir
 
 log = logging.getLogger(__name__)
 DEFAULT_SLOT = "default"
@@ -51,7 +51,7 @@ def load_state(path: Path) -> dict[str, Any] | None:
 
 def save_state(path: Path, data: dict[str, Any]) -> None:
     """Write ``data`` atomically: a temporary file in the same folder, fsync, rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)  # 0700: what a session read is the user's alone (mkstemp: 0600)
     payload = json.dumps(data, sort_keys=True, separators=(",", ":")).encode("utf-8")
     handle, temporary = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)
     try:
