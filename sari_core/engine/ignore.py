@@ -8,18 +8,24 @@ dependency trees (``node_modules``, ``vendor``), build outputs (``dist``,
 folder, deeper files win, the last matching line of a file wins, ``!`` re-includes.
 ``.git/info/exclude`` of the root, and the workspace's own extra exclusions
 (gitignore lines), apply with the lowest precedence. Symlinks are
-not followed (their targets inside the root are indexed under their own path).
+not followed (their targets inside the root are indexed under their own path):
+the walk opens each folder below the descriptor of the one above with
+``O_NOFOLLOW``, so a folder swapped for a symlink mid-walk is skipped, never
+entered. Sari's own temporary files (``.*.sari-tmp``) are never listed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import pathspec
+
+from sari_core.engine import fdwalk
 
 DEFAULT_EXCLUDED_DIRS = frozenset({
     ".git", ".hg", ".svn", ".jj",
@@ -32,6 +38,8 @@ VENV_MARKER = "pyvenv.cfg"
 GITIGNORE = ".gitignore"
 
 Chain = tuple[tuple[str, "pathspec.PathSpec"], ...]
+# Called with (folder descriptor, name, stat) for each temporary file of Sari's met.
+TempFound = Callable[[int, str, os.stat_result], None]
 
 
 @dataclass(frozen=True)
@@ -106,6 +114,8 @@ class IgnoreRules:
         if not rel:
             return False
         parts = rel.split("/")
+        if not is_dir and fdwalk.is_temp_name(parts[-1]):
+            return True
         chain = self.extend(self.base_chain(), "")
         for depth, name in enumerate(parts):
             sub = "/".join(parts[: depth + 1])
@@ -128,9 +138,94 @@ class IgnoreRules:
                 chain = self.extend(chain, "/".join(parts[:depth]))
         return chain
 
-    def walk(self, start: str = "") -> Iterator[WalkEntry]:
+    @contextlib.contextmanager
+    def _opened(self, dir_rel: str) -> Iterator[int | None]:
+        """A descriptor of folder ``dir_rel`` reached from the root with no symlink followed
+        (None when it is gone or became something else)."""
+        try:
+            root = fdwalk.open_root(str(self.root))
+        except OSError:
+            yield None
+            return
+        try:
+            fd = fdwalk.open_dir(root, dir_rel.split("/")) if dir_rel else os.dup(root)
+        except OSError:
+            fd = None
+        finally:
+            os.close(root)
+        try:
+            yield fd
+        finally:
+            if fd is not None:
+                os.close(fd)
+
+    def _excluded_below(self, name: str, folder_fd: int) -> bool:
+        if name in DEFAULT_EXCLUDED_DIRS:
+            return True
+        try:
+            os.stat(VENV_MARKER, dir_fd=folder_fd, follow_symlinks=False)
+        except OSError:
+            return False
+        return True
+
+    def walk(self, start: str = "", temp_found: TempFound | None = None) -> Iterator[WalkEntry]:
         """Every regular, non-ignored file of the root (or below folder ``start``, which
-        the caller has checked is not ignored), in a stable (sorted) order."""
+        the caller has checked is not ignored), in a stable (sorted) order.
+
+        :param temp_found: called for each of Sari's temporary files met (never listed).
+        """
+        if not fdwalk.supported():
+            yield from self._walk_by_path(start)
+            return
+        with self._opened(start) as top:
+            if top is None:
+                return
+            yield from self._walk_fd(top, start, self.chain_for(start), temp_found)
+
+    def _walk_fd(self, folder_fd: int, dir_rel: str, chain: Chain,
+                 temp_found: TempFound | None) -> Iterator[WalkEntry]:
+        try:
+            with os.scandir(folder_fd) as scan:
+                entries = sorted(scan, key=lambda entry: entry.name)
+        except OSError:
+            return
+        folder = os.path.join(self.root, dir_rel) if dir_rel else str(self.root)
+        subdirs: list[str] = []
+        for entry in entries:
+            rel = f"{dir_rel}/{entry.name}" if dir_rel else entry.name
+            try:
+                if entry.is_symlink():
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    subdirs.append(entry.name)
+                    continue
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if not stat.S_ISREG(info.st_mode):
+                continue
+            if fdwalk.is_temp_name(entry.name):
+                if temp_found is not None:
+                    temp_found(folder_fd, entry.name, info)
+                continue
+            if not self.decide(chain, rel, False):
+                yield WalkEntry(rel, os.path.join(folder, entry.name), info.st_size,
+                                info.st_mtime_ns)
+        for name in subdirs:
+            rel = f"{dir_rel}/{name}" if dir_rel else name
+            try:  # a folder swapped for a symlink since the listing fails here (ELOOP)
+                child = os.open(name, fdwalk.DIR_FLAGS, dir_fd=folder_fd)
+            except OSError:
+                continue
+            try:
+                if self._excluded_below(name, child) or self.decide(chain, rel, True):
+                    continue
+                yield from self._walk_fd(child, rel, self.extend(chain, rel), temp_found)
+            finally:
+                os.close(child)
+
+    def _walk_by_path(self, start: str) -> Iterator[WalkEntry]:
+        """:meth:`walk` where descriptor-relative calls are missing (by path)."""
         stack: list[tuple[str, Chain]] = [(start, self.chain_for(start))]
         while stack:
             dir_rel, chain = stack.pop()
@@ -155,7 +250,8 @@ class IgnoreRules:
                     info = entry.stat(follow_symlinks=False)
                 except OSError:
                     continue
-                if not stat.S_ISREG(info.st_mode) or self.decide(chain, rel, False):
+                if not stat.S_ISREG(info.st_mode) or fdwalk.is_temp_name(entry.name) \
+                        or self.decide(chain, rel, False):
                     continue
                 yield WalkEntry(rel, entry.path, info.st_size, info.st_mtime_ns)
             stack.extend(reversed(subdirs))

@@ -32,6 +32,7 @@ from sari_core.engine.textfile import (
     is_binary,
     language_of,
 )
+from sari_core.errors import SariError
 from sari_core.models import FileChange
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,9 @@ BULK_FILES = 500  # a refresh this large commits without fsync
 RACY_NS = 2_000_000_000  # a file modified this close to when it was read is hashed again
 BATCH_FILES = 2000
 BATCH_BYTES = 16 * 1024 * 1024  # larger transactions: fewer FTS segments to merge
+# A temporary file of Sari's this old is an orphan (its writer was killed); a younger one
+# may belong to a write in progress in another Sari process on the same workspace.
+ORPHAN_AGE_SECONDS = 60.0
 
 Key = tuple[int, str]  # (root index, path relative to the root)
 
@@ -67,14 +71,13 @@ class _Content:
     data: bytes = b""
 
 
-def _load(abs_path: str) -> _Content | None:
+def _load(guard: PathGuard, root_index: int, rel: str) -> _Content | None:
     """A file's content class; binary and oversized files are identified by their stat
-    (they are never searched, so their bytes are not read beyond the first block)."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) \
-        | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    (they are never searched, so their bytes are not read beyond the first block). The
+    file is opened below the root's descriptor with no symlink followed (see fdwalk)."""
     try:
-        fd = os.open(abs_path, flags)
-    except OSError:
+        fd = guard.open_file(root_index, rel, rel)
+    except SariError:
         return None
     try:
         info = os.fstat(fd)
@@ -105,6 +108,20 @@ class Indexer:
         self.guard = guard
         self.rules = list(rules)
         self.cancelled = threading.Event()  # set on close: a running build stops between batches
+        self._orphans_swept = False
+        self.orphans_removed = 0
+
+    def _remove_orphan(self, folder_fd: int, name: str, info: os.stat_result) -> None:
+        """Delete a temporary file a killed write left behind (first walk only)."""
+        if time.time() - info.st_mtime < ORPHAN_AGE_SECONDS:
+            return
+        try:
+            os.unlink(name, dir_fd=folder_fd)
+        except OSError as exc:
+            log.warning("sari: could not remove the orphaned temporary file %s: %s", name,
+                        exc.strerror)
+        else:
+            self.orphans_removed += 1
 
     # --- full refresh -------------------------------------------------------------
 
@@ -121,8 +138,10 @@ class Indexer:
         known = self.store.all_files()
         seen: set[Key] = set()
         todo: list[tuple[Key, WalkEntry]] = []
+        sweep = None if self._orphans_swept else self._remove_orphan
+        self._orphans_swept = True
         for root_index, rules in enumerate(self.rules):
-            for entry in rules.walk():
+            for entry in rules.walk(temp_found=sweep):
                 key = (root_index, entry.rel)
                 seen.add(key)
                 row = known.get(key)
@@ -194,7 +213,7 @@ class Indexer:
         """Index one file if its content changed; the change when it is to be reported."""
         stats.last_bytes = 0
         row = self.store.file(root_index, rel, conn)
-        content = _load(abs_path)
+        content = _load(self.guard, root_index, rel)
         if content is None:
             return self._delete(conn, row, report_changed) if row is not None else None
         data = content.data

@@ -21,8 +21,9 @@ import tempfile
 import threading
 from pathlib import Path
 
-from sari_core.engine.paths import PathGuard, ResolvedPath
-from sari_core.engine.textfile import TextFile, encode, load_text, split_lines
+from sari_core.engine import fdwalk
+from sari_core.engine.paths import PathGuard, ResolvedPath, os_error
+from sari_core.engine.textfile import TextFile, encode, load_fd, split_lines
 from sari_core.errors import ErrorCode, SariError
 from sari_core.models import FileChange, MutationCall, NextCall
 
@@ -100,7 +101,8 @@ class Mutator:
         return [self._plan_write(call)]
 
     def _existing(self, target: ResolvedPath) -> TextFile:
-        return load_text(target.abs, target.display, max_bytes=MAX_EDIT_BYTES)
+        fd = self.guard.open_file(target.root_index, target.rel, target.display)
+        return load_fd(fd, target.display, max_bytes=MAX_EDIT_BYTES)
 
     def _plan_edit(self, call: MutationCall) -> FileChange:
         target = self.guard.resolve(call.path, for_write=True)
@@ -146,6 +148,12 @@ class Mutator:
                           new_text=content)
 
     def _check_parents(self, target: ResolvedPath) -> None:
+        try:
+            self._check_parent_folders(target)
+        except OSError as exc:
+            raise os_error(exc, target.display) from None
+
+    def _check_parent_folders(self, target: ResolvedPath) -> None:
         parent = target.abs.parent
         while not parent.exists():
             if os.path.lexists(parent):  # a dangling symlink on the way
@@ -176,26 +184,64 @@ class Mutator:
         return written
 
     def _apply_one(self, target: ResolvedPath, change: FileChange) -> None:
-        exists = os.path.lexists(target.abs)
-        current = self._existing(target) if exists else None
-        if (current.text if current else None) != change.old_text:
-            raise SariError(ErrorCode.EDIT_NO_MATCH,
-                            f"{target.display!r} changed on disk since the change was planned; "
-                            "nothing was written.", "Read the file again and redo the change.",
-                            [NextCall(tool="read", arguments={"mode": "file",
-                                                              "target": target.display})])
-        if change.new_text is None:
-            os.remove(target.abs)
+        # Everything happens in the file's folder as held by a descriptor (reached without
+        # following a symlink): a folder swapped meanwhile cannot redirect the write.
+        with self.guard.folder_of(target, create=change.new_text is not None) as folder:
+            current, mode = self._current(folder, target)
+            if (current.text if current else None) != change.old_text:
+                raise SariError(ErrorCode.EDIT_NO_MATCH,
+                                f"{target.display!r} changed on disk since the change was "
+                                "planned; nothing was written.",
+                                "Read the file again and redo the change.",
+                                [NextCall(tool="read", arguments={"mode": "file",
+                                                                  "target": target.display})])
+            try:
+                self._replace(folder, target, current, mode, change.new_text)
+            except OSError as exc:
+                raise os_error(exc, target.display) from None
+
+    def _current(self, folder: int | None, target: ResolvedPath
+                 ) -> tuple[TextFile | None, int | None]:
+        """The file's text and permission bits now (None, None: there is no file)."""
+        try:
+            if folder is None:
+                fd = os.open(target.abs, fdwalk.READ_FLAGS)
+            else:
+                fd = os.open(target.name, fdwalk.READ_FLAGS, dir_fd=folder)
+        except FileNotFoundError:
+            return None, None
+        except OSError as exc:
+            raise os_error(exc, target.display) from None
+        try:
+            mode = stat.S_IMODE(os.fstat(fd).st_mode)
+        except OSError as exc:
+            os.close(fd)
+            raise os_error(exc, target.display) from None
+        return load_fd(fd, target.display, max_bytes=MAX_EDIT_BYTES), mode
+
+    @staticmethod
+    def _replace(folder: int | None, target: ResolvedPath, current: TextFile | None,
+                 mode: int | None, new_text: str | None) -> None:
+        if new_text is None:
+            if folder is None:
+                os.remove(target.abs)
+            else:
+                os.unlink(target.name, dir_fd=folder)
             return
-        encoding = current.encoding if current else "utf-8"
-        mode = stat.S_IMODE(os.stat(target.abs).st_mode) if exists else 0o666 & ~_umask()
-        target.abs.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(target.abs, encode(change.new_text, encoding), mode)
+        data = encode(new_text, current.encoding if current else "utf-8")
+        mode = mode if mode is not None else 0o666 & ~_umask()
+        if folder is None:
+            atomic_write(target.abs, data, mode)
+        else:
+            fdwalk.write_in(folder, target.name, data, mode)
 
 
 def atomic_write(path: Path, data: bytes, mode: int) -> None:
-    """Temp file in the same folder, fsync, chmod, rename over ``path``."""
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".sari-tmp", dir=path.parent)
+    """Temp file in the same folder, fsync, chmod, rename over ``path`` (by path: for
+    platforms without descriptor-relative calls)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name[:64]}.", suffix=fdwalk.TEMP_SUFFIX,
+                                dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

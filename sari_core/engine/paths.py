@@ -10,13 +10,17 @@ raises a :class:`~sari_core.errors.SariError` before a single byte is opened:
 
 from __future__ import annotations
 
+import errno
 import os
 import posixpath
 import stat
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from sari_core.engine import fdwalk
 from sari_core.errors import ErrorCode, SariError
 from sari_core.models import NextCall
 from sari_core.targets import root_prefixes
@@ -81,6 +85,33 @@ def relative(path: Path, root: Path) -> str:
     return "" if path == root else path.relative_to(root).as_posix()
 
 
+def os_error(exc: OSError, display: str) -> SariError:
+    """The structured error for a failed open of ``display`` (never the server's path)."""
+    code = exc.errno
+    if code == errno.ENOENT:
+        return SariError(ErrorCode.NOT_FOUND, f"{display!r} does not exist in the workspace.",
+                         "Search for it by name (kind='path') to find the right path.",
+                         _search_hint(display))
+    if code == errno.ELOOP:
+        return SariError(ErrorCode.PATH_OUTSIDE_WORKSPACE,
+                         f"{display!r} goes through a symlink that appeared after the path "
+                         "was checked; nothing was opened.",
+                         "The workspace changed during the call: check the path and retry.")
+    if code == errno.ENOTDIR:
+        return SariError(ErrorCode.NOT_A_FILE, f"a component of {display!r} is not a folder.",
+                         "Choose a path whose parents are folders.")
+    if code == errno.ENAMETOOLONG:
+        return SariError(ErrorCode.INVALID_ARGS, f"{display[:80]!r}... is longer than the "
+                         "filesystem allows (a name over 255 bytes, or a path over 4096).",
+                         "Use a shorter path.")
+    if code == errno.EISDIR:
+        return SariError(ErrorCode.NOT_A_FILE, f"{display!r} is a directory, not a file.",
+                         "Name a file inside the workspace.")
+    return SariError(ErrorCode.NOT_FOUND, f"{display!r} cannot be opened: "
+                     f"{exc.strerror or 'error ' + str(code)}.",
+                     "Check the path and its permissions.")
+
+
 def _search_hint(target: str) -> list[NextCall]:
     name = posixpath.basename(target.replace("\\", "/")) or target
     return [NextCall(tool="search", arguments={"query": name, "kind": "path"})]
@@ -108,6 +139,57 @@ class PathGuard:
         # the components below the root (see _canonical_below).
         self._root_texts = [os.fspath(root) for root in canon]
         self._root_ids = [_identity(root) for root in canon]
+        # Every file is opened below these descriptors (see fdwalk), so a root replaced or
+        # a folder swapped for a symlink later cannot redirect an open outside.
+        self._root_fds: list[int] | None = None
+        self._fds_lock = threading.Lock()
+
+    # --- descriptors ----------------------------------------------------------------
+
+    def _root_fd(self, root_index: int) -> int:
+        with self._fds_lock:
+            if self._root_fds is None:
+                self._root_fds = [fdwalk.open_root(text) for text in self._root_texts]
+            return self._root_fds[root_index]
+
+    def close(self) -> None:
+        """Close the roots' descriptors (opened again if the guard is used after)."""
+        with self._fds_lock:
+            fds, self._root_fds = self._root_fds or [], None
+        for fd in fds:
+            os.close(fd)
+
+    def open_file(self, root_index: int, rel: str, display: str) -> int:
+        """A read-only descriptor of file ``rel`` (canonical) of a root, no component
+        followed if it is a symlink now; errors are SariErrors naming ``display`` only."""
+        if not rel:
+            raise SariError(ErrorCode.NOT_A_FILE, f"{display!r} is a directory, not a file.",
+                            "Name a file inside the workspace.")
+        try:
+            if not fdwalk.supported():
+                return os.open(self.roots[root_index] / rel, fdwalk.READ_FLAGS)
+            return fdwalk.open_file(self._root_fd(root_index), rel)
+        except OSError as exc:
+            raise os_error(exc, display) from None
+
+    @contextmanager
+    def folder_of(self, target: ResolvedPath, *, create: bool = False) -> Iterator[int | None]:
+        """The held descriptor of ``target``'s folder (made when ``create``); None where
+        the platform cannot open relative to descriptors (paths are used there)."""
+        folders, _ = fdwalk.split(target.rel)
+        if not fdwalk.supported():
+            if create:
+                target.abs.parent.mkdir(parents=True, exist_ok=True)
+            yield None
+            return
+        try:
+            fd = fdwalk.open_dir(self._root_fd(target.root_index), folders, create=create)
+        except OSError as exc:
+            raise os_error(exc, target.display) from None
+        try:
+            yield fd
+        finally:
+            os.close(fd)
 
     # --- naming ---------------------------------------------------------------------
 
@@ -242,14 +324,8 @@ class PathGuard:
                     known: os.stat_result | None = None) -> None:
         try:
             info = known if known is not None else os.stat(resolved.abs)
-        except FileNotFoundError:
-            raise SariError(ErrorCode.NOT_FOUND, f"{target!r} does not exist in the workspace.",
-                            "Search for it by name (kind='path') to find the right path.",
-                            _search_hint(target)) from None
         except OSError as exc:
-            raise SariError(ErrorCode.NOT_FOUND, f"{target!r} cannot be opened: "
-                            f"{exc.strerror or exc}.", "Check the path and its permissions.") \
-                from None
+            raise os_error(exc, target) from None
         if stat.S_ISREG(info.st_mode):
             return
         if stat.S_ISDIR(info.st_mode):

@@ -24,7 +24,7 @@ from sari_core.engine.textfile import (
     count_lines,
     head_lines,
     language_of,
-    load_text,
+    load_fd,
     split_lines,
     too_large,
 )
@@ -138,7 +138,8 @@ class Reader:
         return self._result(target, text, window(lines, first, last, call), total, {})
 
     def _load(self, target: ResolvedPath, whole_file: bool) -> TextFile:
-        loaded = load_text(target.abs, target.display, max_bytes=HARD_READ_BYTES)
+        fd = self.guard.open_file(target.root_index, target.rel, target.display)
+        loaded = load_fd(fd, target.display, max_bytes=HARD_READ_BYTES)
         if whole_file and len(loaded.data) > MAX_READ_BYTES:
             raise too_large(target.display, len(loaded.data), MAX_READ_BYTES)
         return loaded

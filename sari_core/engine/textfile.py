@@ -118,7 +118,8 @@ def count_lines(text: str) -> int:
 def read_bytes(abs_path: str | os.PathLike[str], display: str, *,
                max_bytes: int | None = None) -> bytes:
     """Open a canonical path without following a last-moment symlink, check it is a
-    regular file, and read it (refusing FILE_TOO_LARGE above ``max_bytes``)."""
+    regular file, and read it (refusing FILE_TOO_LARGE above ``max_bytes``).
+    The engine opens through :meth:`PathGuard.open_file` and :func:`read_fd` instead."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) \
         | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
     try:
@@ -131,8 +132,14 @@ def read_bytes(abs_path: str | os.PathLike[str], display: str, *,
     except OSError as exc:
         raise SariError(ErrorCode.PATH_OUTSIDE_WORKSPACE if exc.errno == errno.ELOOP
                         else ErrorCode.NOT_FOUND,
-            f"{display!r} cannot be opened: {exc.strerror or exc}.",
+            f"{display!r} cannot be opened: {exc.strerror or exc.errno}.",
             "Check the path; symlinks are resolved before opening.") from None
+    return read_fd(fd, display, max_bytes=max_bytes)
+
+
+def read_fd(fd: int, display: str, *, max_bytes: int | None = None) -> bytes:
+    """Read an open descriptor whole and close it: a regular file only, at most
+    ``max_bytes`` (FILE_TOO_LARGE above)."""
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
@@ -179,7 +186,16 @@ class TextFile:
 
 def load_text(abs_path: str | os.PathLike[str], display: str, *,
               max_bytes: int | None = None) -> TextFile:
-    data = read_bytes(abs_path, display, max_bytes=max_bytes)
+    return text_of(read_bytes(abs_path, display, max_bytes=max_bytes), display)
+
+
+def load_fd(fd: int, display: str, *, max_bytes: int | None = None) -> TextFile:
+    """:func:`load_text` of an open descriptor (closed here)."""
+    return text_of(read_fd(fd, display, max_bytes=max_bytes), display)
+
+
+def text_of(data: bytes, display: str) -> TextFile:
+    """Decoded file bytes, or BINARY_FILE."""
     if is_binary(data):
         raise binary_refusal(display, len(data))
     decoded = decode(data)

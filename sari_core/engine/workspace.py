@@ -229,6 +229,7 @@ class Workspace:
             self._closed = True
             self._changes.close()
             self.store.close()
+            self.guard.close()
 
     def __enter__(self) -> Workspace:
         return self
