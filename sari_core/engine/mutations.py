@@ -22,7 +22,7 @@ import threading
 from pathlib import Path
 
 from sari_core.engine import fdwalk
-from sari_core.engine.paths import PathGuard, ResolvedPath, os_error
+from sari_core.engine.paths import PathGuard, ResolvedPath, canonical, os_error
 from sari_core.engine.textfile import TextFile, encode, load_fd, split_lines
 from sari_core.errors import ErrorCode, SariError
 from sari_core.models import FileChange, MutationCall, NextCall
@@ -175,7 +175,7 @@ class Mutator:
         written = []
         for change in changes:
             target = self.guard.resolve(change.path, must_exist=False, for_write=True)
-            if str(target.abs) != os.path.realpath(change.abs_path):
+            if target.abs != canonical(change.abs_path):
                 raise SariError(ErrorCode.PATH_OUTSIDE_WORKSPACE,
                                 f"{change.path!r} no longer resolves to the planned file.",
                                 "Plan the change again.")

@@ -64,7 +64,10 @@ class ResolvedPath:
 
 def canonical(path: str | os.PathLike[str]) -> Path:
     """expanduser + realpath: the one form roots are compared in."""
-    return Path(os.path.realpath(os.path.expanduser(os.fspath(path))))
+    try:
+        return Path(os.path.realpath(os.path.expanduser(os.fspath(path))))
+    except OSError:  # a symlink on the way changed while it was read: the path as given
+        return Path(os.path.abspath(os.path.expanduser(os.fspath(path))))
 
 
 def _identity(path: str | os.PathLike[str]) -> tuple[int, int] | None:
@@ -232,7 +235,10 @@ class PathGuard:
         if for_write:
             self._refuse_protected(target, lexical)
         root = self.roots[root_index]
-        real, info = self._canonical_below(root_index, lexical)
+        try:  # realpath itself raises when a symlink vanishes while it reads it
+            real, info = self._canonical_below(root_index, lexical)
+        except OSError as exc:
+            raise os_error(exc, target) from None
         root_text = self._root_texts[root_index]
         base = root_text if root_text.endswith(os.sep) else root_text + os.sep
         if real == root_text:
