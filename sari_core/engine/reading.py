@@ -11,6 +11,7 @@ next page starts when lines remain.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from sari_core.engine.gitdiff import diff_preview
 from sari_core.engine.paths import PathGuard, ResolvedPath
 from sari_core.engine.store import IndexStore, SymbolHit
+from sari_core.engine.streaming import stream_range
 from sari_core.engine.textfile import (
     MAX_READ_BYTES,
     TextFile,
@@ -109,7 +111,12 @@ class Reader:
         if call.mode == "symbol":
             return self._symbol(call)
         target = self.guard.resolve(call.target)
-        text = self._load(target, whole_file=call.mode == "file" and call.limit is None)
+        whole_file = call.mode == "file" and call.limit is None
+        fd = self.guard.open_file(target.root_index, target.rel, target.display)
+        size = _size(fd)
+        if size > HARD_READ_BYTES and not whole_file:
+            return self._streamed(target, fd, call)
+        text = self._load(target, whole_file, fd)
         if call.mode == "file" and not call.offset and call.limit is None:
             whole = _whole_file(text.text, call)
             if whole is not None:  # the window of every line, without splitting them
@@ -137,12 +144,45 @@ class Reader:
         lines = head_lines(text.text, needed)
         return self._result(target, text, window(lines, first, last, call), total, {})
 
-    def _load(self, target: ResolvedPath, whole_file: bool) -> TextFile:
-        fd = self.guard.open_file(target.root_index, target.rel, target.display)
+    def _load(self, target: ResolvedPath, whole_file: bool, fd: int | None = None) -> TextFile:
+        if fd is None:
+            fd = self.guard.open_file(target.root_index, target.rel, target.display)
+        if whole_file and _size(fd) > MAX_READ_BYTES:
+            size = _size(fd)
+            os.close(fd)
+            raise too_large(target.display, size, MAX_READ_BYTES)
         loaded = load_fd(fd, target.display, max_bytes=HARD_READ_BYTES)
         if whole_file and len(loaded.data) > MAX_READ_BYTES:
             raise too_large(target.display, len(loaded.data), MAX_READ_BYTES)
         return loaded
+
+    def _streamed(self, target: ResolvedPath, fd: int, call: ReadCall) -> ReadResult:
+        """A snippet or a page of a file over the whole-read limit, streamed."""
+        if call.mode == "snippet":
+            start = call.start_line or 1
+            first = max(1, start - (call.context_lines or 0))
+            needed = (call.end_line or start) + (call.context_lines or 0)
+            begin = first
+        else:
+            first, begin = 1, 1 + (call.offset or 0)
+            needed = (call.offset or 0) + (call.limit or 0)
+        part = stream_range(fd, target.display, begin, needed)
+        total = part.total_lines
+        if call.mode == "snippet" and start > max(total, 1):
+            raise SariError(ErrorCode.INVALID_ARGS, f"start_line {start} is past the end of "
+                            f"{target.display!r} ({total} lines).",
+                            f"Use a start_line between 1 and {max(total, 1)}.",
+                            [_snippet_call(target.display, max(total - 20, 1), max(total, 1))])
+        last = min(needed, total) if call.mode == "snippet" else total
+        # The window of lines begin..needed, numbered from `begin`, then renumbered.
+        shown = window(part.lines, 1, min(needed, total) - begin + 1,
+                       call.model_copy(update={"offset": 0}))
+        start_line, end_line = shown.start + begin - 1, shown.end + begin - 1
+        more = end_line < last
+        text = TextFile(b"", "", part.encoding, part.hash)
+        result = Window(shown.text, start_line, end_line, shown.truncated or more,
+                        shown.degraded, end_line - first + 1 if more else None)
+        return self._result(target, text, result, total, {"streamed": True})
 
     def _result(self, target: ResolvedPath, text: TextFile, shown: Window, total_lines: int,
                 extra: dict[str, object]) -> ReadResult:
@@ -242,6 +282,10 @@ class Reader:
                           start_line=shown.start, end_line=shown.end, total_lines=len(lines),
                           truncated=shown.truncated, preview_degraded=shown.degraded,
                           location=Location(file=target.display), extra=extra)
+
+
+def _size(fd: int) -> int:
+    return os.fstat(fd).st_size
 
 
 def _split_symbol(target: str) -> tuple[str, str | None]:
