@@ -55,6 +55,14 @@ def _umask() -> int:
     return current
 
 
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _line_of(text: str, index: int) -> int:
     return text.count("\n", 0, index) + 1
 
@@ -96,6 +104,12 @@ class Mutator:
     # --- planning -------------------------------------------------------------------
 
     def plan(self, call: MutationCall) -> list[FileChange]:
+        for text in (call.content, call.old_string, call.new_string):
+            if text is not None and not _encodable(text):
+                raise SariError(ErrorCode.INVALID_ARGS, "the text contains a lone surrogate, "
+                                "which no file encoding can hold; nothing was changed.",
+                                "Send the text as valid Unicode (pairs of surrogates "
+                                "combined into one character).")
         if call.tool == "edit":
             return [self._plan_edit(call)]
         return [self._plan_write(call)]

@@ -231,6 +231,12 @@ class PathGuard:
         if "\x00" in target:
             raise SariError(ErrorCode.INVALID_ARGS, "path contains a NUL byte and was refused.",
                             "Send the path as plain text, without control characters.")
+        try:
+            os.fsencode(target)
+        except UnicodeError:
+            raise SariError(ErrorCode.INVALID_ARGS, "path contains a character no file name "
+                            "can hold (a lone surrogate) and was refused.",
+                            "Send the path as valid Unicode text.") from None
         root_index, lexical = self._lexical(target)
         if for_write:
             self._refuse_protected(target, lexical)

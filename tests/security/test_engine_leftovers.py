@@ -22,7 +22,7 @@ from sari_stdio import body, isolated_env, read_past_refgate, serve_stdio
 from sari_core.engine import Workspace
 from sari_core.engine.reading import HARD_READ_BYTES
 from sari_core.errors import SariError
-from sari_core.models import ReadCall
+from sari_core.models import MutationCall, ReadCall
 
 pytest.importorskip("sari_core.engine")
 
@@ -124,3 +124,24 @@ def test_a_snippet_of_a_file_over_the_limit_is_streamed(huge_file: Path, tmp_pat
     assert (middle.start_line, middle.end_line) == (15_002, 15_003)
     assert page.text.splitlines()[-1] == "the last line"
     assert page.end_line == lines and page.extra.get("next_offset") is None
+
+
+@pytest.mark.parametrize(("tool", "arguments"), [
+    ("read", {"mode": "file", "target": "a\ud800.txt"}),
+    ("write", {"path": "b\ud800.txt", "content": "x\n"}),
+    ("write", {"path": "b.txt", "content": "x\ud800\n"}),
+    ("edit", {"path": "sub/notes.txt", "old_string": "kept", "new_string": "\udfff"}),
+])
+def test_lone_surrogates_are_refused_with_nothing_written(tmp_path: Path, tool: str,
+                                                          arguments: dict[str, str]) -> None:
+    root = _workspace(tmp_path)
+    before = sorted(path.name for path in root.rglob("*"))
+    with Workspace([root], index_path=tmp_path / "index.sqlite", watch=False) as engine, \
+            pytest.raises(SariError) as refused:
+        if tool == "read":
+            engine.read(ReadCall(**arguments))
+        else:
+            engine.apply_mutation(engine.plan_mutation(MutationCall(tool=tool, **arguments)))
+    assert refused.value.code == "INVALID_ARGS" and refused.value.hint
+    assert sorted(path.name for path in root.rglob("*")) == before
+    assert (root / "sub" / "notes.txt").read_text(encoding="utf-8") == "kept notes\n"
