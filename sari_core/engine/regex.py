@@ -36,15 +36,54 @@ class Pattern(Protocol):
     def search(self, text: str) -> Match | None: ...
 
 
+class BytesPattern(Protocol):
+    def search(self, data: bytes, pos: int = ...) -> Match | None: ...
+
+
+_TEXT_ENDS = re.compile(r"\\[Az]")
+
+
 @dataclass(frozen=True)
 class Regex:
     """A compiled query: ``pattern`` is the text the client sent (flags not included)."""
 
     pattern: str
-    compiled: Pattern
+    compiled: Pattern  # for one line of text (match columns)
+    on_bytes: BytesPattern  # for whole UTF-8 texts; never matches a line break
 
     def search(self, text: str) -> Match | None:
         return self.compiled.search(text)
+
+    def lines(self, data: bytes, limit: int | None = None) -> list[int]:
+        """1-based numbers of the lines of UTF-8 ``data`` where the pattern matches."""
+        if _TEXT_ENDS.search(self.pattern):
+            return self._line_by_line(data, limit)
+        hits: list[int] = []
+        position = line = counted = 0
+        while position <= len(data):
+            found = self.on_bytes.search(data, position)
+            if found is None:
+                break
+            start = found.start()
+            line += data.count(b"\n", counted, start)
+            counted = start
+            hits.append(line + 1)
+            if limit is not None and len(hits) >= limit:
+                break
+            end_of_line = data.find(b"\n", start)
+            if end_of_line == -1:
+                break
+            position = end_of_line + 1
+        return hits
+
+    def _line_by_line(self, data: bytes, limit: int | None) -> list[int]:
+        hits = []
+        for number, line in enumerate(data.split(b"\n"), 1):
+            if self.on_bytes.search(line) is not None:
+                hits.append(number)
+                if limit is not None and len(hits) >= limit:
+                    break
+        return hits
 
 
 def compile_query(pattern: str, *, case_sensitive: bool) -> Regex:
@@ -52,15 +91,20 @@ def compile_query(pattern: str, *, case_sensitive: bool) -> Regex:
     options = re2.Options()
     options.case_sensitive = case_sensitive
     options.log_errors = False  # the refusal is the caller's answer, not a log line
+    whole_texts = re2.Options()
+    whole_texts.case_sensitive = case_sensitive
+    whole_texts.log_errors = False
+    whole_texts.never_nl = True
     try:
         compiled = re2.compile("(?m)" + pattern, options)
+        on_bytes = re2.compile(("(?m)" + pattern).encode("utf-8"), whole_texts)
     except re2.error as exc:
         raise _refusal(pattern, exc) from None
     except (UnicodeError, TypeError):
         raise SariError(ErrorCode.INVALID_ARGS, "query is not valid text (a lone surrogate "
                         "or another character without a UTF-8 form).",
                         "Send the pattern as plain UTF-8 text.") from None
-    return Regex(pattern, compiled)
+    return Regex(pattern, compiled, on_bytes)
 
 
 def _refusal(pattern: str, exc: Exception) -> SariError:

@@ -33,8 +33,6 @@ from sari_core.engine.regex import Regex
 from sari_core.engine.store import IndexStore
 
 TRIGRAM = 3
-# Regex syntax after which a pattern is not tested on whole texts before lines.
-_LINE_ONLY = re.compile(r"\\[AZnr]|\(\?<?[=!]|\\Z")
 _SPECIAL = set(".^$*+?{}[]\\|()")
 _ESCAPED_LITERALS = set(".^$*+?{}[]\\|()-/#&~\"'=:<>,;@%!` ")
 _NUMERIC_ESCAPES = set("xuUN0123456789")
@@ -254,29 +252,23 @@ def required_literal(pattern: str) -> str | None:
 
 def regex_lines(rx: Regex, text: str, limit: int | None = None) -> list[int]:
     """1-based numbers of the lines where ``rx`` matches (grep semantics)."""
-    hits = []
-    for number, line in enumerate(text.split("\n"), 1):
-        if rx.search(line):
-            hits.append(number)
-            if limit is not None and len(hits) >= limit:
-                break
-    return hits
+    return rx.lines(text.encode("utf-8"), limit)
 
 
 def regex_files(store: IndexStore, rx: Regex, *, glob: str | None = None
                 ) -> list[FileHit]:
     """Every indexed text file with a line matching ``rx``."""
     literal = required_literal(rx.pattern)
-    whole_text_first = not _LINE_ONLY.search(rx.pattern)
 
-    def matches(text: str) -> bool:
-        if whole_text_first and not rx.search(text):
-            return False
-        return bool(regex_lines(rx, text, limit=1))
+    def matches(data: bytes) -> bool:
+        return bool(rx.lines(data, limit=1))
 
     if literal is None:
-        return _scan(store, glob, matches)
-    rows = glob_filter((FileHit(r[0], r[1], r[2]) for r in store.match(phrase(literal))), glob)
+        rows = glob_filter((FileHit(row.id, row.root, row.path)
+                            for row in store.text_files()), glob)
+    else:
+        rows = glob_filter((FileHit(r[0], r[1], r[2]) for r in store.match(phrase(literal))),
+                           glob)
     by_id = {hit.id: hit for hit in rows}
-    out = [by_id[file_id] for file_id, text in store.texts(list(by_id)) if matches(text)]
+    out = [by_id[file_id] for file_id, data in store.utf8_texts(list(by_id)) if matches(data)]
     return sorted(out, key=lambda hit: (hit.root, hit.path))
