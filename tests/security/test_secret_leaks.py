@@ -18,9 +18,8 @@ from served_http import make_git_workspace
 
 from sari_core import Kernel
 from sari_core.server import SariServer
-from sari_secretguard import SecretguardPlugin
 
-pytest.importorskip("sari_secretguard")
+SecretguardPlugin = pytest.importorskip("sari_secretguard").SecretguardPlugin
 
 # Fake secrets, assembled so that no scanner takes this file for a leak.
 AWS_KEY_ID = "AKIA" + "Q3EXAMPLEZ7KEY4ID"[:16]
