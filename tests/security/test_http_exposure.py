@@ -145,6 +145,9 @@ def test_with_a_token_host_and_origin_are_still_checked(
         auth = {"Authorization": f"Bearer {token}"}
         assert post(served.port, auth).status_code == 200
         assert post(served.port, {**auth, "Host": "evil.example"}).status_code == 421
+        # The announced URL names the bind address; a client on this machine may use it.
+        assert served.url.startswith("http://0.0.0.0:")
+        assert post(served.port, {**auth, "Host": f"0.0.0.0:{served.port}"}).status_code == 200
         assert post(served.port, {**auth, "Origin": "null"}).status_code == 403
         assert post(served.port, {**auth, "Origin": f"http://127.0.0.1:{other_port()}"}
                     ).status_code == 403

@@ -122,7 +122,9 @@ def _run_http(args: argparse.Namespace, roots: list[Path], log_file: Path | None
         sock.close()
         print(f"sari serve: refusing to serve on {args.host}: {exc}", file=sys.stderr)
         return 2
-    names = frozenset() if loopback else machine_names() | {
+    # Beyond loopback: this machine's names, those given, and the bind address itself (the
+    # announced URL names it, and a client on this machine may copy it).
+    names = frozenset() if loopback else machine_names() | {sock.getsockname()[0]} | {
         name.lower() for name in args.allow_host}
     if token is not None and token.generated:
         # Printed once, on stderr (stdout may be a log); later starts reuse the stored file.
