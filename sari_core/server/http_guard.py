@@ -5,8 +5,8 @@ has no side effect (no session, no call, no log record of a call):
 
 * ``Host`` must name this server with the port it serves: the address the connection
   arrived on, ``localhost`` when that address is a loopback one, and, for a server
-  bound beyond loopback, this machine's host names and the names given with
-  ``--allow-host``. Anything else is answered 421 (a DNS-rebinding page sends its own
+  bound beyond loopback, the bind address, this machine's host names and the names
+  given with ``--allow-host``. Anything else is answered 421 (a DNS-rebinding page sends its own
   host name).
 * ``Origin``, when present, must be this same server (scheme, name and port): a page
   served from any other origin, another local port included, or the opaque ``null``
