@@ -111,8 +111,11 @@ async def test_search_totals_do_not_confirm_a_guessed_prefix(
         alone, seen = await call(client, "search", {"query": guess})
         assert alone["total"] == 0 and alone["matches"] == [], guess
         assert_no_secret(seen.replace(guess, ""))
-    # A decoy holding both guesses ranks first, so the secret file would hide behind it.
-    (workspace / "decoy.txt").write_text(f"{right}\n{wrong}\n" * 3, encoding="utf-8")
+    # The agent writes a decoy holding both guesses: it ranks first, so the secret file
+    # would hide behind it, counted in the total only.
+    wrote, _ = await call(client, "write", {"path": "decoy.txt",
+                                            "content": f"{right}\n{wrong}\n" * 3})
+    assert wrote["ok"] is True
     totals = []
     for guess in (right, wrong):
         response, seen = await call(client, "search", {"query": guess, "limit": 1})
