@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 if TYPE_CHECKING:
     from sari_core.kernel import Kernel
-    from sari_core.models import ReadCall, ReadResult, TierEntry
+    from sari_core.models import ReadCall, ReadResult, SearchCall, TierEntry
 
 T = TypeVar("T")
 
@@ -228,6 +228,15 @@ class Session:
         For policies that must look at a file to decide (its size, whether it exists).
         """
         return self._kernel.engine.read(call)
+
+    def matching_files(self, call: SearchCall) -> list[str] | None:
+        """Every file a text or regex search matches (the set its ``total`` counts), when
+        the engine can list it; None otherwise.
+
+        For policies that must account for files beyond the matches a search shows.
+        """
+        files = getattr(self._kernel.engine, "matching_files", None)
+        return list(files(call)) if callable(files) else None
 
     def reference_counts(self) -> Mapping[str, int] | None:
         """How often each symbol is referenced in the workspace, when the engine knows."""

@@ -83,7 +83,9 @@ def _no_match(display: str, text: str, old: str) -> SariError:
             close = difflib.get_close_matches(first, stripped, n=1, cutoff=0.6)
             found = [stripped.index(close[0]) + 1] if close else []
             if found:
-                hint += f" The closest line is {found[0]}: {close[0][:120]!r}."
+                # The line number only: a hint never quotes the file, which a read
+                # policy (a secret file) may refuse to show; the read below is checked.
+                hint += f" The closest line is {found[0]}."
         else:
             hint += f" Its first line appears at line {found[0]}."
         if found:

@@ -7,8 +7,10 @@ import socket
 from collections.abc import Callable
 
 import uvicorn
+from mcp.server.transport_security import TransportSecuritySettings
 
 from sari_core.server.app import SariServer
+from sari_core.server.http_guard import HostRule, HttpGuard
 from sari_core.server.stdio_pipes import DEFAULT_LINE_LIMIT, serve_streams
 
 log = logging.getLogger(__name__)
@@ -67,18 +69,23 @@ async def serve_http(
     sock: socket.socket,
     *,
     on_ready: Callable[[str], None] | None = None,
+    token: str | None = None,
+    allowed_names: frozenset[str] = frozenset(),
 ) -> None:
     """Serve many clients over streamable HTTP on an already bound socket.
 
     Each HTTP session (``Mcp-Session-Id``) is one MCP connection with its own
-    connection id. Requests from loopback-bound servers are checked against DNS
-    rebinding (the SDK's defaults for a loopback host).
+    connection id. Every request passes :class:`~sari_core.server.http_guard.HttpGuard`
+    first (Host, Origin, and ``token`` when given); ``allowed_names`` are host names
+    accepted besides the connection's own address.
     """
-    host = sock.getsockname()[0]
+    port = sock.getsockname()[1]
     server.require_handshake()
     app = server.lowlevel.streamable_http_app(
         streamable_http_path=HTTP_PATH,
-        host=host,
+        # The guard below checks Host and Origin on every bind, stricter than the SDK's
+        # loopback defaults (which accept any port), so the SDK's own check is off.
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         max_request_body_size=_TRANSPORT_LIMIT_FACTOR * server.max_request_bytes,
         session_idle_timeout=HTTP_SESSION_IDLE_SECONDS,
         # Sari sends nothing to a client while a call runs (no progress, no requests), so
@@ -86,7 +93,8 @@ async def serve_http(
         # CPU per call. The standalone GET stream is still offered.
         json_response=True,
     )
-    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on",
+    guarded = HttpGuard(app, HostRule(port, allowed_names), token)
+    config = uvicorn.Config(guarded, log_config=None, access_log=False, lifespan="on",
                             timeout_graceful_shutdown=5)
     uvicorn_server = uvicorn.Server(config)
     if on_ready is not None:

@@ -100,7 +100,7 @@ def test_pages_are_bounded_and_next_calls_fetch_the_rest(make_kernel) -> None:
 
 
 def test_workspace_scope_sees_this_projects_sessions_only(make_kernel) -> None:
-    kernel = make_kernel()
+    kernel = make_kernel(context_query_other_sessions=True)
     log = ExecutionLog.of(kernel)
     log.chat_session("claude-abc", project_root=ROOT).user("the pelican refactor")
     log.chat_session("elsewhere", project_root="/some/other/project").user("pelican elsewhere")

@@ -72,6 +72,13 @@ class PersistenceSettings(BaseModel):
         description="Longest frame content or payload one context_query item carries; longer "
                     "text is cut and marked content_truncated.",
     )
+    context_query_other_sessions: bool = Field(
+        False,
+        description="Let context_query reach other sessions' frames and executions (its "
+                    "workspace scope, or another chat_session_id). Off: a caller sees only its "
+                    "own session's records, whatever it asks; an HTTP server's other clients "
+                    "stay private.",
+    )
     session_metrics_backend: Literal["memory", "sqlite"] = Field(
         "memory",
         description="memory keeps session metrics in memory only (the default); sqlite "

@@ -4,6 +4,11 @@ Scope (``scope="auto"``): when the call's ``session_id`` names a recorded chat
 session, its frames and the executions linked to it or to the calling session;
 otherwise the workspace — frames of chat sessions of this project (Claude Code's
 included) and executions of this workspace. Never another workspace's.
+
+Other sessions' records (another client's arguments and responses) are reached only
+when the ``context_query_other_sessions`` setting allows it; otherwise every scope
+narrows to the calling session. Items are redacted with secretguard's patterns when
+that plugin is installed, before any cut.
 """
 
 from __future__ import annotations
@@ -26,6 +31,11 @@ from sari_persistence.records import bound_text
 from sari_persistence.search import Page, Query, Scope, search
 from sari_persistence.settings import SECTION, PersistenceSettings
 from sari_persistence.store import ExecutionStore
+
+try:  # records keep what calls carried (arguments, chat text): redact as reads are
+    from sari_secretguard.patterns import redact as _redact_text
+except ImportError:  # pragma: no cover - secretguard not installed
+    _redact_text = None
 
 TOOL_NAME = "context_query"
 UNAVAILABLE = "EXECUTION_LOG_UNAVAILABLE"
@@ -94,7 +104,16 @@ def parse_time(value: str | float | None, field: str) -> int | None:
     return int(moment.timestamp() * 1000)
 
 
-def _scope(args: ContextQueryArgs, session: Session, store: ExecutionStore) -> Scope:
+def _own_session(session: Session) -> Scope:
+    chats = (session.session_id,) if session.session_id else ()
+    return Scope(chat_session_ids=chats, session_keys=(session.key,), name="session")
+
+
+def _scope(args: ContextQueryArgs, session: Session, store: ExecutionStore,
+           other_sessions: bool) -> Scope:
+    if not other_sessions and (args.scope == "workspace" or args.chat_session_id not in (
+            None, session.session_id)):
+        return _own_session(session)
     if args.chat_session_id:
         keys = (session.key,) if args.chat_session_id == session.session_id else ()
         return Scope(chat_session_ids=(args.chat_session_id,), session_keys=keys, name="session")
@@ -102,17 +121,31 @@ def _scope(args: ContextQueryArgs, session: Session, store: ExecutionStore) -> S
     if session.session_id:
         with store.reading() as conn:
             own_chat = reads.chat_session(conn, session.session_id)
-    if args.scope == "session" or (args.scope == "auto" and own_chat is not None):
-        chats = (session.session_id,) if session.session_id else ()
-        return Scope(chat_session_ids=chats, session_keys=(session.key,), name="session")
+    if args.scope == "session" or (args.scope == "auto" and own_chat is not None) \
+            or not other_sessions:
+        return _own_session(session)
     return Scope(project_root=canonical_root(session.roots[0]),
                  workspace_hash=session.workspace_id, name="workspace")
 
 
+def _redacted(value: Any) -> Any:
+    """``value`` with every string in it redacted (the JSON shape is kept)."""
+    if _redact_text is None:
+        return value
+    if isinstance(value, str):
+        return _redact_text(value)[0]
+    if isinstance(value, dict):
+        return {key: _redacted(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_redacted(item) for item in value]
+    return value
+
+
 def _frame_item(frame: reads.StoredFrame, cap: int) -> tuple[dict[str, Any], bool]:
     item = frame.to_json()
-    item["content"] = bound_text(frame.content, cap)
-    cut = len(frame.content) > cap
+    content = _redacted(frame.content)
+    item["content"] = bound_text(content, cap)
+    cut = len(content) > cap
     if cut:
         item["content_truncated"] = True
     return item, cut
@@ -120,6 +153,7 @@ def _frame_item(frame: reads.StoredFrame, cap: int) -> tuple[dict[str, Any], boo
 
 def _execution_item(execution: reads.StoredExecution, cap: int) -> tuple[dict[str, Any], bool]:
     item = execution.to_json()
+    item["arguments"], item["response"] = _redacted(item["arguments"]), _redacted(item["response"])
     cut = False
     for key in ("arguments", "response"):
         text = json.dumps(item[key], sort_keys=True, ensure_ascii=False, default=str)
@@ -176,7 +210,7 @@ def make_handler(store_of: Callable[[], ExecutionStore | None],
                       until_ms=parse_time(args.until, "until"),
                       include_compacted=args.include_compacted, limit=limit, offset=args.offset)
         store.flush()  # read your own writes: the scope and the results see every record
-        scope = _scope(args, session, store)
+        scope = _scope(args, session, store, settings.context_query_other_sessions)
         with store.reading() as conn:
             page = search(conn, query, scope, want_frames=args.kind != "executions",
                           want_executions=args.kind != "frames")

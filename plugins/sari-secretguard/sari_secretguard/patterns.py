@@ -11,7 +11,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
+from fnmatch import translate
+from functools import lru_cache
 
 _KEY_LABEL = r"[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?"
 _KEY_END = rf"-----END {_KEY_LABEL}-----"
@@ -47,6 +48,15 @@ PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern("slack_webhook", re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/_-]+")),
     SecretPattern("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
     SecretPattern("stripe_key", re.compile(r"\b[rs]k_live_[0-9A-Za-z]{16,}\b")),
+    # scheme://user:password@host (git remotes, database URLs): the password only; template
+    # values (${PASS}, <password>) and the placeholder words of example files are left alone.
+    SecretPattern("url_credentials", re.compile(
+        r"\b[a-z][a-z0-9+.-]*://[^/\s:@\"']*:((?![$<{%])(?!(?:password|passwd|pass|secret|"
+        r"changeme|example|x+|\*+)@)[^/\s@\"']+)@", re.I), 1),
+    # An HTTP Authorization header (git's http.extraHeader, curl lines): the credential.
+    SecretPattern("authorization_header", re.compile(
+        r"(?i)\bauthorization\s*:\s*(?:bearer|basic|token|digest)\s+([A-Za-z0-9._~+/=-]{6,})"),
+        1),
     # api_key = "...", "password": "...": the quoted value only; placeholders are left alone.
     SecretPattern("assignment", re.compile(
         rf"(?i)\b{_SECRET_NAME}[\"']?\s*[:=]\s*([\"'])((?![$<{{%\[])[^\"'\s]{{8,}})\1"), 2),
@@ -73,11 +83,35 @@ def redact(text: str, extra_patterns: Iterable[str] = ()) -> tuple[str, Counter[
     return text, found
 
 
+def cut(text: str, length: int) -> str:
+    """``text`` cut to ``length`` characters, never inside a redaction marker.
+
+    Redaction runs on the whole text first, so a cap that would end inside a secret
+    ends after its marker instead of leaving the secret's first characters.
+    """
+    if len(text) <= length:
+        return text
+    start = text.rfind("[REDACTED:", 0, length)
+    end = text.find("]", start) if start != -1 else -1
+    return text[:end + 1] if end >= length else text[:length]
+
+
+@lru_cache(maxsize=64)
+def _glob_regex(globs: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One expression matching a path whose whole, or any part after a ``/``, matches a glob
+    (a search checks thousands of paths: one match each instead of one per glob and part)."""
+    if not globs:
+        return None
+    alternatives = "|".join(f"(?:{translate(glob.lower())})" for glob in globs)
+    return re.compile(f"(?:^|/)(?:{alternatives})")
+
+
 def matches_glob(path: str, globs: Iterable[str]) -> bool:
     """Whether a workspace path, or any trailing part of it, matches one of ``globs``."""
-    normalized = path.replace("\\", "/").lower()
+    regex = _glob_regex(tuple(globs))
+    if regex is None:
+        return False
+    normalized = re.sub(r"/+", "/", path.replace("\\", "/").lower())
     while normalized.startswith("./"):
         normalized = normalized[2:]
-    parts = [part for part in normalized.split("/") if part]
-    tails = ["/".join(parts[i:]) for i in range(len(parts))]
-    return any(fnmatchcase(tail, glob.lower()) for glob in globs for tail in tails)
+    return regex.search(normalized.strip("/")) is not None

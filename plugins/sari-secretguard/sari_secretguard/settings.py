@@ -17,6 +17,7 @@ DEFAULT_BLOCKED_GLOBS = [
     "credentials.json", "application_default_credentials.json",
     "*service-account*.json", "*service_account*.json", "*serviceaccount*.json",
     "*.tfstate", "*.tfvars",
+    ".git/config",  # remote URLs with passwords, http.extraHeader tokens
 ]
 # Files that look like secrets by name but are meant to be shared.
 DEFAULT_ALLOWED_GLOBS = [".env.example", ".env.sample", ".env.template", "*.pub"]

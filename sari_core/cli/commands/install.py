@@ -45,6 +45,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--command", metavar="EXE",
                         help="command the client runs to start Sari (default: the absolute path "
                              "of this installation's sari script)")
+    parser.add_argument("--url", metavar="URL",
+                        help="claude-code, cursor: connect to a running `sari serve --transport "
+                             "http` at URL instead of starting Sari over stdio")
+    parser.add_argument("--token", metavar="TOKEN",
+                        help="with --url: the bearer token to send (default: SARI_HTTP_TOKEN, "
+                             "else the token `sari serve` stored in Sari's state folder)")
     parser.add_argument("--hooks", action="store_true",
                         help="claude-code: also add Sari's hooks (PostToolUse, PreCompact, "
                              "SessionStart) to the project's .claude/settings.json")
@@ -61,6 +67,9 @@ def _plan(args: argparse.Namespace) -> list[FileChange]:
     launcher = Launcher(args.command) if args.command else default_launcher()
     path = args.config or config_path(args.client, scope, project, Path.home(), dict(os.environ))
     entry = server_entry(args.client, launcher, workspaces)
+    if args.url:
+        from sari_core.cli.http_entry import http_entry, install_token
+        entry = http_entry(args.client, args.url, install_token(args.token))
     changes = [mcp_change(args.client, path, args.name, entry)]
     if args.hooks:
         if args.client != "claude-code":

@@ -25,7 +25,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -39,6 +38,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help=f"HTTP bind address (default {DEFAULT_HOST}: this machine only)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT,
                         help=f"HTTP port (default {DEFAULT_PORT}; 0 picks a free one)")
+    parser.add_argument("--token", metavar="TOKEN",
+                        help="HTTP: require 'Authorization: Bearer TOKEN' (also from "
+                             "SARI_HTTP_TOKEN). A bind beyond loopback always requires one: "
+                             "without it the token stored in Sari's state folder is used, or "
+                             "one is generated, stored (0600) and printed once")
+    parser.add_argument("--allow-host", action="append", metavar="NAME", default=[],
+                        help="HTTP, bound beyond loopback: another host name clients use to "
+                             "reach this server (Host and Origin must name the server)")
 
 
 def workspace_roots(paths: list[str]) -> list[Path]:
@@ -99,16 +106,33 @@ def _run_stdio(roots: list[Path], log_file: Path | None) -> int:
 
 def _run_http(args: argparse.Namespace, roots: list[Path], log_file: Path | None) -> int:
     from sari_core.server.app import SariServer
+    from sari_core.server.http_guard import is_loopback, machine_names
+    from sari_core.server.http_token import TokenError, server_token
     from sari_core.server.transports import bind_socket, serve_http
 
-    if args.host not in LOOPBACK_HOSTS:
-        log.warning("binding %s: the server is reachable from other machines and has no "
-                    "authentication", args.host)
     try:
         sock = bind_socket(args.host, args.port)
     except OSError as exc:
         print(f"sari serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 2
+    loopback = is_loopback(sock.getsockname()[0])
+    try:
+        token = server_token(args.token, required=not loopback)
+    except TokenError as exc:
+        sock.close()
+        print(f"sari serve: refusing to serve on {args.host}: {exc}", file=sys.stderr)
+        return 2
+    # Beyond loopback: this machine's names, those given, and the bind address itself (the
+    # announced URL names it, and a client on this machine may copy it).
+    names = frozenset() if loopback else machine_names() | {sock.getsockname()[0]} | {
+        name.lower() for name in args.allow_host}
+    if token is not None and token.generated:
+        # Printed once, on stderr (stdout may be a log); later starts reuse the stored file.
+        print(f"sari: HTTP bearer token (stored in {token.stored_at}; shown only now): "
+              f"{token.value}", file=sys.stderr, flush=True)
+    elif token is not None and token.stored_at is not None:
+        print(f"sari: HTTP bearer token required; it is stored in {token.stored_at}",
+              file=sys.stderr, flush=True)
     kernel = open_kernel(roots)
 
     def announce(url: str) -> None:
@@ -117,7 +141,9 @@ def _run_http(args: argparse.Namespace, roots: list[Path], log_file: Path | None
         log.info("serving %s at %s (log %s)", ", ".join(map(str, roots)), url, log_file)
 
     try:
-        anyio.run(functools.partial(serve_http, SariServer(kernel), sock, on_ready=announce))
+        anyio.run(functools.partial(serve_http, SariServer(kernel), sock, on_ready=announce,
+                                    token=token.value if token else None,
+                                    allowed_names=names))
     except KeyboardInterrupt:
         pass
     finally:
