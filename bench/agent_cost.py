@@ -1,0 +1,230 @@
+"""What an agent session costs with Sari against the tools the agent already has.
+
+Three arms replay the same scripted sessions (``bench/agent_cost_corpora.py``: the 24
+standard-library sessions of ``bench/replay_scripts.py`` and 8 on the attrs sdist):
+
+* **native**: an emulation of a coding agent's built-in tools.
+  Grep is ripgrep in content mode with ``-n``: every matching line of every file the
+  workspace walk keeps (``.gitignore``, hidden and build folders skipped) as
+  ``path:line:text``, literal and case-sensitive, cut to its first 250 lines (the
+  built-in ``head_limit``). Read prints numbered lines (``line number right-aligned in
+  6 columns, a tab, the line``) from ``offset`` for ``limit`` lines, 2000 lines when no
+  limit is given. The native agent has no symbol read: it reads the definition's lines
+  (it knows them from its search). It never gets refused.
+* **core**: Sari with no policy (``search``/``read`` of the kernel, no plugins).
+* **policies**: Sari with the default policies (budget, relevance, aggregation, refgate).
+
+Every arm makes the script's calls, then for each needed line of a read's range that did
+not arrive reads exactly the missing lines (a budget continuation when its next page
+holds them; else windows of at most 200 lines). A refusal costs its turn, and the agent
+then makes the call the refusal names (the first proposed read of its target, else the
+proposed search followed by the read again); a spent budget makes it search once and stop
+reading. It passes a search's ``candidate_id`` only when the text it was shown contains it.
+
+What is measured is what the model is shown: the text content of each MCP tool result,
+rendered by the server's own function (``sari_core.server.results.to_call_result``). A
+turn-aware cost comes from ``sari_core.costmodel``: the conversation starts at 20,000
+tokens plus the tool definitions the server lists (chars/4 of the tools/list entries; the
+native tools are part of the 20,000 in every arm, Sari's are added on top), every call is
+a turn that reads the whole conversation so far, 150 output tokens per call; cached
+(previous prefix at 0.1x, new tokens at 1.25x) and uncached (1x).
+
+Payload is the code or matches asked for: each delivered line with its number, each match
+snippet with its line number, each file path once. Everything else (JSON envelope, ids,
+counters, headers, sentences, repeated paths, padding) is non-payload.
+
+    python bench/agent_cost.py [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from agent_cost_agents import NativeAgent, SariAgent, Tally  # noqa: E402
+from agent_cost_corpora import Corpus, corpora  # noqa: E402
+
+from sari_core.costmodel import SessionCost, session_cost, total  # noqa: E402
+
+POLICIES = ("budget", "relevance", "aggregation", "refgate")
+ARMS = ("native", "core", "policies")
+
+
+def policy_plugins() -> list[Any]:
+    from sari_aggregation import AggregationPlugin
+    from sari_budget import BudgetPlugin
+    from sari_refgate import RefgatePlugin
+    from sari_relevance import RelevancePlugin
+
+    return [BudgetPlugin(), RelevancePlugin(), AggregationPlugin(), RefgatePlugin()]
+
+
+def open_kernel(root: Path, plugins: list[Any], entry_points: bool = False) -> Any:
+    from sari_core import Kernel
+    from sari_core.engine import Workspace
+
+    kernel = Kernel(Workspace([root]), plugins=plugins, load_entry_points=entry_points,
+                    analytics_sinks=[])
+    for method in ("ensure_index", "build_index", "index"):
+        build = getattr(kernel.engine, method, None)
+        if callable(build):
+            build()
+            break
+    return kernel
+
+
+def listed_tool_tokens(kernel: Any) -> int:
+    """chars/4 of the tools/list entries the server shows a client for this kernel."""
+    from sari_core.costmodel import tokens
+    from sari_core.server.catalog import ToolCatalog
+
+    entries = [tool.model_dump(mode="json", by_alias=True, exclude_none=True)
+               for tool in ToolCatalog(kernel).tools()]
+    return sum(tokens(json.dumps(entry, separators=(",", ":"))) for entry in entries)
+
+
+def every_plugin_tool_tokens() -> int:
+    """The definitions listed with every installed plugin loaded (what a full install shows)."""
+    with tempfile.TemporaryDirectory(prefix="sari-bench-tools-") as folder:
+        (Path(folder) / "a.py").write_text("x = 1\n", encoding="utf-8")
+        kernel = open_kernel(Path(folder), [], entry_points=True)
+        try:
+            return listed_tool_tokens(kernel)
+        finally:
+            kernel.close()
+
+
+def replay(corpus: Corpus, arm: str) -> list[Tally]:
+    if arm == "native":
+        return [NativeAgent(corpus, session).run() for session in corpus.sessions]
+    kernel = open_kernel(corpus.root, policy_plugins() if arm == "policies" else [])
+    try:
+        return [SariAgent(kernel, corpus, session).run() for session in corpus.sessions]
+    finally:
+        kernel.close()
+
+
+def cost_of(tally: Tally, definitions: int) -> SessionCost:
+    return session_cost(tally.result_tokens, definitions)
+
+
+def measure() -> dict[str, Any]:
+    definitions = {"native": 0, "core": 0, "policies": every_plugin_tool_tokens()}
+    core_probe = tempfile.mkdtemp(prefix="sari-bench-core-")
+    (Path(core_probe) / "a.py").write_text("x = 1\n", encoding="utf-8")
+    probe = open_kernel(Path(core_probe), [])
+    definitions["core"] = listed_tool_tokens(probe)
+    probe.close()
+    rows: list[dict[str, Any]] = []
+    for corpus in corpora():
+        tallies = {arm: replay(corpus, arm) for arm in ARMS}
+        for index, session in enumerate(corpus.sessions):
+            row: dict[str, Any] = {"corpus": corpus.name, "session": session.name}
+            for arm in ARMS:
+                tally = tallies[arm][index]
+                cost = cost_of(tally, definitions[arm])
+                row[arm] = {"tokens": sum(tally.result_tokens), "turns": cost.turns,
+                            "uncached": cost.uncached, "cached": cost.cached,
+                            "payload": tally.payload_tokens, "needed": tally.needed,
+                            "delivered": tally.needed_delivered, "refused": tally.refused}
+            rows.append(row)
+    return {"definitions": definitions, "sessions": rows, "total": _totals(rows, definitions)}
+
+
+def _totals(rows: list[dict[str, Any]], definitions: dict[str, int]) -> dict[str, Any]:
+    totals: dict[str, Any] = {}
+    for arm in ARMS:
+        arm_rows = [row[arm] for row in rows]
+        totals[arm] = {key: sum(r[key] for r in arm_rows) for key in (
+            "tokens", "turns", "uncached", "cached", "payload", "needed", "delivered", "refused")}
+    return totals
+
+
+def _share(tokens: int, payload: int) -> float:
+    return 0.0 if tokens == 0 else max(0, tokens - payload) / tokens
+
+
+def targets(data: dict[str, Any]) -> list[tuple[str, bool, str]]:
+    t = data["total"]
+    native, core, policies = t["native"], t["core"], t["policies"]
+    rows = data["sessions"]
+    cached = policies["cached"] / native["cached"]
+    uncached = policies["uncached"] / native["uncached"]
+    turn_limit = native["turns"] * 1.05
+    share = _share(policies["tokens"], policies["payload"])
+    dearer = [r["session"] for r in rows if r["policies"]["uncached"] > r["native"]["uncached"]
+              or r["policies"]["cached"] > r["native"]["cached"]]
+    short = [r["session"] for r in rows if r["policies"]["delivered"] < r["policies"]["needed"]]
+    core_dearer = [r["session"] for r in rows if r["core"]["uncached"] > r["native"]["uncached"]
+                   or r["core"]["cached"] > r["native"]["cached"]]
+    return [
+        ("policies cached cost <= 0.65x native", cached <= 0.65, f"{cached:.3f}x"),
+        ("policies uncached cost <= 0.80x native", uncached <= 0.80, f"{uncached:.3f}x"),
+        ("policies turns <= native turns + 5%", policies["turns"] <= turn_limit,
+         f"{policies['turns']} vs {native['turns']} (limit {turn_limit:.0f})"),
+        ("policies non-payload text <= 10% of tokens", share <= 0.10, f"{share:.1%}"),
+        ("no policies session costs more than native", not dearer,
+         f"{len(dearer)} dearer" + (f": {', '.join(dearer)}" if dearer else "")),
+        ("every needed line delivered (policies)", not short,
+         f"{policies['delivered']}/{policies['needed']}"
+         + (f"; short: {', '.join(short)}" if short else "")),
+        ("core costs no more than native in every session", not core_dearer,
+         f"{len(core_dearer)} dearer" + (f": {', '.join(core_dearer)}" if core_dearer else "")),
+    ]
+
+
+def print_report(data: dict[str, Any], seconds: float) -> None:
+    d = data["definitions"]
+    print(f"python {sys.version.split()[0]}; tool definitions listed: core {d['core']} tokens, "
+          f"every plugin installed {d['policies']} tokens (native tools: in the 20,000 base)")
+    head = f"{'session':<28}" + "".join(
+        f"{arm + ' tok':>12}{'turns':>6}{'unc k':>8}{'cac k':>7}{'need':>9}" for arm in ARMS)
+    print(head)
+    for row in data["sessions"]:
+        print(f"{row['session']:<28}" + "".join(_cells(row[arm]) for arm in ARMS))
+    print(f"{'total':<28}" + "".join(_cells(data["total"][arm]) for arm in ARMS))
+    for arm in ARMS:
+        t = data["total"][arm]
+        native = data["total"]["native"]
+        print(f"{arm:<9} tokens {t['tokens']:>7}  turns {t['turns']:>4}  uncached "
+              f"{t['uncached']:>11,.0f} ({t['uncached'] / native['uncached']:.3f}x)  cached "
+              f"{t['cached']:>11,.0f} ({t['cached'] / native['cached']:.3f}x)  non-payload "
+              f"{_share(t['tokens'], t['payload']):.1%}  refusals {t['refused']}  needed "
+              f"{t['delivered']}/{t['needed']}")
+    print(f"replayed in {seconds:.0f} s")
+    for name, met, figure in targets(data):
+        print(f"{'PASS' if met else 'FAIL'}  {name}: {figure}")
+
+
+def _cells(cell: dict[str, Any]) -> str:
+    need = f"{cell['delivered']}/{cell['needed']}"
+    return (f"{cell['tokens']:>12}{cell['turns']:>6}{cell['uncached'] / 1000:>8.0f}"
+            f"{cell['cached'] / 1000:>7.0f}{need:>9}")
+
+
+def main(argv: Iterable[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args(list(argv) if argv is not None else None)
+    os.environ.setdefault("SARI_CACHE_DIR", tempfile.mkdtemp(prefix="sari-bench-cache-"))
+    os.environ.setdefault("SARI_STATE_DIR", tempfile.mkdtemp(prefix="sari-bench-state-"))
+    started = time.perf_counter()
+    data = measure()
+    if args.json:
+        print(json.dumps(data, indent=2))
+    else:
+        print_report(data, time.perf_counter() - started)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

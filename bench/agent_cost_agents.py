@@ -1,0 +1,309 @@
+"""The scripted agents of ``bench/agent_cost.py``: one on native tools, one on Sari.
+
+Both make a session's calls in order and fill the gaps the same way (see the bench's
+docstring); each records, per call, the tokens of the text the model was shown and the
+tokens of its payload, and which needed lines arrived.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_cost_corpora import Corpus, ReadAround, ReadFile, ReadSymbol, Search, Session
+
+from sari_core.costmodel import tokens
+from sari_core.engine.ignore import DEFAULT_EXCLUDED_DIRS
+
+GREP_HEAD = 250
+READ_DEFAULT_LIMIT = 2000
+GAP_WINDOW = 200
+REFGATE_CODES = {"SEARCH_FIRST_REQUIRED", "SEARCH_REF_REQUIRED", "CANDIDATE_REF_REQUIRED"}
+
+
+@dataclass
+class Tally:
+    result_tokens: list[int] = field(default_factory=list)
+    payload_tokens: int = 0
+    refused: int = 0
+    needed: int = 0
+    needed_delivered: int = 0
+
+
+def split_lines(text: str) -> list[str]:
+    parts = text.split("\n")
+    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
+def _line_payload(number: int, line: str, as_json: bool = False) -> int:
+    """A delivered line's payload: its text as shown, with its number when the text shows it."""
+    if as_json:  # escaped inside a JSON string, no line number
+        return len(json.dumps(line, ensure_ascii=False)) - 2
+    return len(line) + len(str(number)) + 1
+
+
+def _runs(numbers: list[int]) -> list[tuple[int, int]]:
+    runs: list[tuple[int, int]] = []
+    for number in numbers:
+        if runs and runs[-1][1] == number - 1:
+            runs[-1] = (runs[-1][0], number)
+        else:
+            runs.append((number, number))
+    return runs
+
+
+class _Agent:
+    """What both agents share: needs, delivered lines, the script's ranges, gap filling."""
+
+    def __init__(self, corpus: Corpus, session: Session) -> None:
+        self.corpus = corpus
+        self.session = session
+        self.tally = Tally()
+        self.delivered: dict[str, set[int]] = {}
+        self.needs: dict[str, set[int]] = {}
+        for module, name in session.needs:
+            start, end = corpus.definition_lines(module, name)
+            self.needs.setdefault(corpus.path_of(module), set()).update(range(start, end + 1))
+
+    def record(self, shown: str, payload_chars: int) -> None:
+        self.tally.result_tokens.append(tokens(shown))
+        self.tally.payload_tokens += -(-payload_chars // 4)
+
+    def wanted(self, step: Any, path: str) -> tuple[range, Any]:
+        total = self.corpus.text_of(path).count("\n") + 1
+        if isinstance(step, ReadFile):
+            first = (step.offset or 0) + 1
+            last = total if step.limit is None else min(total, first + step.limit - 1)
+            return range(first, last + 1), None
+        start, end = self.corpus.definition_lines(step.module, step.symbol)
+        if isinstance(step, ReadSymbol):
+            return range(start, end + 1), None
+        assert isinstance(step, ReadAround)
+        return range(max(1, start - step.before), min(total, end + step.after) + 1), None
+
+    def missing(self, path: str, wanted: range) -> list[int]:
+        needs = self.needs.get(path, set())
+        have = self.delivered.get(path, set())
+        return sorted(n for n in wanted if n in needs and n not in have)
+
+    def finish(self) -> Tally:
+        needed = {(p, n) for p, lines in self.needs.items() for n in lines}
+        self.tally.needed = len(needed)
+        self.tally.needed_delivered = sum(1 for p, n in needed if n in self.delivered.get(p, ()))
+        return self.tally
+
+
+class NativeAgent(_Agent):
+    """The built-in Grep (ripgrep content mode, -n, 250-line head) and Read (numbered lines)."""
+
+    def run(self) -> Tally:
+        for step in self.session.steps:
+            if isinstance(step, Search):
+                self.grep(step.query)
+                continue
+            path = self.corpus.path_of(step.module)
+            wanted, _ = self.wanted(step, path)
+            if isinstance(step, ReadFile):
+                self.read(path, step.offset or 0, step.limit)
+            else:
+                self.read(path, wanted.start - 1, len(wanted))
+            for start, end in _runs(self.missing(path, wanted)):
+                self.read(path, start - 1, end - start + 1)
+        return self.finish()
+
+    def grep(self, query: str) -> None:
+        excluded = [f"--exclude-dir={name}" for name in sorted(DEFAULT_EXCLUDED_DIRS)]
+        process = subprocess.Popen(
+            ["grep", "-rnFI", "--exclude-dir=.*", *excluded, "-e", query, "."],
+            cwd=self.corpus.root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            text=True, errors="replace")
+        assert process.stdout is not None
+        lines: list[str] = []
+        for line in process.stdout:
+            lines.append(line.removeprefix("./"))
+            if len(lines) == GREP_HEAD:
+                break
+        process.kill()
+        process.wait()
+        paths: set[str] = set()
+        payload = 0
+        for line in lines:
+            path, _, rest = line.partition(":")
+            number, _, snippet = rest.partition(":")
+            payload += len(snippet) + len(number) + 1 + (0 if path in paths else len(path) + 1)
+            paths.add(path)
+        self.record("".join(lines), payload)
+
+    def read(self, path: str, offset: int, limit: int | None) -> None:
+        lines = split_lines(self.corpus.text_of(path))
+        shown = lines[offset:offset + (limit or READ_DEFAULT_LIMIT)]
+        text = "".join(f"{number:>6}\t{line}" for number, line in enumerate(shown, offset + 1))
+        self.record(text, sum(_line_payload(n, line) for n, line in enumerate(shown, offset + 1)))
+        self.delivered.setdefault(path, set()).update(range(offset + 1, offset + 1 + len(shown)))
+
+
+def verbatim_lines(response: dict[str, Any]) -> list[tuple[int, str]]:
+    """The file lines a served read delivered as text, with their numbers.
+
+    Lines a policy replaced by a reference to an earlier read (a segment with an
+    ``item``) stand as one text line and deliver nothing new.
+    """
+    meta = response["meta"]
+    if response.get("diff") is not None or response.get("text") is None:
+        return []
+    lines = split_lines(response["text"])
+    segments = None
+    for data in (meta["stabilization"].get("annotations") or {}).values():
+        segments = data.get("segments") or segments
+    if not segments:
+        numbered = list(enumerate(lines, meta["start_line"]))
+        if numbered and meta.get("truncated") and not numbered[-1][1].endswith("\n"):
+            numbered.pop()  # a line cut by a character cap is not the file's line
+        return numbered
+    out: list[tuple[int, str]] = []
+    cursor = 0
+    for segment in segments:
+        start, end = segment["lines"]
+        if segment.get("item") is not None:
+            cursor += 1
+            continue
+        for number in range(start, end + 1):
+            if cursor >= len(lines):
+                return out
+            out.append((number, lines[cursor]))
+            cursor += 1
+    return out
+
+
+class SariAgent(_Agent):
+    """The same script through a Sari kernel, shown what the MCP server would show."""
+
+    def __init__(self, kernel: Any, corpus: Corpus, session: Session) -> None:
+        super().__init__(corpus, session)
+        self.kernel = kernel
+        self.sid = f"bench-{corpus.name}-{session.name}"
+        self.candidates: dict[str, str] = {}
+        self.budget_spent = False
+
+    def shown(self, response: dict[str, Any]) -> str:
+        from sari_core.server.results import to_call_result
+
+        result = to_call_result(response)
+        return "".join(block.text for block in result.content if block.type == "text")
+
+    def search(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        response = self.kernel.execute_search({**arguments, "session_id": self.sid})
+        text = self.shown(response)
+        as_json = text.startswith("{")
+        payload = 0
+        if response["ok"]:
+            self.candidates = {}
+            paths: set[str] = set()
+            for match in response["matches"]:
+                snippet = match.get("snippet") or ""
+                payload += _line_payload(match.get("line") or 0, snippet, as_json)
+                if match["path"] not in paths:
+                    payload += len(match["path"]) + 1
+                    paths.add(match["path"])
+                cid = match.get("candidate_id")
+                if cid and cid in text:
+                    self.candidates.setdefault(match["path"], cid)
+        self.record(text, payload)
+        return response
+
+    def read(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        response = self.kernel.execute_read({**arguments, "session_id": self.sid})
+        text = self.shown(response)
+        if not response["ok"]:
+            self.tally.refused += 1
+            self.record(text, 0)
+            if response["error"]["code"] == "BUDGET_EXCEEDED":
+                self.budget_spent = True
+            return response
+        lines = verbatim_lines(response)
+        as_json = text.startswith("{")
+        self.record(text, sum(_line_payload(n, line, as_json) for n, line in lines))
+        path = response["meta"]["path"]
+        self.delivered.setdefault(path, set()).update(n for n, _ in lines)
+        return response
+
+    def with_ref(self, path: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        ref = self.candidates.get(path)
+        return {**arguments, "candidate_id": ref} if ref else arguments
+
+    def run(self) -> Tally:
+        for step in self.session.steps:
+            if isinstance(step, Search):
+                self.search({"query": step.query, "kind": step.kind})
+                continue
+            path = self.corpus.path_of(step.module)
+            wanted, _ = self.wanted(step, path)
+            if self.budget_spent:
+                continue
+            response = self.read(self.with_ref(path, self.arguments(step, path, wanted)))
+            if not response["ok"]:
+                response = self.recover(path, response)
+            self.fill_gaps(path, wanted, response)
+        return self.finish()
+
+    @staticmethod
+    def arguments(step: Any, path: str, wanted: range) -> dict[str, Any]:
+        if isinstance(step, ReadFile):
+            arguments: dict[str, Any] = {"mode": "file", "target": path}
+            if step.offset is not None:
+                arguments["offset"] = step.offset
+            if step.limit is not None:
+                arguments["limit"] = step.limit
+            return arguments
+        if isinstance(step, ReadSymbol):
+            return {"mode": "symbol", "target": step.symbol.rsplit(".", 1)[-1], "path": path}
+        return {"mode": "snippet", "target": path, "start_line": wanted.start,
+                "end_line": wanted.stop - 1}
+
+    def recover(self, path: str, refusal: dict[str, Any]) -> dict[str, Any]:
+        """Make the call the refusal names, as an agent does."""
+        calls = refusal["meta"]["stabilization"]["next_calls"]
+        code = refusal["error"]["code"]
+        if code == "BUDGET_EXCEEDED":
+            search = next((c for c in calls if c["tool"] == "search"), None)
+            if search is not None:
+                self.search(search["arguments"])
+            return refusal
+        reads = [c["arguments"] for c in calls if c["tool"] == "read"
+                 and c["arguments"].get("target") in (path, refusal.get("target"))]
+        if reads:
+            return self.read(reads[0])
+        search = next((c for c in calls if c["tool"] == "search"), None)
+        if search is not None and code in REFGATE_CODES:
+            self.search(search["arguments"])
+            return self.read(self.with_ref(path, {"mode": refusal.get("mode", "file"),
+                                                  "target": refusal.get("target", path)}))
+        return refusal
+
+    def fill_gaps(self, path: str, wanted: range, response: dict[str, Any]) -> None:
+        for _ in range(20):  # paging guard
+            missing = self.missing(path, wanted)
+            if not missing or self.budget_spent or not response["ok"]:
+                break
+            follow = next((c["arguments"] for c in response["meta"]["stabilization"]["next_calls"]
+                           if c["tool"] == "read" and c["arguments"].get("target") == path), None)
+            if follow is None or not _page_holds(follow, missing[0]):
+                break
+            response = self.read(follow)
+        for start, end in _runs(self.missing(path, wanted)):
+            for first in range(start, end + 1, GAP_WINDOW):
+                if self.budget_spent:
+                    return
+                arguments = {"mode": "snippet", "target": path, "start_line": first,
+                             "end_line": min(end, first + GAP_WINDOW - 1)}
+                response = self.read(self.with_ref(path, arguments))
+                if not response["ok"]:
+                    self.recover(path, response)
+
+
+def _page_holds(arguments: dict[str, Any], line: int) -> bool:
+    """Does a continuation's next page (at most 300 lines) start close enough to hold it?"""
+    first = arguments["offset"] + 1 if "offset" in arguments else arguments.get("start_line", 1)
+    return bool(first <= line < first + 300)
