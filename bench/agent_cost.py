@@ -53,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from agent_cost_agents import NativeAgent, SariAgent, Tally  # noqa: E402
 from agent_cost_corpora import Corpus, corpora  # noqa: E402
 
-from sari_core.costmodel import SessionCost, session_cost, total  # noqa: E402
+from sari_core.costmodel import SessionCost, session_cost  # noqa: E402
 
 POLICIES = ("budget", "relevance", "aggregation", "refgate")
 ARMS = ("native", "core", "policies")
@@ -155,7 +155,7 @@ def _share(tokens: int, payload: int) -> float:
 
 def targets(data: dict[str, Any]) -> list[tuple[str, bool, str]]:
     t = data["total"]
-    native, core, policies = t["native"], t["core"], t["policies"]
+    native, policies = t["native"], t["policies"]
     rows = data["sessions"]
     cached = policies["cached"] / native["cached"]
     uncached = policies["uncached"] / native["uncached"]
