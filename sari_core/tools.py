@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
@@ -24,6 +24,9 @@ class ToolSpec:
     :ivar handler: ``handler(arguments, session) -> response dict`` in the contract's
         shape (use :mod:`sari_core.responses` to build it; pass any execution id, e.g.
         ``""`` — the kernel stamps the call's id into ``meta.execution_id``).
+    :ivar deprecated: kept callable for old clients, not listed unless ``legacy_tools``.
+    :ivar audience: ``model`` (listed to the model) or ``client`` (called by the client
+        program itself, e.g. to lay out its prompt cache: callable, never listed).
     """
 
     name: str
@@ -31,3 +34,4 @@ class ToolSpec:
     input_model: type[BaseModel]
     handler: ToolHandler
     deprecated: bool = False
+    audience: Literal["model", "client"] = "model"

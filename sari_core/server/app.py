@@ -45,12 +45,9 @@ DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024
 DEFAULT_WORKER_THREADS = 16
 
 INSTRUCTIONS = (
-    "Sari serves this workspace through a policy layer. Work in this order: search (find "
-    "candidates; each match has a candidate_id), then read (mode file/symbol/snippet/"
-    "diff_preview, passing the candidate_id), then edit or write. Every response is one JSON "
-    "object; when ok is false, read error.hint and run one of meta.stabilization.next_calls. "
-    "Warnings and reason_codes in meta.stabilization tell you when a budget is running out or "
-    "a read looks off-target."
+    "Sari serves this workspace through a policy layer: search, then read what the search "
+    "found, then edit or write. Reads answer numbered lines; when a call is refused or cut, "
+    "the answer ends with the exact call to make next."
 )
 
 
@@ -144,11 +141,11 @@ class SariServer:
         try:
             with client_request(request):
                 response = await self._serve(ctx, name, dict(params.arguments or {}))
-            return to_call_result(response)
+            return to_call_result(response, self.catalog.text_format)
         except Exception as exc:  # the transport must outlive any failure of a call
             incident = uuid.uuid4().hex[:12]
             log.exception("tool %s failed (incident %s)", name, incident)
-            return to_call_result(internal_error(name, exc, incident))
+            return to_call_result(internal_error(name, exc, incident), self.catalog.text_format)
 
     async def _serve(self, ctx: ServerRequestContext[Any], name: str,
                      arguments: dict[str, Any]) -> dict[str, Any]:

@@ -2,7 +2,11 @@
 
 Core tools come from :mod:`sari_core.server.schemas`; plugin tools from
 ``kernel.tools`` (each :class:`~sari_core.tools.ToolSpec` carries a pydantic
-input model, whose JSON schema is the tool's).
+input model, whose JSON schema, compacted, is the tool's).
+
+Every tool is callable; only the ones meant for the model are listed (``tools/list``
+is paid for on every turn): the deprecated read wrappers only with ``legacy_tools``,
+and tools for the client program (``audience="client"``) never.
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ import mcp_types as types
 
 from sari_core.arguments import LEGACY_READ_TOOLS
 from sari_core.kernel import Kernel
-from sari_core.server.schemas import OUTPUT_SCHEMA, SESSION_ID_PROPERTY, core_tools
+from sari_core.server.options import ServerOptions, load_options
+from sari_core.server.output_schemas import output_schema
+from sari_core.server.schemas import LEGACY_TOOL_NAMES, SESSION_ID_PROPERTY, core_tools
 from sari_core.tools import ToolSpec
 
 READ_ONLY_CORE_TOOLS = frozenset({"search", "read", *LEGACY_READ_TOOLS})
@@ -30,38 +36,54 @@ class ToolEntry:
     """One tool: what clients see (``tool``) and how it is served (``invoke``).
 
     :ivar read_only: a core tool that never writes (search, read and its wrappers).
+    :ivar listed: shown in ``tools/list`` (an unlisted tool is still callable).
     """
 
     tool: types.Tool
     invoke: Invoke
     read_only: bool = False
+    listed: bool = True
 
 
 class ToolCatalog:
     """Every tool of one kernel, by name, in a stable order (core tools first)."""
 
-    def __init__(self, kernel: Kernel) -> None:
+    def __init__(self, kernel: Kernel, options: ServerOptions | None = None) -> None:
         self.kernel = kernel
+        self.options = options if options is not None else load_options(
+            kernel.roots[0] if kernel.roots else None)
         self._entries: dict[str, ToolEntry] = {}
+        legacy = self.options.legacy_tools
         for definition in core_tools():
-            self._add(definition, self._core_invoke(definition["name"]))
+            name = definition["name"]
+            self._add(definition, self._core_invoke(name),
+                      listed=legacy or name not in LEGACY_TOOL_NAMES,
+                      schema=output_schema(name, legacy_read=name in LEGACY_TOOL_NAMES))
         for name in sorted(kernel.tools):
             if name in self._entries:
                 raise ValueError(f"plugin tool {name!r} clashes with a core tool")
             spec = kernel.tools[name]
-            self._add(plugin_definition(spec), self._plugin_invoke(name))
+            listed = spec.audience == "model" and (legacy or not spec.deprecated)
+            self._add(plugin_definition(spec), self._plugin_invoke(name), listed=listed,
+                      schema=output_schema(name))
 
-    def _add(self, definition: dict[str, Any], invoke: Invoke) -> None:
+    @property
+    def text_format(self) -> str:
+        """``model`` or ``json``: what the text block of every result carries."""
+        return self.options.text_format
+
+    def _add(self, definition: dict[str, Any], invoke: Invoke, *, listed: bool,
+             schema: dict[str, Any]) -> None:
         tool = types.Tool(
             name=definition["name"],
             description=definition["description"],
             input_schema=definition["input_schema"],
-            output_schema=OUTPUT_SCHEMA,
+            output_schema=schema,
             annotations=types.ToolAnnotations(**definition["annotations"])
             if definition.get("annotations") else None,
         )
         core_read = definition["name"] in READ_ONLY_CORE_TOOLS
-        self._entries[tool.name] = ToolEntry(tool, invoke, read_only=core_read)
+        self._entries[tool.name] = ToolEntry(tool, invoke, read_only=core_read, listed=listed)
 
     def _core_invoke(self, name: str) -> Invoke:
         kernel = self.kernel
@@ -85,7 +107,8 @@ class ToolCatalog:
         return list(self._entries)
 
     def tools(self) -> list[types.Tool]:
-        return [entry.tool for entry in self._entries.values()]
+        """The tools listed to clients (``tools/list``)."""
+        return [entry.tool for entry in self._entries.values() if entry.listed]
 
     def input_schema(self, name: str) -> dict[str, Any] | None:
         entry = self._entries.get(name)
@@ -94,8 +117,8 @@ class ToolCatalog:
 
 def plugin_definition(spec: ToolSpec) -> dict[str, Any]:
     """A plugin tool's definition: its input model's JSON schema plus ``session_id``."""
-    schema = copy.deepcopy(spec.input_model.model_json_schema())
-    schema.pop("title", None)
+    schema = compact_schema(copy.deepcopy(spec.input_model.model_json_schema()))
+    schema.pop("description", None)  # the model's docstring; the tool has its description
     schema.setdefault("type", "object")
     properties = schema.setdefault("properties", {})
     # Any tool takes session_id (the kernel reads it before validating); only advertise it
@@ -108,3 +131,31 @@ def plugin_definition(spec: ToolSpec) -> dict[str, Any]:
         description = f"DEPRECATED: {description}"
     return {"name": spec.name, "description": description, "input_schema": schema,
             "annotations": None}
+
+
+_NAMED_SCHEMAS = frozenset({"properties", "$defs", "patternProperties"})
+
+
+def compact_schema(node: Any) -> Any:
+    """A pydantic JSON schema without what a model does not need to fill it.
+
+    Drops ``title``s and ``default: null``, and turns an optional field's
+    ``anyOf: [X, {"type": "null"}]`` into ``X`` (leaving the field out means None).
+    """
+    if isinstance(node, list):
+        return [compact_schema(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in _NAMED_SCHEMAS and isinstance(value, dict):  # keys are names, not keywords
+            out[key] = {name: compact_schema(schema) for name, schema in value.items()}
+        elif key != "title" and not (key == "default" and value is None):
+            out[key] = compact_schema(value)
+    options = out.get("anyOf")
+    if isinstance(options, list):
+        kept = [option for option in options if option != {"type": "null"}]
+        if len(kept) == 1 and len(kept) < len(options):
+            out.pop("anyOf")
+            out = {**kept[0], **out}
+    return out

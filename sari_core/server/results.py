@@ -1,7 +1,9 @@
 """Turning the contract's response objects into MCP tool results, and the server's own refusals.
 
-Every tool answers with one JSON object: it travels as structured content and,
-for clients that only read text, as the same JSON in a text block. A refusal
+Every tool answers with one JSON object. It travels whole as structured content
+(described by the tool's output schema); the text block is what a model reads:
+by default the text written for a model (:mod:`sari_core.rendering`), or, with
+``text_format = "json"``, the same JSON for programs that parse text. A refusal
 (``ok: false``) is marked as an MCP tool error (``isError``) so clients and
 models notice it, while the transport carries on.
 """
@@ -16,6 +18,7 @@ import pydantic_core
 
 from sari_core.errors import ErrorCode
 from sari_core.models import NextCall
+from sari_core.rendering import render
 from sari_core.responses import error_response
 from sari_core.verdicts import FoldedVerdict
 
@@ -26,9 +29,12 @@ INTERNAL_ERROR = ErrorCode.INTERNAL_ERROR
 INVALID_ARGS = ErrorCode.INVALID_ARGS
 
 
-def to_call_result(response: dict[str, Any]) -> types.CallToolResult:
-    """The MCP result for a response object: structured content + the same JSON as text."""
+def to_call_result(response: dict[str, Any], text_format: str = "model") -> types.CallToolResult:
+    """The MCP result for a response object: the whole object as structured content, and
+    the text for a model (``text_format="model"``) or the same JSON (``"json"``)."""
     text, structured = _encode(response)
+    if text_format != "json":
+        text = render(structured)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)],
         structured_content=structured,

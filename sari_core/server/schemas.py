@@ -1,6 +1,7 @@
 """JSON schemas and descriptions of the core tools, as a model reads them to choose and fill.
 
-The argument names are the response contract's and are checked
+Descriptions are short and teach by example: every listed definition is paid for
+on every turn of a conversation. The argument names are the response contract's and are checked
 against :mod:`sari_core.arguments` by the tests, so the schema a client sees and
 the validation the kernel applies never drift apart. Schemas are flat objects
 (no top-level ``oneOf``): several clients refuse anything else, so mode-specific
@@ -12,100 +13,50 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-SESSION_ID_PROPERTY: dict[str, Any] = {
-    "type": "string",
-    "description": "Optional stable id of your conversation. Calls that share it share policy "
-                   "state (budgets, search refs) even across connections; omit it to use this "
-                   "connection's own session.",
-}
+# Programs pass it to share one policy session across connections; a model never needs to.
+SESSION_ID_PROPERTY: dict[str, Any] = {"type": "string"}
 
-# What every response looks like: the contract's envelope. Loose on purpose (payloads differ
-# by tool); it tells a client that structured content is always present.
-OUTPUT_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "ok": {"type": "boolean", "description": "false when the call was refused; see error."},
-        "error": {
-            "type": "object",
-            "properties": {"code": {"type": "string"}, "message": {"type": "string"},
-                           "hint": {"type": "string"}},
-        },
-        "meta": {"type": "object",
-                 "description": "truncated, token_estimate, preview_degraded and stabilization "
-                                "(warnings, reason_codes, next_calls, metrics_snapshot...)."},
-    },
-    "required": ["ok"],
-}
-
+_INT = {"type": "integer", "minimum": 0}
 _PAGING = {
-    "offset": {"type": "integer", "minimum": 0,
-               "description": "Lines to skip from the start of the file (0 = first line). Use the "
-                              "next offset a truncated response suggests to page on."},
-    "limit": {"type": "integer", "minimum": 1,
-              "description": "Maximum number of lines to return."},
-    "preview_mode": {"type": "string", "enum": ["none", "snippet"], "default": "snippet",
-                     "description": "snippet (default): return the text; none: return only the "
-                                    "location and metadata, no text."},
-    "max_preview_chars": {"type": "integer", "minimum": 1,
-                          "description": "Cap on returned characters (token-budget safety)."},
+    "offset": {**_INT, "description": "Lines to skip."},
+    "limit": {"type": "integer", "minimum": 1},
+    "preview_mode": {"type": "string", "enum": ["none", "snippet"]},
+    "max_preview_chars": {"type": "integer"},
 }
 _REFS = {
-    "candidate_id": {"type": "string",
-                     "description": "The candidate_id of a search match you are reading; policies "
-                                    "may require one (copy it from the search response)."},
-    "bundle_id": {"type": "string",
-                  "description": "The bundle_id of the search response this read follows."},
+    "candidate_id": {"type": "string"},
+    "bundle_id": {"type": "string"},
 }
 _SYMBOL = {
-    "path": {"type": "string",
-             "description": "(mode=symbol only) File that defines the symbol, to disambiguate "
-                            "when several files define the same name."},
-    "include_context": {"type": "boolean",
-                        "description": "(mode=symbol only) Also return the lines around the "
-                                       "definition (decorators, docstring, enclosing class)."},
+    "path": {"type": "string", "description": "(mode=symbol only) File defining it."},
+    "include_context": {"type": "boolean", "description": "(mode=symbol only)"},
 }
 _SNIPPET = {
-    "start_line": {"type": "integer", "minimum": 1,
-                   "description": "(mode=snippet only, required there) First line, 1-based."},
-    "end_line": {"type": "integer", "minimum": 1,
-                 "description": "(mode=snippet only) Last line, inclusive; defaults to start_line."},
-    "context_lines": {"type": "integer", "minimum": 0,
-                      "description": "(mode=snippet only) Extra lines of context on each side."},
+    "start_line": {"type": "integer", "minimum": 1, "description": "(mode=snippet only)"},
+    "end_line": {"type": "integer", "minimum": 1, "description": "(mode=snippet only)"},
+    "context_lines": {**_INT, "description": "(mode=snippet only)"},
 }
 _DIFF = {
     "against": {"type": "string", "enum": ["HEAD", "WORKTREE", "INDEX"],
-                "description": "(mode=diff_preview only) Baseline to diff the file against: HEAD "
-                               "(last commit, default), INDEX (staged) or WORKTREE."},
+                "description": "(mode=diff_preview only)"},
 }
 
-READ_DESCRIPTION = (
-    "Read from the workspace. Pick a mode: 'file' reads a file by path (page with offset/limit); "
-    "'symbol' reads the definition of a function/class/method by name; 'snippet' reads a line "
-    "range (start_line..end_line); 'diff_preview' shows the file's uncommitted changes as a "
-    "unified diff against git (against=HEAD|INDEX|WORKTREE). Search first and pass the match's "
-    "candidate_id: policies may refuse or warn on reads that do not follow a search. Arguments "
-    "of one mode are refused in another. Returns JSON: ok, text (or diff), location, and meta "
-    "with warnings, reason_codes and ready-to-run next_calls."
-)
 SEARCH_DESCRIPTION = (
-    "Search the workspace (an index of every non-ignored file). kind='text' (default) finds a "
-    "literal substring, 'regex' a regular expression, 'symbol' definitions by name, 'path' "
-    "files by path fragment. Returns ranked matches (path, line, snippet, score, candidate_id) "
-    "and ready-to-run next_calls; use them with read. Start here before reading files."
+    "Find code in the workspace. kind: text (literal, default), regex, symbol (definitions "
+    "by name), path. Answers matches grouped by file as 'line: snippet'; read a match next. "
+    'Example: {"query": "def dumps"}.'
+)
+READ_DESCRIPTION = (
+    "Read workspace code as numbered lines. mode: file (offset/limit), snippet "
+    "(start_line..end_line), symbol (a definition by name), diff_preview (uncommitted "
+    'changes). Example: {"mode": "snippet", "target": "src/app.py", "start_line": 40, '
+    '"end_line": 90}.'
 )
 EDIT_DESCRIPTION = (
-    "Replace an exact string in one workspace file. old_string must match the file's text "
-    "exactly (whitespace and indentation included) and occur expected_occurrences times "
-    "(default 1); otherwise nothing is written and the error says how many matches were found. "
-    "Include enough surrounding lines in old_string to make it unique. The write is atomic and "
-    "keeps the file's line endings and mode. Policies may validate the result (e.g. a language "
-    "server) and report problems in meta."
+    "Replace exact text in one file (it must occur expected_occurrences times, default 1). "
+    'Example: {"path": "src/app.py", "old_string": "x = 1", "new_string": "x = 2"}.'
 )
-WRITE_DESCRIPTION = (
-    "Create a file, or replace a file's whole content, inside the workspace. Prefer edit for "
-    "changes to an existing file. Parent folders are created. The write is atomic."
-)
-
+WRITE_DESCRIPTION = "Create or overwrite a whole file (prefer edit for changes)."
 
 def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
     props = {**copy.deepcopy(properties), "session_id": dict(SESSION_ID_PROPERTY)}
@@ -117,32 +68,28 @@ def _deprecated(replacement: str, text: str) -> str:
     return f"DEPRECATED: use read with {replacement}. {text}"
 
 
+LEGACY_TOOL_NAMES = frozenset({"read_file", "read_symbol", "get_snippet", "dry_run_diff"})
+
+
 def core_tools() -> list[dict[str, Any]]:
     """The core tools: ``name``, ``description``, ``input_schema``, ``annotations``."""
-    read_only = {"read_only_hint": True, "destructive_hint": False, "idempotent_hint": True,
-                 "open_world_hint": False}
-    target = {"type": "string",
-              "description": "Workspace-relative path (modes file, snippet, diff_preview) or "
-                             "symbol name (mode symbol)."}
-    path = {"type": "string", "description": "Workspace-relative path of the file."}
+    # Only what differs from the MCP defaults (read-only false, destructive true): a client
+    # may run read-only tools without asking.
+    read_only = {"read_only_hint": True}
+    target = {"type": "string", "description": "Path, or symbol name for mode=symbol."}
+    path = {"type": "string", "description": "Workspace-relative path."}
     return [
         {"name": "search", "description": SEARCH_DESCRIPTION, "annotations": read_only,
          "input_schema": _object({
-             "query": {"type": "string", "minLength": 1, "description": "What to look for."},
-             "kind": {"type": "string", "enum": ["text", "regex", "symbol", "path"],
-                      "default": "text", "description": "How to interpret query."},
-             "path_glob": {"type": "string",
-                           "description": "Only search files whose path matches this glob, "
-                                          "e.g. 'src/**/*.py'."},
-             "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10,
-                       "description": "Maximum number of matches."},
-             "case_sensitive": {"type": "boolean", "default": False,
-                                "description": "Match case exactly (text and regex kinds)."},
+             "query": {"type": "string", "minLength": 1},
+             "kind": {"type": "string", "enum": ["text", "regex", "symbol", "path"]},
+             "path_glob": {"type": "string", "description": "e.g. src/**/*.py"},
+             "limit": {"type": "integer", "minimum": 1, "maximum": 50},
+             "case_sensitive": {"type": "boolean"},
          }, ["query"])},
         {"name": "read", "description": READ_DESCRIPTION, "annotations": read_only,
          "input_schema": _object({
-             "mode": {"type": "string", "enum": ["file", "symbol", "snippet", "diff_preview"],
-                      "description": "What to read; see the tool description."},
+             "mode": {"type": "string", "enum": ["file", "symbol", "snippet", "diff_preview"]},
              "target": target, **_PAGING, **_REFS, **_SYMBOL, **_SNIPPET, **_DIFF,
          }, ["mode", "target"])},
         {"name": "read_file", "annotations": read_only,
@@ -164,22 +111,17 @@ def core_tools() -> list[dict[str, Any]]:
                                     "Shows a file's changes against git as a unified diff."),
          "input_schema": _object({"path": path, **_DIFF, **_PAGING, **_REFS}, ["path"])},
         {"name": "edit", "description": EDIT_DESCRIPTION,
-         "annotations": {"read_only_hint": False, "destructive_hint": True,
-                         "idempotent_hint": False, "open_world_hint": False},
+         "annotations": None,
          "input_schema": _object({
              "path": path,
-             "old_string": {"type": "string", "minLength": 1,
-                            "description": "Exact text to replace (must differ from new_string)."},
-             "new_string": {"type": "string", "description": "Replacement text."},
-             "expected_occurrences": {"type": "integer", "minimum": 1, "default": 1,
-                                      "description": "How many times old_string must occur; "
-                                                     "all of them are replaced."},
+             "old_string": {"type": "string", "minLength": 1},
+             "new_string": {"type": "string"},
+             "expected_occurrences": {"type": "integer", "minimum": 1},
          }, ["path", "old_string", "new_string"])},
         {"name": "write", "description": WRITE_DESCRIPTION,
-         "annotations": {"read_only_hint": False, "destructive_hint": True,
-                         "idempotent_hint": True, "open_world_hint": False},
+         "annotations": None,
          "input_schema": _object({
              "path": path,
-             "content": {"type": "string", "description": "The file's complete new content."},
+             "content": {"type": "string"},
          }, ["path", "content"])},
     ]

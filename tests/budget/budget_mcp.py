@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import mcp_types as types
 from budget_workspace import READS
 from mcp import Client
 
+from sari_core.rendering import render
+
 
 def body(result: types.CallToolResult) -> dict[str, Any]:
     """The response of a tool call, checked to be the same in text and structured content."""
     assert result.structured_content is not None
-    assert json.loads(result.content[0].text) == result.structured_content
+    assert result.content[0].text == render(result.structured_content)  # the model's text
     assert result.is_error is (not result.structured_content["ok"])
     return result.structured_content
 

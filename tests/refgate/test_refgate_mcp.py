@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import mcp_types as types
 import pytest
 from mcp import Client
 
+from sari_core.rendering import render
 from sari_core.server import SariServer
 from sari_refgate import RefgatePlugin
 
 
 def _body(result: types.CallToolResult) -> dict[str, Any]:
     assert result.structured_content is not None
-    assert json.loads(result.content[0].text) == result.structured_content
+    assert result.content[0].text == render(result.structured_content)  # the model's text
     assert result.is_error is (not result.structured_content["ok"])
     return result.structured_content
 

@@ -14,6 +14,7 @@ from memory_engine import MemoryEngine
 from secret_samples import GITHUB_TOKEN, key_body, source_with_key
 
 from sari_core import Kernel
+from sari_core.rendering import render
 from sari_core.server import SariServer
 from sari_secretguard import SecretguardPlugin
 
@@ -43,7 +44,7 @@ def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SariServe
 def body(result: types.CallToolResult) -> dict[str, Any]:
     """The response object, after checking that the text block carries exactly the same JSON."""
     assert result.structured_content is not None
-    assert json.loads(result.content[0].text) == result.structured_content
+    assert result.content[0].text == render(result.structured_content)  # the model's text
     assert result.is_error is (not result.structured_content["ok"])
     return result.structured_content
 

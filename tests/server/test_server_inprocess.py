@@ -16,17 +16,18 @@ from server_fixture_files import FILES
 
 from sari_core.errors import ErrorCode
 from sari_core.models import ReadCall, ReadResult
+from sari_core.rendering import render
 from sari_core.server import SariServer
 
-CORE_TOOLS = ["search", "read", "read_file", "read_symbol", "get_snippet", "dry_run_diff",
-              "edit", "write"]
+CORE_TOOLS = ["search", "read", "edit", "write"]
+LEGACY_TOOLS = ["read_file", "read_symbol", "get_snippet", "dry_run_diff"]
 
 
 def body(result: types.CallToolResult) -> dict[str, Any]:
     """The response object; asserts that the text block carries the same JSON."""
     assert result.structured_content is not None
     assert len(result.content) == 1 and result.content[0].type == "text"
-    assert json.loads(result.content[0].text) == result.structured_content
+    assert result.content[0].text == render(result.structured_content)  # the model's text
     assert result.is_error is (not result.structured_content["ok"])
     return result.structured_content
 
@@ -46,11 +47,9 @@ async def test_lists_core_and_plugin_tools_with_schemas(make_server) -> None:
         assert "session_id" in tool.input_schema["properties"]
         assert tool.output_schema is not None and "ok" in tool.output_schema["required"]
     by_name = {tool.name: tool for tool in listed}
-    for name in ("read_file", "read_symbol", "get_snippet", "dry_run_diff"):
-        assert by_name[name].description.startswith("DEPRECATED: use read with mode=")
     assert by_name["read"].input_schema["required"] == ["mode", "target"]
     assert by_name["read"].annotations.read_only_hint is True
-    assert by_name["write"].annotations.destructive_hint is True
+    assert by_name["write"].annotations is None  # MCP's defaults: not read-only, destructive
     assert by_name["explode"].input_schema["properties"]["message"]["description"]
 
 
@@ -249,7 +248,7 @@ def test_values_outside_json_travel_as_the_same_json_in_text_and_structure(
         value: dict[str, Any]) -> None:
     from sari_core.server.results import to_call_result
 
-    result = to_call_result({"ok": True, **value})
+    result = to_call_result({"ok": True, **value}, "json")
     wire = result.model_dump(mode="json", by_alias=True)
     assert json.loads(wire["content"][0]["text"]) == wire["structuredContent"]
 

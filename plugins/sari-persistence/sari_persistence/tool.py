@@ -40,12 +40,8 @@ except ImportError:  # pragma: no cover - secretguard not installed
 TOOL_NAME = "context_query"
 UNAVAILABLE = "EXECUTION_LOG_UNAVAILABLE"
 DESCRIPTION = (
-    "Query past context that left the conversation window: chat frames (user, assistant, tool) "
-    "and tool executions recorded by Sari. Filter by text (substring, case-insensitive), role, "
-    "tool, execution_id (e.g. an id from a compaction summary's 'Key tool executions'), and a "
-    "time range (since/until: ISO 8601 or Unix seconds). Results are newest first, paged with "
-    "limit/offset; meta.stabilization.next_calls holds the next page. Use it after a compaction "
-    "before continuing on remembered facts."
+    "After a compaction, find what left the conversation: chat frames and tool executions, "
+    'newest first. Example: {"text": "parse_config", "role": "tool"}.'
 )
 
 
@@ -54,32 +50,25 @@ class ContextQueryArgs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    text: str | None = Field(None, min_length=1, description="Substring to find in frame "
-                             "content (and in execution tool, target, arguments, response).")
+    text: str | None = Field(None, min_length=1, description="Substring, any case.")
     role: Literal["user", "assistant", "tool"] | None = Field(
-        None, description="Only frames of this role (executions only match role 'tool').")
-    tool: str | None = Field(None, description="Only this tool's frames and executions "
-                             "(e.g. 'edit', 'read', 'Bash').")
-    execution_id: str | None = Field(None, description="Only this execution and the frames "
-                                     "linked to it.")
-    since: str | float | None = Field(None, description="Not before this time: ISO 8601 or "
-                                      "Unix seconds.")
-    until: str | float | None = Field(None, description="Not after this time: ISO 8601 or "
-                                      "Unix seconds.")
-    chat_session_id: str | None = Field(None, description="Only this chat session's frames "
-                                        "(default: decided by scope).")
+        None, description="Only this role.")
+    tool: str | None = Field(None, description="Only this tool.")
+    execution_id: str | None = Field(None, description="From a compaction "
+                                     "summary.")
+    since: str | float | None = Field(None, description="ISO 8601 or Unix seconds.")
+    until: str | float | None = Field(None, description="ISO 8601 or Unix seconds.")
+    chat_session_id: str | None = Field(None, description="Only this chat session.")
     scope: Literal["auto", "session", "workspace"] = Field(
-        "auto", description="session: this session's frames and executions; workspace: all "
-                            "sessions of this workspace; auto: session when it has recorded "
-                            "frames, else workspace.")
+        "auto", description="auto: this session if it "
+                            "has frames, else the workspace.")
     kind: Literal["both", "frames", "executions"] = Field(
         "both", description="Which lists to return.")
-    include_compacted: bool = Field(True, description="Include frames already compacted "
-                                    "out of the window.")
-    limit: int = Field(10, ge=1, le=200, description="Items per list per page (clamped to "
-                       "the context_query_max_results setting).")
-    offset: int = Field(0, ge=0, description="Items to skip (from next_calls).")
-    session_id: str | None = Field(None, description="The calling session (as for every tool).")
+    include_compacted: bool = Field(True, description="Include compacted "
+                                    "frames.")
+    limit: int = Field(10, ge=1, le=200, description="Items per list.")
+    offset: int = Field(0, ge=0, description="Items to skip.")
+    session_id: str | None = Field(None, description="The calling session.")
 
 
 def parse_time(value: str | float | None, field: str) -> int | None:

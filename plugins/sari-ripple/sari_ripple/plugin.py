@@ -85,7 +85,7 @@ class RipplePlugin:
 
     @hookimpl
     def sari_register_tools(self) -> list[ToolSpec]:
-        return [ToolSpec(name=TOOL_NAME, description=TOOL_DESCRIPTION,
+        return [ToolSpec(name=TOOL_NAME, description=TOOL_DESCRIPTION, audience="client",
                          input_model=ContextTiersArgs, handler=self.context_tiers)]
 
     # --- session state ------------------------------------------------------------------

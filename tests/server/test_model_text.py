@@ -1,0 +1,132 @@
+"""What the model is shown: numbered lines, matches by file, one-sentence refusals; the
+whole response object in structured content, described by each tool's output schema;
+and a tool list small enough to pay for on every turn."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from mcp import Client
+from server_fixture_files import FILES
+
+from sari_core import Kernel
+from sari_core.costmodel import tokens
+from sari_core.server import SariServer
+from sari_core.server.catalog import ToolCatalog
+from sari_core.server.options import OptionsError, ServerOptions, load_options
+
+TOOL_DEFINITION_BUDGET = 1500
+
+
+def listed_tokens(catalog: ToolCatalog) -> int:
+    entries = [tool.model_dump(mode="json", by_alias=True, exclude_none=True)
+               for tool in catalog.tools()]
+    return sum(tokens(json.dumps(entry, separators=(",", ":"))) for entry in entries)
+
+
+def test_tool_definitions_with_every_plugin_installed_fit_the_budget(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
+    kernel = Kernel(roots=[tmp_path], analytics_sinks=[])  # every installed plugin
+    try:
+        catalog = ToolCatalog(kernel, ServerOptions())
+        names = [tool.name for tool in catalog.tools()]
+        assert names[:4] == ["search", "read", "edit", "write"]
+        for hidden in ("read_file", "read_symbol", "get_snippet", "dry_run_diff"):
+            assert hidden not in names and catalog.get(hidden) is not None  # callable
+        for name, spec in kernel.tools.items():  # client-program tools are never listed
+            assert (name in names) == (spec.audience == "model" and not spec.deprecated)
+        assert listed_tokens(catalog) <= TOOL_DEFINITION_BUDGET
+        legacy = ToolCatalog(kernel, ServerOptions(legacy_tools=True))
+        assert {"read_file", "dry_run_diff"} <= {tool.name for tool in legacy.tools()}
+    finally:
+        kernel.close()
+
+
+def test_options_come_from_tool_sari_and_the_environment(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.sari]\ntext_format = "json"\nlegacy_tools = true\n', encoding="utf-8")
+    assert load_options(tmp_path, environ={}) == ServerOptions("json", True)
+    assert load_options(tmp_path, environ={"SARI_TEXT_FORMAT": "model"}).text_format == "model"
+    with pytest.raises(OptionsError, match="text_format .* must be one of model, json"):
+        load_options(None, environ={"SARI_TEXT_FORMAT": "xml"})
+
+
+def text_of(result: Any) -> str:
+    assert len(result.content) == 1 and result.content[0].type == "text"
+    return str(result.content[0].text)
+
+
+async def test_a_read_is_a_header_and_numbered_lines(make_server) -> None:
+    server = make_server()
+    async with Client(server.lowlevel, mode="legacy") as client:
+        result = await client.call_tool("read", {"mode": "file", "target": "pkg/app.py"})
+    text = text_of(result)
+    header, *lines = text.split("\n")
+    source = FILES["pkg/app.py"].splitlines()
+    assert header == f"pkg/app.py lines 1-{len(source)} of {len(source)}"
+    assert lines == [f"{number}\t{line}" for number, line in enumerate(source, 1)]
+    assert "{" not in header and "execution_id" not in text
+    structured = result.structured_content
+    assert structured["text"] == FILES["pkg/app.py"] and structured["meta"]["execution_id"]
+
+
+async def test_a_search_groups_matches_by_file(make_server) -> None:
+    server = make_server()
+    async with Client(server.lowlevel, mode="legacy") as client:
+        result = await client.call_tool("search", {"query": "return"})
+    text = text_of(result)
+    matches = result.structured_content["matches"]
+    assert len({match["path"] for match in matches}) == 2
+    assert text.split("\n")[0] == f'{len(matches)} matches for "return"'
+    for match in matches:
+        block = text.split(f"\n{match['path']}\n", 1)[1]
+        assert f"  {match['line']}: {match['snippet'].strip()}" in block.split("\n")
+    assert "candidate_id" not in text and "score" not in text
+
+
+async def test_a_refusal_is_plain_sentences_ending_in_the_next_call(make_server) -> None:
+    server = make_server()
+    async with Client(server.lowlevel, mode="legacy") as client:
+        result = await client.call_tool("read_everything", {})
+    text = text_of(result)
+    assert result.is_error
+    assert text.startswith("unknown tool 'read_everything'.")
+    assert text.endswith('Next: search(query="<what you are looking for>")')
+    assert text.count("\n") == 0
+
+
+async def test_json_text_format_keeps_the_response_object_as_text(make_server, monkeypatch
+                                                                  ) -> None:
+    monkeypatch.setenv("SARI_TEXT_FORMAT", "json")
+    server: SariServer = make_server()
+    async with Client(server.lowlevel, mode="legacy") as client:
+        result = await client.call_tool("read", {"mode": "file", "target": "pkg/app.py"})
+    assert json.loads(text_of(result)) == result.structured_content
+
+
+@pytest.mark.parametrize("name, arguments", [
+    ("search", {"query": "import"}),
+    ("search", {"query": "nothing-matches-this"}),
+    ("read", {"mode": "file", "target": "pkg/app.py"}),
+    ("read", {"mode": "file", "target": "missing.py"}),
+    ("read", {"mode": "snippet", "target": "pkg/app.py", "start_line": 1, "end_line": 2}),
+    ("read_file", {"path": "pkg/app.py"}),
+    ("write", {"path": "new.py", "content": "y = 2\n"}),
+    ("edit", {"path": "pkg/app.py", "old_string": "no such text", "new_string": "x"}),
+])
+async def test_output_schemas_describe_the_real_fields(make_server, name: str,
+                                                       arguments: dict[str, Any]) -> None:
+    server = make_server()
+    entry = server.catalog.get(name)
+    assert entry is not None and entry.tool.output_schema is not None
+    async with Client(server.lowlevel, mode="legacy") as client:
+        result = await client.call_tool(name, arguments)
+    structured = result.structured_content
+    jsonschema.validate(structured, entry.tool.output_schema)
+    payload = set(entry.tool.output_schema["properties"]) - {"ok", "error", "meta"}
+    if structured["ok"]:
+        assert payload & set(structured), (name, sorted(structured))
