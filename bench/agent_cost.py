@@ -14,9 +14,9 @@ standard-library sessions of ``bench/replay_scripts.py`` and 8 on the attrs sdis
 * **core**: Sari with no policy (``search``/``read`` of the kernel, no plugins).
 * **policies**: Sari with the default policies (budget, relevance, aggregation, refgate).
 
-Every arm makes the script's calls, then for each needed line of a read's range that did
-not arrive reads exactly the missing lines (a budget continuation when its next page
-holds them; else windows of at most 200 lines). A refusal costs its turn, and the agent
+Every arm makes the script's calls, then reads the needed lines of a read's range that
+did not arrive: a cut read's continuation while its next page holds them, else each
+missing run in one read (in windows of at most 200 lines if that read brought nothing). A refusal costs its turn, and the agent
 then makes the call the refusal names (the first proposed read of its target, else the
 proposed search followed by the read again); a spent budget makes it search once and stop
 reading. It passes a search's ``candidate_id`` only when the text it was shown contains it.

@@ -8,6 +8,7 @@ tokens of its payload, and which needed lines arrived.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from dataclasses import dataclass, field
 from typing import Any
@@ -113,16 +114,22 @@ class NativeAgent(_Agent):
                 self.read(path, start - 1, end - start + 1)
         return self.finish()
 
+    def entries(self) -> list[str]:
+        """The root's entries a recursive search starts from (hidden ones skipped)."""
+        return sorted(name for name in os.listdir(self.corpus.root)
+                      if not name.startswith(".") and name not in DEFAULT_EXCLUDED_DIRS)
+
     def grep(self, query: str) -> None:
         excluded = [f"--exclude-dir={name}" for name in sorted(DEFAULT_EXCLUDED_DIRS)]
         process = subprocess.Popen(
-            ["grep", "-rnFI", "--exclude-dir=.*", *excluded, "-e", query, "."],
+            # The root's entries by name: "--exclude-dir=.*" would also exclude a "." argument.
+            ["grep", "-rnFI", "--exclude-dir=.*", *excluded, "-e", query, "--", *self.entries()],
             cwd=self.corpus.root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             text=True, errors="replace")
         assert process.stdout is not None
         lines: list[str] = []
         for line in process.stdout:
-            lines.append(line.removeprefix("./"))
+            lines.append(line)
             if len(lines) == GREP_HEAD:
                 break
         process.kill()
@@ -282,25 +289,42 @@ class SariAgent(_Agent):
                                                   "target": refusal.get("target", path)}))
         return refusal
 
-    def fill_gaps(self, path: str, wanted: range, response: dict[str, Any]) -> None:
+    def follow(self, path: str, wanted: range, response: dict[str, Any]) -> None:
+        """Follow a cut read's continuation while its next page holds a missing line."""
         for _ in range(20):  # paging guard
             missing = self.missing(path, wanted)
             if not missing or self.budget_spent or not response["ok"]:
-                break
+                return
             follow = next((c["arguments"] for c in response["meta"]["stabilization"]["next_calls"]
                            if c["tool"] == "read" and c["arguments"].get("target") == path), None)
             if follow is None or not _page_holds(follow, missing[0]):
-                break
+                return
             response = self.read(follow)
+
+    def fill_gaps(self, path: str, wanted: range, response: dict[str, Any]) -> None:
+        """Get the needed lines of the asked range that did not arrive: each missing run in
+        one read (following its continuation), else in windows of at most 200 lines."""
+        self.follow(path, wanted, response)
+        for _ in range(20):
+            runs = _runs(self.missing(path, wanted))
+            if not runs or self.budget_spent:
+                return
+            start, end = runs[0]
+            before = len(self.missing(path, wanted))
+            response = self.read_run(path, start, end)
+            self.follow(path, wanted, response)
+            if len(self.missing(path, wanted)) == before:
+                break  # nothing arrived in one read: fall back to small windows
         for start, end in _runs(self.missing(path, wanted)):
             for first in range(start, end + 1, GAP_WINDOW):
                 if self.budget_spent:
                     return
-                arguments = {"mode": "snippet", "target": path, "start_line": first,
-                             "end_line": min(end, first + GAP_WINDOW - 1)}
-                response = self.read(self.with_ref(path, arguments))
-                if not response["ok"]:
-                    self.recover(path, response)
+                self.read_run(path, first, min(end, first + GAP_WINDOW - 1))
+
+    def read_run(self, path: str, start: int, end: int) -> dict[str, Any]:
+        arguments = {"mode": "snippet", "target": path, "start_line": start, "end_line": end}
+        response = self.read(self.with_ref(path, arguments))
+        return response if response["ok"] else self.recover(path, response)
 
 
 def _page_holds(arguments: dict[str, Any], line: int) -> bool:

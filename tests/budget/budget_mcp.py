@@ -23,7 +23,7 @@ def assert_budget_refusal(response: dict[str, Any]) -> None:
     assert response["ok"] is False
     assert response["error"]["code"] == "BUDGET_EXCEEDED"
     assert response["error"]["message"].startswith(
-        "Read budget exceeded. Use search to narrow scope: ")
+        "The read budget of this session is spent: ")
     stabilization = response["meta"]["stabilization"]
     assert "BUDGET_HARD_LIMIT" in stabilization["reason_codes"]
     assert stabilization["next_calls"][0]["tool"] == "search"

@@ -10,7 +10,7 @@ from sari_core import NextCall, Verdict, hookimpl
 from sari_core.models import ReadCall
 from sari_core.sessions import Session
 
-MESSAGE_PREFIX = "Read budget exceeded. Use search to narrow scope: "
+MESSAGE_PREFIX = "The read budget of this session is spent: "
 
 
 def assert_refused_by_budget(response: dict) -> None:

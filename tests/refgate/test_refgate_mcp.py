@@ -1,4 +1,5 @@
-"""Over real in-process MCP connections: a ref issued on one connection is refused on another."""
+"""Over real in-process MCP connections: a ref issued on one connection is refused on another
+(in strict mode, where a read no search of its own session backs is refused)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def _body(result: types.CallToolResult) -> dict[str, Any]:
 
 @pytest.fixture
 def server(make_kernel) -> SariServer:
-    return SariServer(make_kernel(RefgatePlugin()))
+    return SariServer(make_kernel(RefgatePlugin(), settings={"refgate": {"strict": True}}))
 
 
 async def test_a_ref_from_another_connection_is_refused(server: SariServer) -> None:
@@ -35,7 +36,7 @@ async def test_a_ref_from_another_connection_is_refused(server: SariServer) -> N
         refused = _body(await second.call_tool("read", read))
         assert refused["ok"] is False
         assert refused["error"]["code"] == "CANDIDATE_REF_REQUIRED"
-        assert "not issued to this session" in refused["error"]["message"]
+        assert "No search in this session returned app/config.py" in refused["error"]["message"]
         # Its next_calls are served on the second connection as they are.
         for call in refused["meta"]["stabilization"]["next_calls"]:
             assert _body(await second.call_tool(call["tool"], call["arguments"]))["ok"]

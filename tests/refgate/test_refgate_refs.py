@@ -88,15 +88,15 @@ def test_next_calls_carry_the_session_id_of_the_search(make_kernel) -> None:
 
 
 def test_refs_are_bounded_per_session_oldest_bundle_expires(make_kernel) -> None:
-    kernel = make_kernel(settings={"refgate": {"max_bundles_per_session": 2}})
+    kernel = make_kernel(settings={"refgate": {"max_bundles_per_session": 2, "strict": True}})
     first = kernel.execute_search(QUERY)
     old_candidate = first["matches"][0]
     kernel.execute_search({"query": "serve"})
     read = {"mode": "file", "target": old_candidate["path"],
             "candidate_id": old_candidate["candidate_id"]}
     assert kernel.execute_read(read)["ok"]
-    kernel.execute_search({"query": "json"})
-    kernel.execute_search({"query": "port"})
+    kernel.execute_search({"query": "value_7"})  # later searches that do not return the path
+    kernel.execute_search({"query": "Notes"})
     refused = kernel.execute_read(read)
     assert not refused["ok"]
     assert refused["error"]["code"] == "CANDIDATE_REF_REQUIRED"
@@ -106,7 +106,7 @@ def test_refs_are_bounded_per_session_oldest_bundle_expires(make_kernel) -> None
 
 
 def test_the_same_search_again_refreshes_its_bundle(make_kernel) -> None:
-    kernel = make_kernel(settings={"refgate": {"max_bundles_per_session": 2}})
+    kernel = make_kernel(settings={"refgate": {"max_bundles_per_session": 2, "strict": True}})
     first = kernel.execute_search(QUERY)
     kernel.execute_search({"query": "serve"})
     kernel.execute_search(QUERY)  # now the newest again

@@ -54,7 +54,8 @@ def test_responses_do_not_depend_on_registration_order(make_kernel) -> None:
     assert {"refgate", "relevance"} <= {name for name, _ in plugins}
     files = {"vendor/x.py": "load_config = None\n"}
     runs = responses_by_order(dict(plugins), lambda instances: _run(
-        make_kernel(*instances, files={**FILES, **files})))
+        make_kernel(*instances, files={**FILES, **files},
+                    settings={"refgate": {"strict": True}})))
     first_order, first = next(iter(runs.items()))
     codes = [r["meta"]["stabilization"]["reason_codes"] for r in first]
     assert "SEARCH_FIRST_REQUIRED" in codes[0]

@@ -22,7 +22,7 @@ def _search_and_follow(root: Path) -> dict[str, Any]:
     from sari_core.engine import Workspace
 
     with Kernel(Workspace([root]), plugins=[RefgatePlugin()], load_entry_points=False,
-                analytics_sinks=[]) as kernel:
+                analytics_sinks=[], settings={"refgate": {"strict": True}}) as kernel:
         search = kernel.execute_search({"query": "def dedent", "limit": 5})
         symbol = kernel.execute_search({"query": "Sniffer", "kind": "symbol"})
         block = search["meta"]["stabilization"]

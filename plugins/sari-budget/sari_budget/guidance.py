@@ -12,7 +12,7 @@ from sari_core.models import NextCall, ReadCall, ReadResult
 REF_ARGUMENTS = ("candidate_id", "bundle_id", "session_id")
 
 
-def _carried(call: ReadCall) -> dict[str, Any]:
+def carried(call: ReadCall) -> dict[str, Any]:
     """Refs and session of the original call, so the follow-up passes the same gates."""
     return {key: getattr(call, key) for key in REF_ARGUMENTS if getattr(call, key)}
 
@@ -55,7 +55,7 @@ def continuation(call: ReadCall, result: ReadResult, end: int, last_line: int) -
         target = call.target if call.mode == "snippet" else result.path
         arguments = {"mode": "snippet", "target": target, "start_line": last_line + 1,
                      "end_line": end}
-    return NextCall(tool="read", arguments={**arguments, **_carried(call)})
+    return NextCall(tool="read", arguments={**arguments, **carried(call)})
 
 
 def usage_line(usage: BudgetUsage, settings: BudgetSettings) -> str:
@@ -67,7 +67,7 @@ def hard_limit_message(exhausted: str, usage: BudgetUsage, settings: BudgetSetti
     spent = (f"all {settings.max_reads_per_session} reads of this session are used"
              if exhausted == "reads"
              else f"all {settings.max_total_read_lines} lines of this session are delivered")
-    return f"Read budget exceeded. Use search to narrow scope: {spent}."
+    return f"The read budget of this session is spent: {spent}; search results still show lines."
 
 
 def _call_text(call: NextCall) -> str:
@@ -99,5 +99,4 @@ def soft_limit_action(usage: BudgetUsage, settings: BudgetSettings, search: Next
 
 def trim_warning(cut_by: str, kept: int, total: int, cap_reason: str) -> str:
     unit = "lines" if cut_by == "lines" else "characters"
-    return (f"Preview trimmed to {kept} of {total} lines ({unit} cap: {cap_reason}); "
-            "read the rest with the next call or search to narrow scope.")
+    return f"Trimmed to {kept} of {total} lines by the read budget ({unit} cap: {cap_reason})."

@@ -24,6 +24,7 @@ from sari_core.reasons import ReasonCode, ReasonCodeSpec
 from sari_core.sessions import Session
 from sari_core.settings import SettingsSpec
 from sari_core.stabilization import StabilizationField
+from sari_core.targets import normalize_path
 from sari_core.verdicts import Verdict
 
 BUDGET_EXCEEDED = "BUDGET_EXCEEDED"
@@ -31,6 +32,8 @@ SOFT = BUDGET_SOFT_LIMIT
 HARD = BUDGET_HARD_LIMIT
 DEGRADED = ReasonCode.PREVIEW_DEGRADED.value
 READ_TOOLS = frozenset({"read", *LEGACY_READ_TOOLS})
+AT_MATCH = "BUDGET_WINDOW_AT_MATCH"
+REASON_RANK = 50
 
 
 class BudgetPlugin:
@@ -46,7 +49,14 @@ class BudgetPlugin:
 
     @hookimpl
     def sari_register_reason_codes(self) -> list[ReasonCodeSpec]:
-        return list(REASON_CODES)
+        return [*REASON_CODES, ReasonCodeSpec(
+            code=AT_MATCH,
+            description="A whole-file read longer than max_single_read_lines was served as "
+                        "the window around the session's search match in that file rather "
+                        "than its first lines; next_calls reads the top of the file.",
+            severity="info",
+            rank=REASON_RANK,
+        )]
 
     @hookimpl
     def sari_register_stabilization_fields(self) -> list[StabilizationField]:
@@ -78,7 +88,7 @@ class BudgetPlugin:
         if exhausted is not None:
             return _hard_block(call, usage, settings, exhausted)
         ctx.scratch[self.name] = InFlight(session)  # enter, exit and completion share it
-        return None
+        return _window_at_match(call, session, settings, usage)
 
     @hookimpl(trylast=True)
     def on_read_exit(self, call: ReadCall, result: ReadResult, session: Session,
@@ -124,6 +134,10 @@ class BudgetPlugin:
         settings = _settings(session)
         usage = usage_of(session)
         with session.lock:
+            for match in reversed(result.matches):  # the best match of each path wins
+                if match.line is not None:
+                    usage.match_lines[normalize_path(match.path, session.roots)
+                                      or match.path] = match.line
             state = usage.state(settings)
             line = guidance.usage_line(usage, settings)
         if state == "ok":
@@ -139,6 +153,40 @@ class BudgetPlugin:
 def _settings(session: Session) -> BudgetSettings:
     settings: BudgetSettings = session.settings(SECTION)
     return settings
+
+
+def _window_at_match(call: ReadCall, session: Session, settings: BudgetSettings,
+                     usage: BudgetUsage) -> Verdict | None:
+    """A whole-file read the cap would cut before the session's search match in that file
+    is served as the cap's window around the match instead of the file's first lines."""
+    if call.mode != "file" or call.offset is not None or call.limit is not None:
+        return None
+    cap = settings.max_single_read_lines
+    with session.lock:
+        line = usage.match_lines.get(normalize_path(call.target, session.roots) or call.target)
+    margin = cap // 6  # some lines above the match: its decorators, comments, signature
+    if line is None or line <= cap - margin:
+        return None  # the first window holds the match already
+    total = _line_count(session, call)
+    if total is None or total <= cap:
+        return None  # the whole file fits: nothing will be cut
+    offset = min(line - 1 - margin, total - cap)
+    shown = f"lines {offset + 1}-{offset + cap} of {total}"
+    top = NextCall(tool="read", arguments={"mode": "file", "target": call.target, "offset": 0,
+                                           "limit": cap, **guidance.carried(call)})
+    message = (f"Showing {shown}, around the search match at line {line}: one read returns "
+               f"at most {cap} lines.")
+    return Verdict.narrow(AT_MATCH, to={"offset": offset, "limit": cap}, message=message,
+                          warnings=(message,), next_calls=(top,))
+
+
+def _line_count(session: Session, call: ReadCall) -> int | None:
+    """The file's length, asked of the engine directly (no client read, no budget)."""
+    probe = ReadCall(mode="file", target=call.target, limit=1, preview_mode="none")
+    try:
+        return session.probe_read(probe).total_lines
+    except Exception:  # noqa: BLE001 - any failure means: no window, the trim applies
+        return None
 
 
 def _char_cap(call: ReadCall, settings: BudgetSettings) -> int:

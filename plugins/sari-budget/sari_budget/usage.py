@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sari_budget.settings import BudgetSettings
 from sari_core.sessions import Session
@@ -18,11 +18,14 @@ class BudgetUsage:
     :ivar reads_reserved: reads admitted by ``on_read_enter`` and not finished yet;
         they count against the read limit so concurrent reads cannot overshoot it.
     :ivar lines_delivered: lines of payload delivered (after every policy's rewrite).
+    :ivar match_lines: path -> line of the best match the session's latest search that
+        returned the path found there, so a capped whole-file read shows that part.
     """
 
     reads_served: int = 0
     reads_reserved: int = 0
     lines_delivered: int = 0
+    match_lines: dict[str, int] = field(default_factory=dict)
 
     def exhausted_by(self, settings: BudgetSettings) -> str | None:
         """Which session limit is spent (``"reads"`` or ``"lines"``), or None."""

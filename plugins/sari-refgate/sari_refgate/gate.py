@@ -1,7 +1,14 @@
-"""The read gate's decision: is this read backed by a ref of its session, or precise enough?
+"""The read gate's decision: serve a read, serve a bounded window of it, or refuse it.
+
+A read is served as asked when the session's own searches returned its target (the
+same file, or a candidate naming the symbol) — with or without a ref: the ref is
+bookkeeping, not a toll — or when it is a precision read (at most ``max_range_lines``
+lines). Any other read is blind: by default it is served as a window of
+``max_range_lines`` lines with one sentence saying so and the call for the next window;
+with ``strict`` it is refused, naming the search that would issue refs for it.
 
 Pure logic over a read call, the session's :class:`~sari_refgate.refs.RefStore` and
-the settings; :mod:`sari_refgate.plugin` turns a refusal into a verdict.
+the settings; :mod:`sari_refgate.plugin` turns a decision into a verdict.
 """
 
 from __future__ import annotations
@@ -22,7 +29,16 @@ from sari_refgate.refs import CandidateRef, RefStore
 from sari_refgate.settings import RefgateSettings
 
 RANGE_TOO_WIDE = "REFGATE_RANGE_TOO_WIDE"
-GUIDANCE = "Use search results (candidate/bundle ref) or precision read path+range."
+READ_WINDOWED = "REFGATE_READ_WINDOWED"
+
+
+@dataclass(frozen=True)
+class Window:
+    """A blind read served as its first ``limit`` lines, and the call for the next ones."""
+
+    limit: int
+    message: str
+    next_calls: tuple[NextCall, ...]
 
 
 @dataclass(frozen=True)
@@ -102,57 +118,83 @@ def _issued_for(target: _Target, store: RefStore) -> Iterator[CandidateRef]:
                 yield candidate
 
 
-def judge(call: ReadCall, store: RefStore, settings: RefgateSettings, roots: Sequence[Path],
-          line_count: Callable[[], int | None] = lambda: None) -> Refusal | None:
-    """None when the read may be served; else the refusal with its next calls.
+def covered(call: ReadCall, target: _Target, store: RefStore) -> bool:
+    """Did this session's searches return the read's target (by any valid ref, or at all)?"""
+    carries_ref = bool(call.candidate_id or call.bundle_id)
+    if carries_ref and not _ref_problems(call, target, store):
+        return True
+    return next(_issued_for(target, store), None) is not None
 
-    :param line_count: the target file's length, asked only to fit proposed windows.
+
+def judge(call: ReadCall, store: RefStore, settings: RefgateSettings, roots: Sequence[Path],
+          line_count: Callable[[], int | None] = lambda: None) -> Refusal | Window | None:
+    """None when the read is served as asked; a :class:`Window` to serve it bounded; else
+    the :class:`Refusal` (``strict`` only) with its next calls.
+
+    :param line_count: the target file's length, asked only for a blind line-range read.
     """
     if call.mode not in settings.gated_modes:
         return None
     target = _target_of(call, roots)
-    problems = _ref_problems(call, target, store)
-    carries_ref = bool(call.candidate_id or call.bundle_id)
-    if carries_ref and not problems:
+    if covered(call, target, store):
         return None
     span = precision_span(call)
     limit = settings.max_range_lines
-    if not carries_ref and span is not None and span <= limit:
+    if span is not None and span <= limit:
         return None
+    if not settings.strict:
+        return _window(call, limit, line_count)
+    return _refusal(call, target, store, settings, span, line_count)
 
+
+def _window(call: ReadCall, limit: int,
+            line_count: Callable[[], int | None]) -> Window | None:
+    """The bounded window a blind read is served as (None: it fits in one window)."""
+    requested = calls.requested_lines(call)
+    if requested is None:
+        return None  # a symbol or diff read is precise by nature; the budget caps its size
+    first, last = requested
+    total = line_count()
+    end = last if total is None else min(total, last if last is not None else total)
+    if end is not None and end - first + 1 <= limit:
+        return None  # the whole request fits in one window: nothing to bound
+    shown = f"lines {first}-{first + limit - 1}" + (f" of {total}" if total else "")
+    follow = calls.precision_windows(call.model_copy(update={
+        "offset": (call.offset or 0) + limit, "limit": None if call.limit is None
+        else max(1, call.limit - limit)}), limit, 1, total)
+    message = (f"Showing {shown}: a read of a file no search in this session returned is "
+               f"limited to {limit} lines.")
+    return Window(limit, message, tuple(follow))
+
+
+def _refusal(call: ReadCall, target: _Target, store: RefStore, settings: RefgateSettings,
+             span: int | None, line_count: Callable[[], int | None]) -> Refusal:
+    """Strict mode: the blind read is refused; the first next call is the one to make."""
+    problems = _ref_problems(call, target, store)
+    limit = settings.max_range_lines
     codes: list[str] = [code for code, _ in problems]
-    sentences = [sentence for _, sentence in problems]
     searched = store.searches > 0
     if not searched:
         codes.insert(0, SEARCH_FIRST_REQUIRED)
-        sentences.insert(0, f"No search has run in this session yet, so there is no ref to "
-                            f"read {target.label} through.")
     elif not problems:
         codes.append(SEARCH_REF_REQUIRED)
-        sentences.append(f"This read of {target.label} carries no search ref.")
     if span is not None and span > limit:
         codes.append(RANGE_TOO_WIDE)
-        sentences.append(f"A read without a ref may span at most {limit} lines; this one "
-                         f"spans {span}.")
-
-    ref_read = next((calls.with_candidate(call, c.candidate_id)
-                     for c in _issued_for(target, store)), None)
     needs_length = calls.requested_lines(call) is not None and (span is None or span > limit)
     windows = calls.precision_windows(call, limit, settings.max_windows,
                                       line_count() if needs_length else None)
     search = calls.search_for(call)
-    if not searched:
-        proposals = [search, *windows]
-    else:
-        proposals = [*([ref_read] if ref_read else []), *windows, search]
-    action = _action(target.label, searched, ref_read, bool(windows), search, limit)
+    proposals = [search, *windows]
+    message = (f"No search in this session returned {target.label}, and this workspace "
+               f"requires one before reading more than {limit} lines.")
     return Refusal(
         reason_codes=tuple(codes),
         error_code=codes[0],
-        message=" ".join([*sentences, GUIDANCE]),
-        hint=_hint(ref_read is not None, bool(windows), limit),
+        message=message,
+        hint=_hint(False, bool(windows), limit),
         next_calls=tuple(proposals),
-        suggested_next_action=action,
+        suggested_next_action=_action(target.label, searched, None, bool(windows), search,
+                                      limit),
     )
 
 

@@ -11,7 +11,7 @@ from sari_core.stabilization import StabilizationField
 from sari_core.targets import normalize_path
 from sari_core.verdicts import Verdict
 from sari_refgate import calls
-from sari_refgate.gate import RANGE_TOO_WIDE, judge
+from sari_refgate.gate import RANGE_TOO_WIDE, READ_WINDOWED, Window, judge
 from sari_refgate.reason_codes import REASON_CODES
 from sari_refgate.refs import Bundle, CandidateRef, RefStore, bundle_id, candidate_id
 from sari_refgate.settings import RefgateSettings
@@ -47,6 +47,13 @@ class RefgatePlugin:
     @hookimpl
     def sari_register_reason_codes(self) -> list[ReasonCodeSpec]:
         return [*REASON_CODES, ReasonCodeSpec(
+            code=READ_WINDOWED,
+            description="A read of a file no search of the session returned, wider than "
+                        "max_range_lines, was served as its first max_range_lines lines; "
+                        "next_calls reads the next window.",
+            severity="info",
+            rank=REASON_RANK,
+        ), ReasonCodeSpec(
             code=RANGE_TOO_WIDE,
             description="A read without a search ref asked for more lines than the precision "
                         "cap (refgate max_range_lines); next_calls split it into windows.",
@@ -94,6 +101,10 @@ class RefgatePlugin:
                         line_count=lambda: _line_count(session, call.target))
         if refusal is None:
             return None
+        if isinstance(refusal, Window):
+            return Verdict.narrow(READ_WINDOWED, to={"limit": refusal.limit},
+                                  message=refusal.message, warnings=(refusal.message,),
+                                  next_calls=refusal.next_calls)
         if settings.policy == "enforce":
             return Verdict.block(*refusal.reason_codes, message=refusal.message,
                                  hint=refusal.hint, error_code=refusal.error_code,

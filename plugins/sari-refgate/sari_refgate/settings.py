@@ -12,15 +12,21 @@ ReadMode = Literal["file", "symbol", "snippet", "diff_preview"]
 class RefgateSettings(BaseModel):
     """How strictly reads must follow search results."""
 
+    strict: bool = Field(
+        False,
+        description="Refuse a blind read (a file no search of the session returned, wider "
+                    "than max_range_lines) instead of serving its first window.",
+    )
     policy: Literal["enforce", "warn"] = Field(
         "enforce",
-        description="enforce refuses a read without a valid ref; warn serves it with the "
+        description="With strict: enforce refuses a blind read; warn serves it with the "
                     "same reason codes, message and next_calls attached as a warning.",
     )
     max_range_lines: int = Field(
         200, ge=1,
-        description="Widest precision read (snippet start_line..end_line plus context, or "
-                    "file limit) served without a ref.",
+        description="Widest read of a file no search returned that is served as asked "
+                    "(snippet start_line..end_line plus context, or file limit); wider ones "
+                    "are served as a window of this many lines.",
     )
     gated_modes: list[ReadMode] = Field(
         default_factory=lambda: ["file", "symbol", "snippet", "diff_preview"],
