@@ -131,7 +131,7 @@ class SariServer:
 
     async def _list_tools(self, ctx: ServerRequestContext[Any],
                           params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=self.catalog.tools())
+        return types.ListToolsResult(tools=self.catalog.tools(self._structured(ctx)))
 
     async def _call_tool(self, ctx: ServerRequestContext[Any],
                          params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -141,11 +141,18 @@ class SariServer:
         try:
             with client_request(request):
                 response = await self._serve(ctx, name, dict(params.arguments or {}))
-            return to_call_result(response, self.catalog.text_format)
+            return to_call_result(response, self.catalog.text_format, self._structured(ctx))
         except Exception as exc:  # the transport must outlive any failure of a call
             incident = uuid.uuid4().hex[:12]
             log.exception("tool %s failed (incident %s)", name, incident)
-            return to_call_result(internal_error(name, exc, incident), self.catalog.text_format)
+            return to_call_result(internal_error(name, exc, incident), self.catalog.text_format,
+                                  self._structured(ctx))
+
+    def _structured(self, ctx: ServerRequestContext[Any]) -> bool:
+        """Structured content for this connection's client (see ``structured_content``)."""
+        params = getattr(ctx.session, "client_params", None)
+        info = getattr(params, "client_info", None)
+        return self.catalog.options.structured_for(getattr(info, "name", None))
 
     async def _serve(self, ctx: ServerRequestContext[Any], name: str,
                      arguments: dict[str, Any]) -> dict[str, Any]:

@@ -106,9 +106,13 @@ class ToolCatalog:
     def names(self) -> list[str]:
         return list(self._entries)
 
-    def tools(self) -> list[types.Tool]:
-        """The tools listed to clients (``tools/list``)."""
-        return [entry.tool for entry in self._entries.values() if entry.listed]
+    def tools(self, output_schemas: bool = True) -> list[types.Tool]:
+        """The tools listed to clients (``tools/list``); without output schemas for a client
+        that gets no structured content."""
+        listed = [entry.tool for entry in self._entries.values() if entry.listed]
+        if output_schemas:
+            return listed
+        return [tool.model_copy(update={"output_schema": None}) for tool in listed]
 
     def input_schema(self, name: str) -> dict[str, Any] | None:
         entry = self._entries.get(name)

@@ -1,7 +1,9 @@
-"""How the server presents itself: ``text_format`` and ``legacy_tools`` of ``[tool.sari]``.
+"""How the server presents itself: ``text_format``, ``legacy_tools`` and
+``structured_content`` of ``[tool.sari]``.
 
 Read from the workspace's ``pyproject.toml`` (``[tool.sari]``) and ``sari.toml`` (top
-level), the latter winning, then ``SARI_TEXT_FORMAT`` / ``SARI_LEGACY_TOOLS``. These are
+level), the latter winning, then ``SARI_TEXT_FORMAT`` / ``SARI_LEGACY_TOOLS`` /
+``SARI_STRUCTURED_CONTENT``. These are
 presentation choices of the server, not policy: the kernel never reads them.
 """
 
@@ -21,6 +23,11 @@ else:  # pragma: no cover
 
 TextFormat = Literal["model", "json"]
 TEXT_FORMATS: tuple[TextFormat, ...] = ("model", "json")
+StructuredContent = Literal["auto", "always", "never"]
+STRUCTURED_CONTENT: tuple[StructuredContent, ...] = ("auto", "always", "never")
+# Clients that show the model JSON.stringify(structuredContent) instead of the text block
+# whenever a result carries structured content (observed in their public issue trackers).
+STRUCTURED_FIRST_CLIENTS = ("claude-code", "codex")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
@@ -34,10 +41,22 @@ class ServerOptions:
     """:ivar text_format: ``model`` (text written for a model) or ``json`` (the response
         object as JSON text, for programs that parse text).
     :ivar legacy_tools: also list the deprecated read wrappers (they are callable anyway).
+    :ivar structured_content: ``always`` sends the response object as structured content
+        (and lists output schemas); ``never`` sends text only; ``auto`` (default) does so
+        except for clients that would show the model the structured content instead of
+        the text (Claude Code, Codex).
     """
 
     text_format: TextFormat = "model"
     legacy_tools: bool = False
+    structured_content: StructuredContent = "auto"
+
+    def structured_for(self, client_name: str | None) -> bool:
+        """Whether a client of this name gets structured content and output schemas."""
+        if self.structured_content != "auto":
+            return self.structured_content == "always"
+        name = (client_name or "").lower()
+        return not any(marker in name for marker in STRUCTURED_FIRST_CLIENTS)
 
 
 def _top_level(path: Path, table: tuple[str, ...]) -> Mapping[str, Any]:
@@ -70,11 +89,12 @@ def load_options(workspace: Path | None,
                 (workspace / "pyproject.toml", ("tool", "sari"), "pyproject.toml [tool.sari]"),
                 (workspace / "sari.toml", (), "sari.toml")):
             found = _top_level(path, table)
-            for key in ("text_format", "legacy_tools"):
+            for key in ("text_format", "legacy_tools", "structured_content"):
                 if key in found:
                     values[key] = (found[key], origin)
     for key, variable in (("text_format", "SARI_TEXT_FORMAT"),
-                          ("legacy_tools", "SARI_LEGACY_TOOLS")):
+                          ("legacy_tools", "SARI_LEGACY_TOOLS"),
+                          ("structured_content", "SARI_STRUCTURED_CONTENT")):
         if environ.get(variable, "").strip():
             values[key] = (environ[variable].strip(), variable)
     text_format, origin = values.get("text_format", ("model", "default"))
@@ -82,5 +102,10 @@ def load_options(workspace: Path | None,
         raise OptionsError(f"text_format (from {origin}) must be one of "
                            f"{', '.join(TEXT_FORMATS)}, not {text_format!r}")
     legacy = values.get("legacy_tools", (False, "default"))
+    structured, origin = values.get("structured_content", ("auto", "default"))
+    if structured not in STRUCTURED_CONTENT:
+        raise OptionsError(f"structured_content (from {origin}) must be one of "
+                           f"{', '.join(STRUCTURED_CONTENT)}, not {structured!r}")
     return ServerOptions(text_format=text_format,  # type: ignore[arg-type]
-                         legacy_tools=_flag(*legacy))
+                         legacy_tools=_flag(*legacy),
+                         structured_content=structured)  # type: ignore[arg-type]

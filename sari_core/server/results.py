@@ -29,16 +29,18 @@ INTERNAL_ERROR = ErrorCode.INTERNAL_ERROR
 INVALID_ARGS = ErrorCode.INVALID_ARGS
 
 
-def to_call_result(response: dict[str, Any], text_format: str = "model") -> types.CallToolResult:
-    """The MCP result for a response object: the whole object as structured content, and
-    the text for a model (``text_format="model"``) or the same JSON (``"json"``)."""
-    text, structured = _encode(response)
+def to_call_result(response: dict[str, Any], text_format: str = "model",
+                   structured: bool = True) -> types.CallToolResult:
+    """The MCP result for a response object: the whole object as structured content (unless
+    ``structured`` is False), and the text for a model (``text_format="model"``) or the same
+    JSON (``"json"``)."""
+    text, content = _encode(response)
     if text_format != "json":
-        text = render(structured)
+        text = render(content)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)],
-        structured_content=structured,
-        is_error=not bool(structured.get("ok")),
+        structured_content=content if structured else None,
+        is_error=not bool(content.get("ok")),
     )
 
 

@@ -130,3 +130,30 @@ async def test_output_schemas_describe_the_real_fields(make_server, name: str,
     payload = set(entry.tool.output_schema["properties"]) - {"ok", "error", "meta"}
     if structured["ok"]:
         assert payload & set(structured), (name, sorted(structured))
+
+
+async def test_clients_that_show_structured_content_instead_get_text_only(make_server
+                                                                         ) -> None:
+    """Claude Code and Codex show the model the structured content when a result has any,
+    and drop the text: they get the text alone, and no output schemas to demand more."""
+    import mcp_types as types
+
+    server = make_server()
+    claude = types.Implementation(name="claude-code", version="2.1.0")
+    async with Client(server.lowlevel, mode="legacy", client_info=claude) as client:
+        listed = (await client.list_tools()).tools
+        result = await client.call_tool("read", {"mode": "file", "target": "pkg/app.py"})
+    assert all(tool.output_schema is None for tool in listed)
+    assert result.structured_content is None
+    assert text_of(result).split("\n")[1] == "1\timport os"
+    other = types.Implementation(name="my-agent", version="1")
+    async with Client(server.lowlevel, mode="legacy", client_info=other) as client:
+        result = await client.call_tool("read", {"mode": "file", "target": "pkg/app.py"})
+    assert result.structured_content is not None
+
+
+def test_structured_content_can_be_forced_either_way() -> None:
+    assert ServerOptions(structured_content="always").structured_for("claude-code")
+    assert not ServerOptions(structured_content="never").structured_for("my-agent")
+    assert not ServerOptions().structured_for("codex-mcp-client")
+    assert ServerOptions().structured_for(None)
