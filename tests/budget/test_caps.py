@@ -118,3 +118,29 @@ def test_trim_keeps_a_prefix_and_counts_whole_lines() -> None:
     assert not untouched.was_cut and untouched.text == "a\nb"
     # Form feeds are not line breaks: line numbers must match the engine's.
     assert split_lines("a\x0cb\nc") == ["a\x0cb\n", "c"]
+
+
+def test_a_capped_whole_file_read_shows_the_window_around_the_search_match(make_kernel
+                                                                          ) -> None:
+    """The part of a long file the session searched for arrives in the first read, so no
+    turn is spent paging to it; the top of the file is one named call away."""
+    kernel = make_kernel()
+    lines = split_lines(FILES[BIG])
+    target_line = 600
+    needle = lines[target_line - 1].strip()
+    found = kernel.execute_search({"query": needle})
+    assert found["matches"][0]["path"] == BIG and found["matches"][0]["line"] == target_line
+    response = kernel.execute_read({"mode": "file", "target": BIG})
+    meta = response["meta"]
+    assert meta["start_line"] <= target_line <= meta["end_line"]
+    assert meta["end_line"] - meta["start_line"] + 1 == 300
+    assert response["text"] == "".join(lines[meta["start_line"] - 1:meta["end_line"]])
+    assert "BUDGET_WINDOW_AT_MATCH" in stabilization(response)["reason_codes"]
+    [warning] = stabilization(response)["warnings"]
+    assert warning.startswith(f"Showing lines {meta['start_line']}-{meta['end_line']} of ")
+    top = stabilization(response)["next_calls"][0]
+    assert top == {"tool": "read", "arguments": {"mode": "file", "target": BIG, "offset": 0,
+                                                 "limit": 300}}
+    # Without a search there is nothing to aim at: the first lines, as before.
+    fresh = make_kernel().execute_read({"mode": "file", "target": BIG, "session_id": "new"})
+    assert fresh["meta"]["start_line"] == 1 and fresh["meta"]["end_line"] == 300
