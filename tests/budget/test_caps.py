@@ -137,7 +137,8 @@ def test_a_capped_whole_file_read_shows_the_window_around_the_search_match(make_
     assert response["text"] == "".join(lines[meta["start_line"] - 1:meta["end_line"]])
     assert "BUDGET_WINDOW_AT_MATCH" in stabilization(response)["reason_codes"]
     [warning] = stabilization(response)["warnings"]
-    assert warning.startswith(f"Showing lines {meta['start_line']}-{meta['end_line']} of ")
+    assert warning == (f"Shown around the search match at line {target_line}: one read "
+                       "returns at most 300 lines.")
     top = stabilization(response)["next_calls"][0]
     assert top == {"tool": "read", "arguments": {"mode": "file", "target": BIG, "offset": 0,
                                                  "limit": 300}}

@@ -37,7 +37,7 @@ def _windowed(response: dict[str, Any], first: int, last: int) -> dict[str, Any]
     assert (meta["start_line"], meta["end_line"]) == (first, last)
     assert response["text"].count("\n") == last - first + 1
     [sentence] = stabilization(response)["warnings"]
-    assert sentence.startswith(f"Showing lines {first}-{last}")
+    assert sentence.startswith("No search in this session returned this file, so a read of it")
     return response
 
 
@@ -112,7 +112,8 @@ def test_a_blind_whole_file_read_is_served_as_its_first_window(make_kernel) -> N
                                       "limit": 200}}
     text = render(response)
     header = text.split("\n")[0]
-    assert header.startswith("app/big.py lines 1-200 of 450. Showing lines 1-200 of 450")
+    assert header.startswith("app/big.py lines 1-200 of 450. No search in this session returned "
+                             "this file, so a read of it shows at most 200 lines.")
     assert header.endswith('Next: read(mode="file", target="app/big.py", offset=200, '
                            'limit=200)')
     _all_next_calls_succeed(kernel, response)

@@ -171,11 +171,10 @@ def _window_at_match(call: ReadCall, session: Session, settings: BudgetSettings,
     if total is None or total <= cap:
         return None  # the whole file fits: nothing will be cut
     offset = min(line - 1 - margin, total - cap)
-    shown = f"lines {offset + 1}-{offset + cap} of {total}"
     top = NextCall(tool="read", arguments={"mode": "file", "target": call.target, "offset": 0,
                                            "limit": cap, **guidance.carried(call)})
-    message = (f"Showing {shown}, around the search match at line {line}: one read returns "
-               f"at most {cap} lines.")
+    message = (f"Shown around the search match at line {line}: one read returns at most "
+               f"{cap} lines.")
     return Verdict.narrow(AT_MATCH, to={"offset": offset, "limit": cap}, message=message,
                           warnings=(message,), next_calls=(top,))
 

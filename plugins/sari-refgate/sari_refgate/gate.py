@@ -158,12 +158,11 @@ def _window(call: ReadCall, limit: int,
     end = last if total is None else min(total, last if last is not None else total)
     if end is not None and end - first + 1 <= limit:
         return None  # the whole request fits in one window: nothing to bound
-    shown = f"lines {first}-{first + limit - 1}" + (f" of {total}" if total else "")
     follow = calls.precision_windows(call.model_copy(update={
         "offset": (call.offset or 0) + limit, "limit": None if call.limit is None
         else max(1, call.limit - limit)}), limit, 1, total)
-    message = (f"Showing {shown}: a read of a file no search in this session returned is "
-               f"limited to {limit} lines.")
+    message = (f"No search in this session returned this file, so a read of it shows at most "
+               f"{limit} lines.")
     return Window(limit, message, tuple(follow))
 
 
