@@ -16,7 +16,8 @@ standard-library sessions of ``bench/replay_scripts.py`` and 8 on the attrs sdis
 
 Every arm makes the script's calls, then reads the needed lines of a read's range that
 did not arrive: a cut read's continuation while its next page holds them, else each
-missing run in one read (in windows of at most 200 lines if that read brought nothing). A refusal costs its turn, and the agent
+missing run (runs at most 10 lines apart taken as one) in one read (in windows of at most
+200 lines if that read brought nothing). A refusal costs its turn, and the agent
 then makes the call the refusal names (the first proposed read of its target, else the
 proposed search followed by the read again); a spent budget makes it search once and stop
 reading. It passes a search's ``candidate_id`` only when the text it was shown contains it.

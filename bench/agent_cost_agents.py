@@ -45,10 +45,14 @@ def _line_payload(number: int, line: str, as_json: bool = False) -> int:
     return len(line) + len(str(number)) + 1
 
 
+RUN_GAP = 10  # an agent reads two needed runs this close together in one call
+
+
 def _runs(numbers: list[int]) -> list[tuple[int, int]]:
+    """Runs of line numbers, two runs at most ``RUN_GAP`` lines apart taken as one."""
     runs: list[tuple[int, int]] = []
     for number in numbers:
-        if runs and runs[-1][1] == number - 1:
+        if runs and number - runs[-1][1] <= RUN_GAP:
             runs[-1] = (runs[-1][0], number)
         else:
             runs.append((number, number))
@@ -328,6 +332,11 @@ class SariAgent(_Agent):
 
 
 def _page_holds(arguments: dict[str, Any], line: int) -> bool:
-    """Does a continuation's next page (at most 300 lines) start close enough to hold it?"""
-    first = arguments["offset"] + 1 if "offset" in arguments else arguments.get("start_line", 1)
-    return bool(first <= line < first + 300)
+    """Does a continuation's next page (its limit, else at most 300 lines) hold the line?"""
+    if "offset" in arguments:
+        first = arguments["offset"] + 1
+        last = first + arguments.get("limit", 300) - 1
+    else:
+        first = arguments.get("start_line", 1)
+        last = min(arguments.get("end_line", first + 299), first + 299)
+    return bool(first <= line <= last)
