@@ -26,7 +26,9 @@ What is measured is what the model is shown: the text content of each MCP tool r
 rendered by the server's own function (``sari_core.server.results.to_call_result``). A
 turn-aware cost comes from ``sari_core.costmodel``: the conversation starts at 20,000
 tokens plus the tool definitions the server lists (chars/4 of the tools/list entries; the
-native tools are part of the 20,000 in every arm, Sari's are added on top), every call is
+native tools are part of the 20,000 in every arm, Sari's are added on top; as listed to
+Claude Code, whose model reads the text measured here and which the server lists no output
+schemas), every call is
 a turn that reads the whole conversation so far, 150 output tokens per call; cached
 (previous prefix at 0.1x, new tokens at 1.25x) and uncached (1x).
 
@@ -57,6 +59,9 @@ from agent_cost_corpora import Corpus, corpora  # noqa: E402
 from sari_core.costmodel import SessionCost, session_cost  # noqa: E402
 
 POLICIES = ("budget", "relevance", "aggregation", "refgate")
+# The client whose model reads the text content measured here: Claude Code shows its model
+# the text only when a result carries no structured content, and is listed no output schemas.
+TEXT_CLIENT = "claude-code"
 ARMS = ("native", "core", "policies")
 
 
@@ -83,23 +88,28 @@ def open_kernel(root: Path, plugins: list[Any], entry_points: bool = False) -> A
     return kernel
 
 
-def listed_tool_tokens(kernel: Any) -> int:
-    """chars/4 of the tools/list entries the server shows a client for this kernel."""
+def listed_tool_tokens(kernel: Any, client: str | None = TEXT_CLIENT) -> int:
+    """chars/4 of the tools/list entries the server shows ``client`` for this kernel."""
     from sari_core.costmodel import tokens
     from sari_core.server.catalog import ToolCatalog
 
-    entries = [tool.model_dump(mode="json", by_alias=True, exclude_none=True)
-               for tool in ToolCatalog(kernel).tools()]
+    catalog = ToolCatalog(kernel)
+    options = getattr(catalog, "options", None)
+    if options is not None and hasattr(options, "structured_for"):
+        tools = catalog.tools(options.structured_for(client))
+    else:  # a server that lists the same entries to every client
+        tools = catalog.tools()
+    entries = [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools]
     return sum(tokens(json.dumps(entry, separators=(",", ":"))) for entry in entries)
 
 
-def every_plugin_tool_tokens() -> int:
+def every_plugin_tool_tokens(client: str | None = TEXT_CLIENT) -> int:
     """The definitions listed with every installed plugin loaded (what a full install shows)."""
     with tempfile.TemporaryDirectory(prefix="sari-bench-tools-") as folder:
         (Path(folder) / "a.py").write_text("x = 1\n", encoding="utf-8")
         kernel = open_kernel(Path(folder), [], entry_points=True)
         try:
-            return listed_tool_tokens(kernel)
+            return listed_tool_tokens(kernel, client)
         finally:
             kernel.close()
 
@@ -119,7 +129,8 @@ def cost_of(tally: Tally, definitions: int) -> SessionCost:
 
 
 def measure() -> dict[str, Any]:
-    definitions = {"native": 0, "core": 0, "policies": every_plugin_tool_tokens()}
+    definitions = {"native": 0, "core": 0, "policies": every_plugin_tool_tokens(),
+                   "every_client": every_plugin_tool_tokens(None)}
     core_probe = tempfile.mkdtemp(prefix="sari-bench-core-")
     (Path(core_probe) / "a.py").write_text("x = 1\n", encoding="utf-8")
     probe = open_kernel(Path(core_probe), [])
@@ -185,8 +196,9 @@ def targets(data: dict[str, Any]) -> list[tuple[str, bool, str]]:
 
 def print_report(data: dict[str, Any], seconds: float) -> None:
     d = data["definitions"]
-    print(f"python {sys.version.split()[0]}; tool definitions listed: core {d['core']} tokens, "
-          f"every plugin installed {d['policies']} tokens (native tools: in the 20,000 base)")
+    print(f"python {sys.version.split()[0]}; tool definitions listed to {TEXT_CLIENT}: core "
+          f"{d['core']} tokens, every plugin installed {d['policies']} tokens (to a client "
+          f"given output schemas: {d['every_client']}; native tools: in the 20,000 base)")
     head = f"{'session':<28}" + "".join(
         f"{arm + ' tok':>12}{'turns':>6}{'unc k':>8}{'cac k':>7}{'need':>9}" for arm in ARMS)
     print(head)
