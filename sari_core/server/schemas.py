@@ -18,7 +18,7 @@ SESSION_ID_PROPERTY: dict[str, Any] = {"type": "string"}
 
 _INT = {"type": "integer", "minimum": 0}
 _PAGING = {
-    "offset": {**_INT, "description": "Lines to skip."},
+    "offset": _INT,
     "limit": {"type": "integer", "minimum": 1},
     "preview_mode": {"type": "string", "enum": ["none", "snippet"]},
     "max_preview_chars": {"type": "integer"},
@@ -42,19 +42,18 @@ _DIFF = {
 }
 
 SEARCH_DESCRIPTION = (
-    "Find code in the workspace. kind: text (literal, default), regex, symbol (definitions "
-    "by name), path. Answers matches grouped by file as 'line: snippet'; read a match next. "
-    'Example: {"query": "def dumps"}.'
+    "Find code. kind: text (literal, default), regex, symbol (definitions by name), path. "
+    'Matches come grouped by file as "line: snippet". Example: {"query": "def dumps"}.'
 )
 READ_DESCRIPTION = (
     "Read workspace code as numbered lines. mode: file (offset/limit), snippet "
     "(start_line..end_line), symbol (a definition by name), diff_preview (uncommitted "
-    'changes). Example: {"mode": "snippet", "target": "src/app.py", "start_line": 40, '
+    'changes). Example: {"mode": "snippet", "target": "a.py", "start_line": 40, '
     '"end_line": 90}.'
 )
 EDIT_DESCRIPTION = (
-    "Replace exact text in one file (it must occur expected_occurrences times, default 1). "
-    'Example: {"path": "src/app.py", "old_string": "x = 1", "new_string": "x = 2"}.'
+    "Replace exact text in a file (occurring expected_occurrences times, default 1). "
+    'Example: {"path": "a.py", "old_string": "x = 1", "new_string": "x = 2"}.'
 )
 WRITE_DESCRIPTION = "Create or overwrite a whole file (prefer edit for changes)."
 
