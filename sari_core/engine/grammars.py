@@ -4,7 +4,7 @@ Most grammar wheels ship ``queries/tags.scm``: captures named ``@definition.<kin
 ``@reference.<kind>`` around an ``@name``. TypeScript's file only adds the
 TypeScript-specific patterns, so it is combined with JavaScript's (as the tree-sitter
 CLI does). Wheels that ship no tags file (C#, Kotlin, Bash) or one that misses
-references (Swift, PHP's unqualified calls) get the patterns written here, in the same
+references (Swift, PHP's unqualified calls, Python's base classes) get the patterns written here, in the same
 capture convention.
 """
 
@@ -62,13 +62,21 @@ SWIFT_REFERENCES = """
 (inheritance_specifier (user_type (type_identifier) @name)) @reference.implementation
 """
 
+PYTHON_BASES = """
+(class_definition superclasses: (argument_list (identifier) @name)) @reference.implementation
+(class_definition
+  superclasses: (argument_list (attribute attribute: (identifier) @name)))
+  @reference.implementation
+"""
+
 PHP_CALLS = """
 (function_call_expression function: (name) @name) @reference.call
 (object_creation_expression (name) @name) @reference.class
 """
 
 GRAMMARS: dict[str, Grammar] = {
-    "python": Grammar("tree_sitter_python", "language", ("tree_sitter_python",)),
+    "python": Grammar("tree_sitter_python", "language", ("tree_sitter_python",),
+                      own_tags=PYTHON_BASES),
     "javascript": Grammar("tree_sitter_javascript", "language", ("tree_sitter_javascript",)),
     "typescript": Grammar("tree_sitter_typescript", "language_typescript",
                           ("tree_sitter_typescript", "tree_sitter_javascript")),

@@ -133,9 +133,9 @@ def extract(language: str | None, data: bytes) -> list[SymbolRow]:
         else:
             line = name_node.start_point[0] + 1
             row = (name, kind, 0, line, line)
-        # A definition is kept per line (the same node can match two patterns, as Rust's
-        # methods do: the first wins); a reference once per name and file, at its first use.
-        key = (name, 1, row[3]) if is_def else (name, 0, 0)
+        # One row per name, role and line: the same node can match two patterns (Rust's
+        # methods do), and the first wins; every line using a name is a navigation target.
+        key = (name, int(is_def), row[3])
         if key not in seen:
             seen[key] = row
     return list(seen.values())

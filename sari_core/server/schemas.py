@@ -81,7 +81,8 @@ _DIFF = {
 READ_DESCRIPTION = (
     "Read from the workspace. Pick a mode: 'file' reads a file by path (page with offset/limit); "
     "'symbol' reads the definition of a function/class/method by name; 'snippet' reads a line "
-    "range (start_line..end_line); 'diff_preview' shows the file's uncommitted changes as a "
+    "range (start_line..end_line); 'outline' a file's or folder's symbols with lines; "
+    "'diff_preview' shows the file's uncommitted changes as a "
     "unified diff against git (against=HEAD|INDEX|WORKTREE). Search first and pass the match's "
     "candidate_id: policies may refuse or warn on reads that do not follow a search. Arguments "
     "of one mode are refused in another. Returns JSON: ok, text (or diff), location, and meta "
@@ -90,7 +91,8 @@ READ_DESCRIPTION = (
 SEARCH_DESCRIPTION = (
     "Search the workspace (an index of every non-ignored file). kind='text' (default) finds a "
     "literal substring, 'regex' a regular expression, 'symbol' definitions by name, 'path' "
-    "files by path fragment. Returns ranked matches (path, line, snippet, score, candidate_id) "
+    "files by path fragment; 'references', 'callers', 'implementations' of a symbol, each "
+    "with its enclosing symbol's lines. Returns ranked matches (path, line, snippet, score, candidate_id) "
     "and ready-to-run next_calls; use them with read. Start here before reading files."
 )
 EDIT_DESCRIPTION = (
@@ -129,8 +131,11 @@ def core_tools() -> list[dict[str, Any]]:
         {"name": "search", "description": SEARCH_DESCRIPTION, "annotations": read_only,
          "input_schema": _object({
              "query": {"type": "string", "minLength": 1, "description": "What to look for."},
-             "kind": {"type": "string", "enum": ["text", "regex", "symbol", "path"],
+             "kind": {"type": "string", "enum": ["text", "regex", "symbol", "path", "references",
+                                                 "callers", "implementations"],
                       "default": "text", "description": "How to interpret query."},
+             "match": {"type": "string", "enum": ["exact", "prefix", "fuzzy"],
+                       "description": "Symbol name matching, any case or naming style."},
              "path_glob": {"type": "string",
                            "description": "Only search files whose path matches this glob, "
                                           "e.g. 'src/**/*.py'."},
@@ -141,7 +146,8 @@ def core_tools() -> list[dict[str, Any]]:
          }, ["query"])},
         {"name": "read", "description": READ_DESCRIPTION, "annotations": read_only,
          "input_schema": _object({
-             "mode": {"type": "string", "enum": ["file", "symbol", "snippet", "diff_preview"],
+             "mode": {"type": "string", "enum": ["file", "symbol", "snippet", "diff_preview",
+                                                 "outline"],
                       "description": "What to read; see the tool description."},
              "target": target, **_PAGING, **_REFS, **_SYMBOL, **_SNIPPET, **_DIFF,
          }, ["mode", "target"])},
