@@ -40,6 +40,11 @@ def supported(language: str | None) -> bool:
     return language in GRAMMARS
 
 
+def supported_now(language: str) -> bool:
+    """Whether the language's grammar and tags query load in this installation."""
+    return language in GRAMMARS and _toolkit(language) is not None
+
+
 def _tags_source(module: str) -> str:
     return (files(module) / "queries" / "tags.scm").read_text(encoding="utf-8")
 
