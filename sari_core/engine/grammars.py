@@ -4,7 +4,8 @@ Most grammar wheels ship ``queries/tags.scm``: captures named ``@definition.<kin
 ``@reference.<kind>`` around an ``@name``. TypeScript's file only adds the
 TypeScript-specific patterns, so it is combined with JavaScript's (as the tree-sitter
 CLI does). Wheels that ship no tags file (C#, Kotlin, Bash) or one that misses
-references (Swift, PHP's unqualified calls, Python's base classes) get the patterns written here, in the same
+references (Swift, PHP's unqualified calls, Python's base classes and bare
+decorators, which apply a function as a call does) get the patterns written here, in the same
 capture convention.
 """
 
@@ -62,7 +63,9 @@ SWIFT_REFERENCES = """
 (inheritance_specifier (user_type (type_identifier) @name)) @reference.implementation
 """
 
-PYTHON_BASES = """
+PYTHON_EXTRAS = """
+(decorator (identifier) @name) @reference.call
+(decorator (attribute attribute: (identifier) @name)) @reference.call
 (class_definition superclasses: (argument_list (identifier) @name)) @reference.implementation
 (class_definition
   superclasses: (argument_list (attribute attribute: (identifier) @name)))
@@ -76,7 +79,7 @@ PHP_CALLS = """
 
 GRAMMARS: dict[str, Grammar] = {
     "python": Grammar("tree_sitter_python", "language", ("tree_sitter_python",),
-                      own_tags=PYTHON_BASES),
+                      own_tags=PYTHON_EXTRAS),
     "javascript": Grammar("tree_sitter_javascript", "language", ("tree_sitter_javascript",)),
     "typescript": Grammar("tree_sitter_typescript", "language_typescript",
                           ("tree_sitter_typescript", "tree_sitter_javascript")),

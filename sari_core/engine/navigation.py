@@ -9,8 +9,9 @@ lines (``scope``, ``scope_lines``), so an agent reads just that range.
 * ``callers``: the call sites the tags found (``@reference.call``), one per line;
 * ``implementations``: the definitions that extend or implement the name
   (``@reference.implementation``: base classes, implemented interfaces);
-* ``references``: every whole-word use of the name in a source file, from the
-  text index, minus the names' own definitions.
+* ``references``: every whole-word line of the name in a source file, from the
+  text index; the lines that define the name are included as ``kind="definition"``
+  (overloads and redefinitions are references of each other).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class Location:
     path: str
     line: int
     name: str
+    is_definition: bool = False
 
 
 def target_name(query: str) -> str:
@@ -119,10 +121,11 @@ class Navigator:
             by_id = {hit.id: hit for hit in source}
             for file_id, text in self.store.texts(list(by_id)):
                 hit = by_id[file_id]
-                skip = declared.get(file_id, set())
+                defining = declared.get(file_id, set())
                 for number, line in enumerate(text.split("\n"), 1):
-                    if word.search(line) and number not in skip:
-                        out.append(Location(file_id, hit.root, hit.path, number, name))
+                    if word.search(line):
+                        out.append(Location(file_id, hit.root, hit.path, number, name,
+                                            number in defining))
         out.sort(key=lambda loc: (loc.root, loc.path, loc.line))
         return out[:MAX_LOCATIONS]
 
@@ -154,6 +157,8 @@ class Navigator:
         if len(line) > SNIPPET_CHARS:
             line = line[:SNIPPET_CHARS] + "…"
         label = {"callers": "call", "implementations": "implementation"}.get(kind, "reference")
+        if loc.is_definition:
+            label = "definition"
         if kind == "implementations" and scope is not None and scope.line == loc.line:
             # the hit is the extending definition itself: point at all of it
             return SearchMatch(path=self.guard.display(loc.root, loc.path), line=scope.line,

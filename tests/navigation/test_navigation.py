@@ -44,6 +44,13 @@ def print_report(cart: Cart) -> str:
 class Refund(Cart):
     pass
 ''',
+    "shop/checks.py": '''from shop.cart import total
+
+
+@total
+def audited(values: list[int]) -> int:
+    return total_of(values)
+''',
     "README.md": "Call total() to add up a cart.\n",
 }
 
@@ -87,16 +94,19 @@ def test_callers_name_the_enclosing_definition_and_its_lines(kernel: Kernel) -> 
     hits = [(m["path"], m["line"], m.get("scope"), m.get("scope_lines"))
             for m in response["matches"]]
     assert hits == [("shop/cart.py", 13, "Cart.count", [12, 13]),
+                    ("shop/checks.py", 4, None, None),  # decorating runs at module level
                     ("shop/report.py", 6, "print_report", [4, 6])]
     assert response["meta"]["precision"] == "name-based"
 
 
-def test_references_include_imports_and_comments_but_not_the_definition(kernel: Kernel
+def test_references_include_imports_and_comments_and_mark_the_definition(kernel: Kernel
                                                                           ) -> None:
     response = _search(kernel, query="total", kind="references")
-    lines = {(m["path"], m["line"]) for m in response["matches"]}
-    assert lines == {("shop/cart.py", 13), ("shop/report.py", 1), ("shop/report.py", 5),
-                     ("shop/report.py", 6)}  # README.md is not source; line 19 defines it
+    lines = {(m["path"], m["line"], m["kind"]) for m in response["matches"]}
+    assert lines == {("shop/cart.py", 13, "reference"), ("shop/cart.py", 19, "definition"),
+                     ("shop/checks.py", 1, "reference"), ("shop/checks.py", 4, "reference"),
+                     ("shop/report.py", 1, "reference"), ("shop/report.py", 5, "reference"),
+                     ("shop/report.py", 6, "reference")}  # README.md is not source
 
 
 def test_implementations_point_at_the_whole_extending_class(kernel: Kernel) -> None:

@@ -31,6 +31,8 @@ log = logging.getLogger(__name__)
 REQUEST_TIMEOUT_SECONDS = 10.0
 MAX_DEFINITIONS = 50
 SNIPPET_CHARS = 160
+MAX_OUTLINES = 512  # files whose document symbols are kept between searches
+Outlines = dict[tuple[str, Path, int], list[tuple[str, int, int]]]
 _SCOPE_KINDS = frozenset({
     lsp.SymbolKind.Class, lsp.SymbolKind.Method, lsp.SymbolKind.Function,
     lsp.SymbolKind.Constructor, lsp.SymbolKind.Interface, lsp.SymbolKind.Struct,
@@ -65,9 +67,10 @@ class ExactNavigator:
     """Answers one navigation search with the running servers that can."""
 
     def __init__(self, servers: Sequence[tuple[LanguageServer, list[str]]],
-                 display: Any) -> None:
+                 display: Any, outlines: Outlines) -> None:
         self.servers = servers  # (server, the path patterns it serves)
         self.display = display  # abs path -> the workspace-relative path shown
+        self.outlines = outlines  # documentSymbol answers by (server, file, mtime), shared
 
     async def answer(self, call: SearchCall) -> SearchResult | None:
         name = call.query.strip().rsplit(".", 1)[-1].rsplit("::", 1)[-1].strip("()")
@@ -92,8 +95,8 @@ class ExactNavigator:
         definitions = []
         for symbol in symbols:
             location = symbol.location
-            if not isinstance(location, lsp.Location):
-                continue
+            if not isinstance(location, lsp.Location) or symbol.kind not in _SCOPE_KINDS:
+                continue  # variables and parameters are not what navigation asks about
             same = symbol.name == name if call.match is None else \
                 matches(name, symbol.name, call.match)
             path = _path(location.uri)
@@ -132,16 +135,21 @@ class ExactNavigator:
 
     async def _with_scopes(self, server: LanguageServer, hits: list[Hit]) -> list[Hit]:
         out = []
-        outlines: dict[Path, list[tuple[str, int, int]]] = {}
         for hit in hits:
-            if hit.path not in outlines:
+            try:
+                key = (server.name, hit.path, hit.path.stat().st_mtime_ns)
+            except OSError:
+                key = (server.name, hit.path, 0)
+            if key not in self.outlines:
                 document = lsp.DocumentSymbolParams(
                     text_document=lsp.TextDocumentIdentifier(uri=hit.path.as_uri()))
                 found = await server.request(
                     lambda client, d=document: client.text_document_document_symbol_async(d),
                     REQUEST_TIMEOUT_SECONDS) or []
-                outlines[hit.path] = _flatten(found)
-            inside = [scope for scope in outlines[hit.path] if scope[1] <= hit.line <= scope[2]]
+                if len(self.outlines) >= MAX_OUTLINES:
+                    self.outlines.pop(next(iter(self.outlines)))
+                self.outlines[key] = _flatten(found)
+            inside = [scope for scope in self.outlines[key] if scope[1] <= hit.line <= scope[2]]
             if inside:
                 scope = min(inside, key=lambda s: s[2] - s[1])
                 hit = Hit(hit.path, hit.line, hit.end_line, scope[0], (scope[1], scope[2]))

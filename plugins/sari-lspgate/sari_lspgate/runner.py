@@ -24,6 +24,7 @@ from sari_lspgate.command_validator import CommandValidator
 from sari_lspgate.diagnostics import Diagnostic
 from sari_lspgate.event_loop import LoopThread
 from sari_lspgate.lsp_server import LanguageServer
+from sari_lspgate.navigation import ExactNavigator, Outlines
 from sari_lspgate.settings import LanguageServerConfig, LspGateSettings
 from sari_lspgate.validators import (
     ValidatorResult,
@@ -96,6 +97,7 @@ class ValidationRunner:
         self._lock = threading.Lock()
         self._epoch = 0
         self._closed = False
+        self._outlines: Outlines = {}  # navigation's document symbols, by file version
         # A server's worst case: start, a fresh first analysis, the second text, and one
         # restart and retry after a crash.
         startup, diagnostics = settings.startup_timeout_seconds, settings.diagnostics_timeout_seconds
@@ -157,12 +159,10 @@ class ValidationRunner:
 
     def navigate(self, call: SearchCall) -> SearchResult | None:
         """An exact answer from a running server, or None (see :mod:`sari_lspgate.navigation`)."""
-        from sari_lspgate.navigation import ExactNavigator
-
         servers = [(server, found) for server, found in self.navigators() if server.running]
         if not servers or self._closed:
             return None
-        navigator = ExactNavigator(servers, self.display_path)
+        navigator = ExactNavigator(servers, self.display_path, self._outlines)
         return self.loop.run(navigator.answer(call), timeout=self._run_timeout)
 
     def server_pids(self) -> dict[str, int]:
