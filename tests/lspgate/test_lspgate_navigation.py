@@ -85,6 +85,17 @@ def test_references_exclude_the_declaration_and_name_their_scope(make_kernel: Ke
     assert [(m["line"], m.get("scope")) for m in response["matches"]] == [(15, "bill")]
 
 
+def test_implementations_are_the_subclasses_not_the_class_itself(make_kernel: KernelFactory
+                                                                 ) -> None:
+    files = {"shapes.py": "class Shape:\n    pass\n\n\nclass Square(Shape):\n"
+                          "    side = 1\n\n\n# Shape is drawn below\n"}
+    kernel = make_kernel(files, prewarm=True, ruff=False)
+    response = _exact(kernel, query="Shape", kind="implementations")
+    assert response["meta"]["precision"] == "exact:basedpyright"
+    assert [(m["line"], m["end_line"], m["symbol"]) for m in response["matches"]] \
+        == [(5, 6, "Square")]
+
+
 def test_navigation_off_answers_from_the_index(make_kernel: KernelFactory) -> None:
     kernel = make_kernel(FILES, prewarm=True, ruff=False, navigation=False)
     time.sleep(1)

@@ -105,13 +105,15 @@ class ExactNavigator:
         if not definitions:
             return None
         hits: dict[tuple[Path, int], Hit] = {}
+        asked: set[tuple[Path, int]] = set()
         for uri, start, spelled in definitions[:MAX_DEFINITIONS]:
             position = _name_position(_path(uri), start, spelled)
+            asked.add((_path(uri), position.line + 1))
             document = lsp.TextDocumentIdentifier(uri=uri)
             for hit in await self._ask(server, call.kind, document, position):
                 hits.setdefault((hit.path, hit.line), hit)
-        if call.kind == "implementations":
-            return list(hits.values())
+        if call.kind == "implementations":  # a definition does not implement itself
+            hits = {key: hit for key, hit in hits.items() if key not in asked}
         return await self._with_scopes(server, list(hits.values()))
 
     async def _ask(self, server: LanguageServer, kind: str, document: lsp.TextDocumentIdentifier,
@@ -162,13 +164,18 @@ class ExactNavigator:
         matches_out = []
         texts: dict[Path, list[str]] = {}
         for hit in shown:
+            snippet = _line(texts, hit.path, hit.line)
+            if call.kind == "implementations" and hit.scope_lines is not None:
+                # the hit is the implementing definition: point at all of it
+                matches_out.append(SearchMatch(
+                    path=self.display(hit.path), line=hit.scope_lines[0],
+                    end_line=hit.scope_lines[1], kind=_LABEL[call.kind], snippet=snippet,
+                    symbol=hit.scope))
+                continue
             matches_out.append(SearchMatch(
                 path=self.display(hit.path), line=hit.line, end_line=hit.end_line,
-                kind=_LABEL[call.kind], snippet=_line(texts, hit.path, hit.line),
-                symbol=hit.scope if call.kind == "implementations" else None,
-                scope=None if call.kind == "implementations" else hit.scope,
-                scope_lines=list(hit.scope_lines) if hit.scope_lines and
-                call.kind != "implementations" else None))
+                kind=_LABEL[call.kind], snippet=snippet, scope=hit.scope,
+                scope_lines=list(hit.scope_lines) if hit.scope_lines else None))
         return SearchResult(query=call.query, kind=call.kind, matches=matches_out,
                             total=len(ordered), truncated=len(ordered) > len(shown),
                             extra={"total_unit": "locations", "precision": f"exact:{server}"})
