@@ -192,13 +192,13 @@ def check_languages() -> Check:
         exact = set(pm.navigation_languages())
     except Exception as exc:  # noqa: BLE001 - a broken plugin is reported by check_plugins
         exact = set()
-        log_detail = f" (exact navigation unknown: {exc})"
+        unknown_note = f" (exact navigation unknown: {exc})"
     else:
-        log_detail = ""
+        unknown_note = ""
     names = [f"{language}{' (exact)' if language in exact else ''}"
              for language in GRAMMARS if supported_now(language)]
     broken = [language for language in GRAMMARS if not supported_now(language)]
-    detail = ", ".join(names) + log_detail
+    detail = ", ".join(names) + unknown_note
     if broken:
         return Check("languages", "warn", f"{detail}; grammars failing to load: "
                      f"{', '.join(broken)}")
