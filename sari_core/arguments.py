@@ -129,6 +129,10 @@ def parse_search(args: Mapping[str, Any]) -> SearchCall:
     if unknown:
         raise _invalid(f"{unknown[0]} is not an argument of search.",
                        hint=f"Valid arguments: {', '.join(sorted(SearchCall.model_fields))}.")
+    if "match" in values and values.get("kind", "text") in ("text", "regex", "path"):
+        raise _invalid(f"match is not valid for kind={values.get('kind', 'text')!r}: it matches "
+                       "symbol names.", hint="Use kind='symbol', 'references', 'callers' or "
+                       "'implementations', or remove match.")
     limit = values.get("limit", 10)
     if isinstance(limit, int) and not 1 <= limit <= SEARCH_LIMIT_MAX:
         raise _invalid(f"limit must be between 1 and {SEARCH_LIMIT_MAX}.",

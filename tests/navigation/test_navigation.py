@@ -131,6 +131,9 @@ def test_an_unknown_match_mode_is_refused_with_the_valid_ones(kernel: Kernel) ->
     response = kernel.execute_search({"query": "total", "kind": "callers", "match": "regex"})
     assert not response["ok"] and response["error"]["code"] == "INVALID_ARGS"
     assert "match" in response["error"]["message"]
+    text = kernel.execute_search({"query": "total", "match": "prefix"})
+    assert not text["ok"] and text["error"]["code"] == "INVALID_ARGS"
+    assert "kind='symbol'" in text["error"]["hint"]
 
 
 def test_name_words() -> None:
