@@ -16,7 +16,7 @@ from sari_core.engine.reading import window
 from sari_core.engine.scopes import build_tree, definition_trees, outline_lines
 from sari_core.engine.store import IndexStore
 from sari_core.engine.symbols import extract
-from sari_core.engine.textfile import MAX_READ_BYTES, language_of, load_text
+from sari_core.engine.textfile import MAX_READ_BYTES, language_of, load_fd
 from sari_core.models import ReadCall, ReadResult
 
 PRECISION = "name-based"
@@ -36,7 +36,7 @@ class Outliner:
     def read(self, call: ReadCall) -> ReadResult:
         target = self.guard.resolve(call.target, kind="any")
         complete = self.ensure_symbols()
-        if target.abs.is_dir():
+        if not target.rel or target.abs.is_dir():
             lines, files = self._folder(target), None
         else:
             lines, files = self._file(target), 1
@@ -55,8 +55,9 @@ class Outliner:
         row = self.store.file(target.root_index, target.rel)
         if row is not None:
             return outline_lines(definition_trees(self.store, [row.id]).get(row.id, []), 0, 99)
-        # Not in the index (ignored, or too new): parse it now.
-        data = load_text(target.abs, target.display, max_bytes=MAX_READ_BYTES).text.encode("utf-8")
+        # Not in the index (ignored, or too new): parse it now, opened as reads open files.
+        fd = self.guard.open_file(target.root_index, target.rel, target.display)
+        data = load_fd(fd, target.display, max_bytes=MAX_READ_BYTES).text.encode("utf-8")
         defs = [(name, kind, line, end) for name, kind, is_def, line, end
                 in extract(language_of(target.rel), data) if is_def]
         return outline_lines(build_tree(defs), 0, 99)

@@ -150,3 +150,17 @@ def test_outline_of_a_missing_path_is_not_found_with_a_hint(kernel: Kernel) -> N
     assert response["error"]["hint"]
 
 
+
+
+def test_outline_of_a_file_the_index_skips_is_parsed_on_demand(kernel: Kernel) -> None:
+    root = kernel.engine.roots[0]
+    (root / ".gitignore").write_text("scratch.py\n", encoding="utf-8")
+    (root / "scratch.py").write_text("def draft():\n    return 1\n", encoding="utf-8")
+    try:
+        response = kernel.execute_read({"mode": "outline", "target": "scratch.py"})
+        assert response["ok"], response
+        assert response["text"] == "function draft 1-2\n"
+        assert kernel.engine.store.file(0, "scratch.py") is None  # not from the index
+    finally:
+        (root / "scratch.py").unlink()
+        (root / ".gitignore").unlink()
