@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 from sari_core.errors import ErrorCode, SariError
 from sari_core.models import MutationCall, NextCall, ReadCall, SearchCall
 
-READ_MODES = ("file", "symbol", "snippet", "diff_preview")
+READ_MODES = ("file", "symbol", "snippet", "diff_preview", "outline")
 COMMON_READ_ARGS = frozenset({
     "mode", "target", "offset", "limit", "preview_mode", "max_preview_chars",
     "candidate_id", "bundle_id", "session_id",
@@ -68,7 +68,7 @@ def parse_read(args: Mapping[str, Any], entrypoint: str = "read") -> ReadCall:
     values = _drop_none(args)
     mode = values.get("mode")
     if mode is None:
-        raise _invalid("mode is required: one of file, symbol, snippet, diff_preview.",
+        raise _invalid("mode is required: one of file, symbol, snippet, diff_preview, outline.",
                        hint="Add mode, e.g. {\"mode\": \"file\", \"target\": \"src/app.py\"}.")
     if mode not in READ_MODES:
         raise _invalid(f"mode={mode!r} is not a read mode: use one of {', '.join(READ_MODES)}.",
@@ -129,6 +129,10 @@ def parse_search(args: Mapping[str, Any]) -> SearchCall:
     if unknown:
         raise _invalid(f"{unknown[0]} is not an argument of search.",
                        hint=f"Valid arguments: {', '.join(sorted(SearchCall.model_fields))}.")
+    if "match" in values and values.get("kind", "text") in ("text", "regex", "path"):
+        raise _invalid(f"match is not valid for kind={values.get('kind', 'text')!r}: it matches "
+                       "symbol names.", hint="Use kind='symbol', 'references', 'callers' or "
+                       "'implementations', or remove match.")
     limit = values.get("limit", 10)
     if isinstance(limit, int) and not 1 <= limit <= SEARCH_LIMIT_MAX:
         raise _invalid(f"limit must be between 1 and {SEARCH_LIMIT_MAX}.",

@@ -249,6 +249,37 @@ def on_search_complete(call: SearchCall, result: SearchResult, session: Session,
     """
 
 
+# --- navigation ---------------------------------------------------------------------
+
+
+@_hookspec(firstresult=True)
+def sari_navigate(call: SearchCall, session: Session) -> SearchResult | None:
+    """Answer a navigation search exactly, in place of the index's name-based answer.
+
+    Called for ``search`` with ``kind`` ``references``, ``callers`` or
+    ``implementations``, before the engine. A plugin with a semantic source (a running
+    language server) resolves the name and answers; the engine answers when every
+    plugin returns None.
+
+    :param call: the validated search (``call.kind`` is one of the three).
+    :param session: the session (for the plugin's settings and roots).
+    :return: None to let the next plugin or the engine answer, or a
+        :class:`~sari_core.models.SearchResult` whose ``extra["precision"]`` names its
+        source (e.g. ``"exact:basedpyright"``) and whose matches carry ``scope`` and
+        ``scope_lines`` where known. The first plugin (canonical order) answering wins;
+        ``on_search_complete`` then runs on it as on any result.
+    """
+
+
+@_hookspec
+def sari_navigation_languages() -> list[str]:
+    """Name the languages whose navigation this plugin answers exactly (for ``sari doctor``).
+
+    :return: language names as the engine spells them (``python``, ``go``...), for the
+        servers the plugin would start and can find. Concatenated over plugins.
+    """
+
+
 # --- policy: mutations --------------------------------------------------------------
 
 
@@ -335,7 +366,8 @@ _SPECS = (
     sari_register_tools,
     sari_register_commands, sari_register_analytics_sinks,
     on_kernel_start, on_kernel_shutdown, on_session_start, on_session_end, on_call_complete,
-    sari_collect_metrics, on_read_enter, on_read_exit, on_search_complete, on_mutation,
+    sari_collect_metrics, on_read_enter, on_read_exit, on_search_complete, sari_navigate,
+    sari_navigation_languages, on_mutation,
     on_compaction, on_compaction_complete, on_tier_entry, on_client_hook,
 )
 HOOK_NAMES: tuple[str, ...] = tuple(spec.__name__ for spec in _SPECS)

@@ -48,6 +48,7 @@ from sari_core.verdicts import FoldedVerdict
 log = logging.getLogger(__name__)
 
 CORE_SECTION = "core"
+NAVIGATION_KINDS = frozenset({"references", "callers", "implementations"})
 
 
 class Kernel:
@@ -240,8 +241,11 @@ class Kernel:
 
         def serve(flight: Call) -> dict[str, Any]:
             call = arguments.parse_search(raw)
-            result = self.engine.search(call)
             assert flight.session is not None and flight.ctx is not None
+            # Navigation: a plugin with a semantic source answers exactly, else the index.
+            exact = self.pm.navigate(call, flight.session) \
+                if call.kind in NAVIGATION_KINDS else None
+            result = exact if exact is not None else self.engine.search(call)
             folded = flight.folded.merge(
                 self.pm.search_complete(call, result, flight.session, flight.ctx), self.reasons)
             if not result.index_ready:

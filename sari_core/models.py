@@ -12,8 +12,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-ReadMode = Literal["file", "symbol", "snippet", "diff_preview"]
-SearchKind = Literal["text", "regex", "symbol", "path"]
+ReadMode = Literal["file", "symbol", "snippet", "diff_preview", "outline"]
+SearchKind = Literal["text", "regex", "symbol", "path", "references", "callers",
+                     "implementations"]
+NameMatch = Literal["exact", "prefix", "fuzzy"]
 DiffBaseline = Literal["HEAD", "WORKTREE", "INDEX"]
 MutationTool = Literal["edit", "write", "external"]
 MutationPhase = Literal["before", "after"]
@@ -92,6 +94,7 @@ class SearchCall(BaseModel):
     path_glob: str | None = None
     limit: int = 10
     case_sensitive: bool = False
+    match: NameMatch | None = None  # how symbol names match the query (symbol, navigation)
     session_id: str | None = None
 
 
@@ -104,6 +107,8 @@ class SearchMatch(BaseModel):
     score: float = 0.0
     symbol: str | None = None
     candidate_id: str | None = None
+    scope: str | None = None  # navigation: the definition enclosing the hit
+    scope_lines: list[int] | None = None  # its first and last line
 
 
 class SearchResult(BaseModel):

@@ -21,7 +21,7 @@ import pluggy
 from sari_core import hookspecs
 from sari_core.errors import ErrorCode
 from sari_core.hookspecs import PROJECT_NAME
-from sari_core.models import ClientHookResult
+from sari_core.models import ClientHookResult, SearchResult
 from sari_core.plugin_dispatch import (
     Invocation,
     PluginResult,
@@ -57,8 +57,7 @@ if TYPE_CHECKING:
         ReadCall,
         ReadResult,
         SearchCall,
-        SearchResult,
-        TierEntry,
+                TierEntry,
     )
     from sari_core.reasons import ReasonCodeSpec
     from sari_core.sessions import Session
@@ -251,6 +250,21 @@ class SariPluginManager(pluggy.PluginManager):
             return _EMPTY_FOLD
         return self._fold(self.hook.on_search_complete(call=call, result=result,
                                                        session=session, ctx=ctx))
+
+    def navigate(self, call: SearchCall, session: Session) -> SearchResult | None:
+        """The first plugin's exact answer to a navigation search, or None (the index's)."""
+        if not self.has_impls("sari_navigate"):
+            return None
+        result = self.hook.sari_navigate(call=call, session=session)
+        return result if isinstance(result, SearchResult) else None
+
+    def navigation_languages(self) -> list[str]:
+        """Languages some plugin navigates exactly (sorted, de-duplicated)."""
+        if not self.has_impls("sari_navigation_languages"):
+            return []
+        answers = self.hook.sari_navigation_languages()
+        return sorted({language for answer in answers if answer.failure is None
+                       for language in (answer.value or [])})
 
     def mutation(self, event: MutationEvent, session: Session, ctx: CallContext
                  ) -> FoldedVerdict:

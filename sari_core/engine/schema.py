@@ -23,7 +23,7 @@ from sari_core.locations import cache_dir, private_file
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6  # 6: a reference row per line using the name, not per file
 BUSY_TIMEOUT_MS = 30_000
 
 DDL = """

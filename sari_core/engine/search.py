@@ -20,6 +20,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from sari_core.engine.names import like_pattern
+from sari_core.engine.names import matches as name_matches
 from sari_core.engine.paths import PathGuard
 from sari_core.engine.regex import Regex, compile_query
 from sari_core.engine.store import IndexStore, SymbolHit
@@ -222,8 +224,12 @@ class Searcher:
         if not name:
             return [], 0
         pattern = "%" + name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        if call.match is not None:  # word-aware matching (see engine.names)
+            pattern = like_pattern(name, call.match)
         rows = self.store.symbols("s.is_def = 1 AND s.name LIKE ? ESCAPE '\\'", (pattern,),
                                   limit=5000)
+        if call.match is not None:
+            rows = [row for row in rows if name_matches(name, row.name, call.match)]
         if call.case_sensitive:
             rows = [row for row in rows if name in row.name]
         if call.path_glob:

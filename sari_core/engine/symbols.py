@@ -1,12 +1,8 @@
-"""Definitions and references of a source file, from tree-sitter and the grammars' own tags.
+"""Definitions and references of a source file, from tree-sitter and tags queries.
 
-Each official grammar wheel (``tree-sitter-python``, ``-javascript``,
-``-typescript``, ``-go``, ``-rust``, ``-java``, ``-c``, ``-cpp``) ships
-``queries/tags.scm``: captures named ``@definition.<kind>`` / ``@reference.<kind>``
-around an ``@name``. TypeScript's file only adds the TypeScript-specific patterns,
-so it is combined with JavaScript's (as the tree-sitter CLI does). Parsers and
-queries are built once per process; :func:`extract_batch` is what index worker
-processes run.
+The grammars and their queries are listed in :mod:`sari_core.engine.grammars`.
+Parsers and queries are built once per process; :func:`extract_batch` is what index
+worker processes run.
 """
 
 from __future__ import annotations
@@ -18,24 +14,11 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
+from sari_core.engine.grammars import GRAMMARS
+
 log = logging.getLogger(__name__)
 
 MAX_SYMBOL_BYTES = 1024 * 1024  # bigger files are generated code; their text is still indexed
-
-# language -> (grammar module, language function, modules whose tags.scm are combined)
-GRAMMARS: dict[str, tuple[str, str, tuple[str, ...]]] = {
-    "python": ("tree_sitter_python", "language", ("tree_sitter_python",)),
-    "javascript": ("tree_sitter_javascript", "language", ("tree_sitter_javascript",)),
-    "typescript": ("tree_sitter_typescript", "language_typescript",
-                   ("tree_sitter_typescript", "tree_sitter_javascript")),
-    "tsx": ("tree_sitter_typescript", "language_tsx",
-            ("tree_sitter_typescript", "tree_sitter_javascript")),
-    "go": ("tree_sitter_go", "language", ("tree_sitter_go",)),
-    "rust": ("tree_sitter_rust", "language", ("tree_sitter_rust",)),
-    "java": ("tree_sitter_java", "language", ("tree_sitter_java",)),
-    "c": ("tree_sitter_c", "language", ("tree_sitter_c",)),
-    "cpp": ("tree_sitter_cpp", "language", ("tree_sitter_cpp",)),
-}
 
 # (name, kind, is_definition, line, end_line) — a plain tuple so worker results pickle cheaply.
 SymbolRow = tuple[str, str, int, int, int]
@@ -57,6 +40,11 @@ def supported(language: str | None) -> bool:
     return language in GRAMMARS
 
 
+def supported_now(language: str) -> bool:
+    """Whether the language's grammar and tags query load in this installation."""
+    return language in GRAMMARS and _toolkit(language) is not None
+
+
 def _tags_source(module: str) -> str:
     return (files(module) / "queries" / "tags.scm").read_text(encoding="utf-8")
 
@@ -67,9 +55,10 @@ def _toolkit(language: str) -> tuple[Any, Any] | None:
     try:
         from tree_sitter import Language, Parser, Query
 
-        module_name, function, tag_modules = GRAMMARS[language]
-        grammar = Language(getattr(importlib.import_module(module_name), function)())
-        source = "\n".join(_tags_source(module) for module in tag_modules)
+        spec = GRAMMARS[language]
+        grammar = Language(getattr(importlib.import_module(spec.module), spec.function)())
+        source = "\n".join([*(_tags_source(module) for module in spec.tag_modules),
+                            spec.own_tags])
         return Parser(grammar), Query(grammar, source)
     except Exception as exc:  # noqa: BLE001 - a broken grammar wheel must not stop indexing text
         log.warning("symbols for %s are unavailable: %s", language, exc)
@@ -86,6 +75,20 @@ def _python_method(node: Any) -> bool:
         parent = parent.parent
     return parent is not None and parent.type == "block" and parent.parent is not None \
         and parent.parent.type == "class_definition"
+
+
+def _innermost_declaration(name_node: Any, captured: Any) -> Any:
+    """The declaration nearest the name, inside what the pattern captured.
+
+    Some tags capture the container (Swift's method pattern captures the class); the
+    name's own declaration is the one whose lines an agent wants.
+    """
+    node = name_node.parent
+    while node is not None and node != captured:
+        if node.type.endswith(("declaration", "definition")):
+            return node
+        node = node.parent
+    return captured
 
 
 def _definition_node(node: Any) -> Any:
@@ -128,16 +131,16 @@ def extract(language: str | None, data: bytes) -> list[SymbolRow]:
         is_def = role.startswith("definition.")
         kind = role.split(".", 1)[1]
         if is_def:
-            node = _definition_node(captures[role][0])
+            node = _definition_node(_innermost_declaration(name_node, captures[role][0]))
             if language == "python" and kind == "function" and _python_method(node):
                 kind = "method"
             row = (name, kind, 1, node.start_point[0] + 1, node.end_point[0] + 1)
         else:
             line = name_node.start_point[0] + 1
             row = (name, kind, 0, line, line)
-        # A definition is kept per line (the same node can match two patterns, as Rust's
-        # methods do: the first wins); a reference once per name and file, at its first use.
-        key = (name, 1, row[3]) if is_def else (name, 0, 0)
+        # One row per name, role and line: the same node can match two patterns (Rust's
+        # methods do), and the first wins; every line using a name is a navigation target.
+        key = (name, int(is_def), row[3])
         if key not in seen:
             seen[key] = row
     return list(seen.values())

@@ -35,6 +35,7 @@ LANGUAGES = {
     ".yaml": "yaml", ".yml": "yaml", ".sh": "shell", ".html": "html", ".css": "css",
     ".rb": "ruby", ".kt": "kotlin", ".swift": "swift", ".cs": "csharp", ".php": "php",
     ".sql": "sql", ".xml": "xml", ".cfg": "ini", ".ini": "ini",
+    ".kts": "kotlin", ".scala": "scala", ".sc": "scala", ".lua": "lua", ".bash": "shell",
 }
 
 

@@ -21,6 +21,8 @@ from sari_core.engine.changes import ChangeSource, Key, change_source
 from sari_core.engine.ignore import IgnoreRules
 from sari_core.engine.indexer import Indexer, IndexStats
 from sari_core.engine.mutations import Mutator
+from sari_core.engine.navigation import Navigator
+from sari_core.engine.outline import Outliner
 from sari_core.engine.paths import PathGuard
 from sari_core.engine.progress import wants_progress
 from sari_core.engine.reading import Reader
@@ -63,6 +65,8 @@ class Workspace:
         self.indexer = Indexer(self.store, self.guard, self._rules)
         self.searcher = Searcher(self.store, self.guard)
         self.reader = Reader(self.guard, self.store, self._symbols_ready)
+        self.navigator = Navigator(self.store, self.guard)
+        self.outliner = Outliner(self.guard, self.store, self._symbols_ready)
         self.mutator = Mutator(self.guard)
         # Watching starts before the first build, so no change made meanwhile is missed.
         self._changes: ChangeSource = change_source(self.guard, self._rules, watch)
@@ -175,6 +179,9 @@ class Workspace:
         return [(resolved.root_index, resolved.rel)]
 
     def read(self, call: ReadCall) -> ReadResult:
+        if call.mode == "outline":  # a file or a folder: its symbols come from the index
+            self._sync(self._touching(call.target))
+            return self.outliner.read(call)
         touching = self._touching(call.path if call.mode == "symbol" else call.target)
         if touching:
             self._sync(touching)
@@ -183,6 +190,8 @@ class Workspace:
     def search(self, call: SearchCall) -> SearchResult:
         ready = self.wait_for_index(self.ready_wait_seconds)
         self._sync()
+        if call.kind in ("references", "callers", "implementations"):
+            return self.navigator.search(call, index_ready=ready)
         return self.searcher.search(call, index_ready=ready)
 
     def matching_files(self, call: SearchCall) -> list[str]:

@@ -42,14 +42,15 @@ _DIFF = {
 }
 
 SEARCH_DESCRIPTION = (
-    "Find code. kind: text (literal, default), regex, symbol (definitions by name), path. "
+    "Find code. kind: text (literal, default), regex, symbol (definitions by name), path, "
+    "references|callers|implementations (of a symbol; match=exact|prefix|fuzzy). "
     'Matches come grouped by file as "line: snippet". Example: {"query": "def dumps"}.'
 )
 READ_DESCRIPTION = (
     "Read workspace code as numbered lines. mode: file (offset/limit), snippet "
-    "(start_line..end_line), symbol (a definition by name), diff_preview (uncommitted "
-    'changes). Example: {"mode": "snippet", "target": "a.py", "start_line": 40, '
-    '"end_line": 90}.'
+    "(start_line..end_line), symbol (a definition by name), outline (a file's or folder's "
+    "symbols), diff_preview (uncommitted changes). "
+    'Example: {"mode": "snippet", "target": "a.py", "start_line": 40, "end_line": 90}.'
 )
 EDIT_DESCRIPTION = (
     "Replace exact text in a file (occurring expected_occurrences times, default 1). "
@@ -81,14 +82,17 @@ def core_tools() -> list[dict[str, Any]]:
         {"name": "search", "description": SEARCH_DESCRIPTION, "annotations": read_only,
          "input_schema": _object({
              "query": {"type": "string", "minLength": 1},
-             "kind": {"type": "string", "enum": ["text", "regex", "symbol", "path"]},
+             "kind": {"type": "string", "enum": ["text", "regex", "symbol", "path", "references",
+                                                 "callers", "implementations"]},
+             "match": {"type": "string", "enum": ["exact", "prefix", "fuzzy"]},
              "path_glob": {"type": "string", "description": "e.g. src/**/*.py"},
              "limit": {"type": "integer", "minimum": 1, "maximum": 50},
              "case_sensitive": {"type": "boolean"},
          }, ["query"])},
         {"name": "read", "description": READ_DESCRIPTION, "annotations": read_only,
          "input_schema": _object({
-             "mode": {"type": "string", "enum": ["file", "symbol", "snippet", "diff_preview"]},
+             "mode": {"type": "string", "enum": ["file", "symbol", "snippet", "diff_preview",
+                                                 "outline"]},
              "target": target, **_PAGING, **_REFS, **_SYMBOL, **_SNIPPET, **_DIFF,
          }, ["mode", "target"])},
         {"name": "read_file", "annotations": read_only,

@@ -24,8 +24,9 @@ import logging
 import os
 import time
 from collections import OrderedDict, deque
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from lsprotocol import types as lsp
 
@@ -34,6 +35,7 @@ from sari_lspgate.lsp_client import ValidatingClient, client_capabilities, conve
 from sari_lspgate.validators import ValidatorUnavailable, resolve_executable
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 RESTART_WINDOW_SECONDS = 600.0
 SHUTDOWN_TIMEOUT_SECONDS = 5.0
@@ -99,6 +101,7 @@ class LanguageServer:
         self._fresh = False
         self._stderr_tail: deque[str] = deque(maxlen=STDERR_TAIL_LINES)
         self._background: set[asyncio.Task[Any]] = set()
+        self.capabilities: lsp.ServerCapabilities | None = None
 
     @property
     def pid(self) -> int | None:
@@ -162,6 +165,7 @@ class LanguageServer:
             raise ValidatorUnavailable(
                 f"{self.name} failed to initialize: {exc or type(exc).__name__} "
                 f"(output: {self._stderr_summary()})", cause="crashed") from exc
+        self.capabilities = result.capabilities
         self._pull = result.capabilities.diagnostic_provider is not None
         self._fresh = True
         client.initialized(lsp.InitializedParams())
@@ -244,6 +248,19 @@ class LanguageServer:
         """Start the server now, so the first validation finds it initialized."""
         async with self._exclusive():
             await self.ensure_started()
+
+    @property
+    def running(self) -> bool:
+        return self._alive and self._process is not None and self._process.returncode is None
+
+    async def request(self, ask: Callable[[ValidatingClient], Awaitable[T]], timeout: float
+                      ) -> T:
+        """A read-only request (navigation) to the running server, between validations."""
+        async with self._exclusive():
+            client = self._client
+            if client is None or not self.running:
+                raise ValidatorUnavailable(f"{self.name} is not running", cause="crashed")
+            return await asyncio.wait_for(ask(client), timeout)
 
     async def diagnostics(self, abs_path: Path, display_path: str, text: str,
                           language_id: str) -> tuple[list[Diagnostic], bool]:

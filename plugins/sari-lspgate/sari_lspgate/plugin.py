@@ -96,6 +96,34 @@ class LspGatePlugin:
         settings: LspGateSettings = session.settings(SECTION)
         return settings if settings.enabled and self.settings is not None else None
 
+    # --- navigation ---------------------------------------------------------------------
+
+    @hookimpl
+    def sari_navigate(self, call: SearchCall, session: Session) -> SearchResult | None:
+        settings = self._active(session)
+        if settings is None or not settings.navigation:
+            return None
+        with self._runner_lock:
+            runner = self.runner
+        return runner.navigate(call) if runner is not None else None
+
+    @hookimpl
+    def sari_navigation_languages(self) -> list[str]:
+        from sari_lspgate.runner import builtin_servers
+        from sari_lspgate.settings import load_settings
+        from sari_lspgate.validators import language_id_for, resolve_executable
+
+        settings = self.settings or load_settings(Path.cwd())
+        if not (settings.enabled and settings.navigation):
+            return []
+        languages = set()
+        for config in builtin_servers(settings):
+            if config.name == "ruff" or resolve_executable(config.command[0]) is None:
+                continue  # ruff answers no references
+            sample = config.patterns[0].rsplit("/", 1)[-1].replace("*", "x")
+            languages.add(config.language_id or language_id_for(sample))
+        return sorted(languages)
+
     # --- mutations ----------------------------------------------------------------------
 
     @hookimpl

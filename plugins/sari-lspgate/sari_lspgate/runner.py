@@ -18,11 +18,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from sari_core.models import SearchCall, SearchResult
 from sari_core.sessions import canonical_root
 from sari_lspgate.command_validator import CommandValidator
 from sari_lspgate.diagnostics import Diagnostic
 from sari_lspgate.event_loop import LoopThread
 from sari_lspgate.lsp_server import LanguageServer
+from sari_lspgate.navigation import ExactNavigator, Outlines
 from sari_lspgate.settings import LanguageServerConfig, LspGateSettings
 from sari_lspgate.validators import (
     ValidatorResult,
@@ -95,6 +97,7 @@ class ValidationRunner:
         self._lock = threading.Lock()
         self._epoch = 0
         self._closed = False
+        self._outlines: Outlines = {}  # navigation's document symbols, by file version
         # A server's worst case: start, a fresh first analysis, the second text, and one
         # restart and retry after a crash.
         startup, diagnostics = settings.startup_timeout_seconds, settings.diagnostics_timeout_seconds
@@ -146,6 +149,21 @@ class ValidationRunner:
                 validator = CommandValidator(config, root, self.settings.command_timeout_seconds)
                 self._commands[key] = validator
             return validator
+
+    def navigators(self) -> list[tuple[LanguageServer, list[str]]]:
+        """Every server that was started, with the path patterns it serves."""
+        with self._lock:
+            started = dict(self._servers)
+        patterns = {config.name: config.patterns for config in self.server_configs}
+        return [(server, patterns.get(name, [])) for (_, name), server in started.items()]
+
+    def navigate(self, call: SearchCall) -> SearchResult | None:
+        """An exact answer from a running server, or None (see :mod:`sari_lspgate.navigation`)."""
+        servers = [(server, found) for server, found in self.navigators() if server.running]
+        if not servers or self._closed:
+            return None
+        navigator = ExactNavigator(servers, self.display_path, self._outlines)
+        return self.loop.run(navigator.answer(call), timeout=self._run_timeout)
 
     def server_pids(self) -> dict[str, int]:
         """Validator name -> process id of its running server (first root first)."""

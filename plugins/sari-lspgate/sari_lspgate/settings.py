@@ -99,6 +99,9 @@ class LspGateSettings(BaseModel):
                           "false only reports their new errors as a warning.")
     max_examples: int = Field(
         5, ge=1, description="Diagnostics listed in a gate summary (file:line - message).")
+    navigation: bool = Field(
+        True, description="Answer references, callers and implementations searches from the "
+                          "language servers already running (exact), not from the index alone.")
     prewarm: bool = Field(
         False, description="Start the Python servers in the background when the kernel starts "
                            "instead of at the first edit of a Python file.")

@@ -178,9 +178,36 @@ def check_language_servers() -> list[Check]:
     return checks
 
 
+def check_languages() -> Check:
+    """The languages with symbols, and which of them a language server navigates exactly."""
+    from sari_core.builtin import register_builtins
+    from sari_core.engine.grammars import GRAMMARS
+    from sari_core.engine.symbols import supported_now
+    from sari_core.plugin_manager import SariPluginManager
+
+    pm = SariPluginManager()
+    register_builtins(pm)
+    try:
+        pm.load_entry_points(strict=False)
+        exact = set(pm.navigation_languages())
+    except Exception as exc:  # noqa: BLE001 - a broken plugin is reported by check_plugins
+        exact = set()
+        unknown_note = f" (exact navigation unknown: {exc})"
+    else:
+        unknown_note = ""
+    names = [f"{language}{' (exact)' if language in exact else ''}"
+             for language in GRAMMARS if supported_now(language)]
+    broken = [language for language in GRAMMARS if not supported_now(language)]
+    detail = ", ".join(names) + unknown_note
+    if broken:
+        return Check("languages", "warn", f"{detail}; grammars failing to load: "
+                     f"{', '.join(broken)}")
+    return Check("languages", "ok", detail)
+
+
 def collect(roots: list[Path]) -> list[Check]:
     return [check_python(), *check_git(roots), *check_folders(), check_index(roots),
-            *check_plugins(roots), *check_language_servers()]
+            *check_plugins(roots), *check_language_servers(), check_languages()]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -18,7 +18,8 @@ ARGUMENTS = {
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", help="a path (file, snippet, diff_preview) or a symbol name")
-    parser.add_argument("--mode", choices=("file", "symbol", "snippet", "diff_preview"),
+    parser.add_argument("--mode",
+                        choices=("file", "symbol", "snippet", "diff_preview", "outline"),
                         default="file", help="what to read (default: file)")
     parser.add_argument("--offset", type=int, default=None, help="lines to skip")
     parser.add_argument("--limit", type=int, default=None, help="lines to return at most")

@@ -11,8 +11,12 @@ from sari_core.commands import CommandRegistry
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("query", help="what to look for")
-    parser.add_argument("--kind", choices=("text", "regex", "symbol", "path"), default=None,
-                        help="text (literal, the default), regex, symbol or path")
+    parser.add_argument("--kind", choices=("text", "regex", "symbol", "path", "references",
+                                           "callers", "implementations"), default=None,
+                        help="text (literal, the default), regex, symbol, path, or the "
+                             "references, callers or implementations of a symbol")
+    parser.add_argument("--match", choices=("exact", "prefix", "fuzzy"), default=None,
+                        help="how symbol names match (any case or naming style)")
     parser.add_argument("--limit", type=int, default=None, help="matches to show (1-50, "
                         "default 10)")
     parser.add_argument("--glob", default=None, metavar="GLOB",
@@ -27,6 +31,9 @@ def render(response: dict[str, Any]) -> None:
     for match in matches:
         where = match["path"] if match.get("line") is None else f"{match['path']}:{match['line']}"
         label = match.get("kind", "")
+        if match.get("scope"):
+            first, last = match.get("scope_lines") or (0, 0)
+            label = f"{label} in {match['scope']} {first}-{last}"
         snippet = f"  {match['snippet']}" if match.get("snippet") else ""
         print(f"{where}{snippet}   [{label} {match.get('score', 0):g}]")
     unit = response.get("meta", {}).get("total_unit", "matches")
@@ -37,7 +44,7 @@ def render(response: dict[str, Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     arguments = {"query": args.query, **given(args, {
-        "kind": "kind", "limit": "limit", "glob": "path_glob", "case_sensitive": "case_sensitive",
+        "kind": "kind", "match": "match", "limit": "limit", "glob": "path_glob", "case_sensitive": "case_sensitive",
         "session_id": "session_id"})}
     return run_call(args, lambda kernel: kernel.execute_search(arguments), render)
 

@@ -1,0 +1,282 @@
+"""Navigation on a real repository: index-only and server-backed answers against basedpyright.
+
+A pinned sdist (``click==8.1.7`` by default) is fetched by pip into a cache folder outside
+the repository (``--cache``; nothing is fetched when it is already there) and unpacked
+into a temporary folder. Thirty names defined in its package are chosen by a fixed rule
+(the fifteen most used, then fifteen spread over the rest); for each, *who references
+it* and *who calls it* are answered three ways:
+
+* ground truth: basedpyright itself, asked at every definition of the name the index
+  knows (``textDocument/references`` without the declaration,
+  ``callHierarchy/incomingCalls``), as (file, line) pairs;
+* index-only: ``search kind=references|callers`` from Sari's index (``name-based``);
+* server-backed: the same searches answered through sari-lspgate's running server
+  (``exact:basedpyright``), which resolves the name with ``workspace/symbol`` itself.
+
+Precision and recall are over (file, line) pairs, summed over the names; latency is the
+p50 of warm repeats (limit 50). The agent's cost of "who calls X" is costed with
+``sari_core.costmodel``: Sari is one ``search kind=callers`` call; grep-and-read is one
+grep for ``X(`` and one read per file with hits (60 lines around each hit, to see the
+enclosing function). Targets are printed as PASS/FAIL.
+
+    python bench/navigation.py [--sdist click==8.1.7] [--cache ~/.cache/sari-bench] [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("SARI_STATE_DIR", tempfile.mkdtemp(prefix="sari-bench-"))
+
+from lsprotocol import types as lsp  # noqa: E402
+
+from sari_core.costmodel import session_cost, tokens  # noqa: E402
+from sari_core.engine import Workspace  # noqa: E402
+from sari_core.kernel import Kernel  # noqa: E402
+from sari_core.models import SearchCall  # noqa: E402
+from sari_lspgate.lsp_server import LanguageServer  # noqa: E402
+from sari_lspgate.runner import ValidationRunner  # noqa: E402
+from sari_lspgate.settings import LspGateSettings  # noqa: E402
+
+Pair = tuple[str, int]
+KINDS = ("references", "callers")
+READ_WINDOW = 60
+ALL = 100_000
+
+
+def fetch(requirement: str, cache: Path) -> Path:
+    """The sdist in ``cache`` (pip downloads it the first time)."""
+    cache.mkdir(parents=True, exist_ok=True)
+    name, version = requirement.split("==")
+    found = sorted(cache.glob(f"{name}-{version}.tar.gz"))
+    if not found:
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
+                        "--no-binary", ":all:", requirement, "-d", str(cache)], check=True)
+        found = sorted(cache.glob(f"{name}-{version}.tar.gz"))
+    return found[0]
+
+
+def unpack(sdist: Path, into: Path) -> Path:
+    with tarfile.open(sdist) as archive:
+        archive.extractall(into, filter="data")
+    return next(path for path in into.iterdir() if path.is_dir())
+
+
+def choose_names(workspace: Workspace, package: str) -> list[str]:
+    """15 most used names defined in the package, then 15 spread over the rest."""
+    rows = workspace.store.reader.execute(
+        "SELECT s.name, count(r.name) AS uses FROM symbols s JOIN files f ON f.id = s.file_id "
+        "LEFT JOIN symbols r ON r.name = s.name AND r.is_def = 0 "
+        "WHERE s.is_def = 1 AND f.path LIKE ? AND s.kind IN ('function', 'method', 'class') "
+        "AND length(s.name) > 2 AND s.name NOT LIKE '\\_%' ESCAPE '\\' "
+        "GROUP BY s.name ORDER BY uses DESC, s.name", (f"src/{package}/%",)).fetchall()
+    names = [str(row[0]) for row in rows if row[1] > 0]
+    rest = names[15:]
+    step = max(1, len(rest) // 15)
+    return names[:15] + rest[::step][:15]
+
+
+async def _ground_truth(server: LanguageServer, root: Path, definitions: list[tuple[str, int]],
+                        name: str) -> dict[str, set[Pair]]:
+    truth: dict[str, set[Pair]] = {kind: set() for kind in KINDS}
+    for path, line in definitions:
+        text = (root / path).read_text(encoding="utf-8").split("\n")
+        for number in range(line - 1, min(line + 20, len(text))):
+            column = re.search(rf"\b{re.escape(name)}\b", text[number])
+            if column:
+                break
+        else:
+            continue
+        document = lsp.TextDocumentIdentifier(uri=(root / path).as_uri())
+        position = lsp.Position(line=number, character=column.start())
+        params = lsp.ReferenceParams(text_document=document, position=position,
+                                     context=lsp.ReferenceContext(include_declaration=False))
+        refs = await server.request(lambda c, p=params: c.text_document_references_async(p),
+                                    60) or []
+        truth["references"] |= {(_rel(root, ref.uri), ref.range.start.line + 1) for ref in refs}
+        prepare = lsp.CallHierarchyPrepareParams(text_document=document, position=position)
+        items = await server.request(
+            lambda c, p=prepare: c.text_document_prepare_call_hierarchy_async(p), 60) or []
+        for item in items:
+            incoming = lsp.CallHierarchyIncomingCallsParams(item=item)
+            calls = await server.request(
+                lambda c, p=incoming: c.call_hierarchy_incoming_calls_async(p), 60) or []
+            truth["callers"] |= {(_rel(root, call.from_.uri), where.start.line + 1)
+                                 for call in calls for where in call.from_ranges}
+    return truth
+
+
+def _rel(root: Path, uri: str) -> str:
+    from urllib.parse import unquote, urlparse
+    return Path(unquote(urlparse(uri).path)).relative_to(root).as_posix()
+
+
+def _pairs(result: Any) -> set[Pair]:
+    return {(match.path, int(match.line)) for match in result.matches}
+
+
+def _p50_ms(run: Callable[[], Any], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        run()
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
+def grep_and_read_cost(root: Path, name: str) -> tuple[int, list[int]]:
+    """(calls, result tokens of each) of grepping for ``name(`` and reading around hits."""
+    pattern = re.compile(rf"\b{re.escape(name)}\(")
+    grep_lines: list[str] = []
+    windows: dict[Path, list[tuple[int, int]]] = {}
+    for path in sorted(root.rglob("*.py")):
+        lines = path.read_text(encoding="utf-8", errors="replace").split("\n")
+        for number, line in enumerate(lines, 1):
+            if pattern.search(line):
+                grep_lines.append(f"{path.relative_to(root)}:{number}:{line}")
+                windows.setdefault(path, []).append(
+                    (max(1, number - READ_WINDOW // 2), number + READ_WINDOW // 2))
+    results = [tokens("\n".join(grep_lines))]
+    for path, spans in windows.items():
+        lines = path.read_text(encoding="utf-8", errors="replace").split("\n")
+        shown: set[int] = set()
+        for first, last in spans:
+            shown |= set(range(first, min(last, len(lines)) + 1))
+        results.append(tokens("\n".join(lines[number - 1] for number in sorted(shown))))
+    return len(results), results
+
+
+def score(found: set[Pair], truth: set[Pair]) -> tuple[int, int, int]:
+    return len(found & truth), len(found), len(truth)
+
+
+def ratio(numerator: int, denominator: int) -> float:
+    return numerator / denominator if denominator else 1.0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--sdist", default="click==8.1.7")
+    parser.add_argument("--cache", type=Path,
+                        default=Path.home() / ".cache" / "sari-bench" / "sdists")
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    package = args.sdist.split("==")[0]
+    sdist = fetch(args.sdist, args.cache.expanduser())
+    with tempfile.TemporaryDirectory(prefix="sari-nav-") as temp:
+        root = unpack(sdist, Path(temp)).resolve()
+        started = time.perf_counter()
+        workspace = Workspace([root], index_path=Path(temp) / "index.sqlite", watch=False)
+        workspace.ensure_index(progress=False)
+        print(f"{args.sdist}: indexed in {time.perf_counter() - started:.2f} s "
+              f"({workspace.index_status()['symbols']} symbol rows)")
+        names = choose_names(workspace, package)
+        settings = LspGateSettings(ruff=False)
+        runner = ValidationRunner(settings, [root])
+        try:
+            return run_bench(root, workspace, runner, names, args.repeat)
+        finally:
+            runner.close()
+            workspace.close()
+
+
+def run_bench(root: Path, workspace: Workspace, runner: ValidationRunner, names: list[str],
+              repeat: int) -> int:
+    started = time.perf_counter()
+    runner.prewarm()
+    server = _wait_for_server(runner)
+    print(f"basedpyright ready in {time.perf_counter() - started:.1f} s; "
+          f"{len(names)} names: {', '.join(names)}")
+    totals = {(path, kind): [0, 0, 0] for path in ("index", "server") for kind in KINDS}
+    latency: dict[str, list[float]] = {"index": [], "server": []}
+    costs = {"sari": [], "grep": []}
+    kernel = Kernel(workspace, load_entry_points=False, analytics_sinks=[])
+    print(f"\n{'name':<24}{'kind':<11}{'truth':>6}{'index P/R':>14}{'server P/R':>14}")
+    for name in names:
+        definitions = [(row.path, row.line) for row in workspace.store.symbols(
+            "s.is_def = 1 AND s.name = ? AND f.path LIKE '%.py'", (name,))]
+        truth = runner.loop.run(_ground_truth(server, root, definitions, name), timeout=600)
+        for kind in KINDS:
+            full = SearchCall(query=name, kind=kind, limit=ALL)
+            index = _pairs(workspace.search(full))
+            exact = runner.navigate(full)
+            served = _pairs(exact) if exact is not None else set()
+            rows = []
+            for path, found in (("index", index), ("server", served)):
+                hit, size, want = score(found, truth[kind])
+                cell = totals[(path, kind)]
+                cell[0] += hit
+                cell[1] += size
+                cell[2] += want
+                rows.append(f"{ratio(hit, size):.2f}/{ratio(hit, want):.2f}")
+            print(f"{name:<24}{kind:<11}{len(truth[kind]):>6}{rows[0]:>14}{rows[1]:>14}")
+            capped = SearchCall(query=name, kind=kind, limit=50)
+            latency["index"].append(_p50_ms(lambda c=capped: workspace.search(c), repeat))
+            latency["server"].append(_p50_ms(lambda c=capped: runner.navigate(c), repeat))
+        answer = kernel.execute_search({"query": name, "kind": "callers", "limit": 50})
+        costs["sari"].append(session_cost([tokens(json.dumps(answer))]))
+        _, grep_results = grep_and_read_cost(root, name)
+        costs["grep"].append(session_cost(grep_results))
+    kernel.close()
+    return report(totals, latency, costs)
+
+
+def _wait_for_server(runner: ValidationRunner) -> LanguageServer:
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        for server, _ in runner.navigators():
+            if server.name == "basedpyright" and server.running:
+                return server
+        time.sleep(0.2)
+    raise SystemExit("basedpyright did not start (pip install basedpyright)")
+
+
+def report(totals: dict[tuple[str, str], list[int]], latency: dict[str, list[float]],
+           costs: dict[str, list[Any]]) -> int:
+    print("\nover all names (file, line pairs):")
+    figures = {}
+    for (path, kind), (hit, size, want) in totals.items():
+        figures[(path, kind)] = (ratio(hit, size), ratio(hit, want))
+        print(f"  {path:<7}{kind:<11} precision {ratio(hit, size):.3f}  recall "
+              f"{ratio(hit, want):.3f}  ({hit} right of {size} found, {want} true)")
+    p50 = {path: statistics.median(values) for path, values in latency.items()}
+    print(f"  p50 warm latency (limit 50): index {p50['index']:.1f} ms, "
+          f"server {p50['server']:.1f} ms")
+    sari, grep = (sum(c.cached for c in costs[arm]) for arm in ("sari", "grep"))
+    sari_turns, grep_turns = (sum(c.turns for c in costs[arm]) for arm in ("sari", "grep"))
+    sari_tokens, grep_tokens = (sum(c.result_tokens for c in costs[arm])
+                                for arm in ("sari", "grep"))
+    count = len(costs["sari"])
+    print(f"  'who calls X' x{count}: Sari {sari_turns} turns, {sari_tokens} result tokens, "
+          f"cost {sari:,.0f}; grep-and-read {grep_turns} turns, {grep_tokens} result tokens, "
+          f"cost {grep:,.0f} (cached, input-token units); grep/Sari {grep / sari:.2f}x")
+    checks = [
+        ("server-backed precision >= 0.95 (references, callers)",
+         all(figures[("server", kind)][0] >= 0.95 for kind in KINDS)),
+        ("server-backed recall >= 0.95 (references, callers)",
+         all(figures[("server", kind)][1] >= 0.95 for kind in KINDS)),
+        ("index-only recall 1.0 (references, callers)",
+         all(figures[("index", kind)][1] >= 1.0 for kind in KINDS)),
+        ("index-only p50 < 50 ms warm", p50["index"] < 50),
+        ("server-backed p50 < 50 ms warm", p50["server"] < 50),
+    ]
+    print("\ntargets:")
+    for label, ok in checks:
+        print(f"  {'PASS' if ok else 'FAIL'}  {label}")
+    return 0 if all(ok for _, ok in checks) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

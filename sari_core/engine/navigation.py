@@ -1,0 +1,178 @@
+"""``search kind=references|callers|implementations`` answered from the index, by name.
+
+Names are matched as names (tags carry no scopes or types), so the answer is a
+superset of what a type checker would say: every place the name is used, called or
+extended, whatever it resolves to. Results say so: ``extra.precision`` is
+``name-based``. Each hit names the definition enclosing it and that definition's
+lines (``scope``, ``scope_lines``), so an agent reads just that range.
+
+* ``callers``: the call sites the tags found (``@reference.call``), one per line;
+* ``implementations``: the definitions that extend or implement the name
+  (``@reference.implementation``: base classes, implemented interfaces);
+* ``references``: every whole-word line of the name in a source file, from the
+  text index; the lines that define the name are included as ``kind="definition"``
+  (overloads and redefinitions are references of each other).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sari_core.engine.grammars import GRAMMARS
+from sari_core.engine.names import MatchMode, like_pattern, matches, rank
+from sari_core.engine.paths import PathGuard
+from sari_core.engine.scopes import Scope, definition_trees, innermost
+from sari_core.engine.store import IndexStore
+from sari_core.engine.text_match import glob_spec, literal_files
+from sari_core.models import SearchCall, SearchMatch, SearchResult
+
+PRECISION = "name-based"
+MAX_NAMES = 20  # distinct names a prefix or fuzzy query expands to
+MAX_LOCATIONS = 20_000
+SNIPPET_CHARS = 160
+_TAG_KIND = {"callers": "call", "implementations": "implementation"}
+
+
+@dataclass(frozen=True)
+class Location:
+    file_id: int
+    root: int
+    path: str
+    line: int
+    name: str
+    is_definition: bool = False
+
+
+def target_name(query: str) -> str:
+    """The last part of a dotted or ``::`` qualified name (``Cart.total`` -> ``total``)."""
+    return query.strip().rsplit(".", 1)[-1].rsplit("::", 1)[-1].strip("()")
+
+
+class Navigator:
+    """Answers the navigation kinds of :class:`SearchCall` from the index."""
+
+    def __init__(self, store: IndexStore, guard: PathGuard) -> None:
+        self.store = store
+        self.guard = guard
+
+    def names(self, query: str, mode: MatchMode | None) -> list[str]:
+        """Indexed names (defined or used) that ``query`` matches, best first.
+
+        Without a match mode the name is taken as spelled: ``Command`` is not ``command``.
+        """
+        wanted = target_name(query)
+        if not wanted or mode is None:
+            return [wanted] if wanted else []
+        rows = self.store.reader.execute(
+            "SELECT DISTINCT name FROM symbols WHERE name LIKE ? ESCAPE '\\'",
+            (like_pattern(wanted, mode),)).fetchall()
+        found = [str(row[0]) for row in rows if matches(wanted, str(row[0]), mode)]
+        if mode == "exact" and wanted not in found:
+            found.append(wanted)  # used only in text the tags do not cover
+        return sorted(found, key=lambda name: (rank(wanted, name), len(name), name))[:MAX_NAMES]
+
+    def search(self, call: SearchCall, *, index_ready: bool = True) -> SearchResult:
+        names = self.names(call.query, call.match)
+        found = self._find(names, call)
+        trees = definition_trees(self.store, sorted({loc.file_id for loc in found}))
+        texts = dict(self.store.texts(sorted({loc.file_id for loc in found[:call.limit]})))
+        matches_out = []
+        for loc in found[:call.limit]:
+            scope = innermost(trees.get(loc.file_id, []), loc.line)
+            matches_out.append(self._match(loc, scope, texts.get(loc.file_id, ""), call.kind))
+        return SearchResult(
+            query=call.query, kind=call.kind, matches=matches_out, total=len(found),
+            truncated=len(found) > len(matches_out), index_ready=index_ready,
+            extra={"total_unit": "locations", "precision": PRECISION, "names": names})
+
+    def locations(self, call: SearchCall) -> list[Location]:
+        """Every location a navigation query finds (what ``total`` counts)."""
+        return self._find(self.names(call.query, call.match), call)
+
+    def _find(self, names: Sequence[str], call: SearchCall) -> list[Location]:
+        if call.kind == "references":
+            return self._uses(names, call.path_glob)
+        return self._tagged(names, _TAG_KIND[call.kind], call.path_glob)
+
+    def _tagged(self, names: Sequence[str], kind: str, glob: str | None) -> list[Location]:
+        if not names:
+            return []
+        marks = ",".join("?" * len(names))
+        rows = self.store.reader.execute(
+            "SELECT s.file_id, f.root, f.path, s.line, s.name FROM symbols s "
+            "JOIN files f ON f.id = s.file_id "
+            f"WHERE s.name IN ({marks}) AND s.is_def = 0 AND s.kind = ? "
+            f"ORDER BY f.root, f.path, s.line LIMIT {MAX_LOCATIONS}",
+            (*names, kind)).fetchall()
+        found = [Location(int(r[0]), int(r[1]), str(r[2]), int(r[3]), str(r[4])) for r in rows]
+        return _in_glob(found, glob)
+
+    def _uses(self, names: Sequence[str], glob: str | None) -> list[Location]:
+        out: list[Location] = []
+        for name in names:
+            files = literal_files(self.store, name, case_sensitive=True, glob=glob)
+            rows = self.store.files_by_id([hit.id for hit in files])
+            source = [hit for hit in files
+                      if hit.id in rows and rows[hit.id].language in GRAMMARS]
+            declared = self._declaration_lines(name, [hit.id for hit in source])
+            word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+            by_id = {hit.id: hit for hit in source}
+            for file_id, text in self.store.texts(list(by_id)):
+                hit = by_id[file_id]
+                defining = declared.get(file_id, set())
+                for number, line in enumerate(text.split("\n"), 1):
+                    if word.search(line):
+                        out.append(Location(file_id, hit.root, hit.path, number, name,
+                                            number in defining))
+        out.sort(key=lambda loc: (loc.root, loc.path, loc.line))
+        return out[:MAX_LOCATIONS]
+
+    def _declaration_lines(self, name: str, file_ids: Sequence[int]) -> dict[int, set[int]]:
+        """Per file, the line where each definition of ``name`` spells it (not a use)."""
+        if not file_ids:
+            return {}
+        texts = None
+        out: dict[int, set[int]] = {}
+        wanted = set(file_ids)
+        word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+        rows = self.store.reader.execute(
+            "SELECT file_id, line, end_line FROM symbols WHERE name = ? AND is_def = 1",
+            (name,)).fetchall()
+        rows = [row for row in rows if row[0] in wanted]
+        if rows:
+            texts = dict(self.store.texts(sorted({int(row[0]) for row in rows})))
+        for file_id, line, end_line in rows:
+            lines = (texts or {}).get(file_id, "").split("\n")
+            for number in range(line, min(end_line, len(lines)) + 1):
+                if word.search(lines[number - 1]):
+                    out.setdefault(file_id, set()).add(number)
+                    break
+        return out
+
+    def _match(self, loc: Location, scope: Scope | None, text: str, kind: str) -> SearchMatch:
+        lines = text.split("\n")
+        line = lines[loc.line - 1].strip() if 0 < loc.line <= len(lines) else ""
+        if len(line) > SNIPPET_CHARS:
+            line = line[:SNIPPET_CHARS] + "…"
+        label = {"callers": "call", "implementations": "implementation"}.get(kind, "reference")
+        if loc.is_definition:
+            label = "definition"
+        if kind == "implementations" and scope is not None and scope.line == loc.line:
+            # the hit is the extending definition itself: point at all of it
+            return SearchMatch(path=self.guard.display(loc.root, loc.path), line=scope.line,
+                               end_line=scope.end_line, kind=label, snippet=line,
+                               symbol=scope.qualified)
+        return SearchMatch(
+            path=self.guard.display(loc.root, loc.path), line=loc.line, end_line=loc.line,
+            kind=label, snippet=line, symbol=loc.name,
+            scope=scope.qualified if scope else None,
+            scope_lines=[scope.line, scope.end_line] if scope else None)
+
+
+def _in_glob(found: list[Location], glob: str | None) -> list[Location]:
+    if not glob:
+        return found
+    spec = glob_spec(glob)
+    return [loc for loc in found if spec.match_file(loc.path)]
