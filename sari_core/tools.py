@@ -24,6 +24,8 @@ class ToolSpec:
     :ivar handler: ``handler(arguments, session) -> response dict`` in the contract's
         shape (use :mod:`sari_core.responses` to build it; pass any execution id, e.g.
         ``""`` — the kernel stamps the call's id into ``meta.execution_id``).
+    :ivar title: the human-readable name clients show (default: from ``name``).
+    :ivar read_only: the tool changes nothing (clients may call it without asking).
     """
 
     name: str
@@ -31,3 +33,5 @@ class ToolSpec:
     input_model: type[BaseModel]
     handler: ToolHandler
     deprecated: bool = False
+    title: str = ""
+    read_only: bool = False
