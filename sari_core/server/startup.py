@@ -66,10 +66,14 @@ class StartupMeasure:
         return f"initialize answered in {self.initialize_seconds:.2f} s: " + ", ".join(parts)
 
 
-def measure(workspace: Path, timeout: float = 60.0) -> StartupMeasure:
-    """Start ``sari serve`` on ``workspace`` in a fresh process and time its initialize reply."""
+def measure(workspace: Path, timeout: float = 60.0,
+            python: str | None = None) -> StartupMeasure:
+    """Start ``sari serve`` on ``workspace`` in a fresh process and time its initialize reply.
+
+    :param python: the interpreter to run it with (default: this one).
+    """
     env = {**os.environ, REPORT_ENV: "1"}
-    argv = [sys.executable, "-m", "sari_core.cli.main", "serve", "--workspace", str(workspace)]
+    argv = [python or sys.executable, "-m", "sari_core.cli.main", "serve", "--workspace", str(workspace)]
     started = time.perf_counter()
     process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, env=env)
