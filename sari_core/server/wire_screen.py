@@ -50,7 +50,7 @@ def _depth(value: Any) -> int:
     return 0
 
 
-def _has_lone_surrogate(value: Any) -> bool:
+def has_lone_surrogate(value: Any) -> bool:
     if isinstance(value, str):
         try:
             value.encode("utf-8")
@@ -58,9 +58,9 @@ def _has_lone_surrogate(value: Any) -> bool:
             return True
         return False
     if isinstance(value, dict):
-        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
+        return any(has_lone_surrogate(k) or has_lone_surrogate(v) for k, v in value.items())
     if isinstance(value, list):
-        return any(_has_lone_surrogate(item) for item in value)
+        return any(has_lone_surrogate(item) for item in value)
     return False
 
 
@@ -120,7 +120,7 @@ def _screen_object(message: dict[str, Any]) -> dict[str, Any] | None:
     if not isinstance(message["method"], str):
         return _error(reply_id, INVALID_REQUEST, "Invalid Request: method must be a string",
                       "send the method name as a string, e.g. \"tools/call\"")
-    if _has_lone_surrogate(message):
+    if has_lone_surrogate(message):
         return _error(reply_id, INVALID_PARAMS,
                       "Invalid params: a string holds a lone UTF-16 surrogate (not Unicode)",
                       "escape text as valid UTF-8 or as a surrogate pair (\\ud83d\\ude00)")

@@ -44,3 +44,17 @@ async def test_a_right_type_still_works(make_server) -> None:
     async with connect(make_server()) as client:
         assert body(await client.call_tool("search", {"query": "getcwd", "limit": 3}))["ok"]
 
+
+
+@pytest.mark.parametrize(("tool", "arguments"), [
+    ("read", {"mode": "file", "target": "pkg/\ud800.py"}),
+    ("write", {"path": "pkg/new.py", "content": "x = '\udc00'"}),
+])
+async def test_a_lone_surrogate_is_refused_as_invalid_arguments(make_server, tool: str,
+                                                                arguments: dict[str, Any]
+                                                                ) -> None:
+    async with connect(make_server()) as client:
+        response = body(await client.call_tool(tool, arguments))
+        assert response["error"]["code"] == "INVALID_ARGS", response["error"]
+        assert "surrogate" in response["error"]["message"]
+        assert body(await client.call_tool("search", {"query": "getcwd"}))["ok"]
