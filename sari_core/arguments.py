@@ -43,6 +43,47 @@ def _invalid(message: str, hint: str = "", next_calls: list[NextCall] | None = N
     return SariError(ErrorCode.INVALID_ARGS, message, hint, next_calls)
 
 
+_JSON_TYPE_NAMES: tuple[tuple[type, str], ...] = (
+    (bool, "a boolean"), (int, "an integer"), (float, "a number"), (str, "a string"),
+    (list, "an array"), (dict, "an object"),
+)
+
+# pydantic error types that mean "the value has the wrong JSON type" -> what was expected.
+_EXPECTED_BY_ERROR: dict[str, str] = {
+    "string_type": "a string", "int_type": "an integer", "int_parsing": "an integer",
+    "int_from_float": "an integer", "bool_type": "a boolean", "bool_parsing": "a boolean",
+    "float_type": "a number", "float_parsing": "a number", "list_type": "an array",
+    "dict_type": "an object", "model_type": "an object",
+}
+
+
+def json_type_name(value: Any) -> str:
+    """How JSON would call ``value``'s type ("a string", "an integer", "null"...)."""
+    if value is None:
+        return "null"
+    for kind, name in _JSON_TYPE_NAMES:
+        if isinstance(value, kind):
+            return name
+    return type(value).__name__
+
+
+def _wrong_type(key: str, expected: str, value: Any, tool: str) -> SariError:
+    shown = repr(value)
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    return _invalid(f"{key} must be {expected}, not {json_type_name(value)} ({shown}).",
+                    hint=f"Pass {key} as {expected}; see the {tool} tool's input schema.")
+
+
+def _require_types(values: Mapping[str, Any], expected: Mapping[str, str], tool: str) -> None:
+    """Refuse a present argument whose JSON type is not the expected one, naming both."""
+    checks = {"a string": lambda v: isinstance(v, str),
+              "an integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+              "a boolean": lambda v: isinstance(v, bool)}
+    for key, kind in expected.items():
+        if key in values and not checks[kind](values[key]):
+            raise _wrong_type(key, kind, values[key], tool)
+
+
 def _drop_none(args: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in args.items() if value is not None}
 
@@ -50,6 +91,9 @@ def _drop_none(args: Mapping[str, Any]) -> dict[str, Any]:
 def _first_error(exc: ValidationError, tool: str) -> SariError:
     error = exc.errors()[0]
     field = ".".join(str(part) for part in error["loc"]) or "arguments"
+    expected = _EXPECTED_BY_ERROR.get(error["type"])
+    if expected is not None:
+        return _wrong_type(field, expected, error.get("input"), tool)
     return _invalid(
         f"{field}: {error['msg']} (tool {tool!r})",
         hint=f"Fix the value of {field!r}; see the {tool} tool's input schema.",
@@ -70,6 +114,7 @@ def parse_read(args: Mapping[str, Any], entrypoint: str = "read") -> ReadCall:
     if mode is None:
         raise _invalid("mode is required: one of file, symbol, snippet, diff_preview, outline.",
                        hint="Add mode, e.g. {\"mode\": \"file\", \"target\": \"src/app.py\"}.")
+    _require_types(values, {"mode": "a string", "target": "a string"}, "read")
     if mode not in READ_MODES:
         raise _invalid(f"mode={mode!r} is not a read mode: use one of {', '.join(READ_MODES)}.",
                        hint="Pick the mode that matches what you want to read.")
@@ -121,6 +166,8 @@ def legacy_read_args(tool: str, args: Mapping[str, Any]) -> dict[str, Any]:
 def parse_search(args: Mapping[str, Any]) -> SearchCall:
     values = _drop_none(args)
     query = values.get("query")
+    _require_types(values, {"query": "a string", "kind": "a string", "limit": "an integer",
+                            "case_sensitive": "a boolean", "path_glob": "a string"}, "search")
     if not isinstance(query, str) or not query.strip():
         raise _invalid("query is required and must not be empty.",
                        hint="Search for a literal string, a regex (kind='regex'), a symbol "
@@ -152,6 +199,8 @@ def parse_mutation(tool: str, args: Mapping[str, Any]) -> MutationCall:
     for key in required:
         if key not in values:
             raise _invalid(f"{key} is required for {tool}.", hint=f"Add {key}.")
+    _require_types(values, {"path": "a string", "old_string": "a string", "new_string": "a string",
+                            "content": "a string", "expected_occurrences": "an integer"}, tool)
     if tool == "edit":
         if values["old_string"] == "":
             raise _invalid("old_string must not be empty.",

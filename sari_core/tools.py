@@ -27,6 +27,8 @@ class ToolSpec:
     :ivar deprecated: kept callable for old clients, not listed unless ``legacy_tools``.
     :ivar audience: ``model`` (listed to the model) or ``client`` (called by the client
         program itself, e.g. to lay out its prompt cache: callable, never listed).
+    :ivar title: the human-readable name clients show (default: from ``name``).
+    :ivar read_only: the tool changes nothing (clients may call it without asking).
     """
 
     name: str
@@ -35,3 +37,5 @@ class ToolSpec:
     handler: ToolHandler
     deprecated: bool = False
     audience: Literal["model", "client"] = "model"
+    title: str = ""
+    read_only: bool = False

@@ -39,9 +39,14 @@ CLIENTS = ("claude-code", "codex", "cursor", "claude-desktop")
 DEFAULT_SCOPE: dict[str, Scope] = {"claude-code": "project", "codex": "user",
                                    "cursor": "project", "claude-desktop": "user"}
 SUPPORTED_SCOPES: dict[str, tuple[Scope, ...]] = {
-    "claude-code": ("project",), "codex": ("user", "project"),
+    "claude-code": ("project", "user"), "codex": ("user", "project"),
     "cursor": ("project", "user"), "claude-desktop": ("user",),
 }
+# Claude Code expands ${VAR} and ${VAR:-default} in a project .mcp.json (command, args,
+# env), so the committed entry names no path of this machine: `sari` from PATH unless
+# SARI_COMMAND says otherwise, and the project Claude Code runs in.
+PORTABLE_COMMAND = "${SARI_COMMAND:-sari}"
+PROJECT_DIR = "${CLAUDE_PROJECT_DIR:-.}"
 # Claude Code hook events -> (matcher or None, `sari hook claude-code` event).
 CLAUDE_HOOKS: tuple[tuple[str, str | None, str], ...] = (
     ("PostToolUse", "Edit|Write|MultiEdit", "post-tool-use"),
@@ -121,9 +126,18 @@ def config_path(client: str, scope: Scope, project: Path, home: Path,
     raise ValueError(f"unknown client {client!r}")
 
 
-def server_entry(client: str, launcher: Launcher, workspaces: list[Path]) -> dict[str, Any]:
+def portable_workspace(workspace: Path, project: Path) -> str:
+    """``workspace`` relative to the project Claude Code runs in, when it lies inside it."""
+    try:
+        inside = workspace.relative_to(project)
+    except ValueError:
+        return str(workspace)
+    return PROJECT_DIR if inside == Path() else f"{PROJECT_DIR}/{inside.as_posix()}"
+
+
+def server_entry(client: str, launcher: Launcher, workspaces: list[str]) -> dict[str, Any]:
     """The client's entry for Sari (without the server name)."""
-    argv = launcher.argv("serve", *[arg for ws in workspaces for arg in ("--workspace", str(ws))])
+    argv = launcher.argv("serve", *[arg for ws in workspaces for arg in ("--workspace", ws)])
     entry: dict[str, Any] = {"command": argv[0], "args": argv[1:]}
     if client == "claude-code":
         entry = {"type": "stdio", **entry, "env": {}}
@@ -144,11 +158,18 @@ def mcp_change(client: str, path: Path, name: str, entry: dict[str, Any]) -> Fil
 
 
 def hook_command(launcher: Launcher, event: str) -> str:
+    if launcher.command == PORTABLE_COMMAND:  # a shell runs hooks: let it expand the variable
+        return f'"{PORTABLE_COMMAND}" ' + shlex.join([*launcher.prefix, "hook", "claude-code",
+                                                       event])
     return shlex.join(launcher.argv("hook", "claude-code", event))
 
 
-def hooks_change(project: Path, launcher: Launcher) -> FileChange:
-    """``.claude/settings.json`` with Sari's client hooks added (existing hooks kept)."""
+def hooks_change(project: Path, launcher: Launcher, events: set[str]) -> FileChange:
+    """``.claude/settings.json`` with Sari's client hooks added (existing hooks kept).
+
+    :param events: the ``sari hook claude-code`` events an installed plugin handles; a
+        hook nobody handles would only cost the client a process start per tool call.
+    """
     path = project / ".claude" / "settings.json"
     old_text = _read_text(path)
     data = read_json_object(path)
@@ -158,6 +179,8 @@ def hooks_change(project: Path, launcher: Launcher) -> FileChange:
     updated_hooks = {event: list(groups) for event, groups in hooks.items()}
     snippet: dict[str, list[dict[str, Any]]] = {}
     for event, matcher, sari_event in CLAUDE_HOOKS:
+        if sari_event not in events:
+            continue
         command = hook_command(launcher, sari_event)
         group: dict[str, Any] = {"matcher": matcher} if matcher is not None else {}
         group["hooks"] = [{"type": "command", "command": command}]

@@ -2,11 +2,12 @@
 
 Every change is computed in memory first, checked (the other entries must come
 out unchanged), then written atomically after a timestamped backup of the old
-file. TOML is spliced as text, so a user's comments and layout survive.
+file into Sari's state folder. TOML is spliced as text, so a user's comments and layout survive.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -125,13 +126,21 @@ def with_toml_server(text: str, table: str, name: str, values: dict[str, str | l
     return updated
 
 
-def backup(path: Path) -> Path:
-    """Copy ``path`` next to itself as ``<name>.<timestamp>.bak`` (never overwriting one)."""
+def backup(path: Path, folder: Path) -> Path:
+    """Copy ``path`` into ``folder`` as ``<where>-<name>.<timestamp>.bak`` (never overwriting).
+
+    Backups live in Sari's state folder, not next to the file: a project's config file
+    sits in a git work tree, where a backup would show up as an untracked file. The
+    name starts with a digest of the file's folder, so two projects' ``.mcp.json``
+    backups never mix.
+    """
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    where = hashlib.sha256(str(path.resolve().parent).encode("utf-8")).hexdigest()[:12]
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    target = path.with_name(f"{path.name}.{stamp}.bak")
+    target = folder / f"{where}-{path.name}.{stamp}.bak"
     counter = 1
     while target.exists():
-        target = path.with_name(f"{path.name}.{stamp}-{counter}.bak")
+        target = folder / f"{where}-{path.name}.{stamp}-{counter}.bak"
         counter += 1
     shutil.copy2(path, target)
     return target

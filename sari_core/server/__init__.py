@@ -6,6 +6,18 @@
 
 from __future__ import annotations
 
-from sari_core.server.app import SariServer
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sari_core.server.app import SariServer
 
 __all__ = ["SariServer"]
+
+
+def __getattr__(name: str) -> Any:
+    # Imported on first use: the SDK behind it is most of a server's start-up, and the
+    # package's light modules (logs, startup) must not pay for it.
+    if name == "SariServer":
+        from sari_core.server.app import SariServer
+        return SariServer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

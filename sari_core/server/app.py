@@ -29,15 +29,18 @@ from mcp.shared.exceptions import MCPError
 
 from sari_core import __version__
 from sari_core.client_request import ClientRequest, client_request
+from sari_core.errors import ErrorCode
 from sari_core.kernel import Kernel
 from sari_core.server.catalog import ToolCatalog
 from sari_core.server.connections import ConnectionIds
 from sari_core.server.results import (
     internal_error,
     request_too_large,
+    server_refusal,
     to_call_result,
     unknown_tool,
 )
+from sari_core.server.wire_screen import has_lone_surrogate
 
 log = logging.getLogger(__name__)
 
@@ -160,6 +163,12 @@ class SariServer:
         if entry is None:
             log.info("unknown tool %r", name)
             return unknown_tool(name, self.catalog.names())
+        if has_lone_surrogate(arguments):
+            # Not Unicode: no tool could store, search or echo it (and JSON encoding fails).
+            return server_refusal(
+                {"tool": name, "target": None}, ErrorCode.INVALID_ARGS,
+                f"the arguments of {name} hold a lone UTF-16 surrogate, which is not Unicode.",
+                "Send valid Unicode: escape a character outside the BMP as a surrogate pair.")
         size = len(pydantic_core.to_json(arguments, fallback=str))
         if size > self.max_request_bytes:
             log.warning("tool %s: %d argument bytes refused (limit %d)", name, size,

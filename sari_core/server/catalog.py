@@ -27,6 +27,24 @@ from sari_core.tools import ToolSpec
 
 READ_ONLY_CORE_TOOLS = frozenset({"search", "read", *LEGACY_READ_TOOLS})
 
+# What clients show as each core tool's name (a definition's own "title" wins).
+CORE_TITLES: dict[str, str] = {
+    "search": "Search the workspace",
+    "read": "Read a file, symbol, snippet or diff",
+    "read_file": "Read a file (deprecated)",
+    "read_symbol": "Read a symbol (deprecated)",
+    "get_snippet": "Read a snippet (deprecated)",
+    "dry_run_diff": "Preview a diff (deprecated)",
+    "edit": "Edit a file",
+    "write": "Write a file",
+}
+
+READ_ONLY_ANNOTATIONS = {"read_only_hint": True, "destructive_hint": False,
+                         "idempotent_hint": True, "open_world_hint": False}
+# A plugin tool that is not declared read-only may change state (its own, at least), never
+# the world outside the workspace.
+STATEFUL_ANNOTATIONS = {"read_only_hint": False, "open_world_hint": False}
+
 Invoke = Callable[[Mapping[str, Any], str], dict[str, Any]]
 """``invoke(arguments, connection_id) -> response``: one synchronous kernel call."""
 
@@ -76,6 +94,7 @@ class ToolCatalog:
              schema: dict[str, Any]) -> None:
         tool = types.Tool(
             name=definition["name"],
+            title=definition.get("title") or CORE_TITLES.get(definition["name"]),
             description=definition["description"],
             input_schema=definition["input_schema"],
             output_schema=schema,
@@ -133,8 +152,10 @@ def plugin_definition(spec: ToolSpec) -> dict[str, Any]:
     description = spec.description
     if spec.deprecated and not description.startswith("DEPRECATED"):
         description = f"DEPRECATED: {description}"
-    return {"name": spec.name, "description": description, "input_schema": schema,
-            "annotations": None}
+    title = spec.title or spec.name.replace("_", " ").capitalize()
+    annotations = READ_ONLY_ANNOTATIONS if spec.read_only else STATEFUL_ANNOTATIONS
+    return {"name": spec.name, "title": title, "description": description,
+            "input_schema": schema, "annotations": dict(annotations)}
 
 
 _NAMED_SCHEMAS = frozenset({"properties", "$defs", "patternProperties"})

@@ -16,19 +16,25 @@ stdin) uses the SDK's own transport.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
+import signal
 import stat
 import sys
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 from mcp.server.stdio import stdio_server
+
+from sari_core.server.wire_screen import screen
 
 log = logging.getLogger(__name__)
 
 DEFAULT_LINE_LIMIT = 64 * 1024 * 1024
+_FLUSH_SECONDS = 5.0
 
 
 def _is_stream(fd: int) -> bool:
@@ -44,11 +50,16 @@ def pipes_available() -> bool:
 
 
 class _Lines:
-    """Incoming lines, as the SDK's reader iterates them (``async for line in stdin``)."""
+    """Incoming lines, as the SDK's reader iterates them (``async for line in stdin``).
 
-    def __init__(self, reader: asyncio.StreamReader, limit: int) -> None:
+    A line the SDK would drop without an answer is answered here with a JSON-RPC error
+    (see :mod:`sari_core.server.wire_screen`) and not passed on.
+    """
+
+    def __init__(self, reader: asyncio.StreamReader, limit: int, writer: _Writer) -> None:
         self._reader = reader
         self._limit = limit
+        self._writer = writer
 
     def __aiter__(self) -> _Lines:
         return self
@@ -65,7 +76,13 @@ class _Lines:
                 continue
             if not line:
                 raise StopAsyncIteration
-            return line.decode("utf-8", errors="replace")
+            text = line.decode("utf-8", errors="replace")
+            reply = screen(text)
+            if reply is None:
+                return text
+            log.warning("answered a malformed stdio message with a JSON-RPC error")
+            await self._writer.write(json.dumps(reply, separators=(",", ":")) + "\n")
+            await self._writer.flush()
 
 
 class _Writer:
@@ -97,22 +114,59 @@ async def serve_streams(line_limit: int = DEFAULT_LINE_LIMIT
     os.close(null)
     os.dup2(2, 1)
     reader = asyncio.StreamReader(limit=line_limit)
+    # closefd=False: the transports close their file objects when the client closes
+    # stdin; the duplicates must outlive that to be moved back onto fd 0 and 1.
     read_transport, _ = await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(wire_in, "rb", buffering=0))
+        lambda: asyncio.StreamReaderProtocol(reader),
+        os.fdopen(wire_in, "rb", buffering=0, closefd=False))
     write_transport, protocol = await loop.connect_write_pipe(
-        asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", buffering=0))
+        asyncio.streams.FlowControlMixin, os.fdopen(wire_out, "wb", buffering=0, closefd=False))
     writer = asyncio.StreamWriter(write_transport, protocol, None, loop)
+    wire_writer = _Writer(writer)
+    stops_on_sigterm = _end_input_on_sigterm(loop, reader)
     try:
         # The SDK only iterates stdin and awaits write/flush on stdout: duck types suffice
         # where its signature names anyio's file wrapper.
         async with stdio_server(
-            stdin=_Lines(reader, line_limit),  # pyright: ignore[reportArgumentType]
-            stdout=_Writer(writer),  # pyright: ignore[reportArgumentType]
+            stdin=_Lines(reader, line_limit, wire_writer),  # pyright: ignore[reportArgumentType]
+            stdout=wire_writer,  # pyright: ignore[reportArgumentType]
         ) as streams:
             yield streams
     finally:
-        # Give the process its descriptors back before the transports close the duplicates.
+        if stops_on_sigterm:
+            loop.remove_signal_handler(signal.SIGTERM)
+        read_transport.close()
+        # Whatever is still buffered for the client goes out before the pipe closes
+        # (bounded: a client that stopped reading does not hold the exit).
+        with anyio.move_on_after(_FLUSH_SECONDS, shield=True):
+            await _close_writer(writer)
         os.dup2(wire_in, 0)
         os.dup2(wire_out, 1)
-        read_transport.close()
-        write_transport.close()
+        os.close(wire_in)
+        os.close(wire_out)
+
+
+def _end_input_on_sigterm(loop: asyncio.AbstractEventLoop,
+                          reader: asyncio.StreamReader) -> bool:
+    """On SIGTERM, end the input as a client closing stdin would.
+
+    The server then winds down the way it does on a normal disconnect: replies still
+    buffered are written, sessions end, plugins and logs are flushed, the exit code is 0.
+    """
+    try:
+        loop.add_signal_handler(signal.SIGTERM, _stop_reading, reader)
+    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
+        return False
+    return True
+
+
+def _stop_reading(reader: asyncio.StreamReader) -> None:
+    log.info("SIGTERM: finishing like a client disconnect")
+    reader.feed_eof()
+
+
+async def _close_writer(writer: asyncio.StreamWriter) -> None:
+    transport = writer.transport
+    while not transport.is_closing() and transport.get_write_buffer_size() > 0:
+        await asyncio.sleep(0.01)
+    transport.close()

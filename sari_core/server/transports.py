@@ -9,6 +9,7 @@ from collections.abc import Callable
 import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
 
+from sari_core.server import http_sessions
 from sari_core.server.app import SariServer
 from sari_core.server.http_guard import HostRule, HttpGuard
 from sari_core.server.stdio_pipes import DEFAULT_LINE_LIMIT, serve_streams
@@ -16,8 +17,6 @@ from sari_core.server.stdio_pipes import DEFAULT_LINE_LIMIT, serve_streams
 log = logging.getLogger(__name__)
 
 HTTP_PATH = "/mcp"
-# HTTP sessions idle this long are closed (their policy sessions end with them).
-HTTP_SESSION_IDLE_SECONDS = 3600.0
 # Bodies up to this multiple of the argument limit reach the server, which then refuses
 # oversized arguments with a structured REQUEST_TOO_LARGE; only beyond it does the HTTP
 # layer answer 413 without reading the body.
@@ -87,12 +86,13 @@ async def serve_http(
         # loopback defaults (which accept any port), so the SDK's own check is off.
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         max_request_body_size=_TRANSPORT_LIMIT_FACTOR * server.max_request_bytes,
-        session_idle_timeout=HTTP_SESSION_IDLE_SECONDS,
+        session_idle_timeout=http_sessions.idle_seconds(),
         # Sari sends nothing to a client while a call runs (no progress, no requests), so
         # a call's answer can be one JSON body instead of an SSE stream: half the server
         # CPU per call. The standalone GET stream is still offered.
         json_response=True,
     )
+    http_sessions.bound_sessions(server.lowlevel.session_manager, http_sessions.max_sessions())
     guarded = HttpGuard(app, HostRule(port, allowed_names), token)
     config = uvicorn.Config(guarded, log_config=None, access_log=False, lifespan="on",
                             timeout_graceful_shutdown=5)

@@ -170,8 +170,5 @@ def test_fuzzed_arguments_never_hang_or_reach_outside_the_workspace(fuzzed: Fuzz
     _fuzz(fuzzed, internal_errors=True)
 
 
-@pytest.mark.xfail(reason="arguments of the wrong JSON type (expected_occurrences=[]) and lone "
-                   "surrogates still reach the tools as INTERNAL_ERROR; the argument layer "
-                   "that refuses them is being built separately", strict=False)
 def test_fuzzed_arguments_never_meet_an_internal_error(fuzzed: Fuzzed) -> None:
     _fuzz(fuzzed, internal_errors=False)

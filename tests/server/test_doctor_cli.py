@@ -41,3 +41,16 @@ def test_invalid_setting_is_an_error(tmp_path: Path, capsys,
 def test_missing_workspace_is_an_error(tmp_path: Path, capsys) -> None:
     status, checks = report(capsys, tmp_path / "nope")
     assert status == 1 and checks["workspace"]["status"] == "error"
+
+
+def test_reports_the_start_up_breakdown(tmp_path: Path, capsys,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("sari_core.engine")
+    monkeypatch.setenv("SARI_PLUGINS", "none")
+    _, checks = report(capsys, tmp_path)
+    startup = checks["start-up"]
+    assert startup["status"] in ("ok", "warn"), startup
+    detail = startup["detail"]
+    assert detail.startswith("initialize answered in ")
+    for phase in ("mcp SDK import", "plugins and engine", "interpreter, CLI and handshake"):
+        assert phase in detail, detail

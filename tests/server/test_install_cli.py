@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -25,6 +26,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("CODEX_HOME", raising=False)
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.setenv("SARI_STATE_DIR", str(tmp_path / "state"))
     root = tmp_path / "project"
     root.mkdir()
     monkeypatch.chdir(root)
@@ -32,7 +34,10 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def backups(path: Path) -> list[Path]:
-    return sorted(path.parent.glob(f"{path.name}.*.bak"))
+    """Backups of ``path``: in Sari's state folder, never next to the file."""
+    assert not list(path.parent.glob(f"{path.name}*.bak"))
+    folder = Path(os.environ["SARI_STATE_DIR"]) / "backups"
+    return sorted(folder.glob(f"*-{path.name}.*.bak"))
 
 
 def test_claude_code_print_is_the_documented_mcp_json(project: Path, capsys) -> None:
@@ -42,9 +47,10 @@ def test_claude_code_print_is_the_documented_mcp_json(project: Path, capsys) -> 
     entry = document["mcpServers"]["sari"]
     assert set(entry) == STDIO_ENTRY_KEYS
     assert entry["type"] == "stdio"
-    assert Path(entry["command"]).is_absolute()
-    assert all(isinstance(arg, str) for arg in entry["args"])
-    assert entry["args"][-3:] == ["serve", "--workspace", str(project.resolve())]
+    # Committed with the project: no path of this machine, variables Claude Code expands.
+    assert entry["command"] == "${SARI_COMMAND:-sari}"
+    assert entry["args"] == ["serve", "--workspace", "${CLAUDE_PROJECT_DIR:-.}"]
+    assert str(project) not in json.dumps(document)
     assert entry["env"] == {}
     assert not (project / ".mcp.json").exists()
 
@@ -76,6 +82,8 @@ def test_invalid_json_is_left_alone(project: Path, capsys) -> None:
 
 
 def test_claude_code_hooks_merge_into_settings(project: Path) -> None:
+    pytest.importorskip("sari_lspgate")
+    pytest.importorskip("sari_persistence")
     settings = project / ".claude" / "settings.json"
     settings.parent.mkdir()
     mine = {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo mine"}]}

@@ -40,6 +40,8 @@ class LspGatePlugin:
     """After each mutation, real language servers validate the file; new errors gate."""
 
     name = "lspgate"
+    # The `sari hook` events answered by on_client_hook (`sari install --hooks` reads it).
+    client_hook_events = frozenset({("claude-code", "post-tool-use")})
 
     def __init__(self) -> None:
         self.settings: LspGateSettings | None = None

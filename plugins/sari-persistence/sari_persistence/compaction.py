@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sari_persistence import reads
+from sari_persistence.carried import latest_prior
 from sari_persistence.reads import StoredFrame
 from sari_persistence.settings import PersistenceSettings
 from sari_persistence.store import SUMMARY_TOOL
@@ -46,7 +47,9 @@ def summary_with_log(conn: sqlite3.Connection | None, window: Sequence[FrameLike
                      retained: Sequence[FrameLike], project_root: str | None,
                      settings: PersistenceSettings) -> str:
     """The base summary; failures known to the log count as failures."""
+    prior = latest_prior([*window, *retained])
     ids = [frame.execution_id for frame in [*window, *retained] if frame.execution_id]
+    ids += list(prior.key_executions) if prior is not None else []
     failed = reads.failed_execution_ids(conn, ids) if conn is not None and ids else set()
     return build_summary(window, retained, project_root=project_root,
                          failed_execution_ids=failed,

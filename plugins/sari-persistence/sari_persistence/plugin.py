@@ -41,6 +41,9 @@ class PersistencePlugin:
     """Durable execution log, chat frames, compaction summaries, ``context_query``."""
 
     name = "persistence"
+    # The `sari hook` events answered by on_client_hook (`sari install --hooks` reads it).
+    client_hook_events = frozenset({("claude-code", "pre-compact"),
+                                    ("claude-code", "session-start")})
 
     def __init__(self) -> None:
         self.store: ExecutionStore | None = None

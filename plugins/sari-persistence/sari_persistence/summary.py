@@ -17,6 +17,10 @@ Field rules:
 
 Goal, task and files look at the whole conversation the event carries (window and
 retained frames); key executions look at the window, which is what leaves the context.
+
+An earlier summary in the conversation is carried forward (see
+:mod:`sari_persistence.carried`): its files and key executions are kept, and its
+goal, task and pending files stand until the conversation states new ones.
 """
 
 from __future__ import annotations
@@ -27,7 +31,9 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
-HEADER = "=== COMPACTION SUMMARY ==="
+from sari_persistence.carried import HEADER as HEADER  # re-exported: the block's first line
+from sari_persistence.carried import PriorSummary, latest_prior
+
 HONESTY_BLOCK = (
     "BE HONEST: DO YOU HAVE ENOUGH INFORMATION TO CONTINUE?",
     "If NO: query past context + tool results before continuing.",
@@ -228,8 +234,10 @@ def failed_in(frames: Iterable[FrameLike], failed_execution_ids: Iterable[str] =
     return failed
 
 
-def key_executions(window: Sequence[FrameLike], failed: set[str], last_n: int) -> list[str]:
-    ordered: list[str] = []
+def key_executions(window: Sequence[FrameLike], failed: set[str], last_n: int,
+                   carried: Sequence[str] = ()) -> list[str]:
+    """The last ``last_n`` executions and every failure; ``carried`` ones ran before them."""
+    ordered: list[str] = list(dict.fromkeys(carried))
     for frame in window:
         if frame.role == "tool" and frame.execution_id and frame.execution_id not in ordered:
             ordered.append(frame.execution_id)
@@ -244,7 +252,9 @@ def build_summary(window: Sequence[FrameLike], retained: Sequence[FrameLike] = (
     """The summary block for a compaction (no trailing newline)."""
     window = sorted(window, key=lambda frame: frame.sequence_index)
     conversation = sorted([*window, *retained], key=lambda frame: frame.sequence_index)
-    failed = failed_in(window, failed_execution_ids)
+    prior = latest_prior(conversation) or PriorSummary()
+    failed = failed_in(window, failed_execution_ids) | (
+        set(failed_execution_ids) & set(prior.key_executions))
     modified: set[str] = set()
     mentioned: set[str] = set()
     for frame in conversation:
@@ -255,16 +265,22 @@ def build_summary(window: Sequence[FrameLike], retained: Sequence[FrameLike] = (
                 frame.execution_id in failed or content_failed(frame.content)):
             modified.update(normalize_path(path, project_root)
                             for path in mutation_paths(frame.content))
+    modified.update(prior.modified)
+    mentioned.update(prior.mentioned)
     modified.discard("")
     mentioned.discard("")
+    goal = _goal(conversation, field_chars)
+    task = _current_task(conversation, field_chars)
+    pending = _pending(conversation, project_root)
+    keys = key_executions(window, failed, key_execution_count, prior.key_executions)
     lines = [
         HEADER,
-        f"Goal: {_goal(conversation, field_chars)}",
-        f"Current task: {_current_task(conversation, field_chars)}",
+        f"Goal: {prior.goal if goal == NO_GOAL and prior.goal else goal}",
+        f"Current task: {prior.task if task == NO_TASK and prior.task else task}",
         f"Files modified: {_list(modified)}",
         f"Files mentioned: {_list(mentioned)}",
-        f"Files pending: {_pending(conversation, project_root)}",
-        f"Key tool executions: {_list_ordered(key_executions(window, failed, key_execution_count))}",
+        f"Files pending: {prior.pending if pending == NO_PENDING and prior.pending else pending}",
+        f"Key tool executions: {_list_ordered(keys)}",
         *HONESTY_BLOCK,
     ]
     return "\n".join(lines)

@@ -223,4 +223,5 @@ def make_handler(store_of: Callable[[], ExecutionStore | None],
 def tool_spec(store_of: Callable[[], ExecutionStore | None],
               unavailable: Callable[[], str | None]) -> ToolSpec:
     return ToolSpec(name=TOOL_NAME, description=DESCRIPTION, input_model=ContextQueryArgs,
-                    handler=make_handler(store_of, unavailable))
+                    handler=make_handler(store_of, unavailable),
+                    title="Query the execution log", read_only=True)

@@ -86,7 +86,8 @@ class RipplePlugin:
     @hookimpl
     def sari_register_tools(self) -> list[ToolSpec]:
         return [ToolSpec(name=TOOL_NAME, description=TOOL_DESCRIPTION, audience="client",
-                         input_model=ContextTiersArgs, handler=self.context_tiers)]
+                         input_model=ContextTiersArgs, handler=self.context_tiers,
+                         title="Plan prompt-cache tiers", read_only=True)]
 
     # --- session state ------------------------------------------------------------------
 

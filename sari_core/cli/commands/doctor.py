@@ -1,4 +1,5 @@
-"""``sari doctor``: check the installation — Python, git, the index, plugins, language servers.
+"""``sari doctor``: check the installation — Python, git, the index, plugins, language servers,
+and how long ``sari serve`` takes to answer ``initialize`` (phase by phase).
 
 Each check reports ``ok``, ``warn`` (works, with less) or ``error`` (broken);
 the exit status is 1 when any check is an error.
@@ -205,9 +206,27 @@ def check_languages() -> Check:
     return Check("languages", "ok", detail)
 
 
+# Clients wait this long for `initialize` before giving up on a server (Codex's default
+# MCP start-up timeout is 10 s); a start-up over half of it is worth a warning.
+STARTUP_WARN_SECONDS = 5.0
+
+
+def check_startup(roots: list[Path]) -> Check:
+    """Start ``sari serve`` the way a client does and report where its start-up goes."""
+    from sari_core.server.startup import measure
+
+    try:
+        measured = measure(roots[0])
+    except (OSError, RuntimeError, TimeoutError) as exc:
+        return Check("start-up", "error", f"`sari serve` did not answer initialize: {exc}")
+    status: Status = "ok" if measured.initialize_seconds <= STARTUP_WARN_SECONDS else "warn"
+    return Check("start-up", status, measured.describe())
+
+
 def collect(roots: list[Path]) -> list[Check]:
     return [check_python(), *check_git(roots), *check_folders(), check_index(roots),
-            *check_plugins(roots), *check_language_servers(), check_languages()]
+            *check_plugins(roots), *check_language_servers(), check_languages(),
+            check_startup(roots)]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -230,4 +249,4 @@ def run(args: argparse.Namespace) -> int:
 
 def register(registry: CommandRegistry) -> None:
     registry.add("doctor", "Check the installation: Python, git, index, plugins and their "
-                 "settings, language servers.", configure, run)
+                 "settings, language servers, start-up time.", configure, run)

@@ -9,13 +9,17 @@ servers already configured there are kept, and the file is backed up first.
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import shlex
 import sys
 from pathlib import Path
 
 from sari_core.cli.client_setup import (
+    CLAUDE_HOOKS,
     CLIENTS,
     DEFAULT_SCOPE,
+    PORTABLE_COMMAND,
     SUPPORTED_SCOPES,
     FileChange,
     Launcher,
@@ -23,10 +27,13 @@ from sari_core.cli.client_setup import (
     default_launcher,
     hooks_change,
     mcp_change,
+    portable_workspace,
     server_entry,
 )
-from sari_core.cli.config_files import ConfigFileError, backup, write_atomically
+from sari_core.cli.config_files import ConfigFileError, backup, dump_json, write_atomically
 from sari_core.commands import CommandRegistry
+from sari_core.locations import state_dir
+from sari_core.plugin_manager import SariPluginManager
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -38,7 +45,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="print the configuration instead of writing it")
     parser.add_argument("--scope", choices=("project", "user"),
                         help="project or user configuration (default: project for "
-                             "claude-code and cursor, user for codex and claude-desktop)")
+                             "claude-code and cursor, user for codex and claude-desktop); "
+                             "claude-code user scope prints the `claude mcp add-json` "
+                             "command that adds it")
     parser.add_argument("--name", default="sari", help="server name in the config (default sari)")
     parser.add_argument("--config", type=Path, metavar="FILE",
                         help="write this file instead of the client's default location")
@@ -56,17 +65,38 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "SessionStart) to the project's .claude/settings.json")
 
 
-def _plan(args: argparse.Namespace) -> list[FileChange]:
+APPROVAL_NOTE = (
+    "Claude Code asks before it starts a server from a project .mcp.json: start `claude` "
+    "in this folder and accept the prompt for {name!r} (or run /mcp and enable it); until "
+    "then `claude mcp list` shows it as pending approval. To approve it for yourself "
+    "without the prompt, add \"enabledMcpjsonServers\": [\"{name}\"] to "
+    ".claude/settings.local.json."
+)
+PATH_NOTE = (
+    "The committed entry runs `sari` from PATH (this installation: {command}). Where "
+    "`sari` is not on PATH, export SARI_COMMAND={command} before starting the client."
+)
+
+
+def _workspaces(args: argparse.Namespace) -> tuple[Path, list[Path]]:
     workspaces = [Path(p).expanduser().resolve() for p in args.workspace] or [Path.cwd().resolve()]
-    project = workspaces[0]
+    return workspaces[0], workspaces
+
+
+def _plan(args: argparse.Namespace) -> list[FileChange]:
+    project, workspaces = _workspaces(args)
     scope = args.scope or DEFAULT_SCOPE[args.client]
     if scope not in SUPPORTED_SCOPES[args.client]:
-        hint = (" For every project, run: claude mcp add-json --scope user "
-                f"{args.name} '<entry from --print>'." if args.client == "claude-code" else "")
-        raise ConfigFileError(f"{args.client} has no {scope}-scope config file Sari writes.{hint}")
-    launcher = Launcher(args.command) if args.command else default_launcher()
+        raise ConfigFileError(f"{args.client} has no {scope}-scope config file Sari writes.")
+    # An HTTP entry names a URL, not a command: nothing of this machine to make portable.
+    portable = (args.client == "claude-code" and not args.command and not args.config
+                and not args.url)
+    launcher = (Launcher(args.command) if args.command
+                else Launcher(PORTABLE_COMMAND) if portable else default_launcher())
     path = args.config or config_path(args.client, scope, project, Path.home(), dict(os.environ))
-    entry = server_entry(args.client, launcher, workspaces)
+    shown = ([portable_workspace(ws, project) for ws in workspaces]
+             if args.client == "claude-code" else [str(ws) for ws in workspaces])
+    entry = server_entry(args.client, launcher, shown)
     if args.url:
         from sari_core.cli.http_entry import http_entry, install_token
         entry = http_entry(args.client, args.url, install_token(args.token))
@@ -74,31 +104,103 @@ def _plan(args: argparse.Namespace) -> list[FileChange]:
     if args.hooks:
         if args.client != "claude-code":
             raise ConfigFileError("--hooks is for claude-code (the client with hook settings).")
-        changes.append(hooks_change(project, launcher))
+        events = handled_client_events("claude-code")
+        if events:
+            changes.append(hooks_change(project, launcher, events))
+        else:
+            changes[0].notes.append(
+                "no installed plugin handles Claude Code hooks, so none were added (sari-lspgate "
+                "checks Claude's own edits, sari-persistence carries compaction summaries).")
+    if portable:
+        changes[0].notes.append(PATH_NOTE.format(command=default_launcher().command))
+        changes[0].notes.append(APPROVAL_NOTE.format(name=args.name))
     return changes
 
 
+def handled_client_events(client: str) -> set[str]:
+    """The ``sari hook`` events of ``client`` some installed, enabled plugin answers.
+
+    A plugin declares them as ``client_hook_events`` (``{(client, event), ...}``); one
+    that implements ``on_client_hook`` without declaring is taken to answer every event.
+    """
+    pm = SariPluginManager()
+    pm.load_entry_points(strict=False)
+    handled: set[str] = set()
+    for plugin in pm.get_plugins():
+        if not callable(getattr(plugin, "on_client_hook", None)):
+            continue
+        declared = getattr(plugin, "client_hook_events", None)
+        if declared is None:
+            handled.update(sari_event for _, _, sari_event in CLAUDE_HOOKS)
+        else:
+            handled.update(event for owner, event in declared if owner == client)
+    return handled
+
+
+def _user_scope_claude(args: argparse.Namespace) -> int:
+    """Claude Code keeps user-scope servers in its own state file: hand over the command.
+
+    No workspace is named unless given: Claude Code starts the server in the project it
+    runs in, which ``sari serve`` then serves.
+    """
+    launcher = Launcher(args.command) if args.command else default_launcher()
+    workspaces = [str(ws) for ws in _workspaces(args)[1]] if args.workspace else []
+    entry = server_entry("claude-code", launcher, workspaces)
+    if args.url:
+        from sari_core.cli.http_entry import http_entry, install_token
+        entry = http_entry("claude-code", args.url, install_token(args.token))
+    command = shlex.join(["claude", "mcp", "add-json", "--scope", "user", args.name,
+                          json.dumps(entry)])
+    if args.print_only:
+        sys.stdout.write(dump_json(entry))
+        print(f"# add it for every project with:\n{command}", file=sys.stderr)
+        return 0
+    print(f"sari install: Claude Code keeps user-scope servers in its own file; add Sari for "
+          f"every project with:\n{command}", file=sys.stderr)
+    return 1
+
+
+def _print_changes(changes: list[FileChange], project: Path) -> None:
+    """One document on stdout: the snippet itself, or one JSON object keyed by file."""
+    for change in changes:
+        print(f"# {change.path}", file=sys.stderr)
+        for note in change.notes:
+            print(f"# {note}", file=sys.stderr)
+    if len(changes) == 1:
+        sys.stdout.write(changes[0].snippet)
+        return
+    document = {}
+    for change in changes:
+        try:
+            key = change.path.relative_to(project).as_posix()
+        except ValueError:
+            key = str(change.path)
+        document[key] = json.loads(change.snippet)
+    sys.stdout.write(dump_json(document))
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.client == "claude-code" and args.scope == "user" and not args.config:
+        return _user_scope_claude(args)
     try:
         changes = _plan(args)
     except ConfigFileError as exc:
         print(f"sari install: {exc}", file=sys.stderr)
         return 1
     if args.print_only:
-        for index, change in enumerate(changes):
-            print(f"# {change.path}", file=sys.stderr)
-            if index:
-                print()
-            sys.stdout.write(change.snippet)
+        _print_changes(changes, _workspaces(args)[0])
         return 0
     for change in changes:
         if not change.changed:
             print(f"sari install: {change.path} already up to date")
-            continue
-        saved = backup(change.path) if change.old_text is not None else None
-        write_atomically(change.path, change.new_text)
-        note = f" (previous version saved as {saved})" if saved else ""
-        print(f"sari install: wrote {change.path}{note}")
+        else:
+            saved = backup(change.path, state_dir() / "backups") \
+                if change.old_text is not None else None
+            write_atomically(change.path, change.new_text)
+            note = f" (previous version saved as {saved})" if saved else ""
+            print(f"sari install: wrote {change.path}{note}")
+        for note in change.notes:
+            print(f"sari install: {note}")
     if args.client in ("claude-code", "cursor"):
         print("sari install: restart the client or reload its MCP servers to connect.")
     return 0

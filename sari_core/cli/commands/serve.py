@@ -85,16 +85,25 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_stdio(roots: list[Path], log_file: Path | None) -> int:
-    from sari_core.server.app import SariServer
-    from sari_core.server.transports import serve_stdio
+    from sari_core.server.startup import StartupClock
     from sari_core.sessions import new_connection_id
 
-    kernel = open_kernel(roots)
+    clock = StartupClock()
+    with clock.phase("mcp SDK import"):
+        import mcp.server.lowlevel  # noqa: F401 - timed apart: most of a start-up
+    with clock.phase("Sari server import"):
+        from sari_core.server.app import SariServer
+        from sari_core.server.transports import serve_stdio
+    with clock.phase("plugins and engine"):  # the index itself builds in the background
+        kernel = open_kernel(roots)
     connection_id = new_connection_id()
     log.info("serving %s over stdio (connection %s, log %s)",
              ", ".join(map(str, roots)), connection_id, log_file)
     try:
-        server = SariServer(kernel, stdio_connection_id=connection_id, inline_reads=True)
+        with clock.phase("tool catalog"):
+            server = SariServer(kernel, stdio_connection_id=connection_id, inline_reads=True)
+        log.info("start-up: %s", clock.describe())
+        clock.report()
         anyio.run(serve_stdio, server)
     except KeyboardInterrupt:
         pass

@@ -1,0 +1,67 @@
+"""What a client sees of the server: tool titles, annotations, the negotiated protocol version."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from memory_engine import MemoryEngine
+from server_fixture_files import FILES
+from test_server_inprocess import connect
+
+from sari_core.kernel import Kernel
+from sari_core.server import SariServer
+
+
+async def test_every_core_tool_has_a_title(make_server) -> None:
+    async with connect(make_server()) as client:
+        tools = (await client.list_tools()).tools
+    titles = {tool.name: tool.title for tool in tools}
+    assert all(titles.values()), titles
+    assert titles["search"] == "Search the workspace"
+    assert len(set(titles.values())) == len(titles), "two tools would look alike"
+
+
+@pytest.mark.parametrize(("distribution", "plugin_class", "tool_name"), [
+    ("sari_persistence.plugin", "PersistencePlugin", "context_query"),
+    ("sari_ripple.plugin", "RipplePlugin", "context_tiers"),
+])
+async def test_read_only_plugin_tools_say_so(distribution: str, plugin_class: str,
+                                             tool_name: str) -> None:
+    module = pytest.importorskip(distribution)
+    kernel = Kernel(MemoryEngine(dict(FILES)), plugins=[getattr(module, plugin_class)()],
+                    load_entry_points=False, analytics_sinks=[])
+    try:
+        async with connect(SariServer(kernel)) as client:
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+    finally:
+        kernel.close()
+    tool = tools[tool_name]
+    assert tool.title
+    assert tool.annotations is not None
+    assert tool.annotations.read_only_hint is True
+    assert tool.annotations.destructive_hint is False
+    assert tool.annotations.open_world_hint is False
+
+
+@pytest.mark.parametrize(("requested", "negotiated"), [
+    ("2099-01-01", "2025-11-25"),  # unknown future version: the newest Sari speaks
+    ("not-a-version", "2025-11-25"),
+    ("2024-11-05", "2024-11-05"),  # a version Sari speaks is kept
+    ("2025-06-18", "2025-06-18"),
+])
+def test_the_protocol_version_is_negotiated_not_echoed(tmp_path: Path, requested: str,
+                                                       negotiated: str) -> None:
+    pytest.importorskip("sari_core.engine")
+    from e2e_harness import make_git_workspace, server_env
+    from stdio_wire import INITIALIZE, WireServer
+
+    (tmp_path / "home").mkdir()
+    server = WireServer(make_git_workspace(tmp_path / "ws"), server_env(tmp_path))
+    try:
+        server.send({**INITIALIZE, "params": {**INITIALIZE["params"],
+                                              "protocolVersion": requested}})
+        assert server.reply_to(0)["result"]["protocolVersion"] == negotiated
+    finally:
+        server.close_input()
+        assert server.finish()[0] == 0
