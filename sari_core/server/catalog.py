@@ -39,8 +39,9 @@ CORE_TITLES: dict[str, str] = {
     "write": "Write a file",
 }
 
-READ_ONLY_ANNOTATIONS = {"read_only_hint": True, "destructive_hint": False,
-                         "idempotent_hint": True, "open_world_hint": False}
+# destructiveHint only means something when readOnlyHint is false, so it is left out here.
+READ_ONLY_ANNOTATIONS = {"read_only_hint": True, "idempotent_hint": True,
+                         "open_world_hint": False}
 # A plugin tool that is not declared read-only may change state (its own, at least), never
 # the world outside the workspace.
 STATEFUL_ANNOTATIONS = {"read_only_hint": False, "open_world_hint": False}
@@ -164,8 +165,9 @@ _NAMED_SCHEMAS = frozenset({"properties", "$defs", "patternProperties"})
 def compact_schema(node: Any) -> Any:
     """A pydantic JSON schema without what a model does not need to fill it.
 
-    Drops ``title``s and ``default: null``, and turns an optional field's
-    ``anyOf: [X, {"type": "null"}]`` into ``X`` (leaving the field out means None).
+    Drops ``title``s and ``default: null``, turns an optional field's
+    ``anyOf: [X, {"type": "null"}]`` into ``X`` (leaving the field out means None), and
+    an ``anyOf`` of bare types into one ``type`` list.
     """
     if isinstance(node, list):
         return [compact_schema(item) for item in node]
@@ -183,4 +185,8 @@ def compact_schema(node: Any) -> Any:
         if len(kept) == 1 and len(kept) < len(options):
             out.pop("anyOf")
             out = {**kept[0], **out}
+        elif kept and all(option.keys() == {"type"} for option in kept):
+            # anyOf of bare types says no more than a list of types, in fewer tokens
+            out.pop("anyOf")
+            out = {"type": [option["type"] for option in kept], **out}
     return out

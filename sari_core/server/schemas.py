@@ -29,16 +29,16 @@ _REFS = {
 }
 _SYMBOL = {
     "path": {"type": "string", "description": "(mode=symbol only) File defining it."},
-    "include_context": {"type": "boolean", "description": "(mode=symbol only)"},
+    "include_context": {"type": "boolean"},
 }
 _SNIPPET = {
-    "start_line": {"type": "integer", "minimum": 1, "description": "(mode=snippet only)"},
-    "end_line": {"type": "integer", "minimum": 1, "description": "(mode=snippet only)"},
+    # the read description names these as the snippet mode's; a note per field would cost tokens
+    "start_line": {"type": "integer", "minimum": 1},
+    "end_line": {"type": "integer", "minimum": 1},
     "context_lines": {**_INT, "description": "(mode=snippet only)"},
 }
 _DIFF = {
-    "against": {"type": "string", "enum": ["HEAD", "WORKTREE", "INDEX"],
-                "description": "(mode=diff_preview only)"},
+    "against": {"type": "string", "enum": ["HEAD", "WORKTREE", "INDEX"]},
 }
 
 SEARCH_DESCRIPTION = (
@@ -48,8 +48,8 @@ SEARCH_DESCRIPTION = (
 )
 READ_DESCRIPTION = (
     "Read workspace code as numbered lines. mode: file (offset/limit), snippet "
-    "(start_line..end_line), symbol (a definition by name), outline (a file's or folder's "
-    "symbols), diff_preview (uncommitted changes). "
+    "(start_line..end_line), symbol (a definition by name, include_context), outline (a "
+    "file's or folder's symbols), diff_preview (uncommitted changes vs against). "
     'Example: {"mode": "snippet", "target": "a.py", "start_line": 40, "end_line": 90}.'
 )
 EDIT_DESCRIPTION = (

@@ -53,12 +53,12 @@ class ContextQueryArgs(BaseModel):
     text: str | None = Field(None, min_length=1, description="Substring, any case.")
     role: Literal["user", "assistant", "tool"] | None = Field(
         None, description="Only this role.")
-    tool: str | None = Field(None, description="Only this tool.")
+    tool: str | None = None
     execution_id: str | None = Field(None, description="From a compaction "
                                      "summary.")
     since: str | float | None = Field(None, description="ISO 8601 or Unix seconds.")
     until: str | float | None = Field(None, description="ISO 8601 or Unix seconds.")
-    chat_session_id: str | None = Field(None, description="Only this chat session.")
+    chat_session_id: str | None = None
     scope: Literal["auto", "session", "workspace"] = Field(
         "auto", description="auto: this session if it "
                             "has frames, else the workspace.")
@@ -66,9 +66,9 @@ class ContextQueryArgs(BaseModel):
         "both", description="Which lists to return.")
     include_compacted: bool = Field(True, description="Include compacted "
                                     "frames.")
-    limit: int = Field(10, ge=1, le=200, description="Items per list.")
-    offset: int = Field(0, ge=0, description="Items to skip.")
-    session_id: str | None = Field(None, description="The calling session.")
+    limit: int = Field(10, ge=1, le=200)
+    offset: int = Field(0, ge=0)
+    session_id: str | None = None
 
 
 def parse_time(value: str | float | None, field: str) -> int | None:
