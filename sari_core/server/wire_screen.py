@@ -42,25 +42,35 @@ def _valid_id(value: Any) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
-def _depth(value: Any) -> int:
+def _children(value: Any) -> list[Any]:
     if isinstance(value, dict):
-        return 1 + max((_depth(item) for item in value.values()), default=0)
-    if isinstance(value, list):
-        return 1 + max((_depth(item) for item in value), default=0)
-    return 0
+        return [*value.keys(), *value.values()]
+    return list(value) if isinstance(value, list) else []
+
+
+def _depth(value: Any) -> int:
+    # Iterative: some json versions (3.13) parse nesting far deeper than Python's recursion
+    # limit, and a recursive walk of such a message would raise instead of answering it.
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, (dict, list)):
+            deepest = max(deepest, depth + 1)
+            stack.extend((child, depth + 1) for child in _children(node))
+    return deepest
 
 
 def has_lone_surrogate(value: Any) -> bool:
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return True
-        return False
-    if isinstance(value, dict):
-        return any(has_lone_surrogate(k) or has_lone_surrogate(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(has_lone_surrogate(item) for item in value)
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            try:
+                node.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        else:
+            stack.extend(_children(node))
     return False
 
 
