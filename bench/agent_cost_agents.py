@@ -255,18 +255,16 @@ class SariAgent(_Agent):
         """Make the call the refusal names, as an agent does."""
         calls = refusal["meta"]["stabilization"]["next_calls"]
         code = refusal["error"]["code"]
+        search = proposed_search(calls)
         if code == "BUDGET_EXCEEDED":
-            search = next((c for c in calls if c["tool"] == "search"), None)
             if search is not None:
-                self.search(search["arguments"])
+                self.search(search)
             return refusal
-        reads = [c["arguments"] for c in calls if c["tool"] == "read"
-                 and c["arguments"].get("target") in (path, refusal.get("target"))]
-        if reads:
-            return self.read(reads[0])
-        search = next((c for c in calls if c["tool"] == "search"), None)
+        read = proposed_read(calls, path, refusal.get("target"))
+        if read is not None:
+            return self.read(read)
         if search is not None and code in REFGATE_CODES:
-            self.search(search["arguments"])
+            self.search(search)
             return self.read(self.with_ref(path, {"mode": refusal.get("mode", "file"),
                                                   "target": refusal.get("target", path)}))
         return refusal
@@ -313,6 +311,17 @@ def read_arguments(step: Any, path: str, wanted: range) -> dict[str, Any]:
         return {"mode": "symbol", "target": step.symbol.rsplit(".", 1)[-1], "path": path}
     return {"mode": "snippet", "target": path, "start_line": wanted.start,
             "end_line": wanted.stop - 1}
+
+
+def proposed_search(calls: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The arguments of the first search a refusal's ``next_calls`` propose."""
+    return next((c["arguments"] for c in calls if c["tool"] == "search"), None)
+
+
+def proposed_read(calls: list[dict[str, Any]], *targets: object) -> dict[str, Any] | None:
+    """The arguments of the first proposed read of one of ``targets``."""
+    return next((c["arguments"] for c in calls if c["tool"] == "read"
+                 and c["arguments"].get("target") in targets), None)
 
 
 class _Pager(Protocol):

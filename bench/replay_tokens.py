@@ -40,7 +40,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from agent_cost_agents import REFGATE_CODES, follow_pages, read_arguments, split_lines  # noqa: E402
+from agent_cost_agents import (  # noqa: E402
+    REFGATE_CODES,
+    follow_pages,
+    proposed_read,
+    proposed_search,
+    read_arguments,
+    split_lines,
+)
 from agent_cost_corpora import Corpus, Search, Session  # noqa: E402
 from replay_scripts import SESSIONS, STDLIB, definition_lines, module_path  # noqa: E402
 
@@ -168,22 +175,20 @@ class Agent:
         """React to a refusal as an agent does: run what the refusal proposes."""
         calls = refusal["meta"]["stabilization"]["next_calls"]
         code = refusal["error"]["code"]
+        search = proposed_search(calls)
         if code == "BUDGET_EXCEEDED":
-            search = next((c for c in calls if c["tool"] == "search"), None)
             if search is not None:
-                self.search(search["arguments"])
+                self.search(search)
             return refusal
         if code not in REFGATE_CODES:
             return refusal
         # Like an agent: the first proposal that reads its target (the same read with a
         # ref, else a window), else the proposed search and the read again with its ref.
-        reads = [c["arguments"] for c in calls if c["tool"] == "read"
-                 and c["arguments"].get("target") in (path, arguments.get("target"))]
-        if reads:
-            return self.read(reads[0])
-        search = next((c for c in calls if c["tool"] == "search"), None)
+        read = proposed_read(calls, path, arguments.get("target"))
+        if read is not None:
+            return self.read(read)
         if search is not None:
-            self.search(search["arguments"])
+            self.search(search)
             if path in self.candidates:
                 return self.read(self.with_ref(path, arguments))
         return refusal
