@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from agent_cost_corpora import Corpus, ReadAround, ReadFile, ReadSymbol, Search, Session
+from agent_cost_corpora import Corpus, ReadFile, ReadSymbol, Search, Session
 
 from sari_core.costmodel import tokens
 from sari_core.engine.ignore import DEFAULT_EXCLUDED_DIRS
@@ -77,16 +78,7 @@ class _Agent:
         self.tally.payload_tokens += -(-payload_chars // 4)
 
     def wanted(self, step: Any, path: str) -> tuple[range, Any]:
-        total = self.corpus.text_of(path).count("\n") + 1
-        if isinstance(step, ReadFile):
-            first = (step.offset or 0) + 1
-            last = total if step.limit is None else min(total, first + step.limit - 1)
-            return range(first, last + 1), None
-        start, end = self.corpus.definition_lines(step.module, step.symbol)
-        if isinstance(step, ReadSymbol):
-            return range(start, end + 1), None
-        assert isinstance(step, ReadAround)
-        return range(max(1, start - step.before), min(total, end + step.after) + 1), None
+        return self.corpus.wanted(step, path), None
 
     def missing(self, path: str, wanted: range) -> list[int]:
         needs = self.needs.get(path, set())
@@ -253,57 +245,32 @@ class SariAgent(_Agent):
             wanted, _ = self.wanted(step, path)
             if self.budget_spent:
                 continue
-            response = self.read(self.with_ref(path, self.arguments(step, path, wanted)))
+            response = self.read(self.with_ref(path, read_arguments(step, path, wanted)))
             if not response["ok"]:
                 response = self.recover(path, response)
             self.fill_gaps(path, wanted, response)
         return self.finish()
 
-    @staticmethod
-    def arguments(step: Any, path: str, wanted: range) -> dict[str, Any]:
-        if isinstance(step, ReadFile):
-            arguments: dict[str, Any] = {"mode": "file", "target": path}
-            if step.offset is not None:
-                arguments["offset"] = step.offset
-            if step.limit is not None:
-                arguments["limit"] = step.limit
-            return arguments
-        if isinstance(step, ReadSymbol):
-            return {"mode": "symbol", "target": step.symbol.rsplit(".", 1)[-1], "path": path}
-        return {"mode": "snippet", "target": path, "start_line": wanted.start,
-                "end_line": wanted.stop - 1}
-
     def recover(self, path: str, refusal: dict[str, Any]) -> dict[str, Any]:
         """Make the call the refusal names, as an agent does."""
         calls = refusal["meta"]["stabilization"]["next_calls"]
         code = refusal["error"]["code"]
+        search = proposed_search(calls)
         if code == "BUDGET_EXCEEDED":
-            search = next((c for c in calls if c["tool"] == "search"), None)
             if search is not None:
-                self.search(search["arguments"])
+                self.search(search)
             return refusal
-        reads = [c["arguments"] for c in calls if c["tool"] == "read"
-                 and c["arguments"].get("target") in (path, refusal.get("target"))]
-        if reads:
-            return self.read(reads[0])
-        search = next((c for c in calls if c["tool"] == "search"), None)
+        read = proposed_read(calls, path, refusal.get("target"))
+        if read is not None:
+            return self.read(read)
         if search is not None and code in REFGATE_CODES:
-            self.search(search["arguments"])
+            self.search(search)
             return self.read(self.with_ref(path, {"mode": refusal.get("mode", "file"),
                                                   "target": refusal.get("target", path)}))
         return refusal
 
     def follow(self, path: str, wanted: range, response: dict[str, Any]) -> None:
-        """Follow a cut read's continuation while its next page holds a missing line."""
-        for _ in range(20):  # paging guard
-            missing = self.missing(path, wanted)
-            if not missing or self.budget_spent or not response["ok"]:
-                return
-            follow = next((c["arguments"] for c in response["meta"]["stabilization"]["next_calls"]
-                           if c["tool"] == "read" and c["arguments"].get("target") == path), None)
-            if follow is None or not _page_holds(follow, missing[0]):
-                return
-            response = self.read(follow)
+        follow_pages(self, path, wanted, response, _page_holds)
 
     def fill_gaps(self, path: str, wanted: range, response: dict[str, Any]) -> None:
         """Get the needed lines of the asked range that did not arrive: each missing run in
@@ -329,6 +296,54 @@ class SariAgent(_Agent):
         arguments = {"mode": "snippet", "target": path, "start_line": start, "end_line": end}
         response = self.read(self.with_ref(path, arguments))
         return response if response["ok"] else self.recover(path, response)
+
+
+def read_arguments(step: Any, path: str, wanted: range) -> dict[str, Any]:
+    """The read call a script step makes for the lines it wants."""
+    if isinstance(step, ReadFile):
+        arguments: dict[str, Any] = {"mode": "file", "target": path}
+        if step.offset is not None:
+            arguments["offset"] = step.offset
+        if step.limit is not None:
+            arguments["limit"] = step.limit
+        return arguments
+    if isinstance(step, ReadSymbol):
+        return {"mode": "symbol", "target": step.symbol.rsplit(".", 1)[-1], "path": path}
+    return {"mode": "snippet", "target": path, "start_line": wanted.start,
+            "end_line": wanted.stop - 1}
+
+
+def proposed_search(calls: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The arguments of the first search a refusal's ``next_calls`` propose."""
+    return next((c["arguments"] for c in calls if c["tool"] == "search"), None)
+
+
+def proposed_read(calls: list[dict[str, Any]], *targets: object) -> dict[str, Any] | None:
+    """The arguments of the first proposed read of one of ``targets``."""
+    return next((c["arguments"] for c in calls if c["tool"] == "read"
+                 and c["arguments"].get("target") in targets), None)
+
+
+class _Pager(Protocol):
+    budget_spent: bool
+
+    def missing(self, path: str, wanted: range) -> list[int]: ...
+
+    def read(self, arguments: dict[str, Any]) -> dict[str, Any]: ...
+
+
+def follow_pages(agent: _Pager, path: str, wanted: range, response: dict[str, Any],
+                 page_holds: Callable[[dict[str, Any], int], bool]) -> None:
+    """Follow a cut read's continuation while its next page holds a missing line."""
+    for _ in range(20):  # paging guard
+        missing = agent.missing(path, wanted)
+        if not missing or agent.budget_spent or not response["ok"]:
+            return
+        follow = next((c["arguments"] for c in response["meta"]["stabilization"]["next_calls"]
+                       if c["tool"] == "read" and c["arguments"].get("target") == path), None)
+        if follow is None or not page_holds(follow, missing[0]):
+            return
+        response = agent.read(follow)
 
 
 def _page_holds(arguments: dict[str, Any], line: int) -> bool:

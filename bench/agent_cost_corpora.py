@@ -51,6 +51,18 @@ class Corpus:
     def text_of(self, path: str) -> str:
         return _read(self.root / path)
 
+    def wanted(self, step: ReadFile | ReadSymbol | ReadAround, path: str) -> range:
+        """The lines a read step asks for: the file's window, the symbol, or around it."""
+        total = self.text_of(path).count("\n") + 1
+        if isinstance(step, ReadFile):
+            first = (step.offset or 0) + 1
+            last = total if step.limit is None else min(total, first + step.limit - 1)
+            return range(first, last + 1)
+        start, end = self.definition_lines(step.module, step.symbol)
+        if isinstance(step, ReadSymbol):
+            return range(start, end + 1)
+        return range(max(1, start - step.before), min(total, end + step.after) + 1)
+
     def definition_lines(self, module: str, dotted: str) -> tuple[int, int]:
         """First and last line of a (nested) def or class, decorators included."""
         nodes: list[ast.stmt] = list(_tree(self.root / self.path_of(module)).body)

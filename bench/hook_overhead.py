@@ -56,19 +56,7 @@ class Trivial:
 
 
 def measure(plugin_count: int, calls: int, builtins: bool) -> list[float]:
-    kernel = Kernel(StubEngine(TEXT), plugins=[Trivial(i) for i in range(plugin_count)],
-                    load_entry_points=False, builtins=builtins, analytics_sinks=[])
-    args = {"mode": "file", "target": "a.py", "session_id": "bench"}
-    for _ in range(500):
-        kernel.execute_read(args)
-    samples = []
-    clock = time.perf_counter_ns
-    for _ in range(calls):
-        start = clock()
-        kernel.execute_read(args)
-        samples.append((clock() - start) / 1000.0)
-    kernel.close()
-    return samples
+    return measure_with([Trivial(i) for i in range(plugin_count)], calls, builtins=builtins)
 
 
 def bare(calls: int) -> list[float]:
@@ -161,10 +149,11 @@ def main() -> int:
 # --- telemetry: sari-otel's added cost per call (self-contained) ----------------------------
 
 
-def measure_with(plugins: list[object], calls: int) -> list[float]:
-    """p50-ready samples of one read through a kernel with exactly ``plugins`` (no built-ins)."""
-    kernel = Kernel(StubEngine(TEXT), plugins=plugins, load_entry_points=False, builtins=False,
-                    analytics_sinks=[])
+def measure_with(plugins: list[object], calls: int, builtins: bool = False) -> list[float]:
+    """p50-ready samples of one read through a kernel with exactly ``plugins`` (built-ins
+    only when asked)."""
+    kernel = Kernel(StubEngine(TEXT), plugins=plugins, load_entry_points=False,
+                    builtins=builtins, analytics_sinks=[])
     args = {"mode": "file", "target": "a.py", "session_id": "bench"}
     for _ in range(500):
         kernel.execute_read(args)

@@ -40,26 +40,20 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from replay_scripts import (  # noqa: E402
-    SESSIONS,
-    STDLIB,
-    ReadAround,
-    ReadFile,
-    ReadSymbol,
-    Search,
-    Session,
-    definition_lines,
-    module_path,
+from agent_cost_agents import (  # noqa: E402
+    REFGATE_CODES,
+    follow_pages,
+    proposed_read,
+    proposed_search,
+    read_arguments,
+    split_lines,
 )
+from agent_cost_corpora import Corpus, Search, Session  # noqa: E402
+from replay_scripts import SESSIONS, STDLIB, definition_lines, module_path  # noqa: E402
 
-
-def split_lines(text: str) -> list[str]:
-    parts = text.split("\n")
-    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
-
+STDLIB_CORPUS = Corpus("stdlib", STDLIB, SESSIONS, modules_are_paths=False)
 
 PRECISION_LINES = 200  # refgate's default max_range_lines: the agent's gap reads stay under it
-REFGATE_CODES = {"SEARCH_FIRST_REQUIRED", "SEARCH_REF_REQUIRED", "CANDIDATE_REF_REQUIRED"}
 
 
 def tokens_of(response: dict[str, Any]) -> int:
@@ -165,24 +159,8 @@ class Agent:
 
     @staticmethod
     def _read_arguments(step: Any, path: str) -> tuple[dict[str, Any], range]:
-        total = (STDLIB / path).read_text(encoding="utf-8").count("\n") + 1
-        if isinstance(step, ReadFile):
-            arguments: dict[str, Any] = {"mode": "file", "target": path}
-            first = (step.offset or 0) + 1
-            last = total if step.limit is None else min(total, first + step.limit - 1)
-            if step.offset is not None:
-                arguments["offset"] = step.offset
-            if step.limit is not None:
-                arguments["limit"] = step.limit
-            return arguments, range(first, last + 1)
-        start, end = definition_lines(step.module, step.symbol)
-        if isinstance(step, ReadSymbol):
-            return ({"mode": "symbol", "target": step.symbol.rsplit(".", 1)[-1], "path": path},
-                    range(start, end + 1))
-        assert isinstance(step, ReadAround)
-        first, last = max(1, start - step.before), min(total, end + step.after)
-        return ({"mode": "snippet", "target": path, "start_line": first, "end_line": last},
-                range(first, last + 1))
+        wanted = STDLIB_CORPUS.wanted(step, path)
+        return read_arguments(step, path, wanted), wanted
 
     def read_step(self, path: str, arguments: dict[str, Any], wanted: range) -> None:
         if self.budget_spent:
@@ -197,22 +175,20 @@ class Agent:
         """React to a refusal as an agent does: run what the refusal proposes."""
         calls = refusal["meta"]["stabilization"]["next_calls"]
         code = refusal["error"]["code"]
+        search = proposed_search(calls)
         if code == "BUDGET_EXCEEDED":
-            search = next((c for c in calls if c["tool"] == "search"), None)
             if search is not None:
-                self.search(search["arguments"])
+                self.search(search)
             return refusal
         if code not in REFGATE_CODES:
             return refusal
         # Like an agent: the first proposal that reads its target (the same read with a
         # ref, else a window), else the proposed search and the read again with its ref.
-        reads = [c["arguments"] for c in calls if c["tool"] == "read"
-                 and c["arguments"].get("target") in (path, arguments.get("target"))]
-        if reads:
-            return self.read(reads[0])
-        search = next((c for c in calls if c["tool"] == "search"), None)
+        read = proposed_read(calls, path, arguments.get("target"))
+        if read is not None:
+            return self.read(read)
         if search is not None:
-            self.search(search["arguments"])
+            self.search(search)
             if path in self.candidates:
                 return self.read(self.with_ref(path, arguments))
         return refusal
@@ -224,15 +200,7 @@ class Agent:
 
     def fill_gaps(self, path: str, wanted: range, response: dict[str, Any]) -> None:
         """Get the needed lines of the asked range that did not arrive."""
-        for _ in range(20):  # paging guard
-            missing = self.missing(path, wanted)
-            if not missing or self.budget_spent or not response["ok"]:
-                break
-            follow = next((c["arguments"] for c in response["meta"]["stabilization"]["next_calls"]
-                           if c["tool"] == "read" and c["arguments"].get("target") == path), None)
-            if follow is None or not _page_holds(follow, missing[0]):
-                break
-            response = self.read(follow)
+        follow_pages(self, path, wanted, response, _page_holds)
         for start, end in _runs(self.missing(path, wanted)):
             for first in range(start, end + 1, PRECISION_LINES):
                 if self.budget_spent:

@@ -61,6 +61,32 @@ def _read_spec(path: Path) -> pathspec.PathSpec | None:
     return pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
 
 
+_FOLDER = "folder"
+
+
+def _sorted_entries(folder: int | str) -> list[os.DirEntry[str]] | None:
+    """A folder's entries by name (a descriptor or a path); None when it cannot be listed."""
+    try:
+        with os.scandir(folder) as scan:
+            return sorted(scan, key=lambda entry: entry.name)
+    except OSError:
+        return None
+
+
+def _kind(entry: os.DirEntry[str]) -> os.stat_result | str | None:
+    """``_FOLDER`` for a real folder, the stat of a regular file, else None: symlinks,
+    special files and entries gone since the listing are never walked."""
+    try:
+        if entry.is_symlink():
+            return None
+        if entry.is_dir(follow_symlinks=False):
+            return _FOLDER
+        info = entry.stat(follow_symlinks=False)
+    except OSError:
+        return None
+    return info if stat.S_ISREG(info.st_mode) else None
+
+
 class IgnoreRules:
     """The ignore decisions of one root; ``.gitignore`` files are read lazily and cached."""
 
@@ -184,25 +210,18 @@ class IgnoreRules:
 
     def _walk_fd(self, folder_fd: int, dir_rel: str, chain: Chain,
                  temp_found: TempFound | None) -> Iterator[WalkEntry]:
-        try:
-            with os.scandir(folder_fd) as scan:
-                entries = sorted(scan, key=lambda entry: entry.name)
-        except OSError:
+        entries = _sorted_entries(folder_fd)
+        if entries is None:
             return
         folder = os.path.join(self.root, dir_rel) if dir_rel else str(self.root)
         subdirs: list[str] = []
         for entry in entries:
             rel = f"{dir_rel}/{entry.name}" if dir_rel else entry.name
-            try:
-                if entry.is_symlink():
-                    continue
-                if entry.is_dir(follow_symlinks=False):
-                    subdirs.append(entry.name)
-                    continue
-                info = entry.stat(follow_symlinks=False)
-            except OSError:
+            info = _kind(entry)
+            if info is _FOLDER:
+                subdirs.append(entry.name)
                 continue
-            if not stat.S_ISREG(info.st_mode):
+            if not isinstance(info, os.stat_result):
                 continue
             if fdwalk.is_temp_name(entry.name):
                 if temp_found is not None:
@@ -230,27 +249,19 @@ class IgnoreRules:
         while stack:
             dir_rel, chain = stack.pop()
             folder = os.path.join(self.root, dir_rel) if dir_rel else str(self.root)
-            try:
-                with os.scandir(folder) as scan:
-                    entries = sorted(scan, key=lambda entry: entry.name)
-            except OSError:
+            entries = _sorted_entries(folder)
+            if entries is None:
                 continue
             subdirs: list[tuple[str, Chain]] = []
             for entry in entries:
                 rel = f"{dir_rel}/{entry.name}" if dir_rel else entry.name
-                try:
-                    if entry.is_symlink():
-                        continue
-                    if entry.is_dir(follow_symlinks=False):
-                        if self._excluded_dir(entry.name, entry.path) or \
-                                self.decide(chain, rel, True):
-                            continue
+                info = _kind(entry)
+                if info is _FOLDER:
+                    if not (self._excluded_dir(entry.name, entry.path)
+                            or self.decide(chain, rel, True)):
                         subdirs.append((rel, self.extend(chain, rel)))
-                        continue
-                    info = entry.stat(follow_symlinks=False)
-                except OSError:
                     continue
-                if not stat.S_ISREG(info.st_mode) or fdwalk.is_temp_name(entry.name) \
+                if not isinstance(info, os.stat_result) or fdwalk.is_temp_name(entry.name) \
                         or self.decide(chain, rel, False):
                     continue
                 yield WalkEntry(rel, entry.path, info.st_size, info.st_mtime_ns)

@@ -7,10 +7,6 @@ The plugin reaches the server the way it does in production: through its entry p
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -21,11 +17,7 @@ from budget_workspace import FILES, build_engine
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.stdio import stdio_client as stdio_transport
-
-
-def serve_argv(workspace: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "sari_core.cli.main", "serve", "--workspace", str(workspace),
-            *extra]
+from sari_http import serve_argv, serve_http
 
 
 @pytest.fixture
@@ -57,29 +49,8 @@ async def stdio_client(workspace: Path, env: dict[str, str], log: Path) -> Async
 @contextmanager
 def http_url(workspace: Path, env: dict[str, str], log_path: Path) -> Iterator[str]:
     """``sari serve --transport http --port 0``; yields the URL it announces on stderr."""
-    with log_path.open("w", encoding="utf-8") as log:
-        process = subprocess.Popen(serve_argv(workspace, "--transport", "http", "--port", "0"),
-                                   env=env, stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.DEVNULL, stderr=log)
-    try:
-        deadline = time.monotonic() + 60  # a guard against a hang, not a timing assertion
-        while True:
-            announced = [line.rsplit(" ", 1)[-1] for line in log_path.read_text().splitlines()
-                         if "serving MCP over streamable HTTP at " in line]
-            if announced:
-                yield announced[0]
-                return
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("sari serve did not start:\n" + log_path.read_text())
-            time.sleep(0.05)
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGINT)
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    with serve_http(workspace, env, log_path) as served:
+        yield served.url
 
 
 async def test_the_26th_read_is_refused_over_stdio(workspace: Path, env: dict[str, str],

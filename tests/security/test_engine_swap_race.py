@@ -13,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import folder_swapper
@@ -53,6 +55,22 @@ def _swapping(root: Path, outside: Path, tmp_path: Path,
     return folder_swapper.start(root / "sub", outside, tmp_path / "stop", hold)
 
 
+def _count(outcomes: dict[str, int], attempt: Callable[[], str]) -> None:
+    """Count what one attempt came to: its result, its refusal's code, or a crash's type."""
+    try:
+        outcome = attempt()
+    except SariError as refused:
+        outcome = refused.code
+    except Exception as crash:  # noqa: BLE001 - counted, then asserted absent
+        outcome = type(crash).__name__
+    outcomes[outcome] = outcomes.get(outcome, 0) + 1
+
+
+def _applied(engine: Workspace, call: MutationCall) -> str:
+    engine.apply_mutation(engine.plan_mutation(call))
+    return "ok"
+
+
 def test_reads_never_return_outside_content(layout: tuple[Path, Path], tmp_path: Path) -> None:
     root, outside = layout
     seen: dict[str, int] = {}
@@ -60,15 +78,7 @@ def test_reads_never_return_outside_content(layout: tuple[Path, Path], tmp_path:
         swapper = _swapping(root, outside, tmp_path)
         try:
             for _ in range(READS):
-                try:
-                    text = engine.read(ReadCall(mode="file", target="sub/f.txt")).text
-                except SariError as refused:
-                    seen[refused.code] = seen.get(refused.code, 0) + 1
-                except Exception as crash:  # noqa: BLE001 - counted, then asserted absent
-                    name = type(crash).__name__
-                    seen[name] = seen.get(name, 0) + 1
-                else:
-                    seen[text] = seen.get(text, 0) + 1
+                _count(seen, lambda: engine.read(ReadCall(mode="file", target="sub/f.txt")).text)
         finally:
             swaps = folder_swapper.finish(swapper, tmp_path / "stop")
     assert swaps > 0
@@ -91,15 +101,7 @@ def test_writes_and_edits_never_touch_outside(layout: tuple[Path, Path], tmp_pat
                          MutationCall(tool="edit", path="sub/f.txt", old_string="inside",
                                       new_string="inside")]
                 for call in calls:
-                    try:
-                        engine.apply_mutation(engine.plan_mutation(call))
-                    except SariError as refused:
-                        outcomes[refused.code] = outcomes.get(refused.code, 0) + 1
-                    except Exception as crash:  # noqa: BLE001 - counted, then asserted absent
-                        name = type(crash).__name__
-                        outcomes[name] = outcomes.get(name, 0) + 1
-                    else:
-                        outcomes["ok"] = outcomes.get("ok", 0) + 1
+                    _count(outcomes, partial(_applied, engine, call))
         finally:
             swaps = folder_swapper.finish(swapper, tmp_path / "stop")
     assert swaps > 0

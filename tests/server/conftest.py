@@ -1,10 +1,13 @@
-"""Fixtures for the MCP server tests: a kernel over the in-memory engine, served in-process."""
+"""Fixtures for the MCP server tests: a kernel over the in-memory engine, served in-process;
+and, for the subprocess tests, a git workspace and the server's environment."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
+from e2e_harness import make_git_workspace, server_env
 from memory_engine import MemoryEngine
 from raising_plugin import RaisingPlugin
 from server_fixture_files import FILES
@@ -32,3 +35,14 @@ def make_server(plugin: RaisingPlugin) -> Callable[..., SariServer]:
     yield build
     for kernel in kernels:
         kernel.close()
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    return make_git_workspace(tmp_path / "ws")
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    (tmp_path / "home").mkdir()
+    return server_env(tmp_path)

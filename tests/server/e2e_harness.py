@@ -8,10 +8,7 @@ an entry point of group ``sari``, declared by a ``*.dist-info`` folder on
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
-import sys
-import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -21,6 +18,7 @@ import anyio
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.stdio import stdio_client as stdio_transport
+from sari_http import serve_argv, serve_http
 
 HERE = Path(__file__).resolve().parent
 
@@ -90,11 +88,6 @@ def server_env(tmp: Path, plugins: str = "raiser") -> dict[str, str]:
     }
 
 
-def serve_argv(workspace: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "sari_core.cli.main", "serve", "--workspace",
-            str(workspace), *extra]
-
-
 @asynccontextmanager
 async def stdio_client(workspace: Path, env: dict[str, str], errlog: IO[str]
                        ) -> AsyncIterator[Client]:
@@ -108,30 +101,8 @@ async def stdio_client(workspace: Path, env: dict[str, str], errlog: IO[str]
 def http_server(workspace: Path, env: dict[str, str], log_path: Path,
                 startup_bound: float = 60.0) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """``sari serve --transport http --port 0``; yields its URL (read from its stderr)."""
-    with log_path.open("w", encoding="utf-8") as log:
-        process = subprocess.Popen(serve_argv(workspace, "--transport", "http", "--port", "0"),
-                                   env=env, stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.DEVNULL, stderr=log)
-    try:
-        url = None
-        deadline = time.monotonic() + startup_bound
-        while url is None:
-            for line in log_path.read_text(encoding="utf-8").splitlines():
-                if "serving MCP over streamable HTTP at " in line:
-                    url = line.rsplit(" ", 1)[-1]
-            if url is None:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("sari serve did not start:\n" + log_path.read_text())
-                time.sleep(0.05)
-        yield url, process
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGINT)
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    with serve_http(workspace, env, log_path, bound=startup_bound) as served:
+        yield served.url, served.process
 
 
 async def wait_for_index(client: Client, bound: float = 60.0) -> None:

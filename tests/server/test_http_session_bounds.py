@@ -10,7 +10,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from e2e_harness import http_server, make_git_workspace, server_env
+from e2e_harness import http_server, server_env
 
 pytest.importorskip("sari_core.engine")
 
@@ -61,11 +61,6 @@ def until(condition, bound: float = 30.0) -> None:  # type: ignore[no-untyped-de
     while not condition():
         assert time.monotonic() < deadline, "condition not reached"
         time.sleep(0.05)
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    return make_git_workspace(tmp_path / "ws")
 
 
 def test_sessions_beyond_the_cap_evict_the_oldest_idle_ones(workspace: Path,

@@ -15,9 +15,7 @@ import mcp_types as types
 import pytest
 from e2e_harness import (
     http_server,
-    make_git_workspace,
     serve_argv,
-    server_env,
     stdio_client,
     wait_for_index,
 )
@@ -41,17 +39,6 @@ def error_code(result: types.CallToolResult) -> str:
     response = body(result)
     assert response["ok"] is False, response
     return response["error"]["code"]
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    return make_git_workspace(tmp_path / "ws")
-
-
-@pytest.fixture
-def env(tmp_path: Path) -> dict[str, str]:
-    (tmp_path / "home").mkdir()
-    return server_env(tmp_path)
 
 
 Connect = Callable[[], Any]

@@ -11,21 +11,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from e2e_harness import make_git_workspace, server_env
 from stdio_wire import WireServer
 
 pytest.importorskip("sari_core.engine")
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    return make_git_workspace(tmp_path / "ws")
-
-
-@pytest.fixture
-def env(tmp_path: Path) -> dict[str, str]:
-    (tmp_path / "home").mkdir()
-    return server_env(tmp_path)
 
 
 @pytest.fixture
