@@ -46,13 +46,16 @@ DESCRIPTION = (
 
 
 class ContextQueryArgs(BaseModel):
-    """Arguments of ``context_query``."""
+    """Arguments of ``context_query``.
+
+    Listed to the model on every turn: a field whose name and values already say what it
+    does carries no description.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
     text: str | None = Field(None, min_length=1, description="Substring, any case.")
-    role: Literal["user", "assistant", "tool"] | None = Field(
-        None, description="Only this role.")
+    role: Literal["user", "assistant", "tool"] | None = None
     tool: str | None = None
     execution_id: str | None = Field(None, description="From a compaction "
                                      "summary.")
@@ -62,10 +65,8 @@ class ContextQueryArgs(BaseModel):
     scope: Literal["auto", "session", "workspace"] = Field(
         "auto", description="auto: this session if it "
                             "has frames, else the workspace.")
-    kind: Literal["both", "frames", "executions"] = Field(
-        "both", description="Which lists to return.")
-    include_compacted: bool = Field(True, description="Include compacted "
-                                    "frames.")
+    kind: Literal["both", "frames", "executions"] = "both"
+    include_compacted: bool = True
     limit: int = Field(10, ge=1, le=200)
     offset: int = Field(0, ge=0)
     session_id: str | None = None
