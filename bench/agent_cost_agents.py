@@ -256,9 +256,7 @@ class SariAgent(_Agent):
         calls = refusal["meta"]["stabilization"]["next_calls"]
         code = refusal["error"]["code"]
         search = proposed_search(calls)
-        if code == "BUDGET_EXCEEDED":
-            if search is not None:
-                self.search(search)
+        if ran_budget_search(self, code, search):
             return refusal
         read = proposed_read(calls, path, refusal.get("target"))
         if read is not None:
@@ -312,6 +310,18 @@ def read_arguments(step: Any, path: str, wanted: range) -> dict[str, Any]:
     return {"mode": "snippet", "target": path, "start_line": wanted.start,
             "end_line": wanted.stop - 1}
 
+
+
+def ran_budget_search(agent: Any, code: str, search: dict[str, Any] | None) -> bool:
+    """A budget refusal ends the reading: run the search it proposes, as an agent does.
+
+    :return: True when ``code`` was the budget's refusal (the caller returns it as it is).
+    """
+    if code != "BUDGET_EXCEEDED":
+        return False
+    if search is not None:
+        agent.search(search)
+    return True
 
 def proposed_search(calls: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The arguments of the first search a refusal's ``next_calls`` propose."""

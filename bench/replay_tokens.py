@@ -45,6 +45,7 @@ from agent_cost_agents import (  # noqa: E402
     follow_pages,
     proposed_read,
     proposed_search,
+    ran_budget_search,
     read_arguments,
     split_lines,
 )
@@ -176,9 +177,7 @@ class Agent:
         calls = refusal["meta"]["stabilization"]["next_calls"]
         code = refusal["error"]["code"]
         search = proposed_search(calls)
-        if code == "BUDGET_EXCEEDED":
-            if search is not None:
-                self.search(search)
+        if ran_budget_search(self, code, search):
             return refusal
         if code not in REFGATE_CODES:
             return refusal
