@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from sari_core.locations import private_dir
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -134,7 +136,7 @@ def backup(path: Path, folder: Path) -> Path:
     name starts with a digest of the file's folder, so two projects' ``.mcp.json``
     backups never mix.
     """
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_dir(folder)
     where = hashlib.sha256(str(path.resolve().parent).encode("utf-8")).hexdigest()[:12]
     stamp = time.strftime("%Y%m%d-%H%M%S")
     target = folder / f"{where}-{path.name}.{stamp}.bak"

@@ -11,7 +11,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from sari_core.locations import state_dir
+from sari_core.locations import private_dir, state_dir
 
 TOKEN_ENV = "SARI_HTTP_TOKEN"
 TOKEN_FILENAME = "http-token"
@@ -57,8 +57,7 @@ def stored_token() -> str | None:
 
 def _store(token: str) -> Path:
     path = token_file()
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    os.chmod(path.parent, 0o700)
+    private_dir(path.parent)
     partial = path.with_name(f".{path.name}.{os.getpid()}")
     fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
