@@ -5,11 +5,15 @@ Ranking of text and regex hits (documented in docs/engine.md):
 * the exact file set comes from :mod:`sari_core.engine.text_match`; ``total``
   counts matching files;
 * files that *define* a symbol named in the query come first, then files whose
-  path contains the query, then the rest (non-test before test paths, shorter
-  paths first); the first ``max(20, 2 * limit)`` of them are read for line hits;
+  path contains the query, then the rest (the project's own before installed
+  third-party code, non-test before test paths, shorter paths first); the first
+  ``max(20, 2 * limit)`` of them are read for line hits;
 * each line hit scores 1, +3 when the line is a definition of a symbol named in
-  the query, +2 when the query occurs there as a whole word, +0.5 when its case
-  matches exactly, +0.5 when the path contains the query, -0.5 for test paths;
+  the query (+0.5 more when it is not indented: a module's own API rather than one
+  of many methods of that name), +2 when the query occurs there as a whole word,
+  +0.5 when its case matches exactly, +0.5 when the path contains the query, -0.5
+  for test paths and for third-party paths (``site-packages/``, ``node_modules/``,
+  ``vendor/``, ...);
 * hits are ordered by score, then path, then line; at most ``HITS_PER_FILE`` per file.
 """
 
@@ -44,6 +48,9 @@ SNIPPET_CHARS = 200
 PREVIEW_BUDGET_CHARS = 6000
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WORD_CHAR = re.compile(r"\w")
+# Installed or vendored code: searchable, but ranked after the project's own files.
+_THIRD_PARTY_PATH = re.compile(
+    r"(^|/)(site-packages|dist-packages|node_modules|vendor|third_party|_vendor)(/|$)")
 _TEST_PATH = re.compile(r"(^|/)(tests?|testing|__tests__|spec)(/|$)|(^|/)test_[^/]*$|_test\.")
 # Words of a query that never name the symbol being looked for.
 _KEYWORDS = frozenset({
@@ -68,6 +75,10 @@ class _Hit:
 
 def _is_test(path: str) -> bool:
     return "test" in path and bool(_TEST_PATH.search(path))
+
+
+def _is_third_party(path: str) -> bool:
+    return bool(_THIRD_PARTY_PATH.search(path))
 
 
 def _snippet(line: str, start: int, width: int = SNIPPET_CHARS) -> str:
@@ -126,9 +137,10 @@ class Searcher:
         needle = call.query if call.case_sensitive else call.query.lower()
         scan_files = max(SCAN_FILES_MIN, SCAN_FILES_PER_RESULT * call.limit)
 
-        def order(hit: FileHit) -> tuple[int, int, int, int, str]:
+        def order(hit: FileHit) -> tuple[int, int, int, int, int, str]:
             in_path = needle in (hit.path if call.case_sensitive else hit.path.lower())
-            return (0 if hit.id in defs else 1, 0 if in_path else 1, int(_is_test(hit.path)),
+            return (0 if hit.id in defs else 1, 0 if in_path else 1,
+                    int(_is_third_party(hit.path)), int(_is_test(hit.path)),
                     hit.path.count("/"), hit.path)
 
         chosen = files if len(files) <= scan_files else heapq.nsmallest(scan_files, files,
@@ -173,7 +185,8 @@ class Searcher:
 
     def _score(self, file: FileHit, found: Sequence[tuple[int, int, str]],
                defs: dict[int, tuple[str, int]], needle: str, call: SearchCall) -> list[_Hit]:
-        test_penalty = 0.5 if _is_test(file.path) else 0.0
+        test_penalty = (0.5 if _is_test(file.path) else 0.0) \
+            + (0.5 if _is_third_party(file.path) else 0.0)
         in_path = needle in (file.path if call.case_sensitive else file.path.lower())
         hits = []
         for line_number, column, line in found:
@@ -183,7 +196,7 @@ class Searcher:
             end_line = None
             if line_number in defs:
                 symbol, end_line = defs[line_number]
-                score += 3.0
+                score += 3.0 if line[:1].isspace() else 3.5
                 kind = "definition"
             if call.kind == "text":
                 length = len(call.query)

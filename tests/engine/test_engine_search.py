@@ -203,3 +203,21 @@ def test_several_roots(tmp_path: Path, repo: Path) -> None:
 
         text = engine.read(ReadCall(mode="file", target="second/lib/extra.py")).text
         assert text.startswith("def execute_read")
+
+
+def test_a_module_function_and_the_project_own_code_rank_before_methods_and_installed_code(
+        tmp_path: Path) -> None:
+    # Alphabetical order would put all three other files first: the ranking must not.
+    write(tmp_path, "a_formatter.py", "class Formatter:\n    def dedent(self):\n        pass\n")
+    write(tmp_path, "lib/site-packages/pkg/text.py", "def dedent(text):\n    return text\n")
+    write(tmp_path, "b_helpers.py", "class Helper:\n    def dedent(self, text):\n        return 1\n")
+    write(tmp_path, "textwrap.py", "def dedent(text):\n    return text.strip()\n")
+    engine = Workspace([tmp_path])
+    try:
+        engine.ensure_index(progress=False)
+        ranked = [path for path, _ in search(engine, "def dedent", limit=10)]
+    finally:
+        engine.close()
+    assert ranked[0] == "textwrap.py"
+    assert ranked.index("lib/site-packages/pkg/text.py") > ranked.index("textwrap.py")
+    assert ranked[-1] == "lib/site-packages/pkg/text.py"

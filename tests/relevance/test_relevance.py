@@ -8,6 +8,7 @@ from kernel_responses import run_next_call, stabilization
 from relevance_workspace import ranked_paths
 
 from sari_core import Kernel
+from sari_core.rendering import render
 
 CODE = "LOW_RELEVANCE_OUTSIDE_TOPK"
 EXCLUDED = "RELEVANCE_EXCLUDED_PATH"
@@ -61,11 +62,24 @@ def test_alternatives_are_stable_across_fresh_kernels_and_repeats(make_kernel) -
         kernel = make_kernel()
         kernel.execute_search({"query": "handle_request", "limit": 50})
         blocks.append(stabilization(_read(kernel, "app/cli.py")))
+        kernel.execute_search({"query": "handle_request", "limit": 50})
         blocks.append(stabilization(_read(kernel, "app/cli.py")))
     for block in blocks:
         block.pop("metrics_snapshot")
     assert all(block == blocks[0] for block in blocks)
     assert len(blocks[0]["annotations"]["relevance"]["alternatives"]) == 3
+
+
+def test_the_warning_is_said_once_per_target_and_search(make_kernel) -> None:
+    kernel = make_kernel()
+    kernel.execute_search({"query": "handle_request", "limit": 50})
+    first = _read(kernel, "app/cli.py")
+    again = _read(kernel, "app/cli.py")
+    assert CODE in _codes(first)
+    assert again["ok"] and CODE not in _codes(again)
+    assert "seems unrelated" not in render(again)
+    kernel.execute_search({"query": "handle_request", "limit": 50})  # a new search re-arms it
+    assert CODE in _codes(_read(kernel, "app/cli.py"))
 
 
 def test_k_is_ten_distinct_paths_of_the_latest_search(make_kernel) -> None:

@@ -32,6 +32,7 @@ class Finding:
     next_calls: tuple[NextCall, ...]
     alternatives: tuple[str, ...]
     suggested_next_action: str
+    target: str = ""  # what the read was about (its path, or its symbol), for saying it once
 
 
 def _read_target(call: ReadCall, roots: Sequence[Path]) -> tuple[str | None, str]:
@@ -106,4 +107,4 @@ def judge(call: ReadCall, baseline: Baseline | None, settings: RelevanceSettings
               f"{query!r})." if alternatives else
               "Search the project's own code for what you need.")
     return Finding(tuple(codes), " ".join(sentences), hint, next_calls,
-                   tuple(entry.path for entry in alternatives), action)
+                   tuple(entry.path for entry in alternatives), action, label)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sari_core.models import ReadCall, SearchCall, SearchResult
 from sari_core.plugin_manager import hookimpl
@@ -23,9 +23,11 @@ REASON_RANK = 30
 
 @dataclass
 class RelevanceState:
-    """Per session: only the latest search (at most ``top_k`` entries), so it stays bounded."""
+    """Per session: only the latest search (at most ``top_k`` entries), so it stays bounded,
+    and the targets already warned about since that search (said once, not on every read)."""
 
     baseline: Baseline | None = None
+    warned: set[str] = field(default_factory=set)
 
 
 class RelevancePlugin:
@@ -65,15 +67,24 @@ class RelevancePlugin:
         state = self._state(session)
         with session.lock:
             state.baseline = baseline
+            state.warned = set()
 
     @hookimpl
     def on_read_enter(self, call: ReadCall, session: Session) -> Verdict | None:
         settings = self._settings(session)
+        state = self._state(session)
         with session.lock:
-            baseline = self._state(session).baseline
+            baseline = state.baseline
         finding = judge(call, baseline, settings, session.roots)
         if finding is None:
             return None
+        if not settings.hard:
+            # A warning is said once per target and search: the agent heard it and chose
+            # to read on; repeating it on every later read of that file is noise it pays for.
+            with session.lock:
+                if finding.target in state.warned:
+                    return None
+                state.warned.add(finding.target)
         annotations = {"alternatives": list(finding.alternatives)}
         if settings.hard:
             return Verdict.block(*finding.reason_codes, message=finding.message,
