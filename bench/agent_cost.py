@@ -33,7 +33,8 @@ a turn that reads the whole conversation so far, 150 output tokens per call; cac
 (previous prefix at 0.1x, new tokens at 1.25x) and uncached (1x).
 
 Payload is the code or matches asked for: each delivered line with its number, each match
-snippet with its line number, each file path once. Everything else (JSON envelope, ids,
+snippet with its line number, each file path once, and an outline's entries (a definition's
+kind, name and lines, as a search match gives them; an outline delivers no file line). Everything else (JSON envelope, ids,
 counters, headers, sentences, repeated paths, padding) is non-payload.
 
     python bench/agent_cost.py [--json]

@@ -154,7 +154,8 @@ def verbatim_lines(response: dict[str, Any]) -> list[tuple[int, str]]:
     ``item``) stand as one text line and deliver nothing new.
     """
     meta = response["meta"]
-    if response.get("diff") is not None or response.get("text") is None:
+    if response.get("diff") is not None or response.get("text") is None \
+            or meta.get("mode") == "outline":  # an outline names lines, it delivers none
         return []
     lines = split_lines(response["text"])
     segments = None
@@ -227,7 +228,10 @@ class SariAgent(_Agent):
             return response
         lines = verbatim_lines(response)
         as_json = text.startswith("{")
-        self.record(text, sum(_line_payload(n, line, as_json) for n, line in lines))
+        payload = sum(_line_payload(n, line, as_json) for n, line in lines)
+        if response["meta"].get("mode") == "outline":  # its entries, as a search's matches
+            payload = len(response["text"] or "")
+        self.record(text, payload)
         path = response["meta"]["path"]
         self.delivered.setdefault(path, set()).update(n for n, _ in lines)
         return response

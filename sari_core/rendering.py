@@ -6,7 +6,9 @@ model needs the code, where it is, and in plain words what happened. So:
 
 * a read is one header line (``path lines a-b of N``, then what a policy did, then the
   call that continues it) and the lines as ``N<TAB>line``, unescaped, as built-in read
-  tools print them; a diff is the header and the diff;
+  tools print them; a diff is the header and the diff; an outline is the header and its
+  entries as they are (``kind name first-last``, indented by nesting: their own line
+  ranges are the numbers that matter, so they are not numbered again);
 * a search is one header line and the matches grouped by file, one ``line: snippet``
   per match under the file's path (the path and line are all a later read needs);
 * a refusal is its message, one or two sentences, ending in the exact next call;
@@ -154,6 +156,8 @@ def _read(response: Mapping[str, Any]) -> str:
     notes = _notes(response)
     follow = _follow_up(response, response.get("target")) \
         if meta.get("truncated") or notes else None
+    if response.get("mode") == "outline" or meta.get("mode") == "outline":
+        return _outline(response, notes, follow)
     diff = response.get("diff")
     if diff is not None:
         against = (response.get("location") or {}).get("against") or "the last commit"
@@ -163,6 +167,28 @@ def _read(response: Mapping[str, Any]) -> str:
     body = numbered_lines(text, start if isinstance(start, int) else 1, _segments(response)) \
         if isinstance(text, str) and text else []
     return "\n".join([_header(parts, notes, follow), *body])
+
+
+def _outline(response: Mapping[str, Any], notes: list[str], follow: str | None) -> str:
+    meta = response.get("meta") or {}
+    path = meta.get("path") or response.get("target") or "?"
+    start, end, total = meta.get("start_line"), meta.get("end_line"), meta.get("total_lines")
+    text = response.get("text") if isinstance(response.get("text"), str) else ""
+    if not text:
+        parts = [f"{path} outline: no definitions"]
+    elif isinstance(total, int) and isinstance(start, int) and isinstance(end, int) \
+            and (start > 1 or end < total):
+        parts = [f"{path} outline, entries {start}-{end} of {total}"]
+    else:
+        parts = [f"{path} outline"]
+    if meta.get("file_lines"):
+        parts[0] += f" (file of {meta['file_lines']} lines)"
+    if follow is None and isinstance(meta.get("next_offset"), int):
+        follow = call_text({"tool": "read", "arguments": {
+            "mode": "outline", "target": response.get("target") or path,
+            "offset": meta["next_offset"]}})
+    return "\n".join([_header(parts, notes, follow), *text.rstrip("\n").split("\n")]) \
+        if text else _header(parts, notes, follow)
 
 
 # --- searches ---------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from sari_core.arguments import LEGACY_READ_TOOLS
 from sari_core.kernel import Kernel
 from sari_core.server.options import ServerOptions, load_options
 from sari_core.server.output_schemas import output_schema
-from sari_core.server.schemas import LEGACY_TOOL_NAMES, SESSION_ID_PROPERTY, core_tools
+from sari_core.server.schemas import LEGACY_TOOL_NAMES, core_tools
 from sari_core.tools import ToolSpec
 
 READ_ONLY_CORE_TOOLS = frozenset({"search", "read", *LEGACY_READ_TOOLS})
@@ -140,16 +140,13 @@ class ToolCatalog:
 
 
 def plugin_definition(spec: ToolSpec) -> dict[str, Any]:
-    """A plugin tool's definition: its input model's JSON schema plus ``session_id``."""
+    """A plugin tool's definition: its input model's JSON schema, without ``session_id``."""
     schema = compact_schema(copy.deepcopy(spec.input_model.model_json_schema()))
     schema.pop("description", None)  # the model's docstring; the tool has its description
     schema.setdefault("type", "object")
-    properties = schema.setdefault("properties", {})
-    # Any tool takes session_id (the kernel reads it before validating); only advertise it
-    # where the model would not refuse it as an extra field.
-    extra = spec.input_model.model_config.get("extra")
-    if "session_id" not in properties and extra != "forbid":
-        properties["session_id"] = dict(SESSION_ID_PROPERTY)
+    # Any tool takes session_id (the kernel reads it before validating); programs pass it,
+    # a model never does, so it is not listed (it would cost tokens on every turn).
+    schema.setdefault("properties", {}).pop("session_id", None)
     description = spec.description
     if spec.deprecated and not description.startswith("DEPRECATED"):
         description = f"DEPRECATED: {description}"

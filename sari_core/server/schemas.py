@@ -6,6 +6,12 @@ against :mod:`sari_core.arguments` by the tests, so the schema a client sees and
 the validation the kernel applies never drift apart. Schemas are flat objects
 (no top-level ``oneOf``): several clients refuse anything else, so mode-specific
 arguments say which mode they belong to in their description instead.
+
+Arguments only programs pass (:data:`PROGRAM_ARGUMENTS`: a shared policy session, preview
+shaping, a bundle ref) are accepted on every call but not listed: a model never fills them,
+and a listed one costs tokens on every turn. The listed schemas therefore do not claim to
+be closed (no ``additionalProperties: false``); the kernel refuses an unknown argument with
+a structured error naming the valid ones.
 """
 
 from __future__ import annotations
@@ -15,6 +21,8 @@ from typing import Any
 
 # Programs pass it to share one policy session across connections; a model never needs to.
 SESSION_ID_PROPERTY: dict[str, Any] = {"type": "string"}
+# Accepted by every core tool that takes them, listed to no model (see the module text).
+PROGRAM_ARGUMENTS = frozenset({"session_id", "preview_mode", "max_preview_chars", "bundle_id"})
 
 _INT = {"type": "integer", "minimum": 0}
 _PAGING = {
@@ -59,9 +67,9 @@ EDIT_DESCRIPTION = (
 WRITE_DESCRIPTION = "Create or overwrite a whole file (prefer edit for changes)."
 
 def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
-    props = {**copy.deepcopy(properties), "session_id": dict(SESSION_ID_PROPERTY)}
-    return {"type": "object", "properties": props, "required": required,
-            "additionalProperties": False}
+    props = {name: schema for name, schema in copy.deepcopy(properties).items()
+             if name not in PROGRAM_ARGUMENTS}
+    return {"type": "object", "properties": props, "required": required}
 
 
 def _deprecated(replacement: str, text: str) -> str:

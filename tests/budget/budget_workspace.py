@@ -18,12 +18,16 @@ BIG = "pkg/big.py"          # 1000 short lines: over the 300-line cap
 EXACT = "pkg/exact.py"      # exactly 300 lines: at the cap, not over it
 WIDE = "pkg/wide.py"        # 100 lines of 200 characters: over the 12000-character cap
 BIG_LINES = 1000
+LONG_DEF = "pkg/long_def.py"  # 400 lines; def target_function spans lines 201-260
 
 FILES: dict[str, str] = {
     SMALL: f"import os\n\n\ndef {SYMBOL}():\n    return os.getcwd()\n",
     BIG: "".join(f"value_{n} = {n}\n" for n in range(1, BIG_LINES + 1)),
     EXACT: "".join(f"exact_{n} = {n}\n" for n in range(1, 301)),
     WIDE: "".join(f"wide_{n:03d} = '{'x' * 189}'\n" for n in range(1, 101)),
+    LONG_DEF: "".join(f"before_{n} = {n}\n" for n in range(1, 201))
+    + "def target_function(value):\n" + "    value += 1\n" * 58 + "    return value\n"
+    + "".join(f"after_{n} = {n}\n" for n in range(261, 401)),
 }
 
 

@@ -59,7 +59,7 @@ def run_session(kernel: Any) -> list[dict[str, Any]]:
     steps: list[dict[str, Any]] = [
         {"mode": "file", "target": BIG},
         {"mode": "snippet", "target": BIG, "start_line": 1, "end_line": 150},
-        {"mode": "file", "target": WIDE, "limit": 150},
+        {"mode": "file", "target": WIDE},  # over the characters cap
         {"mode": "snippet", "target": SMALL, "start_line": 1, "end_line": 5},
         {"mode": "snippet", "target": SMALL, "start_line": 1, "end_line": 5},
     ]

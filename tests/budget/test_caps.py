@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from budget_workspace import BIG, EXACT, FILES, SMALL, WIDE
+from budget_workspace import BIG, EXACT, FILES, LONG_DEF, SMALL, WIDE
 from kernel_responses import stabilization
 
 from sari_budget import BudgetSettings
@@ -58,8 +58,24 @@ def test_following_the_continuations_delivers_every_line_once(make_kernel) -> No
     assert delivered == FILES[BIG]
 
 
-def test_a_snippet_over_the_line_cap_continues_as_a_snippet(make_kernel) -> None:
+def test_a_read_that_names_its_range_is_served_whole_up_to_the_range_cap(make_kernel) -> None:
+    """The agent chose those lines; cutting them at the 300-line cap would cost it a turn."""
     kernel = make_kernel()
+    snippet = kernel.execute_read({"mode": "snippet", "target": BIG, "start_line": 101,
+                                   "end_line": 550})
+    assert snippet["text"] == "".join(split_lines(FILES[BIG])[100:550])
+    assert stabilization(snippet)["reason_codes"] == []
+    paged = kernel.execute_read({"mode": "file", "target": BIG, "offset": 10, "limit": 500})
+    assert (paged["meta"]["start_line"], paged["meta"]["end_line"]) == (11, 510)
+    whole = kernel.execute_read({"mode": "file", "target": BIG})  # no range named: 300
+    assert whole["meta"]["end_line"] == 300
+
+
+RANGE_CAP_300 = {"budget": {"max_range_read_lines": 300}}
+
+
+def test_a_snippet_over_the_line_cap_continues_as_a_snippet(make_kernel) -> None:
+    kernel = make_kernel(settings=RANGE_CAP_300)
     response = kernel.execute_read({"mode": "snippet", "target": BIG, "start_line": 101,
                                     "end_line": 550})
     assert response["text"] == "".join(split_lines(FILES[BIG])[100:400])
@@ -68,7 +84,7 @@ def test_a_snippet_over_the_line_cap_continues_as_a_snippet(make_kernel) -> None
 
 
 def test_a_paged_read_continues_to_its_own_end(make_kernel) -> None:
-    kernel = make_kernel()
+    kernel = make_kernel(settings=RANGE_CAP_300)
     response = kernel.execute_read({"mode": "file", "target": BIG, "offset": 10, "limit": 500})
     assert response["meta"]["end_line"] == 310
     assert stabilization(response)["next_calls"] == [{"tool": "read", "arguments": {
@@ -137,11 +153,35 @@ def test_a_capped_whole_file_read_shows_the_window_around_the_search_match(make_
     assert response["text"] == "".join(lines[meta["start_line"] - 1:meta["end_line"]])
     assert "BUDGET_WINDOW_AT_MATCH" in stabilization(response)["reason_codes"]
     [warning] = stabilization(response)["warnings"]
-    assert warning == (f"Shown around the search match at line {target_line}: one read "
-                       "returns at most 300 lines.")
+    assert warning == (f"Shown: the window around the search match at line {target_line}, "
+                       "of 1000 lines.")
     top = stabilization(response)["next_calls"][0]
     assert top == {"tool": "read", "arguments": {"mode": "file", "target": BIG, "offset": 0,
                                                  "limit": 300}}
     # Without a search there is nothing to aim at: the first lines, as before.
     fresh = make_kernel().execute_read({"mode": "file", "target": BIG, "session_id": "new"})
     assert fresh["meta"]["start_line"] == 1 and fresh["meta"]["end_line"] == 300
+
+
+def test_a_capped_whole_file_read_shows_the_matched_definition_whole(make_kernel) -> None:
+    """A search that matched a definition: the read shows all of it and a few lines around,
+    not 300 lines of the file; the top of the file is one named call away."""
+    kernel = make_kernel()
+    found = kernel.execute_search({"query": "def target_function"})
+    first = found["matches"][0]
+    assert (first["path"], first["line"], first["end_line"]) == (LONG_DEF, 201, 260)
+    response = kernel.execute_read({"mode": "file", "target": LONG_DEF})
+    assert (response["meta"]["start_line"], response["meta"]["end_line"]) == (191, 270)
+    assert response["text"] == "".join(split_lines(FILES[LONG_DEF])[190:270])
+    [warning] = stabilization(response)["warnings"]
+    assert warning == ("Shown: the definition the search matched (lines 201-260), "
+                       "of 400 lines.")
+    assert stabilization(response)["next_calls"][0]["arguments"] == {
+        "mode": "file", "target": LONG_DEF, "offset": 0, "limit": 300}
+    # A definition longer than one read: its first part, and the call for the rest of it.
+    short = make_kernel(settings={"budget": {"max_single_read_lines": 40}})
+    short.execute_search({"query": "def target_function"})
+    cut = short.execute_read({"mode": "file", "target": LONG_DEF})
+    assert (cut["meta"]["start_line"], cut["meta"]["end_line"]) == (191, 230)
+    assert stabilization(cut)["next_calls"][0]["arguments"] == {
+        "mode": "file", "target": LONG_DEF, "offset": 230, "limit": 40}

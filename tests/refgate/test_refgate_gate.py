@@ -201,3 +201,47 @@ def test_modes_outside_gated_modes_pass(make_kernel) -> None:
     kernel = make_kernel(settings={"refgate": {"gated_modes": ["symbol"]}})
     response = kernel.execute_read({"mode": "file", "target": "app/config.py"})
     assert response["ok"] and stabilization(response)["reason_codes"] == []
+
+
+# --- blind reads of long code files: the outline --------------------------------------
+
+LONG = "".join(f"def handler_{n}(request):\n" + "    x = request\n" * 58 + "    return x\n\n"
+               for n in range(1, 6))  # 5 functions, 305 lines
+
+
+def test_a_blind_read_of_a_long_code_file_is_served_as_its_outline(make_kernel) -> None:
+    from sari_aggregation import AggregationPlugin
+    from sari_refgate import RefgatePlugin
+
+    kernel = make_kernel(RefgatePlugin(), AggregationPlugin(),
+                         files={"app/long.py": LONG, "app/config.py": "x = 1\n"})
+    response = kernel.execute_read({"mode": "file", "target": "app/long.py"})
+    assert response["ok"], response
+    assert stabilization(response)["reason_codes"] == ["REFGATE_READ_OUTLINED"]
+    assert response["meta"]["mode"] == "outline" and response["meta"]["file_lines"] == 305
+    text = render(response)
+    header, *rows = text.split("\n")
+    assert header == ("app/long.py outline (file of 305 lines). No search in this session "
+                      "returned this file (305 lines), so it is shown as its outline: read the "
+                      'lines you need. Next: read(mode="snippet", target="app/long.py", '
+                      "start_line=1, end_line=200)")
+    assert rows == [f"function handler_{n} {61 * n - 60}-{61 * n - 1}" for n in range(1, 6)]
+    assert len(text) < 400  # far less than the 200 lines a window would have shown
+    # The lines it names are read next, in full: the outline delivered none of them.
+    follow = run_next_call(kernel, stabilization(response)["next_calls"][0])
+    assert follow["ok"] and follow["meta"]["end_line"] == 200
+    assert "unchanged" not in render(follow) and "def handler_2(request):" in follow["text"]
+
+
+def test_the_outline_can_be_turned_off_and_needs_definitions(make_kernel) -> None:
+    from sari_refgate import RefgatePlugin
+
+    files = {"app/long.py": LONG, "app/data.txt": "row\n" * 400}
+    window = make_kernel(RefgatePlugin(), files=files,
+                         settings={"refgate": {"blind_reads": "window"}})
+    _windowed(window.execute_read({"mode": "file", "target": "app/long.py"}), 1, 200)
+    kernel = make_kernel(RefgatePlugin(), files=files)
+    _windowed(kernel.execute_read({"mode": "file", "target": "app/data.txt"}), 1, 200)
+    # An explicit range is a window, not an outline: the agent said which lines it wants.
+    _windowed(kernel.execute_read({"mode": "file", "target": "app/long.py", "limit": 250}),
+              1, 200)

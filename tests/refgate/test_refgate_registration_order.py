@@ -23,7 +23,7 @@ SCRIPT: list[tuple[str, dict[str, Any]]] = [
     ("search", {"query": "load_config"}),
     ("read", {"mode": "file", "target": "app/server.py"}),  # no ref, outside top-K
     ("read", {"mode": "snippet", "target": "app/server.py", "start_line": 1,
-              "end_line": 2}),  # precision read, outside top-K
+              "end_line": 2}),  # precision read, outside top-K (warned already)
     ("read", {"mode": "snippet", "target": "app/big.py", "start_line": 1,
               "end_line": 201}),  # too wide
     ("read", {"mode": "file", "target": "vendor/x.py", "limit": 5}),  # excluded
@@ -59,7 +59,8 @@ def test_responses_do_not_depend_on_registration_order(make_kernel) -> None:
     first_order, first = next(iter(runs.items()))
     codes = [r["meta"]["stabilization"]["reason_codes"] for r in first]
     assert "SEARCH_FIRST_REQUIRED" in codes[0]
-    assert "LOW_RELEVANCE_OUTSIDE_TOPK" in codes[3]
+    assert "LOW_RELEVANCE_OUTSIDE_TOPK" in codes[2]
+    assert "LOW_RELEVANCE_OUTSIDE_TOPK" not in codes[3]  # said once per target and search
     assert "REFGATE_RANGE_TOO_WIDE" in codes[4]
     assert "RELEVANCE_EXCLUDED_PATH" in codes[5]
     for order, responses in runs.items():

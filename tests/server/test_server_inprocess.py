@@ -44,7 +44,7 @@ async def test_lists_core_and_plugin_tools_with_schemas(make_server) -> None:
     for tool in listed:
         assert tool.description and len(tool.description) > 20
         assert tool.input_schema["type"] == "object"
-        assert "session_id" in tool.input_schema["properties"]
+        assert "session_id" not in tool.input_schema["properties"]  # programs pass it
         assert tool.output_schema is not None and "ok" in tool.output_schema["required"]
     by_name = {tool.name: tool for tool in listed}
     assert by_name["read"].input_schema["required"] == ["mode", "target"]

@@ -20,7 +20,8 @@ def properties(name: str) -> set[str]:
 
 def test_read_schema_is_exactly_the_read_arguments() -> None:
     expected = set(arguments.COMMON_READ_ARGS) | set(arguments.MODE_ONLY_ARGS)
-    assert properties("read") == expected
+    assert properties("read") | (schemas.PROGRAM_ARGUMENTS & expected) == expected
+    assert not properties("read") & schemas.PROGRAM_ARGUMENTS
 
 
 def test_mode_only_arguments_name_their_mode() -> None:
@@ -36,7 +37,7 @@ def test_mode_only_arguments_name_their_mode() -> None:
 
 
 def test_search_schema_is_exactly_the_search_call() -> None:
-    assert properties("search") == set(SearchCall.model_fields)
+    assert properties("search") == set(SearchCall.model_fields) - {"session_id"}
     assert TOOLS["search"]["input_schema"]["properties"]["limit"]["maximum"] == \
         arguments.SEARCH_LIMIT_MAX
 
@@ -64,9 +65,24 @@ def test_mutation_schemas_are_accepted_by_the_kernel(tool: str) -> None:
             arguments.parse_mutation(tool, {k: v for k, v in given.items() if k != key})
 
 
-def test_schemas_refuse_unknown_properties() -> None:
+def test_program_arguments_are_accepted_but_not_listed(tmp_path) -> None:
+    """What only programs pass is not listed (the listing then claims no closed set), yet
+    every core tool accepts it, and an unknown argument is refused with the valid ones."""
+    from sari_core import Kernel
+    from sari_core.engine import Workspace
+
+    (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
     for tool in TOOLS.values():
-        assert tool["input_schema"]["additionalProperties"] is False
+        assert not set(tool["input_schema"]["properties"]) & schemas.PROGRAM_ARGUMENTS
+        assert "additionalProperties" not in tool["input_schema"]
+    with Kernel(Workspace([tmp_path]), plugins=[], load_entry_points=False,
+                analytics_sinks=[]) as kernel:
+        served = kernel.execute_read({"mode": "file", "target": "a.py", "session_id": "s",
+                                      "preview_mode": "snippet", "max_preview_chars": 50})
+        assert served["ok"], served
+        refused = kernel.execute_read({"mode": "file", "target": "a.py", "bogus": 1})
+        assert refused["error"]["code"] == "INVALID_ARGS"
+        assert "session_id" in refused["error"]["hint"]
 
 
 class Strict(BaseModel):
@@ -82,11 +98,11 @@ def _handler(args: BaseModel, session: object) -> dict[str, object]:
     return {"ok": True}
 
 
-def test_plugin_tools_advertise_session_id_only_when_their_model_accepts_it() -> None:
+def test_plugin_tools_do_not_list_session_id() -> None:
     loose = plugin_definition(ToolSpec("loose", "A loose tool.", Loose, _handler))
     strict = plugin_definition(ToolSpec("strict", "A strict tool.", Strict, _handler,
                                         deprecated=True))
-    assert "session_id" in loose["input_schema"]["properties"]
+    assert "session_id" not in loose["input_schema"]["properties"]
     assert "session_id" not in strict["input_schema"]["properties"]
     assert strict["description"].startswith("DEPRECATED: ")
     assert loose["input_schema"]["required"] == ["query"]

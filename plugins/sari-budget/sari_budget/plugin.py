@@ -33,6 +33,7 @@ HARD = BUDGET_HARD_LIMIT
 DEGRADED = ReasonCode.PREVIEW_DEGRADED.value
 READ_TOOLS = frozenset({"read", *LEGACY_READ_TOOLS})
 AT_MATCH = "BUDGET_WINDOW_AT_MATCH"
+DEFINITION_MARGIN = 10  # lines shown either side of a matched definition
 REASON_RANK = 50
 
 
@@ -52,8 +53,10 @@ class BudgetPlugin:
         return [*REASON_CODES, ReasonCodeSpec(
             code=AT_MATCH,
             description="A whole-file read longer than max_single_read_lines was served as "
-                        "the window around the session's search match in that file rather "
-                        "than its first lines; next_calls reads the top of the file.",
+                        "the part the session's search matched in that file: the matched "
+                        "definition whole (with 10 lines either side), else the window around "
+                        "the matched line; next_calls continues a cut definition, else reads "
+                        "the top of the file.",
             severity="info",
             rank=REASON_RANK,
         )]
@@ -87,7 +90,9 @@ class BudgetPlugin:
                 usage.reads_reserved += 1
         if exhausted is not None:
             return _hard_block(call, usage, settings, exhausted)
-        ctx.scratch[self.name] = InFlight(session)  # enter, exit and completion share it
+        # Enter, exit and completion share it; exit sees the call after narrowing, so
+        # whether the client named its lines is noted now.
+        ctx.scratch[self.name] = InFlight(session, named_range=_names_range(call))
         return _window_at_match(call, session, settings, usage)
 
     @hookimpl(trylast=True)
@@ -98,8 +103,10 @@ class BudgetPlugin:
         in_flight: InFlight | None = ctx.scratch.get(self.name)
         with session.lock:
             lines_left = usage.lines_left(settings)
-        line_cap = min(settings.max_single_read_lines, max(lines_left, 1))
-        char_cap = _char_cap(call, settings)
+        named = in_flight is not None and in_flight.named_range
+        read_cap = settings.max_range_read_lines if named else settings.max_single_read_lines
+        line_cap = min(read_cap, max(lines_left, 1))
+        char_cap = _char_cap(call, settings, named)
         payload_is_diff = result.diff is not None
         payload = result.diff if result.diff is not None else result.text
         requested_end = result.end_line
@@ -115,7 +122,7 @@ class BudgetPlugin:
             soft = usage.is_soft(settings)
             snapshot = BudgetUsage(usage.reads_served, usage.reads_reserved, usage.lines_delivered)
         return _exit_verdict(call, result, requested_end, trimmed, settings, snapshot, soft,
-                             by_session=line_cap < settings.max_single_read_lines)
+                             by_session=line_cap < read_cap, named=named)
 
     @hookimpl
     def on_call_complete(self, record: CallRecord, ctx: CallContext) -> None:
@@ -137,7 +144,8 @@ class BudgetPlugin:
             for match in reversed(result.matches):  # the best match of each path wins
                 if match.line is not None:
                     usage.match_lines[normalize_path(match.path, session.roots)
-                                      or match.path] = match.line
+                                      or match.path] = (match.line,
+                                                        max(match.line, match.end_line or 0))
             state = usage.state(settings)
             line = guidance.usage_line(usage, settings)
         if state == "ok":
@@ -157,26 +165,39 @@ def _settings(session: Session) -> BudgetSettings:
 
 def _window_at_match(call: ReadCall, session: Session, settings: BudgetSettings,
                      usage: BudgetUsage) -> Verdict | None:
-    """A whole-file read the cap would cut before the session's search match in that file
-    is served as the cap's window around the match instead of the file's first lines."""
+    """A whole-file read of a file longer than the cap, of which the session's search
+    matched a part, is served as that part: the matched definition whole (with a few lines
+    around it), or the cap's window around a matched line, not the file's first lines."""
     if call.mode != "file" or call.offset is not None or call.limit is not None:
         return None
     cap = settings.max_single_read_lines
     with session.lock:
-        line = usage.match_lines.get(normalize_path(call.target, session.roots) or call.target)
-    margin = cap // 6  # some lines above the match: its decorators, comments, signature
-    if line is None or line <= cap - margin:
-        return None  # the first window holds the match already
+        match = usage.match_lines.get(normalize_path(call.target, session.roots) or call.target)
+    if match is None:
+        return None
     total = _line_count(session, call)
     if total is None or total <= cap:
         return None  # the whole file fits: nothing will be cut
-    offset = min(line - 1 - margin, total - cap)
-    top = NextCall(tool="read", arguments={"mode": "file", "target": call.target, "offset": 0,
-                                           "limit": cap, **guidance.carried(call)})
-    message = (f"Shown around the search match at line {line}: one read returns at most "
-               f"{cap} lines.")
-    return Verdict.narrow(AT_MATCH, to={"offset": offset, "limit": cap}, message=message,
-                          warnings=(message,), next_calls=(top,))
+    line, end = match
+    if end > line:  # a definition: all of it, and its decorators and comments above
+        first = max(1, line - DEFINITION_MARGIN)
+        last = min(total, end + DEFINITION_MARGIN, first + cap - 1)
+        what = f"the definition the search matched (lines {line}-{end})"
+    else:
+        margin = cap // 6  # some lines above the match: its signature, its comments
+        first = max(1, min(line - margin, total - cap + 1))
+        last = first + cap - 1
+        what = f"the window around the search match at line {line}"
+    if end > line and last < end:  # the definition is longer than one read: its next part
+        follow = {"offset": last, "limit": min(cap, end + DEFINITION_MARGIN - last)}
+        what += f", its first {last - first + 1} lines"
+    else:  # the rest of the file starts at its top
+        follow = {"offset": 0, "limit": cap}
+    top = NextCall(tool="read", arguments={"mode": "file", "target": call.target, **follow,
+                                           **guidance.carried(call)})
+    message = f"Shown: {what}, of {total} lines."
+    return Verdict.narrow(AT_MATCH, to={"offset": first - 1, "limit": last - first + 1},
+                          message=message, warnings=(message,), next_calls=(top,))
 
 
 def _line_count(session: Session, call: ReadCall) -> int | None:
@@ -188,11 +209,19 @@ def _line_count(session: Session, call: ReadCall) -> int | None:
         return None
 
 
-def _char_cap(call: ReadCall, settings: BudgetSettings) -> int:
-    """The setting, or the call's own smaller ``max_preview_chars``."""
+def _names_range(call: ReadCall) -> bool:
+    """Did the call say which lines it wants (not: the whole file, or a symbol)?"""
+    if call.mode == "file":
+        return call.limit is not None
+    return call.mode == "snippet" and call.end_line is not None
+
+
+def _char_cap(call: ReadCall, settings: BudgetSettings, named: bool = False) -> int:
+    """The setting for the kind of read, or the call's own smaller ``max_preview_chars``."""
+    cap = settings.max_range_read_chars if named else settings.max_preview_chars
     if call.max_preview_chars is None:
-        return settings.max_preview_chars
-    return min(settings.max_preview_chars, call.max_preview_chars)
+        return cap
+    return min(cap, call.max_preview_chars)
 
 
 def _hard_block(call: ReadCall, usage: BudgetUsage, settings: BudgetSettings,
@@ -233,20 +262,23 @@ def _apply_trim(result: ReadResult, call: ReadCall, trimmed: Trimmed, payload_is
 
 def _exit_verdict(call: ReadCall, result: ReadResult, requested_end: int, trimmed: Trimmed,
                   settings: BudgetSettings, usage: BudgetUsage, soft: bool,
-                  by_session: bool) -> Verdict | None:
+                  by_session: bool, named: bool = False) -> Verdict | None:
     codes: list[str] = []
     warnings: list[str] = []
     next_calls: list[NextCall] = []
     if trimmed.was_cut:
         codes.append(DEGRADED)
         if trimmed.cut_by == "chars":
-            reason = f"max_preview_chars={_char_cap(call, settings)}"
+            field = "max_range_read_chars" if named and call.max_preview_chars is None \
+                else "max_preview_chars"
+            reason = f"{field}={_char_cap(call, settings, named)}"
         elif by_session:
             left = usage.lines_left(settings) + trimmed.lines_kept
             reason = f"{left} lines left in the session budget"
             soft = True
         else:
-            reason = f"max_single_read_lines={settings.max_single_read_lines}"
+            reason = (f"max_range_read_lines={settings.max_range_read_lines}" if named
+                      else f"max_single_read_lines={settings.max_single_read_lines}")
         warnings.append(guidance.trim_warning(trimmed.cut_by or "lines", trimmed.lines_kept,
                                               trimmed.lines_total, reason))
         last_whole = result.start_line + trimmed.complete_lines - 1

@@ -21,6 +21,15 @@ class BudgetSettings(BaseModel):
         300, ge=1,
         description="Lines one read may deliver; a longer payload is trimmed to the cap "
                     "(PREVIEW_DEGRADED).")
+    max_range_read_lines: int = Field(
+        1000, ge=1,
+        description="Lines one read that names its range (a file read with limit, a snippet "
+                    "with end_line) may deliver, instead of max_single_read_lines: the agent "
+                    "chose those lines, and cutting them costs it a turn.")
+    max_range_read_chars: int = Field(
+        40000, ge=1,
+        description="Characters one read that names its range may deliver, instead of "
+                    "max_preview_chars.")
     max_preview_chars: int = Field(
         12000, ge=1,
         description="Characters one read may deliver; a longer payload is trimmed to the cap "

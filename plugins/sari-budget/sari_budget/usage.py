@@ -18,14 +18,15 @@ class BudgetUsage:
     :ivar reads_reserved: reads admitted by ``on_read_enter`` and not finished yet;
         they count against the read limit so concurrent reads cannot overshoot it.
     :ivar lines_delivered: lines of payload delivered (after every policy's rewrite).
-    :ivar match_lines: path -> line of the best match the session's latest search that
-        returned the path found there, so a capped whole-file read shows that part.
+    :ivar match_lines: path -> first and last line of the best match the session's
+        searches found in that path (a definition's whole range, else its one line), so a
+        capped whole-file read shows that part.
     """
 
     reads_served: int = 0
     reads_reserved: int = 0
     lines_delivered: int = 0
-    match_lines: dict[str, int] = field(default_factory=dict)
+    match_lines: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def exhausted_by(self, settings: BudgetSettings) -> str | None:
         """Which session limit is spent (``"reads"`` or ``"lines"``), or None."""
@@ -62,10 +63,13 @@ class InFlight:
     """The read being served, kept in its call's ``ctx.scratch`` from enter to completion.
 
     :ivar committed_lines: lines counted at exit, or None while only reserved.
+    :ivar named_range: the client's call named its lines (a limit, an end_line), before
+        any policy narrowed it.
     """
 
     session: Session
     committed_lines: int | None = None
+    named_range: bool = False
 
     def release(self) -> None:
         """Undo this read's effect on the budget (it was refused or never finished)."""

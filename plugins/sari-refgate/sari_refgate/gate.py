@@ -30,6 +30,7 @@ from sari_refgate.settings import RefgateSettings
 
 RANGE_TOO_WIDE = "REFGATE_RANGE_TOO_WIDE"
 READ_WINDOWED = "REFGATE_READ_WINDOWED"
+READ_OUTLINED = "REFGATE_READ_OUTLINED"
 
 
 @dataclass(frozen=True)

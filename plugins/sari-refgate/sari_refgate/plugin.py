@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from sari_core.models import NextCall, ReadCall, SearchCall, SearchResult
+from sari_core.context import CallContext
+from sari_core.models import NextCall, ReadCall, ReadResult, SearchCall, SearchResult
 from sari_core.plugin_manager import hookimpl
 from sari_core.reasons import ReasonCodeSpec
 from sari_core.sessions import Session
@@ -11,7 +12,8 @@ from sari_core.stabilization import StabilizationField
 from sari_core.targets import normalize_path
 from sari_core.verdicts import Verdict
 from sari_refgate import calls
-from sari_refgate.gate import RANGE_TOO_WIDE, READ_WINDOWED, Window, judge
+from sari_refgate.gate import RANGE_TOO_WIDE, READ_OUTLINED, READ_WINDOWED, Window, judge
+from sari_refgate.outlines import Outline, outline_for, serve
 from sari_refgate.reason_codes import REASON_CODES
 from sari_refgate.refs import Bundle, CandidateRef, RefStore, bundle_id, candidate_id
 from sari_refgate.settings import RefgateSettings
@@ -54,6 +56,14 @@ class RefgatePlugin:
             severity="info",
             rank=REASON_RANK,
         ), ReasonCodeSpec(
+            code=READ_OUTLINED,
+            description="A whole-file read of a file no search of the session returned, longer "
+                        "than max_range_lines, was served as the file's outline (definitions "
+                        "with line ranges; blind_reads = \"outline\"); next_calls reads its "
+                        "first window.",
+            severity="info",
+            rank=REASON_RANK,
+        ), ReasonCodeSpec(
             code=RANGE_TOO_WIDE,
             description="A read without a search ref asked for more lines than the precision "
                         "cap (refgate max_range_lines); next_calls split it into windows.",
@@ -91,17 +101,31 @@ class RefgatePlugin:
         return Verdict(next_calls=tuple(proposals), annotations={"bundle_id": bid})
 
     @hookimpl
-    def on_read_enter(self, call: ReadCall, session: Session) -> Verdict | None:
+    def on_read_enter(self, call: ReadCall, session: Session, ctx: CallContext
+                      ) -> Verdict | None:
         settings = self._settings(session)
         store = self._store(session)
         with session.lock:
             issued = store.snapshot()
         # Outside the lock: a refusal may ask the engine for the file's length.
-        refusal = judge(call, issued, settings, session.roots,
-                        line_count=lambda: _line_count(session, call.target))
+        length: list[int | None] = []
+
+        def line_count() -> int | None:
+            if not length:
+                length.append(_line_count(session, call.target))
+            return length[0]
+
+        refusal = judge(call, issued, settings, session.roots, line_count=line_count)
         if refusal is None:
             return None
         if isinstance(refusal, Window):
+            outline = outline_for(call, session, line_count(), settings.max_range_lines) \
+                if settings.blind_reads == "outline" else None
+            if outline is not None:
+                ctx.scratch[self.name] = outline  # served at exit, in place of the one line
+                return Verdict.narrow(READ_OUTLINED, to={"limit": 1}, message=outline.message,
+                                      warnings=(outline.message,),
+                                      next_calls=outline.next_calls)
             return Verdict.narrow(READ_WINDOWED, to={"limit": refusal.limit},
                                   message=refusal.message, warnings=(refusal.message,),
                                   next_calls=refusal.next_calls)
@@ -113,6 +137,13 @@ class RefgatePlugin:
         return Verdict.warn(*refusal.reason_codes, message=refusal.message, hint=refusal.hint,
                             next_calls=refusal.next_calls,
                             suggested_next_action=refusal.suggested_next_action)
+
+
+    @hookimpl
+    def on_read_exit(self, result: ReadResult, ctx: CallContext) -> None:
+        outline: Outline | None = ctx.scratch.pop(self.name, None)
+        if outline is not None:
+            serve(result, outline)
 
 
 def _line_count(session: Session, target: str) -> int | None:

@@ -22,6 +22,14 @@ class RefgateSettings(BaseModel):
         description="With strict: enforce refuses a blind read; warn serves it with the "
                     "same reason codes, message and next_calls attached as a warning.",
     )
+    blind_reads: Literal["outline", "window"] = Field(
+        "outline",
+        description="How a whole-file read of a file no search returned, longer than "
+                    "max_range_lines, is served (without strict): as the file's outline "
+                    "(its definitions with line ranges; a file with fewer than three, or "
+                    "more than max_range_lines, gets the window), or as its first "
+                    "max_range_lines lines.",
+    )
     max_range_lines: int = Field(
         200, ge=1,
         description="Widest read of a file no search returned that is served as asked "
