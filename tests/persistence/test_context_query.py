@@ -142,7 +142,8 @@ async def test_context_query_over_a_real_mcp_connection(make_kernel) -> None:
         assert "context_query" in tools
         schema = tools["context_query"].input_schema["properties"]
         assert {"text", "role", "tool", "execution_id", "since", "until", "limit",
-                "offset", "session_id"} <= set(schema)
+                "offset"} <= set(schema)
+        assert "session_id" not in schema  # programs pass it; a model is not shown it
         edit = body(await client.call_tool("edit", {
             "path": "src/parser.py", "old_string": "split()", "new_string": "split(';')",
             "session_id": "mcp"}))
