@@ -41,12 +41,12 @@ from sari_core.plugin_loading import (
     instantiate,
     load_failure,
 )
+from sari_core.plugin_registrations import RegistrationCollectors
 from sari_core.plugin_trace import enable_trace, trace_requested
 from sari_core.reasons import ReasonCode, ReasonRegistry
 from sari_core.verdicts import FoldedVerdict, PluginVerdict, Verdict, fold_verdicts
 
 if TYPE_CHECKING:
-    from sari_core.analytics import AnalyticsSink
     from sari_core.commands import Command
     from sari_core.context import CallContext
     from sari_core.models import (
@@ -57,13 +57,9 @@ if TYPE_CHECKING:
         ReadCall,
         ReadResult,
         SearchCall,
-                TierEntry,
+        TierEntry,
     )
-    from sari_core.reasons import ReasonCodeSpec
     from sari_core.sessions import Session
-    from sari_core.settings import SettingsSpec
-    from sari_core.stabilization import StabilizationField
-    from sari_core.tools import ToolSpec
 
 __all__ = ["ALLOW_ENV", "BUILTIN_PREFIX", "DENY_ENV", "ENTRY_POINT_GROUP", "PluginInfo",
            "PluginLoadError", "PluginResult", "SariPluginManager", "hookimpl", "plugin_name"]
@@ -89,7 +85,7 @@ def plugin_name(plugin: object) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-class SariPluginManager(pluggy.PluginManager):
+class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
     """pluggy's manager with isolated, canonically ordered calls and a typed method per hook.
 
     :ivar reasons: the reason registry verdicts are ordered by (set by the kernel).
@@ -396,44 +392,6 @@ class SariPluginManager(pluggy.PluginManager):
                                   reason="\n\n".join(reasons),
                                   additional_context="\n\n".join(contexts))
         return folded, failures
-
-    # --- registration hooks: values only, collected here --------------------------------
-
-    def _registered(self, results: list[PluginResult], hook_name: str) -> list[PluginResult]:
-        for result in results:
-            if result.failure is not None:
-                raise RuntimeError(
-                    f"plugin {result.plugin!r} failed in {hook_name}: {result.failure}")
-        return results
-
-    def reason_codes(self) -> list[tuple[str, ReasonCodeSpec]]:
-        results = self._registered(self.hook.sari_register_reason_codes(),
-                                   "sari_register_reason_codes")
-        return [(r.plugin, spec) for r in results for spec in r.value]
-
-    def stabilization_fields(self) -> list[tuple[str, StabilizationField]]:
-        results = self._registered(self.hook.sari_register_stabilization_fields(),
-                                   "sari_register_stabilization_fields")
-        return [(r.plugin, spec) for r in results for spec in r.value]
-
-    def settings_specs(self) -> list[SettingsSpec]:
-        results = self._registered(self.hook.sari_register_settings(), "sari_register_settings")
-        return [r.value for r in results]
-
-    def tools(self) -> dict[str, ToolSpec]:
-        tools: dict[str, ToolSpec] = {}
-        for result in self._registered(self.hook.sari_register_tools(), "sari_register_tools"):
-            for spec in result.value:
-                if spec.name in tools:
-                    raise ValueError(
-                        f"tool {spec.name!r} of plugin {result.plugin!r} is already registered")
-                tools[spec.name] = spec
-        return tools
-
-    def analytics_sinks(self, kernel: Any) -> list[AnalyticsSink]:
-        results = self._registered(self.hook.sari_register_analytics_sinks(kernel=kernel),
-                                   "sari_register_analytics_sinks")
-        return [sink for r in results for sink in r.value]
 
     def commands(self) -> list[Command]:
         """CLI subcommands of every plugin; a plugin that fails here is skipped, logged."""
