@@ -245,3 +245,16 @@ def test_the_outline_can_be_turned_off_and_needs_definitions(make_kernel) -> Non
     # An explicit range is a window, not an outline: the agent said which lines it wants.
     _windowed(kernel.execute_read({"mode": "file", "target": "app/long.py", "limit": 250}),
               1, 200)
+
+
+def test_an_outline_longer_than_the_window_keeps_the_top_level(make_kernel) -> None:
+    from sari_refgate import RefgatePlugin
+
+    methods = "".join(f"    def method_{n}(self):\n        return {n}\n" for n in range(1, 121))
+    source = "".join(f"class Part{c}:\n{methods}\n" for c in range(1, 4))  # 363 entries
+    kernel = make_kernel(RefgatePlugin(), files={"app/parts.py": source})
+    response = kernel.execute_read({"mode": "file", "target": "app/parts.py"})
+    assert stabilization(response)["reason_codes"] == ["REFGATE_READ_OUTLINED"]
+    assert response["text"].splitlines() == [
+        f"class Part{c} {1 + 242 * (c - 1)}-{241 + 242 * (c - 1)}" for c in range(1, 4)]
+    assert "shown as its top-level outline" in stabilization(response)["warnings"][0]

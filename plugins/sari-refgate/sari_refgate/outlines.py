@@ -34,24 +34,32 @@ def is_whole_file(call: ReadCall) -> bool:
 def outline_for(call: ReadCall, session: Session, file_lines: int | None,
                 window_lines: int) -> Outline | None:
     """The outline to serve a blind whole-file read of a file longer than ``window_lines``
-    as, or None: a short file, fewer than three definitions or more than ``window_lines``
-    of them, no outline to be had. The window applies then."""
+    as, or None: a short file, fewer than three definitions, more than ``window_lines`` of
+    them even at the top level, no outline to be had. The window applies then. An outline
+    longer than the window keeps only its top-level definitions."""
     if not is_whole_file(call) or file_lines is None or file_lines <= window_lines:
         return None
-    probe = ReadCall(mode="outline", target=call.target, limit=window_lines)
+    probe = ReadCall(mode="outline", target=call.target)
     try:
         outline = session.probe_read(probe)
     except Exception:  # noqa: BLE001 - no outline (no index, a folder, ...): the window applies
         return None
-    entries = outline.total_lines or 0
-    if entries < MIN_ENTRIES or entries > window_lines or not outline.text:
+    rows = outline.text.splitlines(keepends=True)
+    scope = ""
+    if len(rows) > window_lines:  # too many to beat the window: the module's own names
+        rows = [row for row in rows if not row[:1].isspace()]
+        scope = "top-level "
+    if len(rows) < MIN_ENTRIES or len(rows) > window_lines:
         return None  # too little to go by, or no shorter than the window itself
+    outline = outline.model_copy(update={
+        "text": "".join(rows), "start_line": 1, "end_line": len(rows),
+        "total_lines": len(rows), "truncated": False})
     first = {"mode": "snippet", "target": call.target, "start_line": 1,
              "end_line": window_lines}
     if call.session_id:
         first["session_id"] = call.session_id
     message = (f"No search in this session returned this file ({file_lines} lines), so it "
-               "is shown as its outline: read the lines you need.")
+               f"is shown as its {scope}outline: read the lines you need.")
     return Outline(outline, file_lines, message,
                    (NextCall(tool="read", arguments=first),))
 
@@ -66,7 +74,6 @@ def serve(result: ReadResult, outline: Outline) -> None:
     result.truncated = served.truncated
     result.location = None
     result.extra.update({key: value for key, value in served.extra.items()
-                         if key in ("mode", "precision", "index_complete", "next_offset")})
+                         if key in ("mode", "precision", "index_complete")})
     result.extra["file_lines"] = outline.file_lines
-    if "next_offset" not in served.extra:
-        result.extra.pop("next_offset", None)
+    result.extra.pop("next_offset", None)  # the outline is whole; the file's paging is off

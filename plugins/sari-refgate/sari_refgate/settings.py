@@ -26,9 +26,9 @@ class RefgateSettings(BaseModel):
         "outline",
         description="How a whole-file read of a file no search returned, longer than "
                     "max_range_lines, is served (without strict): as the file's outline "
-                    "(its definitions with line ranges; a file with fewer than three, or "
-                    "more than max_range_lines, gets the window), or as its first "
-                    "max_range_lines lines.",
+                    "(its definitions with line ranges, only the top-level ones when there "
+                    "are more than max_range_lines; a file with fewer than three, or too "
+                    "many, gets the window), or as its first max_range_lines lines.",
     )
     max_range_lines: int = Field(
         200, ge=1,
