@@ -29,6 +29,9 @@ class ToolSpec:
         program itself, e.g. to lay out its prompt cache: callable, never listed).
     :ivar title: the human-readable name clients show (default: from ``name``).
     :ivar read_only: the tool changes nothing (clients may call it without asking).
+    :ivar unlisted: arguments the tool accepts but its listed schema leaves out: what
+        programs pass and a model does not need (every listed field is paid for on every
+        turn). ``session_id`` is never listed.
     """
 
     name: str
@@ -39,3 +42,4 @@ class ToolSpec:
     audience: Literal["model", "client"] = "model"
     title: str = ""
     read_only: bool = False
+    unlisted: frozenset[str] = frozenset()

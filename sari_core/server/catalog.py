@@ -145,8 +145,14 @@ def plugin_definition(spec: ToolSpec) -> dict[str, Any]:
     schema.pop("description", None)  # the model's docstring; the tool has its description
     schema.setdefault("type", "object")
     # Any tool takes session_id (the kernel reads it before validating); programs pass it,
-    # a model never does, so it is not listed (it would cost tokens on every turn).
-    schema.setdefault("properties", {}).pop("session_id", None)
+    # a model never does, so it is not listed (it would cost tokens on every turn), and
+    # neither is what the tool names unlisted.
+    properties = schema.setdefault("properties", {})
+    for name in {"session_id", *spec.unlisted}:
+        properties.pop(name, None)
+    if spec.unlisted:  # the listing no longer names every argument it accepts
+        schema.pop("additionalProperties", None)
+        schema["required"] = [n for n in schema.get("required", []) if n in properties]
     description = spec.description
     if spec.deprecated and not description.startswith("DEPRECATED"):
         description = f"DEPRECATED: {description}"

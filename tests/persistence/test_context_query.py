@@ -141,9 +141,8 @@ async def test_context_query_over_a_real_mcp_connection(make_kernel) -> None:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         assert "context_query" in tools
         schema = tools["context_query"].input_schema["properties"]
-        assert {"text", "role", "tool", "execution_id", "since", "until", "limit",
-                "offset"} <= set(schema)
-        assert "session_id" not in schema  # programs pass it; a model is not shown it
+        assert set(schema) == {"text", "role", "tool", "execution_id", "since", "until",
+                               "limit"}  # programs' fields (session_id, offset...) unlisted
         edit = body(await client.call_tool("edit", {
             "path": "src/parser.py", "old_string": "split()", "new_string": "split(';')",
             "session_id": "mcp"}))
@@ -161,6 +160,10 @@ async def test_context_query_over_a_real_mcp_connection(make_kernel) -> None:
         assert [f["execution_id"] for f in by_id["frames"]] == [edit_id]
         assert [e["id"] for e in by_id["executions"]] == [edit_id]
         assert by_id["meta"]["stabilization"]["reason_codes"] == []
+        paged = body(await client.call_tool("context_query", {  # unlisted, still accepted
+            "text": "wombat delimiter", "session_id": "mcp", "offset": 1, "kind": "frames",
+            "scope": "session", "include_compacted": False, "chat_session_id": "mcp"}))
+        assert paged["ok"] and paged["frames"] == []
         refused = await client.call_tool("context_query", {"since": "soon"})
         assert refused.is_error is True
         assert body(refused)["error"]["code"] == "INVALID_ARGS"

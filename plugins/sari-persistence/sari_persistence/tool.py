@@ -49,7 +49,8 @@ class ContextQueryArgs(BaseModel):
     """Arguments of ``context_query``.
 
     Listed to the model on every turn: a field whose name and values already say what it
-    does carries no description.
+    does carries no description, and the fields for programs (:data:`PROGRAM_FIELDS`) are
+    accepted but not listed.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -70,6 +71,10 @@ class ContextQueryArgs(BaseModel):
     limit: int = Field(10, ge=1, le=200)
     offset: int = Field(0, ge=0)
     session_id: str | None = None
+
+
+# What a program passes to page or scope a query; a model asks by text, role, tool, time.
+PROGRAM_FIELDS = frozenset({"chat_session_id", "scope", "kind", "include_compacted", "offset"})
 
 
 def parse_time(value: str | float | None, field: str) -> int | None:
@@ -224,5 +229,5 @@ def make_handler(store_of: Callable[[], ExecutionStore | None],
 def tool_spec(store_of: Callable[[], ExecutionStore | None],
               unavailable: Callable[[], str | None]) -> ToolSpec:
     return ToolSpec(name=TOOL_NAME, description=DESCRIPTION, input_model=ContextQueryArgs,
-                    handler=make_handler(store_of, unavailable),
+                    handler=make_handler(store_of, unavailable), unlisted=PROGRAM_FIELDS,
                     title="Query the execution log", read_only=True)
