@@ -81,6 +81,15 @@ def _is_third_party(path: str) -> bool:
     return bool(_THIRD_PARTY_PATH.search(path))
 
 
+def _symbol_name(query: str) -> str:
+    """The name a symbol query asks for: ``def fields`` and ``class Parser:`` name ``fields``
+    and ``Parser``; a dotted or ``::`` path names its last part."""
+    words = [word for word in query.replace("(", " ").replace(":", " ").split()
+             if word not in _KEYWORDS] if " " in query.strip() else [query.strip()]
+    name = words[-1] if words else ""
+    return name.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+
+
 def _snippet(line: str, start: int, width: int = SNIPPET_CHARS) -> str:
     line = line.rstrip("\r\n")
     stripped = line.lstrip()
@@ -233,7 +242,7 @@ class Searcher:
     # --- symbols --------------------------------------------------------------------
 
     def _symbols(self, call: SearchCall) -> tuple[list[_Hit], int]:
-        name = call.query.strip().rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+        name = _symbol_name(call.query)
         if not name:
             return [], 0
         pattern = "%" + name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"

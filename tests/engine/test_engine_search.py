@@ -221,3 +221,11 @@ def test_a_module_function_and_the_project_own_code_rank_before_methods_and_inst
     assert ranked[0] == "textwrap.py"
     assert ranked.index("lib/site-packages/pkg/text.py") > ranked.index("textwrap.py")
     assert ranked[-1] == "lib/site-packages/pkg/text.py"
+
+
+@pytest.mark.parametrize("query", ["def helper", "def helper(", "class Reader:", "app.helper",
+                                   "helper"])
+def test_a_symbol_query_written_as_code_finds_the_name(shared: Workspace, query: str) -> None:
+    wanted = query.replace("def ", "").replace("class ", "").strip("(:").split(".")[-1]
+    result = shared.search(SearchCall(query=query, kind="symbol"))
+    assert result.matches and result.matches[0].symbol == wanted, query
