@@ -33,7 +33,10 @@ from sari_core.engine.textfile import (
 from sari_core.errors import ErrorCode, SariError
 from sari_core.models import Location, NextCall, ReadCall, ReadResult
 
-DEFAULT_MAX_PREVIEW_CHARS = 60_000
+# A read that sets no cap returns what a built-in read tool would: at most 2,000 lines and
+# about 25,000 tokens. Less, and an agent moving over pays a turn for the rest.
+DEFAULT_MAX_PREVIEW_CHARS = 100_000
+DEFAULT_MAX_LINES = 2000
 HARD_READ_BYTES = 64 * 1024 * 1024  # even a paginated read stops here
 CONTEXT_LINES = 2
 MAX_LEADING_LINES = 20
@@ -54,7 +57,8 @@ class Window:
 def window(lines: list[str], first: int, last: int, call: ReadCall) -> Window:
     """Lines ``first..last`` (1-based, inclusive) after offset, limit and the char cap."""
     start = first + (call.offset or 0)
-    stop = last if call.limit is None else min(last, start + call.limit - 1)
+    asked = last if call.limit is None else min(last, start + call.limit - 1)
+    stop = asked if call.limit is not None else min(asked, start + DEFAULT_MAX_LINES - 1)
     cap = call.max_preview_chars or DEFAULT_MAX_PREVIEW_CHARS
     if call.preview_mode == "none" or start > stop:
         return Window("", start, start - 1, False, False, None)
@@ -65,7 +69,7 @@ def window(lines: list[str], first: int, last: int, call: ReadCall) -> Window:
         end, degraded = stop, False
     else:
         text, end, degraded = _capped(lines, start, stop, cap)
-    truncated = end < stop or degraded
+    truncated = end < asked or degraded
     remaining = end < last
     next_offset = end - first + 1 if remaining else None
     return Window(text, start, end, truncated, degraded, next_offset)
@@ -93,7 +97,8 @@ def _whole_file(text: str, call: ReadCall) -> Window | None:
     if call.preview_mode == "none" or len(text) > (call.max_preview_chars
                                                   or DEFAULT_MAX_PREVIEW_CHARS):
         return None
-    return Window(text, 1, count_lines(text), False, False, None)
+    lines = count_lines(text)
+    return None if lines > DEFAULT_MAX_LINES else Window(text, 1, lines, False, False, None)
 
 
 class Reader:

@@ -310,3 +310,15 @@ def test_deprecated_wrappers_are_thin_calls_into_read(shared_kernel: Kernel, too
     response = ok(shared_kernel.execute_read(args, entrypoint=tool))
     if tool != "dry_run_diff":
         assert response["text"]
+
+
+def test_a_read_without_limit_stops_at_2000_lines_as_builtin_reads_do(kernel: Kernel,
+                                                                       repo: Path) -> None:
+    write(repo, "many.py", "".join(f"v{n} = {n}\n" for n in range(1, 2501)))
+    first = ok(read(kernel, mode="file", target="many.py"))
+    assert (first["meta"]["start_line"], first["meta"]["end_line"]) == (1, 2000)
+    assert first["meta"]["truncated"] is True and first["meta"]["next_offset"] == 2000
+    rest = ok(read(kernel, mode="file", target="many.py", offset=2000))
+    assert (rest["meta"]["start_line"], rest["meta"]["end_line"]) == (2001, 2500)
+    asked = ok(read(kernel, mode="file", target="many.py", limit=2400))  # a limit is obeyed
+    assert asked["meta"]["end_line"] == 2400 and asked["meta"]["truncated"] is False
