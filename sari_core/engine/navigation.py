@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from sari_core.engine.grammars import GRAMMARS
 from sari_core.engine.names import MatchMode, like_pattern, matches, rank
@@ -43,6 +44,17 @@ class Location:
     line: int
     name: str
     is_definition: bool = False
+
+
+@dataclass(frozen=True)
+class Definition:
+    """Where a name is defined: what a language server is asked about (absolute path)."""
+
+    path: Path
+    line: int  # first line of the definition (1-based)
+    end_line: int
+    name: str
+    kind: str
 
 
 def target_name(query: str) -> str:
@@ -72,6 +84,22 @@ class Navigator:
         if mode == "exact" and wanted not in found:
             found.append(wanted)  # used only in text the tags do not cover
         return sorted(found, key=lambda name: (rank(wanted, name), len(name), name))[:MAX_NAMES]
+
+    def definitions(self, query: str, mode: MatchMode | None,
+                    limit: int = MAX_NAMES * 10) -> list[Definition]:
+        """Every indexed definition of the names ``query`` matches, by file and line."""
+        names = self.names(query, mode)
+        if not names:
+            return []
+        marks = ",".join("?" * len(names))
+        rows = self.store.reader.execute(
+            "SELECT f.root, f.path, s.line, s.end_line, s.name, s.kind FROM symbols s "
+            "JOIN files f ON f.id = s.file_id "
+            f"WHERE s.name IN ({marks}) AND s.is_def = 1 "
+            "ORDER BY f.root, f.path, s.line LIMIT ?", (*names, limit)).fetchall()
+        return [Definition(self.guard.resolved(int(root), str(path)).abs, int(line),
+                           int(end_line), str(name), str(kind))
+                for root, path, line, end_line, name, kind in rows]
 
     def search(self, call: SearchCall, *, index_ready: bool = True) -> SearchResult:
         names = self.names(call.query, call.match)

@@ -86,6 +86,7 @@ class LanguageServer:
         self.diagnostics_timeout = diagnostics_timeout
         self.max_restarts = max_restarts
         self.starts = 0
+        self.texts_sent = 0  # documents opened or changed: what the server answers from
         self._client: ValidatingClient | None = None
         self._process: asyncio.subprocess.Process | None = None
         self._alive = False
@@ -250,6 +251,11 @@ class LanguageServer:
             await self.ensure_started()
 
     @property
+    def generation(self) -> tuple[int, int]:
+        """Changes when the process is replaced or sent a text (answers may differ then)."""
+        return self.starts, self.texts_sent
+
+    @property
     def running(self) -> bool:
         return self._alive and self._process is not None and self._process.returncode is None
 
@@ -373,6 +379,7 @@ class LanguageServer:
         publish a clear) up to :data:`MAX_OPEN_DOCUMENTS`; the least recently validated is
         closed. Each holds what the last validation sent: after a write, the disk's content.
         """
+        self.texts_sent += 1
         if uri in self._open_documents:
             client.text_document_did_change(lsp.DidChangeTextDocumentParams(
                 text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),

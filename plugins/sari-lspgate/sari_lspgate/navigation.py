@@ -1,26 +1,36 @@
 """Exact navigation from the warm language servers: references, callers, implementations.
 
-A name is resolved with ``workspace/symbol`` to the definitions spelled that way; each
+The definitions of the name come from Sari's index (it knows each one's file and line);
+a workspace without them in its index asks the server (``workspace/symbol``). Every
 definition is then asked for ``textDocument/references`` (without the declaration),
-``callHierarchy/incomingCalls`` or ``textDocument/implementation``. Hits get the
-definition enclosing them from ``textDocument/documentSymbol``. Only servers that are
-running are asked (navigation never waits for a server to start), and any failure
-answers None: the index's name-based answer is then served.
+``callHierarchy/incomingCalls`` or ``textDocument/implementation``, all at once
+(pipelined JSON-RPC: the server works through the queue while answers are read). Hits
+get the definition enclosing them from ``textDocument/documentSymbol`` (kept per file
+version). Only servers that are running are asked (navigation never waits for a server
+to start), and any failure answers None: the index's name-based answer is then served.
+An answer is kept and served again while nothing it depends on changed
+(:mod:`sari_lspgate.answers`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
 
 from sari_core.engine.names import matches
+from sari_core.engine.navigation import Definition, target_name
+from sari_core.engine.text_match import glob_spec
 from sari_core.models import SearchCall, SearchMatch, SearchResult
+from sari_lspgate.answers import AnswerCache, stamps
 from sari_lspgate.lsp_client import ValidatingClient
 from sari_lspgate.lsp_server import LanguageServer
 from sari_lspgate.validators import ValidatorUnavailable
@@ -28,11 +38,14 @@ from sari_lspgate.validators import matches as path_matches
 
 log = logging.getLogger(__name__)
 
-REQUEST_TIMEOUT_SECONDS = 10.0
+REQUEST_TIMEOUT_SECONDS = 10.0  # per request, as if they were sent one after another
 MAX_DEFINITIONS = 50
 SNIPPET_CHARS = 160
 MAX_OUTLINES = 512  # files whose document symbols are kept between searches
+NAME_LOOKAHEAD_LINES = 20  # a definition's range may start before its name (decorators)
 Outlines = dict[tuple[str, Path, int], list[tuple[str, int, int]]]
+DefinitionSource = Callable[[str, "str | None"], Sequence[Definition]]
+Target = tuple[lsp.TextDocumentIdentifier, lsp.Position]
 _SCOPE_KINDS = frozenset({
     lsp.SymbolKind.Class, lsp.SymbolKind.Method, lsp.SymbolKind.Function,
     lsp.SymbolKind.Constructor, lsp.SymbolKind.Interface, lsp.SymbolKind.Struct,
@@ -49,6 +62,14 @@ class Hit:
     scope_lines: tuple[int, int] | None = None
 
 
+@dataclass(frozen=True)
+class Answer:
+    """What one server said: its hits, None when it knows no definition of the name."""
+
+    server: str
+    hits: tuple[Hit, ...] | None
+
+
 def _path(uri: str) -> Path:
     return Path(unquote(urlparse(uri).path))
 
@@ -63,36 +84,114 @@ def _provides(server: LanguageServer, kind: str) -> bool:
     return bool(need)
 
 
+def index_definitions(engine: object) -> DefinitionSource | None:
+    """The engine's indexed definitions of a name, when it keeps an index (the workspace
+    engine does); none while the index is still being built (the server is asked then)."""
+    lookup = getattr(getattr(engine, "navigator", None), "definitions", None)
+    if lookup is None:
+        return None
+
+    def definitions(name: str, match: str | None) -> Sequence[Definition]:
+        if not getattr(engine, "index_ready", True):
+            return []
+        return list(lookup(name, match))
+
+    return definitions
+
+
+def question(server: LanguageServer, call: SearchCall) -> Hashable:
+    """What an answer is kept under: the server, the kind and the name as matched."""
+    return (server.name, str(server.root), call.kind, target_name(call.query), call.match)
+
+
 class ExactNavigator:
-    """Answers one navigation search with the running servers that can."""
+    """Answers one navigation search with the running servers that can.
+
+    :param servers: (server, the path patterns it serves), in order of preference.
+    :param display: absolute path -> the workspace-relative path shown.
+    :param outlines: documentSymbol answers by (server, file, mtime), shared.
+    :param answers: kept answers, shared (see :mod:`sari_lspgate.answers`).
+    :param generation: a server -> what must stay equal for its kept answers to hold.
+    """
 
     def __init__(self, servers: Sequence[tuple[LanguageServer, list[str]]],
-                 display: Any, outlines: Outlines) -> None:
-        self.servers = servers  # (server, the path patterns it serves)
-        self.display = display  # abs path -> the workspace-relative path shown
-        self.outlines = outlines  # documentSymbol answers by (server, file, mtime), shared
+                 display: Callable[[Path], str], outlines: Outlines,
+                 answers: AnswerCache[Answer] | None = None,
+                 generation: Callable[[LanguageServer], Hashable] | None = None) -> None:
+        self.servers = [(server, patterns) for server, patterns in servers
+                        if server.running]
+        self.display = display
+        self.outlines = outlines
+        self.answers = answers
+        self.generation = generation or (lambda server: server.generation)
 
-    async def answer(self, call: SearchCall) -> SearchResult | None:
-        name = call.query.strip().rsplit(".", 1)[-1].rsplit("::", 1)[-1].strip("()")
+    def kept(self, call: SearchCall) -> SearchResult | None:
+        """The answer kept for this question, when it still holds (no server asked)."""
+        if self.answers is None:
+            return None
+        for server, _ in self.servers:
+            if not _provides(server, call.kind):
+                continue
+            found, answer = self.answers.get(question(server, call), self.generation(server))
+            if not found or answer is None:
+                return None  # this server is asked first: it must answer afresh
+            if answer.hits is not None:
+                return self._result(call, list(answer.hits), answer.server)
+        return None
+
+    async def answer(self, call: SearchCall,
+                     definitions: Sequence[Definition] = ()) -> SearchResult | None:
+        """Ask the servers in turn; ``definitions`` are the index's for ``call.query``."""
+        name = target_name(call.query)
         for server, patterns in self.servers:
             if not server.running or not _provides(server, call.kind):
                 continue
+            generation = self.generation(server)
+            mine = [d for d in definitions if path_matches(self.display(d.path), patterns)]
+            before = stamps(d.path for d in mine)
             try:
-                hits = await self._hits(server, patterns, name, call)
-            except (ValidatorUnavailable, TimeoutError, OSError) as exc:
+                hits = await self._hits(server, patterns, name, call, mine)
+            except (ValidatorUnavailable, TimeoutError, OSError, JsonRpcException) as exc:
                 log.info("exact navigation through %s failed: %s", server.name, exc)
                 continue
+            if self.answers is not None and generation == self.generation(server):
+                files = before | stamps({hit.path for hit in hits or []} - set(before))
+                self.answers.put(question(server, call), generation, files,
+                                 Answer(server.name, tuple(hits) if hits is not None else None))
             if hits is None:
                 continue  # the server knows no definition of that name
             return self._result(call, hits, server.name)
         return None
 
     async def _hits(self, server: LanguageServer, patterns: list[str], name: str,
-                    call: SearchCall) -> list[Hit] | None:
+                    call: SearchCall, definitions: Sequence[Definition]) -> list[Hit] | None:
+        texts: dict[Path, list[str]] = {}
+        targets: list[Target] = []
+        for definition in definitions[:MAX_DEFINITIONS]:
+            position = _name_position(texts, definition.path, definition.line - 1,
+                                      definition.name)
+            if position is not None:
+                uri = definition.path.as_uri()
+                targets.append((lsp.TextDocumentIdentifier(uri=uri), position))
+        if not targets:
+            targets = await self._workspace_symbols(server, patterns, name, call, texts)
+        if not targets:
+            return None
+        asked = {(_path(document.uri), position.line + 1) for document, position in targets}
+        hits: dict[tuple[Path, int], Hit] = {}
+        for hit in await _ask_all(server, call.kind, targets):
+            hits.setdefault((hit.path, hit.line), hit)
+        if call.kind == "implementations":  # a definition does not implement itself
+            hits = {key: hit for key, hit in hits.items() if key not in asked}
+        return await self._with_scopes(server, list(hits.values()))
+
+    async def _workspace_symbols(self, server: LanguageServer, patterns: list[str], name: str,
+                                 call: SearchCall, texts: dict[Path, list[str]]
+                                 ) -> list[Target]:
         symbols = await server.request(
             lambda client: client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query=name)),
             REQUEST_TIMEOUT_SECONDS) or []
-        definitions = []
+        targets = []
         for symbol in symbols:
             location = symbol.location
             if not isinstance(location, lsp.Location) or symbol.kind not in _SCOPE_KINDS:
@@ -100,58 +199,34 @@ class ExactNavigator:
             same = symbol.name == name if call.match is None else \
                 matches(name, symbol.name, call.match)
             path = _path(location.uri)
-            if same and path_matches(self.display(path), patterns):
-                definitions.append((location.uri, location.range.start, symbol.name))
-        if not definitions:
-            return None
-        hits: dict[tuple[Path, int], Hit] = {}
-        asked: set[tuple[Path, int]] = set()
-        for uri, start, spelled in definitions[:MAX_DEFINITIONS]:
-            position = _name_position(_path(uri), start, spelled)
-            asked.add((_path(uri), position.line + 1))
-            document = lsp.TextDocumentIdentifier(uri=uri)
-            for hit in await self._ask(server, call.kind, document, position):
-                hits.setdefault((hit.path, hit.line), hit)
-        if call.kind == "implementations":  # a definition does not implement itself
-            hits = {key: hit for key, hit in hits.items() if key not in asked}
-        return await self._with_scopes(server, list(hits.values()))
-
-    async def _ask(self, server: LanguageServer, kind: str, document: lsp.TextDocumentIdentifier,
-                   position: lsp.Position) -> list[Hit]:
-        if kind == "references":
-            params = lsp.ReferenceParams(text_document=document, position=position,
-                                         context=lsp.ReferenceContext(include_declaration=False))
-            found = await server.request(
-                lambda client: client.text_document_references_async(params),
-                REQUEST_TIMEOUT_SECONDS) or []
-            return [_location_hit(location) for location in found]
-        if kind == "implementations":
-            impl = lsp.ImplementationParams(text_document=document, position=position)
-            found = await server.request(
-                lambda client: client.text_document_implementation_async(impl),
-                REQUEST_TIMEOUT_SECONDS) or []
-            locations = found if isinstance(found, list) else [found]
-            return [_location_hit(item) for item in locations if isinstance(item, lsp.Location)]
-        return await server.request(
-            lambda client: _incoming_calls(client, document, position), REQUEST_TIMEOUT_SECONDS)
+            if not same or not path_matches(self.display(path), patterns):
+                continue
+            position = _name_position(texts, path, location.range.start.line, symbol.name,
+                                      location.range.start.character)
+            targets.append((lsp.TextDocumentIdentifier(uri=location.uri),
+                            position or location.range.start))
+        return targets[:MAX_DEFINITIONS]
 
     async def _with_scopes(self, server: LanguageServer, hits: list[Hit]) -> list[Hit]:
+        keys: dict[Path, tuple[str, Path, int]] = {}
+        for path in {hit.path for hit in hits}:
+            try:
+                keys[path] = (server.name, path, path.stat().st_mtime_ns)
+            except OSError:
+                keys[path] = (server.name, path, 0)
+        missing = sorted(path for path, key in keys.items() if key not in self.outlines)
+        if missing:
+            found = await server.request(
+                lambda client: _document_symbols(client, missing),
+                REQUEST_TIMEOUT_SECONDS * len(missing))
+            for path, symbols in zip(missing, found, strict=True):
+                while len(self.outlines) >= MAX_OUTLINES:
+                    self.outlines.pop(next(iter(self.outlines)))
+                self.outlines[keys[path]] = _flatten(symbols or [])
         out = []
         for hit in hits:
-            try:
-                key = (server.name, hit.path, hit.path.stat().st_mtime_ns)
-            except OSError:
-                key = (server.name, hit.path, 0)
-            if key not in self.outlines:
-                document = lsp.DocumentSymbolParams(
-                    text_document=lsp.TextDocumentIdentifier(uri=hit.path.as_uri()))
-                found = await server.request(
-                    lambda client, d=document: client.text_document_document_symbol_async(d),
-                    REQUEST_TIMEOUT_SECONDS) or []
-                if len(self.outlines) >= MAX_OUTLINES:
-                    self.outlines.pop(next(iter(self.outlines)))
-                self.outlines[key] = _flatten(found)
-            inside = [scope for scope in self.outlines[key] if scope[1] <= hit.line <= scope[2]]
+            inside = [scope for scope in self.outlines.get(keys[hit.path], [])
+                      if scope[1] <= hit.line <= scope[2]]
             if inside:
                 scope = min(inside, key=lambda s: s[2] - s[1])
                 hit = Hit(hit.path, hit.line, hit.end_line, scope[0], (scope[1], scope[2]))
@@ -160,6 +235,9 @@ class ExactNavigator:
 
     def _result(self, call: SearchCall, hits: list[Hit], server: str) -> SearchResult:
         ordered = sorted(hits, key=lambda hit: (self.display(hit.path), hit.line))
+        if call.path_glob:
+            spec = glob_spec(call.path_glob)
+            ordered = [hit for hit in ordered if spec.match_file(self.display(hit.path))]
         shown = ordered[:call.limit]
         matches_out = []
         texts: dict[Path, list[str]] = {}
@@ -181,20 +259,57 @@ class ExactNavigator:
                             extra={"total_unit": "locations", "precision": f"exact:{server}"})
 
 
-async def _incoming_calls(client: ValidatingClient, document: lsp.TextDocumentIdentifier,
-                          position: lsp.Position) -> list[Hit]:
-    items = await client.text_document_prepare_call_hierarchy_async(
-        lsp.CallHierarchyPrepareParams(text_document=document, position=position)) or []
+async def _ask_all(server: LanguageServer, kind: str, targets: list[Target]) -> list[Hit]:
+    """Every target asked at once; the hits in the targets' order."""
+    requests = len(targets) * (2 if kind == "callers" else 1)
+    return await server.request(lambda client: _pipelined(client, kind, targets),
+                                REQUEST_TIMEOUT_SECONDS * requests)
+
+
+async def _pipelined(client: ValidatingClient, kind: str, targets: list[Target]) -> list[Hit]:
+    if kind == "callers":
+        prepared = await asyncio.gather(*(
+            client.text_document_prepare_call_hierarchy_async(
+                lsp.CallHierarchyPrepareParams(text_document=document, position=position))
+            for document, position in targets))
+        items = [item for answer in prepared for item in answer or []]
+        incoming = await asyncio.gather(*(
+            client.call_hierarchy_incoming_calls_async(
+                lsp.CallHierarchyIncomingCallsParams(item=item)) for item in items))
+        return [hit for calls in incoming for hit in _call_hits(calls or [])]
+    if kind == "references":
+        found = await asyncio.gather(*(
+            client.text_document_references_async(lsp.ReferenceParams(
+                text_document=document, position=position,
+                context=lsp.ReferenceContext(include_declaration=False)))
+            for document, position in targets))
+        return [_location_hit(location) for answer in found for location in answer or []]
+    found_impl = await asyncio.gather(*(
+        client.text_document_implementation_async(
+            lsp.ImplementationParams(text_document=document, position=position))
+        for document, position in targets))
     hits = []
-    for item in items:
-        calls = await client.call_hierarchy_incoming_calls_async(
-            lsp.CallHierarchyIncomingCallsParams(item=item)) or []
-        for incoming in calls:
-            caller = incoming.from_
-            scope = (caller.range.start.line + 1, caller.range.end.line + 1)
-            for where in incoming.from_ranges:
-                line = where.start.line + 1
-                hits.append(Hit(_path(caller.uri), line, line, caller.name, scope))
+    for answer in found_impl:
+        locations = answer if isinstance(answer, list) else [answer]
+        hits += [_location_hit(item) for item in locations if isinstance(item, lsp.Location)]
+    return hits
+
+
+async def _document_symbols(client: ValidatingClient, paths: list[Path]) -> list[Any]:
+    return list(await asyncio.gather(*(
+        client.text_document_document_symbol_async(lsp.DocumentSymbolParams(
+            text_document=lsp.TextDocumentIdentifier(uri=path.as_uri())))
+        for path in paths)))
+
+
+def _call_hits(calls: Sequence[lsp.CallHierarchyIncomingCall]) -> list[Hit]:
+    hits = []
+    for incoming in calls:
+        caller = incoming.from_
+        scope = (caller.range.start.line + 1, caller.range.end.line + 1)
+        for where in incoming.from_ranges:
+            line = where.start.line + 1
+            hits.append(Hit(_path(caller.uri), line, line, caller.name, scope))
     return hits
 
 
@@ -217,25 +332,28 @@ def _flatten(symbols: list[Any], parent: str = "") -> list[tuple[str, int, int]]
     return out
 
 
-def _name_position(path: Path, start: lsp.Position, name: str) -> lsp.Position:
-    """Where ``name`` is spelled at or after ``start`` (a symbol's range may start earlier)."""
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").split("\n")
-    except OSError:
-        return start
-    for number in range(start.line, min(start.line + 20, len(lines))):
-        column = lines[number].find(name, start.character if number == start.line else 0)
-        if column != -1:
-            return lsp.Position(line=number, character=column)
-    return start
+def _name_position(texts: dict[Path, list[str]], path: Path, line: int, name: str,
+                   character: int = 0) -> lsp.Position | None:
+    """Where ``name`` is spelled as a word at or after (0-based) ``line``/``character``."""
+    lines = _lines(texts, path)
+    word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
+    for number in range(line, min(line + NAME_LOOKAHEAD_LINES, len(lines))):
+        found = word.search(lines[number], character if number == line else 0)
+        if found:
+            return lsp.Position(line=number, character=found.start())
+    return None
 
 
-def _line(texts: dict[Path, list[str]], path: Path, line: int) -> str:
+def _lines(texts: dict[Path, list[str]], path: Path) -> list[str]:
     if path not in texts:
         try:
             texts[path] = path.read_text(encoding="utf-8", errors="replace").split("\n")
         except OSError:
             texts[path] = []
-    lines = texts[path]
+    return texts[path]
+
+
+def _line(texts: dict[Path, list[str]], path: Path, line: int) -> str:
+    lines = _lines(texts, path)
     text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
     return text[:SNIPPET_CHARS] + ("…" if len(text) > SNIPPET_CHARS else "")

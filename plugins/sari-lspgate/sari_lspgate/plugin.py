@@ -48,6 +48,7 @@ class LspGatePlugin:
         self.runner: ValidationRunner | None = None
         self._runner_lock = threading.Lock()
         self._roots: list[Path] = []
+        self._engine: object | None = None  # where navigation finds definitions
 
     # --- registration -------------------------------------------------------------------
 
@@ -71,6 +72,7 @@ class LspGatePlugin:
         settings: LspGateSettings = kernel.settings.get(SECTION)
         self.settings = settings
         self._roots = list(kernel.roots)
+        self._engine = kernel.engine
         if settings.enabled and settings.prewarm:
             self._get_runner().prewarm()
 
@@ -88,9 +90,11 @@ class LspGatePlugin:
                 assert self.settings is not None
                 # Imported here: lsprotocol's types take a second to import, and every
                 # `sari` command loads the plugins.
+                from sari_lspgate.navigation import index_definitions
                 from sari_lspgate.runner import ValidationRunner
 
-                self.runner = ValidationRunner(self.settings, self._roots)
+                self.runner = ValidationRunner(self.settings, self._roots,
+                                               index_definitions(self._engine))
             return self.runner
 
     def _active(self, session: Session) -> LspGateSettings | None:

@@ -18,13 +18,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from sari_core.engine.navigation import target_name
 from sari_core.models import SearchCall, SearchResult
 from sari_core.sessions import canonical_root
+from sari_lspgate.answers import AnswerCache
 from sari_lspgate.command_validator import CommandValidator
 from sari_lspgate.diagnostics import Diagnostic
 from sari_lspgate.event_loop import LoopThread
 from sari_lspgate.lsp_server import LanguageServer
-from sari_lspgate.navigation import ExactNavigator, Outlines
+from sari_lspgate.navigation import Answer, DefinitionSource, ExactNavigator, Outlines
 from sari_lspgate.settings import LanguageServerConfig, LspGateSettings
 from sari_lspgate.validators import (
     ValidatorResult,
@@ -78,10 +80,16 @@ def _digest(text: str) -> str:
 
 
 class ValidationRunner:
-    """Validators for the workspace roots, warm across calls."""
+    """Validators for the workspace roots, warm across calls.
 
-    def __init__(self, settings: LspGateSettings, roots: Sequence[Path]) -> None:
+    :param definitions: where navigation finds a name's definitions (Sari's index);
+        without it, each server is asked (``workspace/symbol``).
+    """
+
+    def __init__(self, settings: LspGateSettings, roots: Sequence[Path],
+                 definitions: DefinitionSource | None = None) -> None:
         self.settings = settings
+        self.definitions = definitions
         self.roots = [Path(canonical_root(root)) for root in roots] or [Path.cwd()]
         self.server_configs = builtin_servers(settings)
         self.command_configs = [c for c in settings.command_validators if c.enabled]
@@ -98,6 +106,7 @@ class ValidationRunner:
         self._epoch = 0
         self._closed = False
         self._outlines: Outlines = {}  # navigation's document symbols, by file version
+        self._answers: AnswerCache[Answer] = AnswerCache()  # navigation's answers
         # A server's worst case: start, a fresh first analysis, the second text, and one
         # restart and retry after a crash.
         startup, diagnostics = settings.startup_timeout_seconds, settings.diagnostics_timeout_seconds
@@ -158,12 +167,33 @@ class ValidationRunner:
         return [(server, patterns.get(name, [])) for (_, name), server in started.items()]
 
     def navigate(self, call: SearchCall) -> SearchResult | None:
-        """An exact answer from a running server, or None (see :mod:`sari_lspgate.navigation`)."""
+        """An exact answer from a running server, or None (see :mod:`sari_lspgate.navigation`).
+
+        An answer computed since the last change is served again without asking
+        (:mod:`sari_lspgate.answers` says when it holds).
+        """
         servers = [(server, found) for server, found in self.navigators() if server.running]
         if not servers or self._closed:
             return None
-        navigator = ExactNavigator(servers, self.display_path, self._outlines)
-        return self.loop.run(navigator.answer(call), timeout=self._run_timeout)
+        navigator = ExactNavigator(servers, self.display_path, self._outlines, self._answers,
+                                   self._generation)
+        kept = navigator.kept(call)
+        if kept is not None:
+            return kept
+        definitions = []
+        if self.definitions is not None:
+            try:  # read here, on the caller's thread: the index is the caller's
+                definitions = list(self.definitions(target_name(call.query), call.match))
+            except Exception as exc:  # noqa: BLE001 - the server can still resolve the name
+                log.info("lspgate: no definitions from the index: %r", exc)
+        return self.loop.run(navigator.answer(call, definitions), timeout=self._run_timeout)
+
+    def _generation(self, server: LanguageServer) -> tuple[int, int, int]:
+        """What a kept answer of ``server`` depends on besides its files: the change epoch
+        (moved by every change seen) and the server process and the texts sent to it."""
+        with self._lock:
+            epoch = self._epoch
+        return (epoch, *server.generation)
 
     def server_pids(self) -> dict[str, int]:
         """Validator name -> process id of its running server (first root first)."""
