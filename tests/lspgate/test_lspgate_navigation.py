@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from lspgate_workspace import KernelFactory
+from lspgate_workspace import KernelFactory, external_write
 
 from sari_core import Kernel
 
@@ -101,3 +101,70 @@ def test_navigation_off_answers_from_the_index(make_kernel: KernelFactory) -> No
     time.sleep(1)
     response = kernel.execute_search({"query": "Invoice", "kind": "references"})
     assert response["meta"]["precision"] == "name-based"
+
+
+def _lines(response: dict[str, Any]) -> list[tuple[str, int]]:
+    return [(m["path"], m["line"]) for m in response["matches"]]
+
+
+def test_a_repeated_question_is_answered_again_until_an_edit_adds_a_caller(
+        make_kernel: KernelFactory) -> None:
+    kernel = make_kernel(FILES, prewarm=True, ruff=False)
+    first = _exact(kernel, query="total", kind="callers")
+    assert _lines(first) == [("shop/cart.py", 12), ("shop/cart.py", 16)]
+    assert kernel.execute_search({"query": "total", "kind": "callers"})["matches"] \
+        == first["matches"]
+    added = kernel.execute_mutation("edit", {
+        "path": "shop/cart.py", "old_string": "def get(key",
+        "new_string": "def refund(invoice: Invoice) -> int:\n    return -invoice.total()\n\n\n"
+                      "def get(key"})
+    assert added["ok"], added
+    after = kernel.execute_search({"query": "total", "kind": "callers"})
+    assert after["meta"]["precision"] == "exact:basedpyright"
+    assert [(m["line"], m["scope"]) for m in after["matches"]] \
+        == [(12, "checkout"), (16, "bill"), (20, "refund")]
+
+
+def test_a_caller_written_outside_sari_shows_in_the_next_answer(make_kernel: KernelFactory
+                                                                ) -> None:
+    kernel = make_kernel(FILES, prewarm=True, ruff=False)
+    assert _lines(_exact(kernel, query="total", kind="callers")) \
+        == [("shop/cart.py", 12), ("shop/cart.py", 16)]
+    external_write(kernel.engine, kernel.roots[0], "shop/refund.py",
+                   "from shop.cart import Invoice\n\n\ndef refund(invoice: Invoice) -> int:\n"
+                   "    return -invoice.total()\n")
+    deadline = time.monotonic() + 60
+    while True:  # the watcher reports the new file within its latency
+        found = _lines(kernel.execute_search({"query": "total", "kind": "callers"}))
+        if ("shop/refund.py", 5) in found or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert found == [("shop/cart.py", 12), ("shop/cart.py", 16), ("shop/refund.py", 5)]
+
+
+def test_exact_answers_keep_to_the_path_glob(make_kernel: KernelFactory) -> None:
+    files = {**FILES, "billing/run.py": "from shop.cart import Invoice, bill\n\n\n"
+                                        "def run(invoice: Invoice) -> int:\n"
+                                        "    return bill(invoice) + invoice.total()\n"}
+    kernel = make_kernel(files, prewarm=True, ruff=False)
+    every = _exact(kernel, query="total", kind="callers")
+    assert _lines(every) == [("billing/run.py", 5), ("shop/cart.py", 12), ("shop/cart.py", 16)]
+    only = kernel.execute_search({"query": "total", "kind": "callers",
+                                  "path_glob": "billing/**"})
+    assert only["meta"]["precision"] == "exact:basedpyright"
+    assert _lines(only) == [("billing/run.py", 5)] and only["total"] == 1
+
+
+def test_references_of_an_overloaded_function_are_asked_at_every_definition(
+        make_kernel: KernelFactory) -> None:
+    files = {"conv.py": "from typing import overload\n\n\n"
+                        "@overload\ndef parse(value: int) -> int: ...\n"
+                        "@overload\ndef parse(value: str) -> str: ...\n"
+                        "def parse(value: int | str) -> int | str:\n    return value\n\n\n"
+                        "def use() -> None:\n    parse(1)\n    parse('a')\n"}
+    kernel = make_kernel(files, prewarm=True, ruff=False)
+    response = _exact(kernel, query="parse", kind="references")
+    # each overload and the implementation declare the same function: every declaration
+    # the others are asked about is a reference, and so is each call
+    assert [m["line"] for m in response["matches"]] == [5, 7, 8, 13, 14]
+    assert [m.get("scope") for m in response["matches"]][-2:] == ["use", "use"]

@@ -164,3 +164,17 @@ def test_outline_of_a_file_the_index_skips_is_parsed_on_demand(kernel: Kernel) -
     finally:
         (root / "scratch.py").unlink()
         (root / ".gitignore").unlink()
+
+
+def test_definitions_of_a_name_are_every_indexed_definition_with_its_file(kernel: Kernel
+                                                                          ) -> None:
+    navigator = kernel.engine.navigator  # type: ignore[attr-defined]
+    root = kernel.engine.roots[0]
+    found = navigator.definitions("Cart.count", None)
+    assert [(d.path, d.line, d.end_line, d.name, d.kind) for d in found] == [
+        (root / "shop/cart.py", 5, 6, "count", "method"),
+        (root / "shop/cart.py", 12, 13, "count", "method")]
+    assert {d.path.is_absolute() for d in found} == {True}
+    # a match mode expands the name as search does; a name used but never defined has none
+    assert [d.name for d in navigator.definitions("Tot", "prefix")] == ["total"]
+    assert navigator.definitions("total_of", None) == []

@@ -87,6 +87,7 @@ class LanguageServer:
         self.max_restarts = max_restarts
         self.starts = 0
         self.texts_sent = 0  # documents opened or changed: what the server answers from
+        self.workspace_loaded = False  # navigation saw it list the workspace's symbols
         self._client: ValidatingClient | None = None
         self._process: asyncio.subprocess.Process | None = None
         self._alive = False
@@ -136,6 +137,7 @@ class LanguageServer:
                 f"this validator off)", cause="missing")
         self._pull = False
         self._pull_registered = asyncio.Event()
+        self.workspace_loaded = False
         client = ValidatingClient(self.root, self.settings, self._on_publish,
                                   self._on_pull_registered, self._on_exit)
         self.starts += 1

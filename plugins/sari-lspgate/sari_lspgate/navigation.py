@@ -26,7 +26,7 @@ from urllib.parse import unquote, urlparse
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 
-from sari_core.engine.names import matches
+from sari_core.engine.names import MatchMode, matches
 from sari_core.engine.navigation import Definition, target_name
 from sari_core.engine.text_match import glob_spec
 from sari_core.models import SearchCall, SearchMatch, SearchResult
@@ -44,7 +44,7 @@ SNIPPET_CHARS = 160
 MAX_OUTLINES = 512  # files whose document symbols are kept between searches
 NAME_LOOKAHEAD_LINES = 20  # a definition's range may start before its name (decorators)
 Outlines = dict[tuple[str, Path, int], list[tuple[str, int, int]]]
-DefinitionSource = Callable[[str, "str | None"], Sequence[Definition]]
+DefinitionSource = Callable[[str, MatchMode | None], Sequence[Definition]]
 Target = tuple[lsp.TextDocumentIdentifier, lsp.Position]
 _SCOPE_KINDS = frozenset({
     lsp.SymbolKind.Class, lsp.SymbolKind.Method, lsp.SymbolKind.Function,
@@ -64,10 +64,10 @@ class Hit:
 
 @dataclass(frozen=True)
 class Answer:
-    """What one server said: its hits, None when it knows no definition of the name."""
+    """What one server said about one question."""
 
     server: str
-    hits: tuple[Hit, ...] | None
+    hits: tuple[Hit, ...]
 
 
 def _path(uri: str) -> Path:
@@ -91,7 +91,7 @@ def index_definitions(engine: object) -> DefinitionSource | None:
     if lookup is None:
         return None
 
-    def definitions(name: str, match: str | None) -> Sequence[Definition]:
+    def definitions(name: str, match: MatchMode | None) -> Sequence[Definition]:
         if not getattr(engine, "index_ready", True):
             return []
         return list(lookup(name, match))
@@ -135,8 +135,7 @@ class ExactNavigator:
             found, answer = self.answers.get(question(server, call), self.generation(server))
             if not found or answer is None:
                 return None  # this server is asked first: it must answer afresh
-            if answer.hits is not None:
-                return self._result(call, list(answer.hits), answer.server)
+            return self._result(call, list(answer.hits), answer.server)
         return None
 
     async def answer(self, call: SearchCall,
@@ -154,12 +153,12 @@ class ExactNavigator:
             except (ValidatorUnavailable, TimeoutError, OSError, JsonRpcException) as exc:
                 log.info("exact navigation through %s failed: %s", server.name, exc)
                 continue
-            if self.answers is not None and generation == self.generation(server):
-                files = before | stamps({hit.path for hit in hits or []} - set(before))
-                self.answers.put(question(server, call), generation, files,
-                                 Answer(server.name, tuple(hits) if hits is not None else None))
             if hits is None:
-                continue  # the server knows no definition of that name
+                continue  # the server knows no definition of that name (or is loading)
+            if self.answers is not None and generation == self.generation(server):
+                files = before | stamps({hit.path for hit in hits} - set(before))
+                self.answers.put(question(server, call), generation, files,
+                                 Answer(server.name, tuple(hits)))
             return self._result(call, hits, server.name)
         return None
 
@@ -173,8 +172,15 @@ class ExactNavigator:
             if position is not None:
                 uri = definition.path.as_uri()
                 targets.append((lsp.TextDocumentIdentifier(uri=uri), position))
+        if targets and not server.workspace_loaded:
+            # A server answers before it has listed the workspace's files, with nothing
+            # found: until it lists a definition the index knows, the index answers.
+            first = definitions[0].name
+            if not await self._workspace_symbols(server, patterns, first, None, texts):
+                return None
+            server.workspace_loaded = True
         if not targets:
-            targets = await self._workspace_symbols(server, patterns, name, call, texts)
+            targets = await self._workspace_symbols(server, patterns, name, call.match, texts)
         if not targets:
             return None
         asked = {(_path(document.uri), position.line + 1) for document, position in targets}
@@ -186,7 +192,7 @@ class ExactNavigator:
         return await self._with_scopes(server, list(hits.values()))
 
     async def _workspace_symbols(self, server: LanguageServer, patterns: list[str], name: str,
-                                 call: SearchCall, texts: dict[Path, list[str]]
+                                 match: MatchMode | None, texts: dict[Path, list[str]]
                                  ) -> list[Target]:
         symbols = await server.request(
             lambda client: client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query=name)),
@@ -196,8 +202,7 @@ class ExactNavigator:
             location = symbol.location
             if not isinstance(location, lsp.Location) or symbol.kind not in _SCOPE_KINDS:
                 continue  # variables and parameters are not what navigation asks about
-            same = symbol.name == name if call.match is None else \
-                matches(name, symbol.name, call.match)
+            same = symbol.name == name if match is None else matches(name, symbol.name, match)
             path = _path(location.uri)
             if not same or not path_matches(self.display(path), patterns):
                 continue
