@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
-from lspgate_workspace import KernelFactory, external_write
+from lspgate_workspace import DiskEngine, KernelFactory, external_write, write_files
 
 from sari_core import Kernel
 
@@ -45,7 +46,8 @@ def _exact(kernel: Kernel, **args: Any) -> dict[str, Any]:
     while True:
         response = kernel.execute_search(args)
         assert response["ok"], response
-        if response["meta"]["precision"].startswith("exact:") or time.monotonic() > deadline:
+        precision = response["meta"].get("precision", "")
+        if precision.startswith("exact:") or time.monotonic() > deadline:
             return response
         time.sleep(0.5)
 
@@ -168,3 +170,16 @@ def test_references_of_an_overloaded_function_are_asked_at_every_definition(
     # the others are asked about is a reference, and so is each call
     assert [m["line"] for m in response["matches"]] == [5, 7, 8, 13, 14]
     assert [m.get("scope") for m in response["matches"]][-2:] == ["use", "use"]
+
+
+def test_an_engine_without_an_index_has_the_server_find_the_definitions(tmp_path: Path
+                                                                        ) -> None:
+    from sari_lspgate import LspGatePlugin
+
+    write_files(tmp_path, FILES)
+    with Kernel(DiskEngine(tmp_path), plugins=[LspGatePlugin()], load_entry_points=False,
+                settings={"lspgate": {"prewarm": True, "ruff": False}},
+                analytics_sinks=[]) as kernel:
+        response = _exact(kernel, query="get", kind="callers")
+        assert response["meta"]["precision"] == "exact:basedpyright"
+        assert [(m["line"], m["scope"]) for m in response["matches"]] == [(24, "lookup")]

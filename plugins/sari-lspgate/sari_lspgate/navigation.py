@@ -174,9 +174,8 @@ class ExactNavigator:
                 targets.append((lsp.TextDocumentIdentifier(uri=uri), position))
         if targets and not server.workspace_loaded:
             # A server answers before it has listed the workspace's files, with nothing
-            # found: until it lists a definition the index knows, the index answers.
-            first = definitions[0].name
-            if not await self._workspace_symbols(server, patterns, first, None, texts):
+            # found: until it lists a symbol of the name, the index answers.
+            if not await self._lists(server, patterns, definitions[0].name):
                 return None
             server.workspace_loaded = True
         if not targets:
@@ -190,6 +189,15 @@ class ExactNavigator:
         if call.kind == "implementations":  # a definition does not implement itself
             hits = {key: hit for key, hit in hits.items() if key not in asked}
         return await self._with_scopes(server, list(hits.values()))
+
+    async def _lists(self, server: LanguageServer, patterns: list[str], name: str) -> bool:
+        """Whether the server lists a symbol named ``name`` in a file it serves."""
+        symbols = await server.request(
+            lambda client: client.workspace_symbol_async(lsp.WorkspaceSymbolParams(query=name)),
+            REQUEST_TIMEOUT_SECONDS) or []
+        return any(symbol.name == name and isinstance(symbol.location, lsp.Location)
+                   and path_matches(self.display(_path(symbol.location.uri)), patterns)
+                   for symbol in symbols)
 
     async def _workspace_symbols(self, server: LanguageServer, patterns: list[str], name: str,
                                  match: MatchMode | None, texts: dict[Path, list[str]]
