@@ -138,6 +138,10 @@ class LspGatePlugin:
         # copy only configures the language-server runner.
         settings = self._active(session)
         if settings is None:
+            with self._runner_lock:
+                runner = self.runner
+            if runner is not None and event.phase == "after":
+                runner.note_change()  # other sessions' kept navigation answers are stale
             return None
         state = session.namespace(SECTION, GateState)
         if event.phase == "before":
