@@ -12,6 +12,9 @@ lines (``scope``, ``scope_lines``), so an agent reads just that range.
 * ``references``: every whole-word line of the name in a source file, from the
   text index; the lines that define the name are included as ``kind="definition"``
   (overloads and redefinitions are references of each other).
+
+``definitions`` lists where a name is defined (absolute path and lines), for a plugin
+that asks a language server about each definition.
 """
 
 from __future__ import annotations

@@ -150,7 +150,8 @@ class ExactNavigator:
             before = stamps(d.path for d in mine)
             try:
                 hits = await self._hits(server, patterns, name, call, mine)
-            except (ValidatorUnavailable, TimeoutError, OSError, JsonRpcException) as exc:
+            except (ValidatorUnavailable, asyncio.TimeoutError, TimeoutError, OSError,
+                    JsonRpcException) as exc:
                 log.info("exact navigation through %s failed: %s", server.name, exc)
                 continue
             if hits is None:
