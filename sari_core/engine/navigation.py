@@ -6,7 +6,11 @@ extended, whatever it resolves to. Results say so: ``extra.precision`` is
 ``name-based``. Each hit names the definition enclosing it and that definition's
 lines (``scope``, ``scope_lines``), so an agent reads just that range.
 
-* ``callers``: the call sites the tags found (``@reference.call``), one per line;
+* ``callers``: the call sites the tags found (``@reference.call``), one per line, and
+  the places the name is handed on as a value (``key=self.name``, ``f(obj.name, x)``,
+  ``x = obj.name``: the name ends an argument, an assignment or the line), since a
+  function passed or stored is called from there, and a language server's call
+  hierarchy counts them too;
 * ``implementations``: the definitions that extend or implement the name
   (``@reference.implementation``: base classes, implemented interfaces);
 * ``references``: every whole-word line of the name in a source file, from the
@@ -37,6 +41,9 @@ MAX_NAMES = 20  # distinct names a prefix or fuzzy query expands to
 MAX_LOCATIONS = 20_000
 SNIPPET_CHARS = 160
 _TAG_KIND = {"callers": "call", "implementations": "implementation"}
+# After a name handed on as a value: the end of an argument, an element, a statement.
+_VALUE_END = frozenset(",)]};")
+_NOT_CODE = ("#", "//", "/*", "*", "import ", "from ", "--")
 
 
 @dataclass(frozen=True)
@@ -125,7 +132,26 @@ class Navigator:
     def _find(self, names: Sequence[str], call: SearchCall) -> list[Location]:
         if call.kind == "references":
             return self._uses(names, call.path_glob)
-        return self._tagged(names, _TAG_KIND[call.kind], call.path_glob)
+        tagged = self._tagged(names, _TAG_KIND[call.kind], call.path_glob)
+        if call.kind != "callers":
+            return tagged
+        seen = {(loc.file_id, loc.line) for loc in tagged}
+        handed = [loc for loc in self._values(names, call.path_glob)
+                  if (loc.file_id, loc.line) not in seen]
+        return sorted([*tagged, *handed], key=lambda loc: (loc.root, loc.path, loc.line))
+
+    def _values(self, names: Sequence[str], glob: str | None) -> list[Location]:
+        """The lines where a name is handed on as a value rather than called."""
+        texts: dict[int, list[str]] = {}
+        uses = [loc for loc in self._uses(names, glob) if not loc.is_definition]
+        for file_id, text in self.store.texts(sorted({loc.file_id for loc in uses})):
+            texts[file_id] = text.split("\n")
+        out = []
+        for loc in uses:
+            lines = texts.get(loc.file_id, [])
+            if 0 < loc.line <= len(lines) and _hands_on(lines[loc.line - 1], loc.name):
+                out.append(loc)
+        return out
 
     def _tagged(self, names: Sequence[str], kind: str, glob: str | None) -> list[Location]:
         if not names:
@@ -200,6 +226,20 @@ class Navigator:
             kind=label, snippet=line, symbol=loc.name,
             scope=scope.qualified if scope else None,
             scope_lines=[scope.line, scope.end_line] if scope else None)
+
+
+def _hands_on(line: str, name: str) -> bool:
+    """Does ``line`` (code, not a comment or an import) hand ``name`` on as a value?"""
+    if line.lstrip().startswith(_NOT_CODE):
+        return False
+    for found in re.finditer(rf"(?<![\w$]){re.escape(name)}(?![\w$])", line):
+        rest = line[found.end():].lstrip()
+        before = line[:found.start()].rstrip()
+        handed = before[-1:] in (".", "=", "(", ",", ":", "[") \
+            or before.endswith(("return", "yield"))
+        if (not rest or rest[0] in _VALUE_END) and handed:
+            return True
+    return False
 
 
 def _in_glob(found: list[Location], glob: str | None) -> list[Location]:

@@ -178,3 +178,31 @@ def test_definitions_of_a_name_are_every_indexed_definition_with_its_file(kernel
     # a match mode expands the name as search does; a name used but never defined has none
     assert [d.name for d in navigator.definitions("Tot", "prefix")] == ["total"]
     assert navigator.definitions("total_of", None) == []
+
+
+HANDED_ON = '''from app.urls import url_for  # url_for is imported, not called
+
+
+class View:
+    def render(self, helpers):
+        helpers.update(url_for=self.url_for)
+        callback = self.url_for
+        run_later(self.url_for, 3)
+        return url_for
+
+
+def url_for(name):
+    """Build a URL: see url_for, the helper."""
+    return name
+'''
+
+
+def test_callers_include_a_function_handed_on_as_a_value(tmp_path) -> None:
+    """A function passed or stored is called from where it lands: a language server's call
+    hierarchy counts those lines, so the name-based answer must hold them too."""
+    engine = engine_over(tmp_path / "repo", {"app/views.py": HANDED_ON})
+    engine.ensure_index(progress=False)
+    with Kernel(engine, load_entry_points=False, analytics_sinks=[]) as kernel:
+        response = _search(kernel, query="url_for", kind="callers")
+    assert [m["line"] for m in response["matches"]] == [6, 7, 8, 9]
+    assert {m.get("scope") for m in response["matches"]} == {"View.render"}
