@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from kernel_responses import run_next_call, stabilization
 
 from sari_core import Kernel
@@ -210,11 +211,9 @@ LONG = "".join(f"def handler_{n}(request):\n" + "    x = request\n" * 58 + "    
 
 
 def test_a_blind_read_of_a_long_code_file_is_served_as_its_outline(make_kernel) -> None:
-    from sari_aggregation import AggregationPlugin
     from sari_refgate import RefgatePlugin
 
-    kernel = make_kernel(RefgatePlugin(), AggregationPlugin(),
-                         files={"app/long.py": LONG, "app/config.py": "x = 1\n"})
+    kernel = make_kernel(RefgatePlugin(), files={"app/long.py": LONG, "app/config.py": "x = 1\n"})
     response = kernel.execute_read({"mode": "file", "target": "app/long.py"})
     assert response["ok"], response
     assert stabilization(response)["reason_codes"] == ["REFGATE_READ_OUTLINED"]
@@ -227,7 +226,18 @@ def test_a_blind_read_of_a_long_code_file_is_served_as_its_outline(make_kernel) 
                       "start_line=1, end_line=200)")
     assert rows == [f"function handler_{n} {61 * n - 60}-{61 * n - 1}" for n in range(1, 6)]
     assert len(text) < 400  # far less than the 200 lines a window would have shown
-    # The lines it names are read next, in full: the outline delivered none of them.
+    _all_next_calls_succeed(kernel, response)
+
+
+def test_the_lines_an_outline_names_are_read_in_full_next(make_kernel) -> None:
+    """With aggregation installed, the outline must not count as delivering file lines."""
+    aggregation = pytest.importorskip("sari_aggregation")
+    from sari_refgate import RefgatePlugin
+
+    kernel = make_kernel(RefgatePlugin(), aggregation.AggregationPlugin(),
+                         files={"app/long.py": LONG, "app/config.py": "x = 1\n"})
+    response = kernel.execute_read({"mode": "file", "target": "app/long.py"})
+    assert stabilization(response)["reason_codes"] == ["REFGATE_READ_OUTLINED"]
     follow = run_next_call(kernel, stabilization(response)["next_calls"][0])
     assert follow["ok"] and follow["meta"]["end_line"] == 200
     assert "unchanged" not in render(follow) and "def handler_2(request):" in follow["text"]
