@@ -122,6 +122,37 @@ def test_model_rendering_of_a_read(search_and_read: SessionRun) -> None:
     assert "execution_id" not in text and "metrics_snapshot" not in text
 
 
+CATALOG = "".join(f"def price_of_{n}(item):\n" + "    value = item.price\n" * 60
+                  + "    return value\n\n\n" for n in range(1, 6))  # 5 functions, 320 lines
+
+
+def test_model_is_sent_an_outline_for_a_blind_read_and_the_definition_it_searched(
+        claude: Path, tmp_path: Path) -> None:
+    """MODEL-RENDERING (policies): a long file no search returned arrives as its outline; a
+    long file the search matched arrives as the matched definition, not its first lines."""
+    workspace = make_workspace(tmp_path)
+    (workspace / "shop" / "catalog.py").write_text(CATALOG)
+    (workspace / "shop" / "prices.py").write_text(CATALOG.replace("price_of_", "rate_of_"))
+    turns = [
+        Turn(calls=(ToolCall("mcp__sari__search", {"query": "def rate_of_4"}),)),
+        Turn(calls=(ToolCall("mcp__sari__read", {"mode": "file", "target": "shop/catalog.py"}),)),
+        Turn(calls=(ToolCall("mcp__sari__read", {"mode": "file", "target": "shop/prices.py"}),)),
+        Turn(text="done"),
+    ]
+    run = run_session(claude, workspace, tmp_path / "home", turns, "Where are rates kept?",
+                      sari_env={"SARI_PLUGINS": "budget,relevance,aggregation,refgate"})
+    assert run.returncode == 0, run.stderr
+    blind_id, searched_id = tool_use_ids(run, "mcp__sari__read")
+    outline = sent_to_model(run, blind_id)
+    header, *rows = outline.splitlines()
+    assert header.startswith("shop/catalog.py outline (file of 320 lines).")
+    assert rows == [f"function price_of_{n} {64 * n - 63}-{64 * n - 2}" for n in range(1, 6)]
+    definition = sent_to_model(run, searched_id)
+    header, *body = definition.splitlines()
+    assert "the definition the search matched (lines 193-254)" in header, definition
+    assert body[0].startswith("183\t") and body[-1].startswith("264\t"), definition
+
+
 def test_sari_hooks_installed_by_sari_install_fire_in_claude_code(claude: Path,
                                                                   tmp_path: Path) -> None:
     workspace = make_workspace(tmp_path)
