@@ -98,15 +98,8 @@ class Navigator:
     def definitions(self, query: str, mode: MatchMode | None,
                     limit: int = MAX_NAMES * 10) -> list[Definition]:
         """Every indexed definition of the names ``query`` matches, by file and line."""
-        names = self.names(query, mode)
-        if not names:
-            return []
-        marks = ",".join("?" * len(names))
-        rows = self.store.reader.execute(
-            "SELECT f.root, f.path, s.line, s.end_line, s.name, s.kind FROM symbols s "
-            "JOIN files f ON f.id = s.file_id "
-            f"WHERE s.name IN ({marks}) AND s.is_def = 1 "
-            "ORDER BY f.root, f.path, s.line LIMIT ?", (*names, limit)).fetchall()
+        rows = self._symbol_rows("f.root, f.path, s.line, s.end_line, s.name, s.kind",
+                                 self.names(query, mode), "s.is_def = 1", (), limit)
         return [Definition(self.guard.resolved(int(root), str(path)).abs, int(line),
                            int(end_line), str(name), str(kind))
                 for root, path, line, end_line, name, kind in rows]
@@ -140,6 +133,18 @@ class Navigator:
                   if (loc.file_id, loc.line) not in seen]
         return sorted([*tagged, *handed], key=lambda loc: (loc.root, loc.path, loc.line))
 
+    def _symbol_rows(self, columns: str, names: Sequence[str], where: str,
+                     parameters: tuple[object, ...], limit: int) -> list[tuple[object, ...]]:
+        """``columns`` of the symbol rows named ``names`` that also match ``where``, in
+        path and line order (``s`` is the symbol, ``f`` its file)."""
+        if not names:
+            return []
+        marks = ",".join("?" * len(names))
+        return list(self.store.reader.execute(
+            f"SELECT {columns} FROM symbols s JOIN files f ON f.id = s.file_id "
+            f"WHERE s.name IN ({marks}) AND {where} "
+            "ORDER BY f.root, f.path, s.line LIMIT ?", (*names, *parameters, limit)).fetchall())
+
     def _values(self, names: Sequence[str], glob: str | None) -> list[Location]:
         """The lines where a name is handed on as a value rather than called."""
         texts: dict[int, list[str]] = {}
@@ -154,15 +159,8 @@ class Navigator:
         return out
 
     def _tagged(self, names: Sequence[str], kind: str, glob: str | None) -> list[Location]:
-        if not names:
-            return []
-        marks = ",".join("?" * len(names))
-        rows = self.store.reader.execute(
-            "SELECT s.file_id, f.root, f.path, s.line, s.name FROM symbols s "
-            "JOIN files f ON f.id = s.file_id "
-            f"WHERE s.name IN ({marks}) AND s.is_def = 0 AND s.kind = ? "
-            f"ORDER BY f.root, f.path, s.line LIMIT {MAX_LOCATIONS}",
-            (*names, kind)).fetchall()
+        rows = self._symbol_rows("s.file_id, f.root, f.path, s.line, s.name", names,
+                                 "s.is_def = 0 AND s.kind = ?", (kind,), MAX_LOCATIONS)
         found = [Location(int(r[0]), int(r[1]), str(r[2]), int(r[3]), str(r[4])) for r in rows]
         return _in_glob(found, glob)
 

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from bench_modules import load_bench
 from git_workspace import engine_over
 
 from sari_core.engine import Workspace
-
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "navigation.py"
 
 PACKAGE = '''def get(key):
     return key
@@ -58,12 +55,7 @@ ab()
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
     pytest.importorskip("sari_lspgate", reason="the bench drives sari-lspgate's server")
-    spec = importlib.util.spec_from_file_location("navigation_bench", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["navigation_bench"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("navigation")
 
 
 @pytest.fixture

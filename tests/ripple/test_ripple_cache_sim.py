@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
-
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "cache_sim.py"
+from bench_modules import load_bench
 
 
 @pytest.fixture(scope="module")
 def sim():
-    spec = importlib.util.spec_from_file_location("cache_sim", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["cache_sim"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("cache_sim")
 
 
 def _block(items: str, tokens: int, breakpoint: bool = True):
