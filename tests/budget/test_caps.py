@@ -185,3 +185,11 @@ def test_a_capped_whole_file_read_shows_the_matched_definition_whole(make_kernel
     assert (cut["meta"]["start_line"], cut["meta"]["end_line"]) == (191, 230)
     assert stabilization(cut)["next_calls"][0]["arguments"] == {
         "mode": "file", "target": LONG_DEF, "offset": 230, "limit": 40}
+
+
+def test_a_short_matched_definition_comes_with_what_follows_it(make_kernel) -> None:
+    kernel = make_kernel(settings={"budget": {"min_match_window_lines": 100}})
+    kernel.execute_search({"query": "def target_function"})
+    response = kernel.execute_read({"mode": "file", "target": LONG_DEF})
+    # lines 191-290: 10 before the definition (201-260), and what follows, 100 in all
+    assert (response["meta"]["start_line"], response["meta"]["end_line"]) == (191, 290)

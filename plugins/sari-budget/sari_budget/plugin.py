@@ -181,7 +181,10 @@ def _window_at_match(call: ReadCall, session: Session, settings: BudgetSettings,
     line, end = match
     if end > line:  # a definition: all of it, and its decorators and comments above
         first = max(1, line - DEFINITION_MARGIN)
-        last = min(total, end + DEFINITION_MARGIN, first + cap - 1)
+        # A short definition comes with what follows it (the helpers it calls are often
+        # defined next to it), up to min_match_window_lines in all.
+        shown = max(end + DEFINITION_MARGIN, first + settings.min_match_window_lines - 1)
+        last = min(total, shown, first + cap - 1)
         what = f"the definition the search matched (lines {line}-{end})"
     else:
         margin = cap // 6  # some lines above the match: its signature, its comments

@@ -30,6 +30,11 @@ class BudgetSettings(BaseModel):
         40000, ge=1,
         description="Characters one read that names its range may deliver, instead of "
                     "max_preview_chars.")
+    min_match_window_lines: int = Field(
+        60, ge=1,
+        description="Lines a whole-file read of a long file shows at least when it is served "
+                    "as the definition the session's search matched: the definition, 10 lines "
+                    "before it, and what follows it (often the helpers it calls).")
     max_preview_chars: int = Field(
         12000, ge=1,
         description="Characters one read may deliver; a longer payload is trimmed to the cap "
