@@ -19,9 +19,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-# Programs pass it to share one policy session across connections; a model never needs to.
-SESSION_ID_PROPERTY: dict[str, Any] = {"type": "string"}
-# Accepted by every core tool that takes them, listed to no model (see the module text).
+# Accepted by every core tool that takes them, listed to no model (see the module text):
+# session_id shares one policy session across connections, which a model never needs.
 PROGRAM_ARGUMENTS = frozenset({"session_id", "preview_mode", "max_preview_chars", "bundle_id"})
 
 _INT = {"type": "integer", "minimum": 0}

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from sari_core.replay.transcript import result_text
+
 MODEL = "claude-sonnet-4-5-20250929"
 
 
@@ -80,17 +82,8 @@ class Script:
                     continue
                 for block in content:
                     if isinstance(block, dict) and block.get("type") == "tool_result":
-                        results[block["tool_use_id"]] = _result_text(block.get("content"))
+                        results[block["tool_use_id"]] = result_text(block.get("content"))
         return results
-
-
-def _result_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(part.get("text", "")) for part in content
-                         if isinstance(part, dict) and part.get("type") == "text")
-    return ""
 
 
 def is_agent_turn(body: dict[str, Any]) -> bool:
