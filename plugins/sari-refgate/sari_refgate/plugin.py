@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from sari_core.context import CallContext
 from sari_core.models import NextCall, ReadCall, ReadResult, SearchCall, SearchResult
 from sari_core.plugin_manager import hookimpl
@@ -108,12 +110,9 @@ class RefgatePlugin:
         with session.lock:
             issued = store.snapshot()
         # Outside the lock: a refusal may ask the engine for the file's length.
-        length: list[int | None] = []
-
+        @functools.cache  # asked at most once, and only by a read that needs it
         def line_count() -> int | None:
-            if not length:
-                length.append(_line_count(session, call.target))
-            return length[0]
+            return _line_count(session, call.target)
 
         refusal = judge(call, issued, settings, session.roots, line_count=line_count)
         if refusal is None:
