@@ -147,7 +147,8 @@ def mcp_config(workspace: Path, env: dict[str, str]) -> dict[str, object]:
 def run_session(claude: Path, workspace: Path, home: Path, turns: Sequence[Turn], prompt: str,
                 *, allowed_tools: Sequence[str] = ("mcp__sari__search", "mcp__sari__read"),
                 sari_env: dict[str, str] | None = None,
-                extra_env: dict[str, str] | None = None) -> SessionRun:
+                extra_env: dict[str, str] | None = None,
+                extra_args: Sequence[str] = ()) -> SessionRun:
     """Run one ``claude -p`` session in ``workspace`` and return what happened.
 
     :param claude: the Claude Code executable.
@@ -158,6 +159,7 @@ def run_session(claude: Path, workspace: Path, home: Path, turns: Sequence[Turn]
     :param allowed_tools: tools the session may call without asking.
     :param sari_env: environment for ``sari serve`` (e.g. ``SARI_PLUGINS``).
     :param extra_env: more environment for the CLI (and so for its hooks).
+    :param extra_args: more command-line arguments for the CLI (``--disallowedTools Read``).
     :return: the :class:`SessionRun`.
     """
     home.mkdir(parents=True, exist_ok=True)
@@ -175,7 +177,7 @@ def run_session(claude: Path, workspace: Path, home: Path, turns: Sequence[Turn]
         env.update(extra_env or {})
         argv = [str(claude), "-p", prompt, "--output-format", "json",
                 "--mcp-config", str(config_path), "--strict-mcp-config",
-                "--allowedTools", ",".join(allowed_tools), "--max-turns", "20"]
+                "--allowedTools", ",".join(allowed_tools), "--max-turns", "20", *extra_args]
         completed = subprocess.run(argv, cwd=workspace, env=env, capture_output=True,
                                    text=True, timeout=SESSION_TIMEOUT,
                                    stdin=subprocess.DEVNULL)
