@@ -145,8 +145,11 @@ def measure() -> dict[str, Any]:
             for arm in ARMS:
                 tally = tallies[arm][index]
                 cost = cost_of(tally, definitions[arm])
+                # The same turns with every tool result free: what no policy can go below.
+                floor = session_cost([0] * cost.calls, definitions[arm])
                 row[arm] = {"tokens": sum(tally.result_tokens), "turns": cost.turns,
                             "uncached": cost.uncached, "cached": cost.cached,
+                            "floor_uncached": floor.uncached, "floor_cached": floor.cached,
                             "payload": tally.payload_tokens, "needed": tally.needed,
                             "delivered": tally.needed_delivered, "refused": tally.refused}
             rows.append(row)
@@ -158,7 +161,8 @@ def _totals(rows: list[dict[str, Any]], definitions: dict[str, int]) -> dict[str
     for arm in ARMS:
         arm_rows = [row[arm] for row in rows]
         totals[arm] = {key: sum(r[key] for r in arm_rows) for key in (
-            "tokens", "turns", "uncached", "cached", "payload", "needed", "delivered", "refused")}
+            "tokens", "turns", "uncached", "cached", "payload", "needed", "delivered", "refused",
+            "floor_uncached", "floor_cached")}
     return totals
 
 
@@ -214,6 +218,12 @@ def print_report(data: dict[str, Any], seconds: float) -> None:
               f"{t['cached']:>11,.0f} ({t['cached'] / native['cached']:.3f}x)  non-payload "
               f"{_share(t['tokens'], t['payload']):.1%}  refusals {t['refused']}  needed "
               f"{t['delivered']}/{t['needed']}")
+    native = data["total"]["native"]
+    for arm in ARMS[1:]:
+        t = data["total"][arm]
+        print(f"{arm:<9} with these turns and every tool result free (the floor): uncached "
+              f"{t['floor_uncached'] / native['uncached']:.3f}x, cached "
+              f"{t['floor_cached'] / native['cached']:.3f}x")
     print(f"replayed in {seconds:.0f} s")
     for name, met, figure in targets(data):
         print(f"{'PASS' if met else 'FAIL'}  {name}: {figure}")
