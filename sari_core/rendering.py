@@ -27,6 +27,10 @@ from collections.abc import Mapping
 from typing import Any
 
 NEXT = "Next:"
+# Arguments a model never has to write: the session is the connection's own, and a read of
+# a target the session's searches returned is served without its refs (programs still find
+# every argument in the structured response's next_calls).
+_UNSAID_ARGUMENTS = frozenset({"session_id", "candidate_id", "bundle_id"})
 _ENVELOPE = frozenset({"ok", "tool", "target", "meta", "error"})
 
 
@@ -34,7 +38,7 @@ def call_text(call: Mapping[str, Any]) -> str:
     """A next call as the model would write it: ``read(mode="file", target="a.py")``."""
     arguments = ", ".join(f"{key}={json.dumps(value, ensure_ascii=False)}"
                           for key, value in call.get("arguments", {}).items()
-                          if key != "session_id")
+                          if key not in _UNSAID_ARGUMENTS)
     return f"{call.get('tool', '?')}({arguments})"
 
 

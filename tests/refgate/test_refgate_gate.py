@@ -221,9 +221,9 @@ def test_a_blind_read_of_a_long_code_file_is_served_as_its_outline(make_kernel) 
     text = render(response)
     header, *rows = text.split("\n")
     assert header == ("app/long.py outline (file of 305 lines). No search in this session "
-                      "returned this file (305 lines), so it is shown as its outline: read the "
-                      'lines you need. Next: read(mode="snippet", target="app/long.py", '
-                      "start_line=1, end_line=200)")
+                      "returned this file, so this is its outline: read the lines you need. "
+                      'Next: read(mode="snippet", target="app/long.py", start_line=1, '
+                      "end_line=200)")
     assert rows == [f"function handler_{n} {61 * n - 60}-{61 * n - 1}" for n in range(1, 6)]
     assert len(text) < 400  # far less than the 200 lines a window would have shown
     _all_next_calls_succeed(kernel, response)
@@ -267,4 +267,4 @@ def test_an_outline_longer_than_the_window_keeps_the_top_level(make_kernel) -> N
     assert stabilization(response)["reason_codes"] == ["REFGATE_READ_OUTLINED"]
     assert response["text"].splitlines() == [
         f"class Part{c} {1 + 242 * (c - 1)}-{241 + 242 * (c - 1)}" for c in range(1, 4)]
-    assert "shown as its top-level outline" in stabilization(response)["warnings"][0]
+    assert "this is its top-level outline" in stabilization(response)["warnings"][0]

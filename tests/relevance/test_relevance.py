@@ -12,7 +12,7 @@ from sari_core.rendering import render
 
 CODE = "LOW_RELEVANCE_OUTSIDE_TOPK"
 EXCLUDED = "RELEVANCE_EXCLUDED_PATH"
-LEAD = "This target seems unrelated. Try "
+LEAD = "Not among the top 10 results of the latest search "
 
 
 def _codes(response: dict[str, Any]) -> list[str]:
@@ -45,8 +45,9 @@ def test_a_read_outside_the_top_results_is_warned_with_ranked_alternatives(make_
     block = stabilization(response)
     assert block["reason_codes"] == [CODE]
     [warning] = block["warnings"]
-    assert warning.startswith(LEAD + ", ".join(ranked[:3]) + " ")
-    assert warning.endswith("app/server.py is not in its top 10.")
+    # One sentence: why (not among the latest search's top 10) and where to look instead;
+    # the read's own header names the file.
+    assert warning == LEAD + "'load_config': " + ", ".join(ranked[:3]) + "."
     assert block["annotations"]["relevance"] == {"alternatives": ranked[:3]}
     assert [c["arguments"]["target"] for c in block["next_calls"]] == ranked[:3]
     assert block["suggested_next_action"] == (f"Read {ranked[0]} instead (top result of the "
@@ -77,7 +78,7 @@ def test_the_warning_is_said_once_per_target_and_search(make_kernel) -> None:
     again = _read(kernel, "app/cli.py")
     assert CODE in _codes(first)
     assert again["ok"] and CODE not in _codes(again)
-    assert "seems unrelated" not in render(again)
+    assert "Not among the top" not in render(again)
     kernel.execute_search({"query": "handle_request", "limit": 50})  # a new search re-arms it
     assert CODE in _codes(_read(kernel, "app/cli.py"))
 
@@ -88,8 +89,7 @@ def test_k_is_ten_distinct_paths_of_the_latest_search(make_kernel) -> None:
     assert len(ranked) >= 12
     assert _codes(_read(kernel, ranked[9])) == []
     assert _codes(_read(kernel, ranked[10])) == [CODE]
-    assert f"{ranked[11]} is not in its top 10." in stabilization(_read(kernel, ranked[11]))[
-        "warnings"][0]
+    assert stabilization(_read(kernel, ranked[11]))["warnings"][0].startswith(LEAD)
 
 
 def test_k_is_a_setting(make_kernel) -> None:
@@ -127,7 +127,7 @@ def test_the_latest_search_replaces_the_previous_one(make_kernel) -> None:
     kernel.execute_search({"query": "serve"})
     response = _read(kernel, first[0])
     assert _codes(response) == [CODE]
-    assert "(top results of the latest search 'serve')" in stabilization(response)["warnings"][0]
+    assert "the latest search 'serve'" in stabilization(response)["warnings"][0]
     assert _codes(_read(kernel, "app/server.py")) == []
 
 
@@ -148,8 +148,8 @@ def test_a_read_under_an_excluded_folder_is_warned_even_without_a_search(make_ke
     assert response["ok"]
     assert _codes(response) == [CODE, EXCLUDED]
     [warning] = stabilization(response)["warnings"]
-    assert warning.startswith(LEAD)
-    assert "under the excluded path 'vendor/'" in warning
+    assert warning == ("Under the excluded path 'vendor/'. Search the project's own code for "
+                       "what you need.")
 
 
 def test_an_excluded_read_after_a_search_gets_alternatives(make_kernel) -> None:
@@ -177,7 +177,7 @@ def test_hard_mode_refuses_with_alternatives_that_are_served(make_kernel) -> Non
     response = _read(kernel, "app/server.py")
     assert response["ok"] is False
     assert response["error"]["code"] == "LOW_RELEVANCE"
-    assert response["error"]["message"].startswith(LEAD)
+    assert response["error"]["message"].startswith("Not read: app/server.py. " + LEAD)
     assert response["error"]["hint"]
     assert _codes(response) == [CODE]
     next_calls = stabilization(response)["next_calls"]

@@ -198,7 +198,7 @@ def _window_at_match(call: ReadCall, session: Session, settings: BudgetSettings,
         follow = {"offset": 0, "limit": cap}
     top = NextCall(tool="read", arguments={"mode": "file", "target": call.target, **follow,
                                            **guidance.carried(call)})
-    message = f"Shown: {what}, of {total} lines."
+    message = f"Shown: {what}."  # the read's header gives the file's length
     return Verdict.narrow(AT_MATCH, to={"offset": first - 1, "limit": last - first + 1},
                           message=message, warnings=(message,), next_calls=(top,))
 

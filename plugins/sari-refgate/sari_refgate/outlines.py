@@ -58,8 +58,9 @@ def outline_for(call: ReadCall, session: Session, file_lines: int | None,
              "end_line": window_lines}
     if call.session_id:
         first["session_id"] = call.session_id
-    message = (f"No search in this session returned this file ({file_lines} lines), so it "
-               f"is shown as its {scope}outline: read the lines you need.")
+    # The header gives the file's length; the sentence says why an outline came instead.
+    message = (f"No search in this session returned this file, so this is its {scope}"
+               "outline: read the lines you need.")
     return Outline(outline, file_lines, message,
                    (NextCall(tool="read", arguments=first),))
 

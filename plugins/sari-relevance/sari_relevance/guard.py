@@ -19,7 +19,7 @@ from sari_relevance.reason_codes import LOW_RELEVANCE_OUTSIDE_TOPK
 from sari_relevance.settings import RelevanceSettings
 
 EXCLUDED_PATH = "RELEVANCE_EXCLUDED_PATH"
-LEAD = "This target seems unrelated."
+LEAD = "Not among the top"  # how every relevance warning begins
 
 
 @dataclass(frozen=True)
@@ -87,17 +87,18 @@ def judge(call: ReadCall, baseline: Baseline | None, settings: RelevanceSettings
     query = baseline.query if baseline is not None else None
 
     codes = [LOW_RELEVANCE_OUTSIDE_TOPK]
-    if alternatives:
-        names = ", ".join(entry.path for entry in alternatives)
-        sentences = [LEAD, f"Try {names} (top results of the latest search {query!r})."]
-    else:
-        sentences = [LEAD, "Try a search for what you need in the project's own code."]
-    if outside:
-        of = "its" if alternatives else f"the latest search {query!r}'s"
-        sentences.append(f"{label} is not in {of} top {settings.top_k}.")
+    names = ", ".join(entry.path for entry in alternatives)
+    sentences: list[str] = []
+    if outside:  # the read's own header names the target: the sentence says why, and where
+        sentences.append(f"{LEAD} {settings.top_k} results of the latest search {query!r}"
+                         + (f": {names}." if alternatives else "."))
     if excluded is not None:
         codes.append(EXCLUDED_PATH)
-        sentences.append(f"{label} is under the excluded path {excluded!r}.")
+        sentences.append(f"Under the excluded path {excluded!r}"
+                         + (f"; the latest search {query!r} found {names}."
+                            if alternatives and not outside else "."))
+    if not alternatives:
+        sentences.append("Search the project's own code for what you need.")
     hint = ("Read one of the alternatives in next_calls, or search again if this target is "
             "what you need." if alternatives else
             "Search for the code you need; excluded folders hold vendored or generated files.")

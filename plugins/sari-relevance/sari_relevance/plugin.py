@@ -86,8 +86,9 @@ class RelevancePlugin:
                     return None
                 state.warned.add(finding.target)
         annotations = {"alternatives": list(finding.alternatives)}
-        if settings.hard:
-            return Verdict.block(*finding.reason_codes, message=finding.message,
+        if settings.hard:  # a refusal has no read header: it names its target itself
+            return Verdict.block(*finding.reason_codes,
+                                 message=f"Not read: {finding.target}. {finding.message}",
                                  hint=finding.hint, error_code=HARD_ERROR_CODE,
                                  next_calls=finding.next_calls, annotations=annotations,
                                  suggested_next_action=finding.suggested_next_action)
