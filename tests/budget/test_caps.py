@@ -176,13 +176,27 @@ def test_a_capped_whole_file_read_shows_the_matched_definition_whole(make_kernel
     assert warning == "Shown: the definition the search matched (lines 201-260)."
     assert stabilization(response)["next_calls"][0]["arguments"] == {
         "mode": "file", "target": LONG_DEF, "offset": 0, "limit": 300}
-    # A definition longer than one read: its first part, and the call for the rest of it.
-    short = make_kernel(settings={"budget": {"max_single_read_lines": 40}})
+    # A definition longer than a read that names its lines: its first part, and the call
+    # for the rest of it.
+    short = make_kernel(settings={"budget": {"max_single_read_lines": 40,
+                                             "max_range_read_lines": 40}})
     short.execute_search({"query": "def target_function"})
     cut = short.execute_read({"mode": "file", "target": LONG_DEF})
     assert (cut["meta"]["start_line"], cut["meta"]["end_line"]) == (191, 230)
     assert stabilization(cut)["next_calls"][0]["arguments"] == {
         "mode": "file", "target": LONG_DEF, "offset": 230, "limit": 40}
+
+
+def test_a_matched_definition_longer_than_one_read_still_comes_whole(make_kernel) -> None:
+    """The search chose those lines: a definition longer than max_single_read_lines is
+    served whole (up to max_range_read_lines), not cut for a second read to finish."""
+    kernel = make_kernel(settings={"budget": {"max_single_read_lines": 40}})
+    kernel.execute_search({"query": "def target_function"})
+    response = kernel.execute_read({"mode": "file", "target": LONG_DEF})
+    assert (response["meta"]["start_line"], response["meta"]["end_line"]) == (191, 270)
+    assert response["text"] == "".join(split_lines(FILES[LONG_DEF])[190:270])
+    assert not response["meta"]["truncated"]
+    assert stabilization(response)["reason_codes"] == ["BUDGET_WINDOW_AT_MATCH"]
 
 
 def test_a_short_matched_definition_comes_with_what_follows_it(make_kernel) -> None:

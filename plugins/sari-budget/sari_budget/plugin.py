@@ -92,8 +92,9 @@ class BudgetPlugin:
             return _hard_block(call, usage, settings, exhausted)
         # Enter, exit and completion share it; exit sees the call after narrowing, so
         # whether the client named its lines is noted now.
-        ctx.scratch[self.name] = InFlight(session, named_range=_names_range(call))
-        return _window_at_match(call, session, settings, usage)
+        in_flight = InFlight(session, named_range=_names_range(call))
+        ctx.scratch[self.name] = in_flight
+        return _window_at_match(call, session, settings, in_flight)
 
     @hookimpl(trylast=True)
     def on_read_exit(self, call: ReadCall, result: ReadResult, session: Session,
@@ -164,7 +165,7 @@ def _settings(session: Session) -> BudgetSettings:
 
 
 def _window_at_match(call: ReadCall, session: Session, settings: BudgetSettings,
-                     usage: BudgetUsage) -> Verdict | None:
+                     in_flight: InFlight) -> Verdict | None:
     """A whole-file read of a file longer than the cap, of which the session's search
     matched a part, is served as that part: the matched definition whole (with a few lines
     around it), or the cap's window around a matched line, not the file's first lines."""
@@ -172,7 +173,8 @@ def _window_at_match(call: ReadCall, session: Session, settings: BudgetSettings,
         return None
     cap = settings.max_single_read_lines
     with session.lock:
-        match = usage.match_lines.get(normalize_path(call.target, session.roots) or call.target)
+        match = usage_of(session).match_lines.get(
+            normalize_path(call.target, session.roots) or call.target)
     if match is None:
         return None
     total = _line_count(session, call)
@@ -181,10 +183,14 @@ def _window_at_match(call: ReadCall, session: Session, settings: BudgetSettings,
     line, end = match
     if end > line:  # a definition: all of it, and its decorators and comments above
         first = max(1, line - DEFINITION_MARGIN)
+        # All of it in one read, up to the cap of a read that names its lines: these lines
+        # were chosen (by the search), and a definition cut in two costs the agent a turn.
+        whole = min(end + DEFINITION_MARGIN, first + settings.max_range_read_lines - 1)
         # A short definition comes with what follows it (the helpers it calls are often
         # defined next to it), up to min_match_window_lines in all.
-        shown = max(end + DEFINITION_MARGIN, first + settings.min_match_window_lines - 1)
-        last = min(total, shown, first + cap - 1)
+        least = first + min(settings.min_match_window_lines, cap) - 1
+        last = min(total, max(whole, least))
+        in_flight.named_range = last - first + 1 > cap  # the exit trim keeps it whole
         what = f"the definition the search matched (lines {line}-{end})"
     else:
         margin = cap // 6  # some lines above the match: its signature, its comments
@@ -192,7 +198,8 @@ def _window_at_match(call: ReadCall, session: Session, settings: BudgetSettings,
         last = first + cap - 1
         what = f"the window around the search match at line {line}"
     if end > line and last < end:  # the definition is longer than one read: its next part
-        follow = {"offset": last, "limit": min(cap, end + DEFINITION_MARGIN - last)}
+        follow = {"offset": last,
+                  "limit": min(settings.max_range_read_lines, end + DEFINITION_MARGIN - last)}
         what += f", its first {last - first + 1} lines"
     else:  # the rest of the file starts at its top
         follow = {"offset": 0, "limit": cap}
