@@ -252,9 +252,48 @@ def test_the_outline_can_be_turned_off_and_needs_definitions(make_kernel) -> Non
     _windowed(window.execute_read({"mode": "file", "target": "app/long.py"}), 1, 200)
     kernel = make_kernel(RefgatePlugin(), files=files)
     _windowed(kernel.execute_read({"mode": "file", "target": "app/data.txt"}), 1, 200)
-    # An explicit range is a window, not an outline: the agent said which lines it wants.
-    _windowed(kernel.execute_read({"mode": "file", "target": "app/long.py", "limit": 250}),
-              1, 200)
+    # A range that fits one window is served as asked: the agent said which lines it wants.
+    _untouched(kernel.execute_read({"mode": "file", "target": "app/long.py", "limit": 150}))
+
+
+MANY = "".join(f"def handler_{n}(request):\n" + "    x = request\n" * 58 + "    return x\n\n"
+               for n in range(1, 11))  # 10 functions, 610 lines
+
+
+def test_a_blind_range_wider_than_a_window_is_served_as_the_outline_of_its_lines(
+        make_kernel) -> None:
+    from sari_refgate import RefgatePlugin
+
+    kernel = make_kernel(RefgatePlugin(), files={"app/many.py": MANY})
+    response = kernel.execute_read({"mode": "file", "target": "app/many.py", "offset": 300,
+                                    "limit": 250})
+    assert stabilization(response)["reason_codes"] == ["REFGATE_READ_OUTLINED"]
+    # Only the definitions that reach into lines 301-550, not the whole file's.
+    assert response["text"].splitlines() == [
+        f"function handler_{n} {61 * n - 60}-{61 * n - 1}" for n in range(5, 11)]
+    header = render(response).split("\n")[0]
+    assert "so this is the outline of lines 301-550: read the lines you need" in header
+    assert header.endswith('Next: read(mode="snippet", target="app/many.py", start_line=301, '
+                           "end_line=500)")
+    _all_next_calls_succeed(kernel, response)
+
+
+def test_after_its_outline_the_same_read_is_served_as_asked(make_kernel) -> None:
+    """The agent has seen where to read; asking again gets the lines, not the outline again."""
+    from sari_refgate import RefgatePlugin
+
+    kernel = make_kernel(RefgatePlugin(), files={"app/long.py": LONG, "app/many.py": MANY})
+    whole = {"mode": "file", "target": "app/long.py"}
+    assert stabilization(kernel.execute_read(whole))["reason_codes"] == ["REFGATE_READ_OUTLINED"]
+    again = _untouched(kernel.execute_read(whole))
+    assert again["meta"].get("mode") != "outline" and "def handler_1(request):" in again["text"]
+    ranged = {"mode": "snippet", "target": "app/many.py", "start_line": 1, "end_line": 400}
+    assert stabilization(kernel.execute_read(ranged))["reason_codes"] == [
+        "REFGATE_READ_OUTLINED"]
+    assert _untouched(kernel.execute_read(ranged))["meta"]["end_line"] == 400
+    # Only this session has seen it.
+    other = kernel.execute_read({**whole, "session_id": "another"})
+    assert stabilization(other)["reason_codes"] == ["REFGATE_READ_OUTLINED"]
 
 
 def test_an_outline_longer_than_the_window_keeps_the_top_level(make_kernel) -> None:

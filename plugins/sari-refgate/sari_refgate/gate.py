@@ -124,7 +124,14 @@ def covered(call: ReadCall, target: _Target, store: RefStore) -> bool:
     carries_ref = bool(call.candidate_id or call.bundle_id)
     if carries_ref and not _ref_problems(call, target, store):
         return True
+    if target.path is not None and target.path in store.outlined:
+        return True
     return next(_issued_for(target, store), None) is not None
+
+
+def target_path(call: ReadCall, roots: Sequence[Path]) -> str | None:
+    """The workspace-relative path a read is about (None: a symbol read without path)."""
+    return _target_of(call, roots).path
 
 
 def judge(call: ReadCall, store: RefStore, settings: RefgateSettings, roots: Sequence[Path],

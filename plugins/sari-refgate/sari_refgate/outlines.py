@@ -1,9 +1,10 @@
-"""A blind whole-file read of a long file, served as the file's outline.
+"""A blind read of many lines, served as the outline of those lines.
 
 An agent that opens a long file no search of its session returned does not know where
-in it to look; its first lines are mostly imports. The outline (every definition with its
-line range, as ``read mode=outline`` gives it) is the cheapest way to see the whole file,
-and the agent reads the lines it needs next. The read itself is narrowed to one line at
+in it to look; its first lines are mostly imports, and a window of them is arbitrary. The
+outline (every definition with its line range, as ``read mode=outline`` gives it, kept to
+the lines the read asked for) is the cheapest way to see them, and the agent reads the
+lines it needs next; the file then counts as seen, so that read is served as asked. The read itself is narrowed to one line at
 enter and its payload replaced at exit, so the engine never loads more than it serves.
 """
 
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 
 from sari_core.models import NextCall, ReadCall, ReadResult
 from sari_core.sessions import Session
+from sari_refgate.calls import requested_lines
 
 MIN_ENTRIES = 3  # fewer definitions than this say too little: the window serves better
 
@@ -31,13 +33,28 @@ def is_whole_file(call: ReadCall) -> bool:
     return call.mode == "file" and call.offset is None and call.limit is None
 
 
+def _overlaps(row: str, first: int, last: int) -> bool:
+    """Does an outline row (``kind name a-b``, or ``kind name a``) reach into first..last?"""
+    lines = row.split()[-1] if row.split() else ""
+    start, _, end = lines.partition("-")
+    if not start.isdigit() or (end and not end.isdigit()):
+        return True  # a row this does not understand is kept, not silently lost
+    return int(start) <= last and int(end or start) >= first
+
+
 def outline_for(call: ReadCall, session: Session, file_lines: int | None,
                 window_lines: int) -> Outline | None:
-    """The outline to serve a blind whole-file read of a file longer than ``window_lines``
-    as, or None: a short file, fewer than three definitions, more than ``window_lines`` of
-    them even at the top level, no outline to be had. The window applies then. An outline
-    longer than the window keeps only its top-level definitions."""
-    if not is_whole_file(call) or file_lines is None or file_lines <= window_lines:
+    """The outline to serve a blind read of more than ``window_lines`` lines as (of the
+    whole file, or of the lines a range names), or None: a short read, fewer than three
+    definitions, more than ``window_lines`` of them even at the top level, no outline to
+    be had. The window applies then. An outline longer than the window keeps only its
+    top-level definitions."""
+    requested = requested_lines(call)
+    if requested is None or file_lines is None:
+        return None
+    first, asked_last = requested
+    last = file_lines if asked_last is None else min(asked_last, file_lines)
+    if last - first + 1 <= window_lines:
         return None
     probe = ReadCall(mode="outline", target=call.target)
     try:
@@ -45,6 +62,9 @@ def outline_for(call: ReadCall, session: Session, file_lines: int | None,
     except Exception:  # noqa: BLE001 - no outline (no index, a folder, ...): the window applies
         return None
     rows = outline.text.splitlines(keepends=True)
+    whole = first == 1 and last == file_lines
+    if not whole:
+        rows = [row for row in rows if _overlaps(row, first, last)]
     scope = ""
     if len(rows) > window_lines:  # too many to beat the window: the module's own names
         rows = [row for row in rows if not row[:1].isspace()]
@@ -54,15 +74,15 @@ def outline_for(call: ReadCall, session: Session, file_lines: int | None,
     outline = outline.model_copy(update={
         "text": "".join(rows), "start_line": 1, "end_line": len(rows),
         "total_lines": len(rows), "truncated": False})
-    first = {"mode": "snippet", "target": call.target, "start_line": 1,
-             "end_line": window_lines}
+    window = {"mode": "snippet", "target": call.target, "start_line": first,
+              "end_line": first + window_lines - 1}
     if call.session_id:
-        first["session_id"] = call.session_id
+        window["session_id"] = call.session_id
     # The header gives the file's length; the sentence says why an outline came instead.
-    message = (f"No search in this session returned this file, so this is its {scope}"
-               "outline: read the lines you need.")
-    return Outline(outline, file_lines, message,
-                   (NextCall(tool="read", arguments=first),))
+    what = f"its {scope}outline" if whole else f"the {scope}outline of lines {first}-{last}"
+    message = (f"No search in this session returned this file, so this is {what}: read the "
+               "lines you need.")
+    return Outline(outline, file_lines, message, (NextCall(tool="read", arguments=window),))
 
 
 def serve(result: ReadResult, outline: Outline) -> None:

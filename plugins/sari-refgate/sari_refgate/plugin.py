@@ -14,7 +14,14 @@ from sari_core.stabilization import StabilizationField
 from sari_core.targets import normalize_path
 from sari_core.verdicts import Verdict
 from sari_refgate import calls
-from sari_refgate.gate import RANGE_TOO_WIDE, READ_OUTLINED, READ_WINDOWED, Window, judge
+from sari_refgate.gate import (
+    RANGE_TOO_WIDE,
+    READ_OUTLINED,
+    READ_WINDOWED,
+    Window,
+    judge,
+    target_path,
+)
 from sari_refgate.outlines import Outline, outline_for, serve
 from sari_refgate.reason_codes import REASON_CODES
 from sari_refgate.refs import Bundle, CandidateRef, RefStore, bundle_id, candidate_id
@@ -59,10 +66,11 @@ class RefgatePlugin:
             rank=REASON_RANK,
         ), ReasonCodeSpec(
             code=READ_OUTLINED,
-            description="A whole-file read of a file no search of the session returned, longer "
-                        "than max_range_lines, was served as the file's outline (definitions "
-                        "with line ranges; blind_reads = \"outline\"); next_calls reads its "
-                        "first window.",
+            description="A read of more than max_range_lines lines (a whole file, or a named "
+                        "range) of a file no search of the session returned was served as the "
+                        "outline of those lines (definitions with line ranges; blind_reads = "
+                        "\"outline\"); next_calls reads their first window, and the next read "
+                        "of the file is served as asked.",
             severity="info",
             rank=REASON_RANK,
         ), ReasonCodeSpec(
@@ -121,6 +129,10 @@ class RefgatePlugin:
             outline = outline_for(call, session, line_count(), settings.max_range_lines) \
                 if settings.blind_reads == "outline" else None
             if outline is not None:
+                path = target_path(call, session.roots)
+                if path is not None:
+                    with session.lock:
+                        store.saw_outline(path)
                 ctx.scratch[self.name] = outline  # served at exit, in place of the one line
                 return Verdict.narrow(READ_OUTLINED, to={"limit": 1}, message=outline.message,
                                       warnings=(outline.message,),

@@ -95,6 +95,9 @@ class RefStore:
     max_bundles: int
     searches: int = 0
     bundles: OrderedDict[str, Bundle] = field(default_factory=OrderedDict)
+    # Files whose outline a blind read was served as: the agent has seen where to read, so
+    # its next read of the file is served as asked (asking again is no loop).
+    outlined: frozenset[str] = frozenset()
 
     def remember(self, bundle: Bundle) -> None:
         self.searches += 1
@@ -105,7 +108,11 @@ class RefStore:
 
     def snapshot(self) -> RefStore:
         """A copy to decide on outside the session lock (bundles themselves are immutable)."""
-        return RefStore(self.max_bundles, self.searches, OrderedDict(self.bundles))
+        return RefStore(self.max_bundles, self.searches, OrderedDict(self.bundles),
+                        self.outlined)
+
+    def saw_outline(self, path: str) -> None:
+        self.outlined = self.outlined | {path}
 
     def newest_first(self) -> Iterator[Bundle]:
         return reversed(self.bundles.values())

@@ -24,11 +24,12 @@ class RefgateSettings(BaseModel):
     )
     blind_reads: Literal["outline", "window"] = Field(
         "outline",
-        description="How a whole-file read of a file no search returned, longer than "
-                    "max_range_lines, is served (without strict): as the file's outline "
-                    "(its definitions with line ranges, only the top-level ones when there "
-                    "are more than max_range_lines; a file with fewer than three, or too "
-                    "many, gets the window), or as its first max_range_lines lines.",
+        description="How a read of more than max_range_lines lines (a whole file, or a "
+                    "named range) of a file no search returned is served (without strict): "
+                    "as the outline of those lines (their definitions with line ranges, only "
+                    "the top-level ones when there are more than max_range_lines; fewer than "
+                    "three, or too many, get the window), after which the file's next read "
+                    "is served as asked; or as its first max_range_lines lines.",
     )
     max_range_lines: int = Field(
         200, ge=1,
