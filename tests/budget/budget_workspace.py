@@ -19,6 +19,9 @@ EXACT = "pkg/exact.py"      # exactly 300 lines: at the cap, not over it
 WIDE = "pkg/wide.py"        # 100 lines of 200 characters: over the 12000-character cap
 BIG_LINES = 1000
 LONG_DEF = "pkg/long_def.py"  # 400 lines; def target_function spans lines 201-260
+# 400 lines; def entry (151-170) calls _helper (172-230) and _far (380-390), caller (101-102)
+# calls entry
+NEIGHBOURS = "pkg/neighbours.py"
 
 FILES: dict[str, str] = {
     SMALL: f"import os\n\n\ndef {SYMBOL}():\n    return os.getcwd()\n",
@@ -28,6 +31,15 @@ FILES: dict[str, str] = {
     LONG_DEF: "".join(f"before_{n} = {n}\n" for n in range(1, 201))
     + "def target_function(value):\n" + "    value += 1\n" * 58 + "    return value\n"
     + "".join(f"after_{n} = {n}\n" for n in range(261, 401)),
+    NEIGHBOURS: "".join(f"first_{n} = {n}\n" for n in range(1, 101))
+    + "def caller(x):\n    return entry(x) + 1\n"
+    + "".join(f"middle_{n} = {n}\n" for n in range(103, 151))
+    + "def entry(value):\n    value = _helper(value)\n" + "    value += 1\n" * 17
+    + "    return _far(value)\n\n"
+    + "def _helper(value):\n" + "    value -= 1\n" * 57 + "    return value\n"
+    + "".join(f"later_{n} = {n}\n" for n in range(231, 380))
+    + "def _far(value):\n" + "    value *= 2\n" * 9 + "    return value\n"
+    + "".join(f"last_{n} = {n}\n" for n in range(391, 401)),
 }
 
 

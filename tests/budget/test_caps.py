@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from budget_workspace import BIG, EXACT, FILES, LONG_DEF, SMALL, WIDE
+from budget_workspace import BIG, EXACT, FILES, LONG_DEF, NEIGHBOURS, SMALL, WIDE
 from kernel_responses import stabilization
 
 from sari_budget import BudgetSettings
@@ -197,6 +197,30 @@ def test_a_matched_definition_longer_than_one_read_still_comes_whole(make_kernel
     assert response["text"] == "".join(split_lines(FILES[LONG_DEF])[190:270])
     assert not response["meta"]["truncated"]
     assert stabilization(response)["reason_codes"] == ["BUDGET_WINDOW_AT_MATCH"]
+
+
+def test_the_window_takes_in_the_definitions_beside_it_that_it_calls_or_that_call_it(
+        make_kernel) -> None:
+    """entry (151-170) calls _helper (172-230) and is called by caller (101-102): one read
+    shows all three, so the agent needs no second read; _far (380-390) would make the window
+    wider than max_match_window_lines, so it stays out."""
+    lines = split_lines(FILES[NEIGHBOURS])
+    assert lines[150].startswith("def entry") and lines[379].startswith("def _far")
+    kernel = make_kernel()
+    found = kernel.execute_search({"query": "def entry"})
+    assert (found["matches"][0]["line"], found["matches"][0]["end_line"]) == (151, 170)
+    response = kernel.execute_read({"mode": "file", "target": NEIGHBOURS})
+    assert (response["meta"]["start_line"], response["meta"]["end_line"]) == (101, 230)
+    assert response["text"] == "".join(lines[100:230])
+    [warning] = stabilization(response)["warnings"]
+    assert warning == ("Shown: the definition the search matched (lines 151-170) and, beside "
+                       "it, caller (101-102), _helper (172-230), which it calls or which call "
+                       "it.")
+    # A narrower setting keeps the window to what fits: the nearest, _helper, alone.
+    narrow = make_kernel(settings={"budget": {"max_match_window_lines": 100}})
+    narrow.execute_search({"query": "def entry"})
+    served = narrow.execute_read({"mode": "file", "target": NEIGHBOURS})
+    assert (served["meta"]["start_line"], served["meta"]["end_line"]) == (141, 230)
 
 
 def test_a_short_matched_definition_comes_with_what_follows_it(make_kernel) -> None:

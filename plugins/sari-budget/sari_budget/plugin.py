@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import sari_budget.guidance as guidance
+from sari_budget.neighbours import Definition, related
 from sari_budget.reason_codes import BUDGET_HARD_LIMIT, BUDGET_SOFT_LIMIT, REASON_CODES
 from sari_budget.settings import SECTION, BudgetSettings
 from sari_budget.trim import Trimmed, trim_payload
@@ -192,6 +193,12 @@ def _window_at_match(call: ReadCall, session: Session, settings: BudgetSettings,
         last = min(total, max(whole, least))
         in_flight.named_range = last - first + 1 > cap  # the exit trim keeps it whole
         what = f"the definition the search matched (lines {line}-{end})"
+        first, last, joined = _with_neighbours(session, call.target, line, end, first, last,
+                                               min(cap, settings.max_match_window_lines))
+        if joined:
+            what += " and, beside it, " + ", ".join(
+                f"{d.name} ({d.first}-{d.last})" for d in joined) + ", which it calls or " \
+                "which call it"
     else:
         margin = cap // 6  # some lines above the match: its signature, its comments
         first = max(1, min(line - margin, total - cap + 1))
@@ -208,6 +215,21 @@ def _window_at_match(call: ReadCall, session: Session, settings: BudgetSettings,
     message = f"Shown: {what}."  # the read's header gives the file's length
     return Verdict.narrow(AT_MATCH, to={"offset": first - 1, "limit": last - first + 1},
                           message=message, warnings=(message,), next_calls=(top,))
+
+
+def _with_neighbours(session: Session, target: str, line: int, end: int, first: int,
+                     last: int, cap: int) -> tuple[int, int, list[Definition]]:
+    """Widen the window first..last over the same file's definitions that the matched one
+    calls or that call it, nearest first, while it stays within ``cap`` lines."""
+    if last - first + 1 >= cap:
+        return first, last, []
+    joined: list[Definition] = []
+    for definition in related(session, target, line, end, cap):
+        wider = (min(first, definition.first), max(last, definition.last))
+        if wider[1] - wider[0] + 1 <= cap:
+            first, last = wider
+            joined.append(definition)
+    return first, last, sorted(joined, key=lambda d: d.first)
 
 
 def _line_count(session: Session, call: ReadCall) -> int | None:

@@ -1,0 +1,77 @@
+"""The definitions of the same file that a matched definition calls, or that call it.
+
+An agent that asked for a whole file and was shown the definition its search matched
+usually needs next the helpers that definition calls and the code that calls it; when they
+sit near it in the same file, one window can show them too, and a second read (a whole
+turn) is saved. Found from the file's outline (names and line ranges) and its text: a
+definition is related when its name is called (``name(``) in the matched one, or the
+matched one's name is called in it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sari_core.models import ReadCall
+from sari_core.sessions import Session
+
+MAX_CHARS = 2_000_000  # the probe reads the lines around the definition, whatever their width
+
+
+@dataclass(frozen=True)
+class Definition:
+    """One outline entry: its name and its lines."""
+
+    name: str
+    first: int
+    last: int
+
+
+def _definitions(outline: str) -> list[Definition]:
+    found: list[Definition] = []
+    for row in outline.splitlines():
+        parts = row.split()
+        if len(parts) < 3 or parts[0] == "constant":
+            continue
+        first, _, last = parts[-1].partition("-")
+        if first.isdigit() and last.isdigit():
+            found.append(Definition(parts[-2], int(first), int(last)))
+    return found
+
+
+def _calls(name: str, text: str) -> bool:
+    return re.search(rf"(?<![\w]){re.escape(name)}\s*\(", text) is not None
+
+
+def related(session: Session, target: str, line: int, end: int,
+            reach: int) -> list[Definition]:
+    """Definitions of ``target`` within ``reach`` lines of the one at ``line``-``end`` that
+    it calls or that call it, nearest first; empty when the file has no outline or cannot be
+    read."""
+    offset = max(0, line - 1 - reach)
+    try:
+        outline = session.probe_read(ReadCall(mode="outline", target=target, limit=5000))
+        text = session.probe_read(ReadCall(mode="file", target=target, offset=offset,
+                                           limit=end - offset + reach,
+                                           max_preview_chars=MAX_CHARS))
+    except Exception:  # noqa: BLE001 - no outline, no neighbours: the plain window applies
+        return []
+    lines = text.text.split("\n")
+    start = text.start_line
+    definitions = _definitions(outline.text)
+    matched = next((d for d in definitions if d.first == line), None)
+    if matched is None:
+        return []
+
+    def body(definition: Definition) -> str:
+        return "\n".join(lines[definition.first - start:definition.last - start + 1])
+
+    own = body(matched)
+    found = [d for d in definitions
+             if d is not matched and d.name != matched.name
+             and not (matched.first <= d.first and d.last <= matched.last)  # its own inner defs
+             and not (d.first <= matched.first and matched.last <= d.last)  # what holds it
+             and d.first >= start and d.last - start < len(lines)
+             and (_calls(d.name, own) or _calls(matched.name, body(d)))]
+    return sorted(found, key=lambda d: min(abs(d.first - end), abs(line - d.last)))
