@@ -19,7 +19,7 @@ EXACT = "pkg/exact.py"      # exactly 300 lines: at the cap, not over it
 WIDE = "pkg/wide.py"        # 100 lines of 200 characters: over the 12000-character cap
 BIG_LINES = 1000
 LONG_DEF = "pkg/long_def.py"  # 400 lines; def target_function spans lines 201-260
-# 400 lines; def entry (151-170) calls _helper (172-230) and _far (380-390), caller (101-102)
+# 500 lines; def entry (151-170) calls _helper (172-230) and _far (480-490), caller (101-102)
 # calls entry
 NEIGHBOURS = "pkg/neighbours.py"
 
@@ -37,9 +37,9 @@ FILES: dict[str, str] = {
     + "def entry(value):\n    value = _helper(value)\n" + "    value += 1\n" * 17
     + "    return _far(value)\n\n"
     + "def _helper(value):\n" + "    value -= 1\n" * 57 + "    return value\n"
-    + "".join(f"later_{n} = {n}\n" for n in range(231, 380))
+    + "".join(f"later_{n} = {n}\n" for n in range(231, 480))
     + "def _far(value):\n" + "    value *= 2\n" * 9 + "    return value\n"
-    + "".join(f"last_{n} = {n}\n" for n in range(391, 401)),
+    + "".join(f"last_{n} = {n}\n" for n in range(491, 501)),
 }
 
 

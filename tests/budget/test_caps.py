@@ -202,10 +202,10 @@ def test_a_matched_definition_longer_than_one_read_still_comes_whole(make_kernel
 def test_the_window_takes_in_the_definitions_beside_it_that_it_calls_or_that_call_it(
         make_kernel) -> None:
     """entry (151-170) calls _helper (172-230) and is called by caller (101-102): one read
-    shows all three, so the agent needs no second read; _far (380-390) would make the window
-    wider than max_match_window_lines, so it stays out."""
+    shows all three, so the agent needs no second read; _far (480-490) would make the window
+    wider than one read (max_single_read_lines), so it stays out."""
     lines = split_lines(FILES[NEIGHBOURS])
-    assert lines[150].startswith("def entry") and lines[379].startswith("def _far")
+    assert lines[150].startswith("def entry") and lines[479].startswith("def _far")
     kernel = make_kernel()
     found = kernel.execute_search({"query": "def entry"})
     assert (found["matches"][0]["line"], found["matches"][0]["end_line"]) == (151, 170)
@@ -217,7 +217,7 @@ def test_the_window_takes_in_the_definitions_beside_it_that_it_calls_or_that_cal
                        "it, caller (101-102), _helper (172-230), which it calls or which call "
                        "it.")
     # A narrower setting keeps the window to what fits: the nearest, _helper, alone.
-    narrow = make_kernel(settings={"budget": {"max_match_window_lines": 100}})
+    narrow = make_kernel(settings={"budget": {"max_single_read_lines": 100}})
     narrow.execute_search({"query": "def entry"})
     served = narrow.execute_read({"mode": "file", "target": NEIGHBOURS})
     assert (served["meta"]["start_line"], served["meta"]["end_line"]) == (141, 230)

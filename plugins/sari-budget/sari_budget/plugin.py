@@ -194,7 +194,7 @@ def _window_at_match(call: ReadCall, session: Session, settings: BudgetSettings,
         in_flight.named_range = last - first + 1 > cap  # the exit trim keeps it whole
         what = f"the definition the search matched (lines {line}-{end})"
         first, last, joined = _with_neighbours(session, call.target, line, end, first, last,
-                                               min(cap, settings.max_match_window_lines))
+                                               cap)
         if joined:
             what += " and, beside it, " + ", ".join(
                 f"{d.name} ({d.first}-{d.last})" for d in joined) + ", which it calls or " \

@@ -35,11 +35,6 @@ class BudgetSettings(BaseModel):
         description="Lines a whole-file read of a long file shows at least when it is served "
                     "as the definition the session's search matched: the definition, 10 lines "
                     "before it, and what follows it (often the helpers it calls).")
-    max_match_window_lines: int = Field(
-        200, ge=1,
-        description="Widest that window grows to take in the definitions of the same file "
-                    "that the matched one calls or that call it (nearest first), so the "
-                    "agent needs no second read for them.")
     max_preview_chars: int = Field(
         12000, ge=1,
         description="Characters one read may deliver; a longer payload is trimmed to the cap "
