@@ -307,3 +307,49 @@ def test_an_outline_longer_than_the_window_keeps_the_top_level(make_kernel) -> N
     assert response["text"].splitlines() == [
         f"class Part{c} {1 + 242 * (c - 1)}-{241 + 242 * (c - 1)}" for c in range(1, 4)]
     assert "this is its top-level outline" in stabilization(response)["warnings"][0]
+
+
+# --- drift: many blind reads in a row --------------------------------------------------
+
+SHORT = "".join(f"def part_{n}():\n    return {n}\n\n" for n in range(1, 11))  # 30 lines
+
+
+def test_after_drift_after_blind_reads_in_a_row_a_read_is_outlined(make_kernel) -> None:
+    from sari_refgate import RefgatePlugin
+
+    files = {f"app/m{n}.py": SHORT for n in range(1, 7)}
+    files["app/config.py"] = "def load_config():\n    return 1\n"
+    kernel = make_kernel(RefgatePlugin(), files=files)
+    kernel.execute_search({"query": "def load_config"})
+    ranged = {"mode": "file", "offset": 0, "limit": 20}
+    for n in (1, 2, 3):  # short blind reads are served as asked...
+        assert _untouched(kernel.execute_read({**ranged, "target": f"app/m{n}.py"}))["text"]
+    drifted = kernel.execute_read({**ranged, "target": "app/m4.py"})  # ...until the 4th
+    assert stabilization(drifted)["reason_codes"] == ["REFGATE_DRIFT_OUTLINED"]
+    assert drifted["text"].splitlines() == [
+        f"function part_{n} {3 * n - 2}-{3 * n - 1}" for n in range(1, 8)]
+    assert stabilization(drifted)["warnings"] == [
+        "Read 4 in a row of files no search in this session returned: this is the outline of "
+        "lines 1-20. Search for what you need, or read the lines."]
+    assert "def part_1" in run_next_call(kernel, stabilization(drifted)["next_calls"][0])[
+        "text"]
+    # A read of a file the search returned ends the streak; so does a search.
+    assert _untouched(kernel.execute_read({"mode": "file", "target": "app/config.py"}))
+    assert _untouched(kernel.execute_read({**ranged, "target": "app/m5.py"}))
+    kernel.execute_search({"query": "def load_config"})
+    for n in (5, 6, 1):
+        assert _untouched(kernel.execute_read({**ranged, "target": f"app/m{n}.py"}))
+
+
+def test_drift_after_is_a_setting_and_zero_turns_it_off(make_kernel) -> None:
+    from sari_refgate import RefgatePlugin
+
+    files = {f"app/m{n}.py": SHORT for n in range(1, 5)}
+    ranged = {"mode": "file", "offset": 0, "limit": 20}
+    off = make_kernel(RefgatePlugin(), files=files, settings={"refgate": {"drift_after": 0}})
+    for n in range(1, 5):
+        _untouched(off.execute_read({**ranged, "target": f"app/m{n}.py"}))
+    one = make_kernel(RefgatePlugin(), files=files, settings={"refgate": {"drift_after": 1}})
+    _untouched(one.execute_read({**ranged, "target": "app/m1.py"}))
+    assert stabilization(one.execute_read({**ranged, "target": "app/m2.py"}))[
+        "reason_codes"] == ["REFGATE_DRIFT_OUTLINED"]

@@ -83,13 +83,27 @@ def test_the_warning_is_said_once_per_target_and_search(make_kernel) -> None:
     assert CODE in _codes(_read(kernel, "app/cli.py"))
 
 
+def test_the_alternatives_are_given_once_per_search(make_kernel) -> None:
+    kernel = make_kernel()
+    ranked = ranked_paths(kernel.execute_search({"query": "handle_request", "limit": 50}))
+    first = stabilization(_read(kernel, ranked[10]))
+    assert first["annotations"]["relevance"]["alternatives"] and first["next_calls"]
+    second = stabilization(_read(kernel, ranked[11]))
+    assert second["reason_codes"] == [CODE]
+    assert second["warnings"] == [
+        "Not among the top 10 results of the latest search 'handle_request' either."]
+    assert second["next_calls"] == []
+    kernel.execute_search({"query": "handle_request", "limit": 50})  # a new search: in full
+    assert stabilization(_read(kernel, ranked[11]))["next_calls"]
+
+
 def test_k_is_ten_distinct_paths_of_the_latest_search(make_kernel) -> None:
     kernel = make_kernel()
     ranked = ranked_paths(kernel.execute_search({"query": "handle_request", "limit": 50}))
     assert len(ranked) >= 12
     assert _codes(_read(kernel, ranked[9])) == []
     assert _codes(_read(kernel, ranked[10])) == [CODE]
-    assert stabilization(_read(kernel, ranked[11]))["warnings"][0].startswith(LEAD)
+    assert _codes(_read(kernel, ranked[11])) == [CODE]
 
 
 def test_k_is_a_setting(make_kernel) -> None:

@@ -31,6 +31,7 @@ from sari_refgate.settings import RefgateSettings
 RANGE_TOO_WIDE = "REFGATE_RANGE_TOO_WIDE"
 READ_WINDOWED = "REFGATE_READ_WINDOWED"
 READ_OUTLINED = "REFGATE_READ_OUTLINED"
+DRIFT_OUTLINED = "REFGATE_DRIFT_OUTLINED"
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,13 @@ def covered(call: ReadCall, target: _Target, store: RefStore) -> bool:
     if target.path is not None and target.path in store.outlined:
         return True
     return next(_issued_for(target, store), None) is not None
+
+
+def is_blind(call: ReadCall, store: RefStore, settings: RefgateSettings,
+             roots: Sequence[Path]) -> bool:
+    """A gated read of lines of a file that no search of the session returned."""
+    return (call.mode in settings.gated_modes and calls.requested_lines(call) is not None
+            and not covered(call, _target_of(call, roots), store))
 
 
 def target_path(call: ReadCall, roots: Sequence[Path]) -> str | None:

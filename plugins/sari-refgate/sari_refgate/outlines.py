@@ -43,18 +43,21 @@ def _overlaps(row: str, first: int, last: int) -> bool:
 
 
 def outline_for(call: ReadCall, session: Session, file_lines: int | None,
-                window_lines: int) -> Outline | None:
+                window_lines: int, *, drift: int = 0) -> Outline | None:
     """The outline to serve a blind read of more than ``window_lines`` lines as (of the
     whole file, or of the lines a range names), or None: a short read, fewer than three
     definitions, more than ``window_lines`` of them even at the top level, no outline to
     be had. The window applies then. An outline longer than the window keeps only its
-    top-level definitions."""
+    top-level definitions.
+
+    :param drift: when the read is the ``drift``-th blind read in a row, a read of any
+        length with at least one definition is outlined: the session has drifted."""
     requested = requested_lines(call)
     if requested is None or file_lines is None:
         return None
     first, asked_last = requested
     last = file_lines if asked_last is None else min(asked_last, file_lines)
-    if last - first + 1 <= window_lines:
+    if last < first or (not drift and last - first + 1 <= window_lines):
         return None
     probe = ReadCall(mode="outline", target=call.target)
     try:
@@ -69,19 +72,23 @@ def outline_for(call: ReadCall, session: Session, file_lines: int | None,
     if len(rows) > window_lines:  # too many to beat the window: the module's own names
         rows = [row for row in rows if not row[:1].isspace()]
         scope = "top-level "
-    if len(rows) < MIN_ENTRIES or len(rows) > window_lines:
+    if len(rows) < (1 if drift else MIN_ENTRIES) or len(rows) > window_lines:
         return None  # too little to go by, or no shorter than the window itself
     outline = outline.model_copy(update={
         "text": "".join(rows), "start_line": 1, "end_line": len(rows),
         "total_lines": len(rows), "truncated": False})
     window = {"mode": "snippet", "target": call.target, "start_line": first,
-              "end_line": first + window_lines - 1}
+              "end_line": min(last, first + window_lines - 1)}
     if call.session_id:
         window["session_id"] = call.session_id
     # The header gives the file's length; the sentence says why an outline came instead.
     what = f"its {scope}outline" if whole else f"the {scope}outline of lines {first}-{last}"
-    message = (f"No search in this session returned this file, so this is {what}: read the "
-               "lines you need.")
+    if drift:
+        message = (f"Read {drift} in a row of files no search in this session returned: "
+                   f"this is {what}. Search for what you need, or read the lines.")
+    else:
+        message = (f"No search in this session returned this file, so this is {what}: read "
+                   "the lines you need.")
     return Outline(outline, file_lines, message, (NextCall(tool="read", arguments=window),))
 
 

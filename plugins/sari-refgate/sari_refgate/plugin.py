@@ -15,10 +15,12 @@ from sari_core.targets import normalize_path
 from sari_core.verdicts import Verdict
 from sari_refgate import calls
 from sari_refgate.gate import (
+    DRIFT_OUTLINED,
     RANGE_TOO_WIDE,
     READ_OUTLINED,
     READ_WINDOWED,
     Window,
+    is_blind,
     judge,
     target_path,
 )
@@ -74,6 +76,15 @@ class RefgatePlugin:
             severity="info",
             rank=REASON_RANK,
         ), ReasonCodeSpec(
+            code=DRIFT_OUTLINED,
+            description="A read of any length came after drift_after reads in a row of files "
+                        "no search of the session returned (no search between them): it was "
+                        "served as the outline of its lines, with a sentence asking for a "
+                        "search; next_calls reads the lines, and the next read of the file is "
+                        "served as asked.",
+            severity="info",
+            rank=REASON_RANK,
+        ), ReasonCodeSpec(
             code=RANGE_TOO_WIDE,
             description="A read without a search ref asked for more lines than the precision "
                         "cap (refgate max_range_lines); next_calls split it into windows.",
@@ -122,21 +133,23 @@ class RefgatePlugin:
         def line_count() -> int | None:
             return _line_count(session, call.target)
 
+        blind = is_blind(call, issued, settings, session.roots)
+        with session.lock:
+            streak = store.count_read(blind)
+        outlining = settings.blind_reads == "outline" and not settings.strict
+        if blind and outlining and settings.drift_after and streak > settings.drift_after:
+            outline = outline_for(call, session, line_count(), settings.max_range_lines,
+                                  drift=streak)
+            if outline is not None:
+                return self._serve_outline(DRIFT_OUTLINED, call, session, store, outline, ctx)
         refusal = judge(call, issued, settings, session.roots, line_count=line_count)
         if refusal is None:
             return None
         if isinstance(refusal, Window):
             outline = outline_for(call, session, line_count(), settings.max_range_lines) \
-                if settings.blind_reads == "outline" else None
+                if outlining else None
             if outline is not None:
-                path = target_path(call, session.roots)
-                if path is not None:
-                    with session.lock:
-                        store.saw_outline(path)
-                ctx.scratch[self.name] = outline  # served at exit, in place of the one line
-                return Verdict.narrow(READ_OUTLINED, to={"limit": 1}, message=outline.message,
-                                      warnings=(outline.message,),
-                                      next_calls=outline.next_calls)
+                return self._serve_outline(READ_OUTLINED, call, session, store, outline, ctx)
             return Verdict.narrow(READ_WINDOWED, to={"limit": refusal.limit},
                                   message=refusal.message, warnings=(refusal.message,),
                                   next_calls=refusal.next_calls)
@@ -149,6 +162,17 @@ class RefgatePlugin:
                             next_calls=refusal.next_calls,
                             suggested_next_action=refusal.suggested_next_action)
 
+
+    def _serve_outline(self, code: str, call: ReadCall, session: Session, store: RefStore,
+                       outline: Outline, ctx: CallContext) -> Verdict:
+        """Narrow the read to one line now; its payload becomes the outline at exit."""
+        path = target_path(call, session.roots)
+        if path is not None:
+            with session.lock:
+                store.saw_outline(path)
+        ctx.scratch[self.name] = outline
+        return Verdict.narrow(code, to={"limit": 1}, message=outline.message,
+                              warnings=(outline.message,), next_calls=outline.next_calls)
 
     @hookimpl
     def on_read_exit(self, result: ReadResult, ctx: CallContext) -> None:

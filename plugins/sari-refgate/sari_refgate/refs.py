@@ -98,9 +98,11 @@ class RefStore:
     # Files whose outline a blind read was served as: the agent has seen where to read, so
     # its next read of the file is served as asked (asking again is no loop).
     outlined: frozenset[str] = frozenset()
+    blind_streak: int = 0  # blind reads in a row since the last search or searched read
 
     def remember(self, bundle: Bundle) -> None:
         self.searches += 1
+        self.blind_streak = 0
         self.bundles[bundle.bundle_id] = bundle
         self.bundles.move_to_end(bundle.bundle_id)
         while len(self.bundles) > self.max_bundles:
@@ -113,6 +115,11 @@ class RefStore:
 
     def saw_outline(self, path: str) -> None:
         self.outlined = self.outlined | {path}
+
+    def count_read(self, blind: bool) -> int:
+        """Count a read into the blind streak; the streak, this read included."""
+        self.blind_streak = self.blind_streak + 1 if blind else 0
+        return self.blind_streak
 
     def newest_first(self) -> Iterator[Bundle]:
         return reversed(self.bundles.values())

@@ -37,6 +37,14 @@ class RefgateSettings(BaseModel):
                     "(snippet start_line..end_line plus context, or file limit); wider ones "
                     "are served as a window of this many lines.",
     )
+    drift_after: int = Field(
+        3, ge=0,
+        description="After this many reads in a row of files no search of the session "
+                    "returned (no search, and no read of a searched file, between them), the "
+                    "next such read of any length is served as the outline of its lines when "
+                    "they hold a definition (blind_reads = \"outline\", without strict): the "
+                    "session has drifted from what it searched for. 0 turns it off.",
+    )
     gated_modes: list[ReadMode] = Field(
         default_factory=lambda: ["file", "symbol", "snippet", "diff_preview"],
         description="Read modes the gate applies to; reads in other modes pass untouched.",

@@ -7,7 +7,7 @@ and the settings; :mod:`sari_relevance.plugin` turns a finding into a verdict.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,14 @@ class Finding:
     alternatives: tuple[str, ...]
     suggested_next_action: str
     target: str = ""  # what the read was about (its path, or its symbol), for saying it once
+    again: str = ""  # the message once the alternatives were given since the latest search
+
+    def said_again(self) -> Finding:
+        """The finding for a later target after the same search: the alternatives and their
+        reads were given with the first one; repeating them is text the agent pays for."""
+        if not self.again:
+            return self
+        return replace(self, message=self.again, next_calls=())
 
 
 def _read_target(call: ReadCall, roots: Sequence[Path]) -> tuple[str | None, str]:
@@ -107,5 +115,7 @@ def judge(call: ReadCall, baseline: Baseline | None, settings: RelevanceSettings
     action = (f"Read {alternatives[0].path} instead (top result of the latest search "
               f"{query!r})." if alternatives else
               "Search the project's own code for what you need.")
+    again = (f"{LEAD} {settings.top_k} results of the latest search {query!r} either."
+             if outside and excluded is None and alternatives else "")
     return Finding(tuple(codes), " ".join(sentences), hint, next_calls,
-                   tuple(entry.path for entry in alternatives), action, label)
+                   tuple(entry.path for entry in alternatives), action, label, again)

@@ -84,6 +84,8 @@ class RelevancePlugin:
             with session.lock:
                 if finding.target in state.warned:
                     return None
+                if state.warned:  # the alternatives were given with the first warning
+                    finding = finding.said_again()
                 state.warned.add(finding.target)
         annotations = {"alternatives": list(finding.alternatives)}
         if settings.hard:  # a refusal has no read header: it names its target itself
