@@ -88,7 +88,8 @@ def _drop_none(args: Mapping[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in args.items() if value is not None}
 
 
-def _first_error(exc: ValidationError, tool: str) -> SariError:
+def validation_error(exc: ValidationError, tool: str) -> SariError:
+    """``INVALID_ARGS`` naming the first field ``exc`` refuses and what it expected."""
     error = exc.errors()[0]
     field = ".".join(str(part) for part in error["loc"]) or "arguments"
     expected = _EXPECTED_BY_ERROR.get(error["type"])
@@ -104,7 +105,7 @@ def _validate(model: type[BaseModel], args: dict[str, Any], tool: str) -> Any:
     try:
         return model.model_validate(args)
     except ValidationError as exc:
-        raise _first_error(exc, tool) from None
+        raise validation_error(exc, tool) from None
 
 
 def parse_read(args: Mapping[str, Any], entrypoint: str = "read") -> ReadCall:
@@ -136,6 +137,8 @@ def parse_read(args: Mapping[str, Any], entrypoint: str = "read") -> ReadCall:
     for key in ("limit", "start_line", "end_line", "max_preview_chars"):
         if key in values and isinstance(values[key], int) and values[key] < 1:
             raise _invalid(f"{key} must be >= 1.", hint="Lines are numbered from 1.")
+    if isinstance(values.get("context_lines"), int) and values["context_lines"] < 0:
+        raise _invalid("context_lines must be >= 0.", hint="Leave it out for no context.")
     if mode == "snippet":
         if "start_line" not in values:
             raise _invalid("start_line is required for mode='snippet'.",
@@ -181,9 +184,11 @@ def parse_search(args: Mapping[str, Any]) -> SearchCall:
                        "symbol names.", hint="Use kind='symbol', 'references', 'callers' or "
                        "'implementations', or remove match.")
     limit = values.get("limit", 10)
-    if isinstance(limit, int) and not 1 <= limit <= SEARCH_LIMIT_MAX:
-        raise _invalid(f"limit must be between 1 and {SEARCH_LIMIT_MAX}.",
-                       hint="Narrow the query rather than asking for more results.")
+    if isinstance(limit, int) and limit < 1:
+        raise _invalid("limit must be >= 1.", hint="Leave limit out for the default of 10.")
+    if isinstance(limit, int) and limit > SEARCH_LIMIT_MAX:
+        # served, not refused: a refusal would cost a turn, and the result says more exist
+        values["limit"] = SEARCH_LIMIT_MAX
     return _validate(SearchCall, values, "search")  # type: ignore[no-any-return]
 
 

@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from sari_core import arguments, responses
 from sari_core.analytics import AnalyticsQueue, AnalyticsSink, JsonLinesSink
@@ -308,6 +308,9 @@ class Kernel:
             try:
                 parsed = spec.input_model.model_validate(
                     {k: v for k, v in raw.items() if v is not None})
+            except ValidationError as exc:  # name the field: the listing omits some bounds
+                raise arguments.validation_error(exc, name) from None
+            try:
                 response = spec.handler(parsed, flight.session)
             except SariError:
                 raise

@@ -29,8 +29,8 @@ READ_ONLY_CORE_TOOLS = frozenset({"search", "read", *LEGACY_READ_TOOLS})
 
 # What clients show as each core tool's name (a definition's own "title" wins).
 CORE_TITLES: dict[str, str] = {
-    "search": "Search the workspace",
-    "read": "Read a file, symbol, snippet or diff",
+    "search": "Search code",
+    "read": "Read code",
     "read_file": "Read a file (deprecated)",
     "read_symbol": "Read a symbol (deprecated)",
     "get_snippet": "Read a snippet (deprecated)",
@@ -39,9 +39,9 @@ CORE_TITLES: dict[str, str] = {
     "write": "Write a file",
 }
 
-# destructiveHint only means something when readOnlyHint is false, so it is left out here.
-READ_ONLY_ANNOTATIONS = {"read_only_hint": True, "idempotent_hint": True,
-                         "open_world_hint": False}
+# destructiveHint and idempotentHint only mean something when readOnlyHint is false, so they
+# are left out here.
+READ_ONLY_ANNOTATIONS = {"read_only_hint": True, "open_world_hint": False}
 # A plugin tool that is not declared read-only may change state (its own, at least), never
 # the world outside the workspace.
 STATEFUL_ANNOTATIONS = {"read_only_hint": False, "open_world_hint": False}
@@ -153,6 +153,8 @@ def plugin_definition(spec: ToolSpec) -> dict[str, Any]:
     if spec.unlisted:  # the listing no longer names every argument it accepts
         schema.pop("additionalProperties", None)
         schema["required"] = [n for n in schema.get("required", []) if n in properties]
+    if not schema.get("required", True):  # an empty list says nothing, every turn
+        schema.pop("required")
     description = spec.description
     if spec.deprecated and not description.startswith("DEPRECATED"):
         description = f"DEPRECATED: {description}"
@@ -163,12 +165,16 @@ def plugin_definition(spec: ToolSpec) -> dict[str, Any]:
 
 
 _NAMED_SCHEMAS = frozenset({"properties", "$defs", "patternProperties"})
+# Lower bounds no model crosses on purpose (an empty text, a negative or zero count): the
+# input model still enforces them, with a structured refusal naming the field.
+_TRIVIAL_BOUNDS = {"minLength": (1,), "minimum": (0, 1), "exclusiveMinimum": (0,)}
 
 
 def compact_schema(node: Any) -> Any:
     """A pydantic JSON schema without what a model does not need to fill it.
 
-    Drops ``title``s and ``default: null``, turns an optional field's
+    Drops ``title``s, ``default: null`` and trivial lower bounds (``minLength: 1``,
+    ``minimum: 0`` or ``1``: the input model enforces them), turns an optional field's
     ``anyOf: [X, {"type": "null"}]`` into ``X`` (leaving the field out means None), and
     an ``anyOf`` of bare types into one ``type`` list.
     """
@@ -180,7 +186,8 @@ def compact_schema(node: Any) -> Any:
     for key, value in node.items():
         if key in _NAMED_SCHEMAS and isinstance(value, dict):  # keys are names, not keywords
             out[key] = {name: compact_schema(schema) for name, schema in value.items()}
-        elif key != "title" and not (key == "default" and value is None):
+        elif key != "title" and not (key == "default" and value is None) \
+                and value not in _TRIVIAL_BOUNDS.get(key, ()):
             out[key] = compact_schema(value)
     options = out.get("anyOf")
     if isinstance(options, list):

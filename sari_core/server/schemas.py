@@ -8,8 +8,9 @@ the validation the kernel applies never drift apart. Schemas are flat objects
 arguments say which mode they belong to in their description instead.
 
 Arguments only programs pass (:data:`PROGRAM_ARGUMENTS`: a shared policy session, preview
-shaping, a bundle ref) are accepted on every call but not listed: a model never fills them,
-and a listed one costs tokens on every turn. The listed schemas therefore do not claim to
+shaping, search refs) are accepted on every call but not listed: a model never fills them
+(the text it is shown carries no candidate or bundle id, and a read of a target the
+session's searches returned needs none), and a listed one costs tokens on every turn. The listed schemas therefore do not claim to
 be closed (no ``additionalProperties: false``); the kernel refuses an unknown argument with
 a structured error naming the valid ones.
 """
@@ -20,50 +21,51 @@ import copy
 from typing import Any
 
 # Accepted by every core tool that takes them, listed to no model (see the module text):
-# session_id shares one policy session across connections, which a model never needs.
-PROGRAM_ARGUMENTS = frozenset({"session_id", "preview_mode", "max_preview_chars", "bundle_id"})
+# session_id shares one policy session across connections, which a model never needs; the
+# refs let a program name the search result it reads.
+PROGRAM_ARGUMENTS = frozenset({"session_id", "preview_mode", "max_preview_chars", "bundle_id",
+                               "candidate_id"})
 
-_INT = {"type": "integer", "minimum": 0}
+# Lower bounds a model never crosses on purpose (an empty query, a negative line) are not
+# listed: :mod:`sari_core.arguments` refuses them with a hint, and a listed keyword costs
+# tokens on every turn. Properties whose name says what they hold carry no description.
+_INT = {"type": "integer"}
 _PAGING = {
     "offset": _INT,
-    "limit": {"type": "integer", "minimum": 1},
+    "limit": _INT,
     "preview_mode": {"type": "string", "enum": ["none", "snippet"]},
-    "max_preview_chars": {"type": "integer"},
+    "max_preview_chars": _INT,
 }
 _REFS = {
     "candidate_id": {"type": "string"},
     "bundle_id": {"type": "string"},
 }
 _SYMBOL = {
-    "path": {"type": "string", "description": "(mode=symbol only) File defining it."},
+    "path": {"type": "string"},
     "include_context": {"type": "boolean"},
 }
 _SNIPPET = {
     # the read description names these as the snippet mode's; a note per field would cost tokens
-    "start_line": {"type": "integer", "minimum": 1},
-    "end_line": {"type": "integer", "minimum": 1},
-    "context_lines": {**_INT, "description": "(mode=snippet only)"},
+    "start_line": _INT,
+    "end_line": _INT,
+    "context_lines": _INT,
 }
 _DIFF = {
     "against": {"type": "string", "enum": ["HEAD", "WORKTREE", "INDEX"]},
 }
 
+# Examples are compact JSON: every quote is escaped in the listing, every space is paid for.
 SEARCH_DESCRIPTION = (
-    "Find code. kind: text (literal, default), regex, symbol (definitions by name), path, "
-    "references|callers|implementations (of a symbol; match=exact|prefix|fuzzy). "
-    'Matches come grouped by file as "line: snippet". Example: {"query": "def dumps"}.'
+    "Find code; literal text unless kind says otherwise. "
+    'E.g. {"query":"dumps","kind":"symbol"}'
 )
 READ_DESCRIPTION = (
-    "Read workspace code as numbered lines. mode: file (offset/limit), snippet "
-    "(start_line..end_line), symbol (a definition by name, include_context), outline (a "
-    "file's or folder's symbols), diff_preview (uncommitted changes vs against). "
-    'Example: {"mode": "snippet", "target": "a.py", "start_line": 40, "end_line": 90}.'
+    "target: a path; a name for mode symbol (path, include_context). snippet "
+    "(start_line..end_line, context_lines), outline (file or folder), diff_preview "
+    "(vs against)."
 )
-EDIT_DESCRIPTION = (
-    "Replace exact text in a file (occurring expected_occurrences times, default 1). "
-    'Example: {"path": "a.py", "old_string": "x = 1", "new_string": "x = 2"}.'
-)
-WRITE_DESCRIPTION = "Create or overwrite a whole file (prefer edit for changes)."
+EDIT_DESCRIPTION = "old_string must occur expected_occurrences times (default 1)."
+WRITE_DESCRIPTION = "Create or overwrite a whole file; prefer edit."
 
 def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
     props = {name: schema for name, schema in copy.deepcopy(properties).items()
@@ -83,17 +85,17 @@ def core_tools() -> list[dict[str, Any]]:
     # Only what differs from the MCP defaults (read-only false, destructive true): a client
     # may run read-only tools without asking.
     read_only = {"read_only_hint": True}
-    target = {"type": "string", "description": "Path, or symbol name for mode=symbol."}
-    path = {"type": "string", "description": "Workspace-relative path."}
+    target = {"type": "string"}
+    path = {"type": "string"}
     return [
         {"name": "search", "description": SEARCH_DESCRIPTION, "annotations": read_only,
          "input_schema": _object({
-             "query": {"type": "string", "minLength": 1},
+             "query": {"type": "string"},
              "kind": {"type": "string", "enum": ["text", "regex", "symbol", "path", "references",
                                                  "callers", "implementations"]},
              "match": {"type": "string", "enum": ["exact", "prefix", "fuzzy"]},
-             "path_glob": {"type": "string", "description": "e.g. src/**/*.py"},
-             "limit": {"type": "integer", "minimum": 1, "maximum": 50},
+             "path_glob": {"type": "string"},
+             "limit": _INT,
              "case_sensitive": {"type": "boolean"},
          }, ["query"])},
         {"name": "read", "description": READ_DESCRIPTION, "annotations": read_only,
@@ -124,9 +126,9 @@ def core_tools() -> list[dict[str, Any]]:
          "annotations": None,
          "input_schema": _object({
              "path": path,
-             "old_string": {"type": "string", "minLength": 1},
+             "old_string": {"type": "string"},
              "new_string": {"type": "string"},
-             "expected_occurrences": {"type": "integer", "minimum": 1},
+             "expected_occurrences": _INT,
          }, ["path", "old_string", "new_string"])},
         {"name": "write", "description": WRITE_DESCRIPTION,
          "annotations": None,

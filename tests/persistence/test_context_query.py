@@ -120,6 +120,34 @@ def test_bad_arguments_are_refused_with_guidance(make_kernel) -> None:
     assert unknown["ok"] is False and unknown["error"]["code"] == "INVALID_ARGS"
 
 
+def test_a_bound_the_listing_leaves_out_is_refused_naming_the_field(make_kernel) -> None:
+    """The listed schema omits minLength/minimum (paid for on every turn); the refusal then
+    names the field and the bound in one plain sentence, not a validation dump."""
+    kernel = make_kernel()
+    schema = kernel.tools["context_query"].input_model.model_json_schema()["properties"]
+    for field, value in (("text", ""), ("limit", 0)):
+        refused = query(kernel, **{field: value})
+        assert refused["error"]["code"] == "INVALID_ARGS"
+        message = refused["error"]["message"]
+        assert message.startswith(f"{field}: ") and "pydantic" not in message, message
+        assert "\n" not in message and refused["error"]["hint"]
+        assert schema[field]  # still an argument, only its bound unlisted
+
+
+def test_since_and_until_are_listed_as_one_string_type(make_kernel) -> None:
+    """Listed as strings (ISO 8601, or Unix seconds in a string); a number still works."""
+    from sari_core.server.catalog import plugin_definition
+
+    kernel = make_kernel()
+    seed(kernel)
+    listed = plugin_definition(kernel.tools["context_query"])["input_schema"]["properties"]
+    assert listed["since"] == listed["until"] == {"type": "string"}
+    stamps = sorted(f["timestamp"] for f in query(kernel, limit=50)["frames"])
+    as_text = query(kernel, since=str(stamps[-1] / 1000), kind="frames")
+    as_number = query(kernel, since=stamps[-1] / 1000, kind="frames")
+    assert as_text["frames"] == as_number["frames"] != []
+
+
 def test_the_response_names_its_own_execution(make_kernel) -> None:
     kernel = make_kernel()
     response = query(kernel, text="anything")

@@ -58,3 +58,36 @@ async def test_a_lone_surrogate_is_refused_as_invalid_arguments(make_server, too
         assert response["error"]["code"] == "INVALID_ARGS", response["error"]
         assert "surrogate" in response["error"]["message"]
         assert body(await client.call_tool("search", {"query": "getcwd"}))["ok"]
+
+
+# Lower bounds the tool listing leaves out (it is paid for on every turn): still enforced.
+UNLISTED_BOUNDS = [
+    ("search", {"query": ""}, "query"),
+    ("search", {"query": "x", "limit": 0}, "limit"),
+    ("read", {"mode": "file", "target": "pkg/app.py", "offset": -1}, "offset"),
+    ("read", {"mode": "file", "target": "pkg/app.py", "limit": 0}, "limit"),
+    ("read", {"mode": "snippet", "target": "pkg/app.py", "start_line": 0}, "start_line"),
+    ("read", {"mode": "snippet", "target": "pkg/app.py", "start_line": 2, "end_line": 0},
+     "end_line"),
+    ("read", {"mode": "snippet", "target": "pkg/app.py", "start_line": 2, "context_lines": -3},
+     "context_lines"),
+    ("edit", {"path": "pkg/app.py", "old_string": "", "new_string": "x"}, "old_string"),
+    ("edit", {"path": "pkg/app.py", "old_string": "a", "new_string": "b",
+              "expected_occurrences": 0}, "expected_occurrences"),
+]
+
+
+@pytest.mark.parametrize(("tool", "arguments", "field"), UNLISTED_BOUNDS,
+                         ids=[f"{tool}-{field}" for tool, _, field in UNLISTED_BOUNDS])
+async def test_a_bound_the_listing_leaves_out_is_still_enforced(make_server, tool: str,
+                                                                arguments: dict[str, Any],
+                                                                field: str) -> None:
+    async with connect(make_server()) as client:
+        listed = {t.name: t.input_schema for t in (await client.list_tools()).tools}
+        response = body(await client.call_tool(tool, arguments))
+    bound = listed[tool]["properties"][field]
+    assert not {"minimum", "minLength"} & set(bound), bound
+    assert response["ok"] is False
+    assert response["error"]["code"] == "INVALID_ARGS"
+    assert response["error"]["message"].startswith(field), response["error"]
+    assert response["error"]["hint"]

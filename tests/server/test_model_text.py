@@ -19,13 +19,60 @@ from sari_core.server import SariServer
 from sari_core.server.catalog import ToolCatalog
 from sari_core.server.options import OptionsError, ServerOptions, load_options
 
-TOOL_DEFINITION_BUDGET = 1500
+# chars/4 of the tools/list entries as a client that forwards text (Claude Code) is listed
+# them, paid on every turn of every conversation; a client given structured content also
+# gets each tool's output schema.
+TOOL_DEFINITION_BUDGET = 600  # every installed plugin
+CORE_DEFINITION_BUDGET = 470  # search, read, edit, write
+WITH_OUTPUT_SCHEMAS_BUDGET = 1000  # every installed plugin, output schemas included
+CORE_TOOLS = ("search", "read", "edit", "write")
 
 
-def listed_tokens(catalog: ToolCatalog) -> int:
+def listed_tokens(catalog: ToolCatalog, names: tuple[str, ...] | None = None,
+                  output_schemas: bool = False) -> int:
     entries = [tool.model_dump(mode="json", by_alias=True, exclude_none=True)
-               for tool in catalog.tools()]
+               for tool in catalog.tools(output_schemas)
+               if names is None or tool.name in names]
     return sum(tokens(json.dumps(entry, separators=(",", ":"))) for entry in entries)
+
+
+def test_core_tool_definitions_fit_their_budget(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
+    kernel = Kernel(roots=[tmp_path], plugins=[], load_entry_points=False, analytics_sinks=[])
+    try:
+        catalog = ToolCatalog(kernel, ServerOptions())
+        assert [tool.name for tool in catalog.tools()] == list(CORE_TOOLS)
+        assert listed_tokens(catalog) <= CORE_DEFINITION_BUDGET
+    finally:
+        kernel.close()
+
+
+def _examples(description: str) -> list[dict[str, Any]]:
+    """The JSON calls a description shows after "E.g." (compact, one or more)."""
+    if "E.g. " not in description:
+        return []
+    decoder, text = json.JSONDecoder(), description.split("E.g. ", 1)[1]
+    found, at = [], 0
+    while (start := text.find("{", at)) >= 0:
+        example, at = decoder.raw_decode(text, start)
+        found.append(example)
+    return found
+
+
+def test_every_example_in_a_listed_description_is_a_valid_call(tmp_path: Path) -> None:
+    """Descriptions teach by example, so each example must be a call the server accepts."""
+    (tmp_path / "a.py").write_text("def dumps():\n    return 1\n", encoding="utf-8")
+    kernel = Kernel(roots=[tmp_path], analytics_sinks=[])  # every installed plugin
+    try:
+        catalog = ToolCatalog(kernel, ServerOptions())
+        examples = [(tool.name, example) for tool in catalog.tools()
+                    for example in _examples(tool.description or "")]
+        assert "search" in {name for name, _ in examples}
+        for name, example in examples:
+            response = catalog.get(name).invoke(example, "examples")  # type: ignore[union-attr]
+            assert response["ok"], (name, example, response.get("error"))
+    finally:
+        kernel.close()
 
 
 def test_tool_definitions_with_every_plugin_installed_fit_the_budget(tmp_path: Path) -> None:
@@ -39,7 +86,10 @@ def test_tool_definitions_with_every_plugin_installed_fit_the_budget(tmp_path: P
             assert hidden not in names and catalog.get(hidden) is not None  # callable
         for name, spec in kernel.tools.items():  # client-program tools are never listed
             assert (name in names) == (spec.audience == "model" and not spec.deprecated)
+        assert not catalog.options.structured_for("claude-code")
         assert listed_tokens(catalog) <= TOOL_DEFINITION_BUDGET
+        assert listed_tokens(catalog, CORE_TOOLS) <= CORE_DEFINITION_BUDGET
+        assert listed_tokens(catalog, output_schemas=True) <= WITH_OUTPUT_SCHEMAS_BUDGET
         legacy = ToolCatalog(kernel, ServerOptions(legacy_tools=True))
         assert {"read_file", "dry_run_diff"} <= {tool.name for tool in legacy.tools()}
     finally:

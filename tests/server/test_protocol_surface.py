@@ -18,7 +18,7 @@ async def test_every_core_tool_has_a_title(make_server) -> None:
         tools = (await client.list_tools()).tools
     titles = {tool.name: tool.title for tool in tools}
     assert all(titles.values()), titles
-    assert titles["search"] == "Search the workspace"
+    assert titles["search"] == "Search code"
     assert len(set(titles.values())) == len(titles), "two tools would look alike"
 
 

@@ -38,8 +38,24 @@ def test_mode_only_arguments_name_their_mode() -> None:
 
 def test_search_schema_is_exactly_the_search_call() -> None:
     assert properties("search") == set(SearchCall.model_fields) - {"session_id"}
-    assert TOOLS["search"]["input_schema"]["properties"]["limit"]["maximum"] == \
-        arguments.SEARCH_LIMIT_MAX
+
+
+def test_a_search_limit_above_the_maximum_is_served_not_refused(tmp_path) -> None:
+    """The listing names no maximum (it would cost tokens every turn): a larger limit gets
+    the largest page and says more exist, where a refusal would cost the model a turn."""
+    from sari_core import Kernel
+    from sari_core.engine import Workspace
+
+    for n in range(arguments.SEARCH_LIMIT_MAX + 10):  # one hit per file: no per-file cap
+        (tmp_path / f"m{n}.py").write_text(f"needle_{n} = {n}\n", encoding="utf-8")
+    with Kernel(Workspace([tmp_path]), plugins=[], load_entry_points=False,
+                analytics_sinks=[]) as kernel:
+        served = kernel.execute_search({"query": "needle_", "limit": 500})
+        assert served["ok"], served
+        assert len(served["matches"]) == arguments.SEARCH_LIMIT_MAX
+        assert served["total"] > arguments.SEARCH_LIMIT_MAX
+        refused = kernel.execute_search({"query": "needle_", "limit": 0})
+        assert refused["error"]["code"] == "INVALID_ARGS" and refused["error"]["hint"]
 
 
 @pytest.mark.parametrize("tool", sorted(arguments.LEGACY_READ_TOOLS))

@@ -16,9 +16,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from datetime import datetime, timezone
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from sari_core import responses
 from sari_core.errors import ErrorCode, SariError
@@ -40,35 +40,37 @@ except ImportError:  # pragma: no cover - secretguard not installed
 TOOL_NAME = "context_query"
 UNAVAILABLE = "EXECUTION_LOG_UNAVAILABLE"
 DESCRIPTION = (
-    "After a compaction, find what left the conversation: chat frames and tool executions, "
-    'newest first. Example: {"text": "parse_config", "role": "tool"}.'
+    "Find what a compaction removed from the conversation, newest first. "
+    'E.g. {"text":"parse_config","since":"2026-01-10T09:30Z"}'
 )
+# Listed as a string (a number in a string is Unix seconds too); a JSON number is accepted.
+_TIME_SCHEMA = WithJsonSchema({"type": "string"})
 
 
 class ContextQueryArgs(BaseModel):
     """Arguments of ``context_query``.
 
     Listed to the model on every turn: a field whose name and values already say what it
-    does carries no description, and the fields for programs (:data:`PROGRAM_FIELDS`) are
+    does carries no description (the tool's description says what ``text``, ``since`` and
+    ``until`` take, once), and the fields for programs (:data:`PROGRAM_FIELDS`) are
     accepted but not listed.
     """
 
     model_config = ConfigDict(extra="forbid")
 
-    text: str | None = Field(None, min_length=1, description="Substring, any case.")
+    text: str | None = Field(None, min_length=1)
     role: Literal["user", "assistant", "tool"] | None = None
     tool: str | None = None
-    execution_id: str | None = Field(None, description="From a compaction "
-                                     "summary.")
-    since: str | float | None = Field(None, description="ISO 8601 or Unix seconds.")
-    until: str | float | None = Field(None, description="ISO 8601 or Unix seconds.")
+    execution_id: str | None = None
+    since: Annotated[str | float | None, _TIME_SCHEMA] = None
+    until: Annotated[str | float | None, _TIME_SCHEMA] = None
     chat_session_id: str | None = None
     scope: Literal["auto", "session", "workspace"] = Field(
         "auto", description="auto: this session if it "
                             "has frames, else the workspace.")
     kind: Literal["both", "frames", "executions"] = "both"
     include_compacted: bool = True
-    limit: int = Field(10, ge=1, le=200)
+    limit: int = Field(10, ge=1)  # clamped to context_query_max_results, never refused
     offset: int = Field(0, ge=0)
     session_id: str | None = None
 
