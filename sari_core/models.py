@@ -119,6 +119,8 @@ class SearchResult(BaseModel):
     truncated: bool = False
     index_ready: bool = True
     extra: dict[str, Any] = Field(default_factory=dict)
+    # sentences for the model about how the matches were found (shown with the warnings)
+    notes: list[str] = Field(default_factory=list)
 
 
 class MutationCall(BaseModel):

@@ -79,6 +79,9 @@ def search_response(result: SearchResult, folded: FoldedVerdict, metrics: dict[s
     extra = {"index_ready": result.index_ready, "execution_id": execution_id, **result.extra}
     body["meta"] = _meta(folded, metrics, truncated=result.truncated, tokens=tokens,
                          degraded=False, extra=extra)
+    if result.notes:  # how the engine found the matches comes before what policies add
+        warnings = body["meta"]["stabilization"]["warnings"]
+        warnings[:0] = [note for note in result.notes if note not in warnings]
     return body
 
 

@@ -15,6 +15,9 @@ Ranking of text and regex hits (documented in docs/engine.md):
   for test paths and for third-party paths (``site-packages/``, ``node_modules/``,
   ``vendor/``, ...);
 * hits are ordered by score, then path, then line; at most ``HITS_PER_FILE`` per file.
+
+Symbol search without ``match`` takes the names that are or start with the query; the
+names that only contain or resemble it come only when there is none, with a note.
 """
 
 from __future__ import annotations
@@ -24,8 +27,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sari_core.engine.names import like_pattern
+from sari_core.engine.names import MatchMode, like_pattern
 from sari_core.engine.names import matches as name_matches
+from sari_core.engine.names import rank as name_rank
 from sari_core.engine.paths import PathGuard
 from sari_core.engine.regex import Regex, compile_query
 from sari_core.engine.store import IndexStore, SymbolHit
@@ -52,6 +56,8 @@ _WORD_CHAR = re.compile(r"\w")
 _THIRD_PARTY_PATH = re.compile(
     r"(^|/)(site-packages|dist-packages|node_modules|vendor|third_party|_vendor)(/|$)")
 _TEST_PATH = re.compile(r"(^|/)(tests?|testing|__tests__|spec)(/|$)|(^|/)test_[^/]*$|_test\.")
+# Symbol search: the same spelling, the same name (another case or style), a prefix, other.
+_NAME_RANK_SCORES = (4.0, 3.5, 2.0, 1.0)
 # Words of a query that never name the symbol being looked for.
 _KEYWORDS = frozenset({
     "def", "class", "return", "import", "from", "self", "cls", "async", "await", "function",
@@ -109,8 +115,9 @@ class Searcher:
         self.guard = guard
 
     def search(self, call: SearchCall, *, index_ready: bool = True) -> SearchResult:
+        notes: list[str] = []
         if call.kind == "symbol":
-            hits, total = self._symbols(call)
+            hits, total, notes = self._symbols(call)
         elif call.kind == "path":
             hits, total = self._paths(call)
         else:
@@ -118,7 +125,7 @@ class Searcher:
         matches, cut = self._matches(hits, call.limit)
         return SearchResult(query=call.query, kind=call.kind, matches=matches, total=total,
                             truncated=cut or len(hits) > len(matches) or total > len(matches),
-                            index_ready=index_ready,
+                            index_ready=index_ready, notes=notes,
                             extra={"total_unit": "definitions" if call.kind == "symbol"
                                    else "files"})
 
@@ -241,35 +248,26 @@ class Searcher:
 
     # --- symbols --------------------------------------------------------------------
 
-    def _symbols(self, call: SearchCall) -> tuple[list[_Hit], int]:
+    def _symbols(self, call: SearchCall) -> tuple[list[_Hit], int, list[str]]:
+        """Definitions by name. Without ``match``: the names that are or start with the
+        query (as ``grep 'def NAME'`` shows them); only when there is none, the names that
+        contain or resemble it, and a note saying so."""
         name = _symbol_name(call.query)
         if not name:
-            return [], 0
-        pattern = "%" + name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        if call.match is not None:  # word-aware matching (see engine.names)
-            pattern = like_pattern(name, call.match)
-        rows = self.store.symbols("s.is_def = 1 AND s.name LIKE ? ESCAPE '\\'", (pattern,),
-                                  limit=5000)
-        if call.match is not None:
-            rows = [row for row in rows if name_matches(name, row.name, call.match)]
-        if call.case_sensitive:
-            rows = [row for row in rows if name in row.name]
-        if call.path_glob:
-            spec = glob_spec(call.path_glob)
-            rows = [row for row in rows if spec.match_file(row.path)]
-        lowered = name.lower()
+            return [], 0, []
+        rows = self._definitions_matching(name, call.match or "prefix", call)
+        notes: list[str] = []
+        if call.match is None and not rows:
+            rows = self._definitions_matching(name, "fuzzy", call)
+            if rows:
+                notes.append(f"Nothing is named or starts with {name}; these names resemble it.")
 
         def score(row: SymbolHit) -> float:
-            if row.name == name:
-                value = 4.0
-            elif row.name.lower() == lowered:
-                value = 3.5
-            elif row.name.lower().startswith(lowered):
-                value = 2.0
-            else:
-                value = 1.0
+            value = _NAME_RANK_SCORES[name_rank(name, row.name)]
             value += 0.5 if row.kind in ("class", "function", "method", "interface") else 0.0
-            return value - (0.5 if _is_test(row.path) else 0.0)
+            # own code, then tests, then installed code (as text search orders files)
+            return value - (0.5 if _is_test(row.path) else 0.0) \
+                - (0.75 if _is_third_party(row.path) else 0.0)
 
         ranked = sorted(rows, key=lambda row: (-score(row), row.root, row.path, row.line))
         top = ranked[:max(call.limit * 2, call.limit)]
@@ -281,7 +279,23 @@ class Searcher:
             hits.append(_Hit(FileHit(row.file_id, row.root, row.path), row.line, line,
                              round(score(row), 2), row.kind, row.name,
                              max(line.find(row.name), 0), row.end_line))
-        return hits, len(ranked)
+        return hits, len(ranked), notes
+
+    def _definitions_matching(self, name: str, mode: MatchMode, call: SearchCall
+                              ) -> list[SymbolHit]:
+        """Definitions whose name matches ``name`` under ``mode`` (see engine.names); fuzzy
+        also takes every name containing ``name`` as typed."""
+        rows = self.store.symbols("s.is_def = 1 AND s.name LIKE ? ESCAPE '\\'",
+                                  (like_pattern(name, mode),), limit=5000)
+        lowered = name.lower()
+        rows = [row for row in rows if name_matches(name, row.name, mode)
+                or (mode == "fuzzy" and lowered in row.name.lower())]
+        if call.case_sensitive:
+            rows = [row for row in rows if name in row.name]
+        if call.path_glob:
+            spec = glob_spec(call.path_glob)
+            rows = [row for row in rows if spec.match_file(row.path)]
+        return rows
 
     # --- paths ----------------------------------------------------------------------
 

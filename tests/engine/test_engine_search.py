@@ -122,9 +122,13 @@ def test_symbol_search(shared: Workspace) -> None:
     assert {(m.path, m.line, m.kind) for m in result.matches} == {
         ("src/app.py", 7, "method"), ("src/other.py", 5, "method")}
     assert result.extra["total_unit"] == "definitions"
-    partial = shared.search(SearchCall(query="shape", kind="symbol"))
-    assert [m.symbol for m in partial.matches] == ["Shape", "makeShape"]
-    assert partial.matches[0].snippet.startswith("interface Shape")
+    named = shared.search(SearchCall(query="shape", kind="symbol"))
+    assert [m.symbol for m in named.matches] == ["Shape"]  # makeShape only contains it
+    assert named.matches[0].snippet.startswith("interface Shape") and not named.notes
+    inside = shared.search(SearchCall(query="eShape", kind="symbol"))
+    assert [m.symbol for m in inside.matches] == ["makeShape"]
+    assert inside.notes == ["Nothing is named or starts with eShape; these names resemble it."]
+    assert shared.search(SearchCall(query="shape", kind="symbol", match="fuzzy")).total == 2
 
 
 def test_path_search_and_globs(shared: Workspace) -> None:
@@ -168,8 +172,9 @@ def test_search_through_the_kernel(kernel: Kernel) -> None:
     assert response["ok"] and response["meta"]["index_ready"] is True
     assert response["matches"][0]["path"] == "web/index.js"
     assert response["matches"][0]["kind"] == "definition"
-    refused = kernel.execute_search({"query": "x", "limit": 99})
+    refused = kernel.execute_search({"query": "x", "limit": 0})
     assert refused["ok"] is False and refused["error"]["code"] == "INVALID_ARGS"
+    assert kernel.execute_search({"query": "x", "limit": 99})["ok"]  # served, at most 50
 
 
 def test_a_background_build_answers_index_ready(repo: Path) -> None:

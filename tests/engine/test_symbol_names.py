@@ -1,0 +1,86 @@
+"""Symbol search by name: the definitions of that name first, then names that start with it;
+names that merely contain it only when nothing is or starts with it, and then said so."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sari_core.engine import Workspace
+from sari_core.kernel import Kernel
+from sari_core.models import SearchCall
+from sari_core.rendering import render
+
+FILES = {
+    "src/attr/_make.py": "def fields(cls):\n    return cls\n\n\n"
+                         "def fields_dict(cls):\n    return {}\n",
+    "src/attr/filters.py": "def include_fields(*what):\n    return what\n",
+    "tests/test_make.py": "class TestFields:\n    def test_fields(self):\n        pass\n\n\n"
+                          "def fields(cls):\n    return cls\n\n\n"
+                          "def test_fields_properties():\n    pass\n",
+    "lib/site-packages/other/api.py": "def fields(obj):\n    return obj\n",
+}
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+    root = tmp_path_factory.mktemp("symbol-names")
+    for relative, text in FILES.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    with Workspace([root]) as engine:
+        engine.ensure_index(progress=False)
+        yield engine
+
+
+def found(workspace: Workspace, query: str, **args: object) -> list[tuple[str, str]]:
+    result = workspace.search(SearchCall(query=query, kind="symbol", **args))
+    return [(str(match.symbol), match.path) for match in result.matches]
+
+
+@pytest.mark.parametrize("query", ["def fields", "fields", "fields(", "attr.fields"])
+def test_a_name_finds_its_definitions_then_names_starting_with_it(workspace: Workspace,
+                                                                  query: str) -> None:
+    assert found(workspace, query) == [
+        ("fields", "src/attr/_make.py"),  # own code first
+        ("fields", "tests/test_make.py"),  # then tests
+        ("fields", "lib/site-packages/other/api.py"),  # then third-party code
+        ("fields_dict", "src/attr/_make.py"),  # a name starting with it, after every exact one
+    ]
+    result = workspace.search(SearchCall(query=query, kind="symbol"))
+    assert result.total == 4 and not result.truncated and result.notes == []
+
+
+def test_names_only_containing_the_query_come_when_nothing_else_does(workspace: Workspace
+                                                                     ) -> None:
+    result = workspace.search(SearchCall(query="def ields", kind="symbol"))
+    assert {match.symbol for match in result.matches} == {
+        "fields", "fields_dict", "include_fields", "TestFields", "test_fields",
+        "test_fields_properties"}
+    assert result.notes == ["Nothing is named or starts with ields; these names resemble it."]
+    assert workspace.search(SearchCall(query="nothing_like_it", kind="symbol")).notes == []
+
+
+def test_explicit_match_modes_keep_their_meaning(workspace: Workspace) -> None:
+    assert {name for name, _ in found(workspace, "fields", match="exact")} == {"fields"}
+    assert {name for name, _ in found(workspace, "fields", match="prefix")} == \
+        {"fields", "fields_dict"}
+    fuzzy = {name for name, _ in found(workspace, "fields", match="fuzzy", limit=20)}
+    assert {"include_fields", "TestFields", "test_fields_properties"} <= fuzzy
+    # an explicit mode never falls back, and says nothing
+    exact = workspace.search(SearchCall(query="ields", kind="symbol", match="exact"))
+    assert exact.matches == [] and exact.notes == []
+
+
+def test_the_model_is_told_in_one_phrase_when_names_only_resemble(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("def get_fields():\n    pass\n", encoding="utf-8")
+    with Kernel(Workspace([tmp_path]), plugins=[], load_entry_points=False,
+                analytics_sinks=[]) as kernel:
+        similar = render(kernel.execute_search({"query": "def fields", "kind": "symbol"}))
+        named = render(kernel.execute_search({"query": "def get_fields", "kind": "symbol"}))
+    assert similar.splitlines()[0] == ('1 match for "def fields" (symbol). Nothing is named or '
+                                       "starts with fields; these names resemble it.")
+    assert "a.py" in similar and "resemble" not in named
