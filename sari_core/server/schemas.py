@@ -10,9 +10,9 @@ arguments say which mode they belong to in their description instead.
 Arguments only programs pass (:data:`PROGRAM_ARGUMENTS`: a shared policy session, preview
 shaping, search refs) are accepted on every call but not listed: a model never fills them
 (the text it is shown carries no candidate or bundle id, and a read of a target the
-session's searches returned needs none), and a listed one costs tokens on every turn. The listed schemas therefore do not claim to
-be closed (no ``additionalProperties: false``); the kernel refuses an unknown argument with
-a structured error naming the valid ones.
+session's searches returned needs none), and a listed one costs tokens on every turn. The
+listed schemas therefore do not claim to be closed (no ``additionalProperties: false``); the
+kernel refuses an unknown argument with a structured error naming the valid ones.
 """
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ READ_DESCRIPTION = (
 )
 EDIT_DESCRIPTION = "old_string must occur expected_occurrences times (default 1)."
 WRITE_DESCRIPTION = "Create or overwrite a whole file; prefer edit."
+
 
 def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
     props = {name: schema for name, schema in copy.deepcopy(properties).items()
