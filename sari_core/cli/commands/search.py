@@ -16,9 +16,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="text (literal, the default), regex, symbol, path, or the "
                              "references, callers or implementations of a symbol")
     parser.add_argument("--match", choices=("exact", "prefix", "fuzzy"), default=None,
-                        help="how symbol names match (any case or naming style)")
-    parser.add_argument("--limit", type=int, default=None, help="matches to show (1-50, "
-                        "default 10)")
+                        help="how symbol names match (any case or naming style; without it, "
+                             "the name and names starting with it)")
+    parser.add_argument("--limit", type=int, default=None, help="matches to show (default "
+                        "10, at most 50)")
     parser.add_argument("--glob", default=None, metavar="GLOB",
                         help="only paths matching this glob, e.g. '*.py' or 'src/**'")
     parser.add_argument("--case-sensitive", action="store_true", default=None,
