@@ -62,7 +62,7 @@ SEARCH_DESCRIPTION = (
 READ_DESCRIPTION = (
     "target: a path; a name for mode symbol (path, include_context). snippet "
     "(start_line..end_line, context_lines), outline (file or folder), diff_preview "
-    "(vs against)."
+    '(vs against). E.g. {"mode":"snippet","target":"a.py","start_line":40,"end_line":90}'
 )
 EDIT_DESCRIPTION = "old_string must occur expected_occurrences times (default 1)."
 WRITE_DESCRIPTION = "Create or overwrite a whole file; prefer edit."

@@ -22,9 +22,9 @@ from sari_core.server.options import OptionsError, ServerOptions, load_options
 # chars/4 of the tools/list entries as a client that forwards text (Claude Code) is listed
 # them, paid on every turn of every conversation; a client given structured content also
 # gets each tool's output schema.
-TOOL_DEFINITION_BUDGET = 600  # every installed plugin
-CORE_DEFINITION_BUDGET = 470  # search, read, edit, write
-WITH_OUTPUT_SCHEMAS_BUDGET = 1000  # every installed plugin, output schemas included
+TOOL_DEFINITION_BUDGET = 620  # every installed plugin
+CORE_DEFINITION_BUDGET = 480  # search, read, edit, write
+WITH_OUTPUT_SCHEMAS_BUDGET = 1010  # every installed plugin, output schemas included
 CORE_TOOLS = ("search", "read", "edit", "write")
 
 
@@ -61,7 +61,8 @@ def _examples(description: str) -> list[dict[str, Any]]:
 
 def test_every_example_in_a_listed_description_is_a_valid_call(tmp_path: Path) -> None:
     """Descriptions teach by example, so each example must be a call the server accepts."""
-    (tmp_path / "a.py").write_text("def dumps():\n    return 1\n", encoding="utf-8")
+    (tmp_path / "a.py").write_text("def dumps():\n    return 1\n" + "x = 1\n" * 100,
+                                   encoding="utf-8")
     kernel = Kernel(roots=[tmp_path], analytics_sinks=[])  # every installed plugin
     try:
         catalog = ToolCatalog(kernel, ServerOptions())
