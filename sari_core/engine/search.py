@@ -13,7 +13,7 @@ Ranking of text and regex hits (documented in docs/engine.md):
   of many methods of that name), +2 when the query occurs there as a whole word,
   +0.5 when its case matches exactly, +0.5 when the path contains the query, -0.5
   for test paths and for third-party paths (``site-packages/``, ``node_modules/``,
-  ``vendor/``, ...);
+  ``vendor/``, ...), and -0.25 for declaration files (``.pyi``, ``.d.ts``);
 * hits are ordered by score, then path, then line; at most ``HITS_PER_FILE`` per file.
 
 Symbol search without ``match`` takes the names that are or start with the query; the
@@ -55,6 +55,8 @@ _WORD_CHAR = re.compile(r"\w")
 # Installed or vendored code: searchable, but ranked after the project's own files.
 _THIRD_PARTY_PATH = re.compile(
     r"(^|/)(site-packages|dist-packages|node_modules|vendor|third_party|_vendor)(/|$)")
+_STUB_SUFFIXES = (".pyi", ".d.ts", ".d.mts", ".d.cts")
+STUB_PENALTY = 0.25
 _TEST_PATH = re.compile(r"(^|/)(tests?|testing|__tests__|spec)(/|$)|(^|/)test_[^/]*$|_test\.")
 # Symbol search: the same spelling, the same name (another case or style), a prefix, other.
 _NAME_RANK_SCORES = (4.0, 3.5, 2.0, 1.0)
@@ -85,6 +87,12 @@ def _is_test(path: str) -> bool:
 
 def _is_third_party(path: str) -> bool:
     return bool(_THIRD_PARTY_PATH.search(path))
+
+
+def _stub_penalty(path: str) -> float:
+    """A declaration file (a type stub) ranks after the code it declares: the agent that
+    searched for a definition wants its body, not its signature again."""
+    return STUB_PENALTY if path.endswith(_STUB_SUFFIXES) else 0.0
 
 
 def _symbol_name(query: str) -> str:
@@ -202,7 +210,7 @@ class Searcher:
     def _score(self, file: FileHit, found: Sequence[tuple[int, int, str]],
                defs: dict[int, tuple[str, int]], needle: str, call: SearchCall) -> list[_Hit]:
         test_penalty = (0.5 if _is_test(file.path) else 0.0) \
-            + (0.5 if _is_third_party(file.path) else 0.0)
+            + (0.5 if _is_third_party(file.path) else 0.0) + _stub_penalty(file.path)
         in_path = needle in (file.path if call.case_sensitive else file.path.lower())
         hits = []
         for line_number, column, line in found:
@@ -267,7 +275,7 @@ class Searcher:
             value += 0.5 if row.kind in ("class", "function", "method", "interface") else 0.0
             # own code, then tests, then installed code (as text search orders files)
             return value - (0.5 if _is_test(row.path) else 0.0) \
-                - (0.75 if _is_third_party(row.path) else 0.0)
+                - (0.75 if _is_third_party(row.path) else 0.0) - _stub_penalty(row.path)
 
         ranked = sorted(rows, key=lambda row: (-score(row), row.root, row.path, row.line))
         top = ranked[:max(call.limit * 2, call.limit)]

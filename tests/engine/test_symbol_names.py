@@ -84,3 +84,20 @@ def test_the_model_is_told_in_one_phrase_when_names_only_resemble(tmp_path: Path
     assert similar.splitlines()[0] == ('1 match for "def fields" (symbol). Nothing is named or '
                                        "starts with fields; these names resemble it.")
     assert "a.py" in similar and "resemble" not in named
+
+
+def test_an_implementation_ranks_before_its_type_stub(tmp_path: Path) -> None:
+    """The agent that searched for a definition wants its body, not the stub's signature."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.pyi").write_text(
+        "def fields(cls: type) -> tuple: ...\n", encoding="utf-8")
+    (tmp_path / "pkg" / "_make.py").write_text(
+        "def fields(cls):\n    return cls.__attrs_attrs__\n", encoding="utf-8")
+    kernel = Kernel(roots=[tmp_path], plugins=[], load_entry_points=False, analytics_sinks=[])
+    try:
+        for kind in ("text", "symbol"):
+            found = kernel.execute_search({"query": "def fields", "kind": kind})
+            assert [m["path"] for m in found["matches"]] == [
+                "pkg/_make.py", "pkg/__init__.pyi"], kind
+    finally:
+        kernel.close()
