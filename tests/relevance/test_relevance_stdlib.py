@@ -38,5 +38,6 @@ def test_alternatives_on_real_code_are_the_ranked_results_and_stable(stdlib_copy
     assert block["reason_codes"] == ["LOW_RELEVANCE_OUTSIDE_TOPK"]
     assert block["annotations"]["relevance"]["alternatives"] == ranked[:3]
     assert block["warnings"][0].startswith(
-        f"Not among the top 10 results of the latest search 'JSONDecodeError': {', '.join(ranked[:3])}.")
+        "Not among the top 10 results of the latest search 'JSONDecodeError': "
+        + ", ".join(ranked[:3]) + ".")
     assert _session(stdlib_copy) == (ranked, block)

@@ -4,8 +4,12 @@ An agent that opens a long file no search of its session returned does not know 
 in it to look; its first lines are mostly imports, and a window of them is arbitrary. The
 outline (every definition with its line range, as ``read mode=outline`` gives it, kept to
 the lines the read asked for) is the cheapest way to see them, and the agent reads the
-lines it needs next; the file then counts as seen, so that read is served as asked. The read itself is narrowed to one line at
-enter and its payload replaced at exit, so the engine never loads more than it serves.
+lines it needs next; the file then counts as seen, so that read is served as asked. The
+read itself is narrowed to one line at enter and its payload replaced at exit, so the
+engine never loads more than it serves.
+
+After ``drift_after`` blind reads in a row, a read of any length is outlined: an agent
+opening file after file has lost the thread of its searches.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from sari_relevance.reason_codes import LOW_RELEVANCE_OUTSIDE_TOPK
 from sari_relevance.settings import RelevanceSettings
 
 EXCLUDED_PATH = "RELEVANCE_EXCLUDED_PATH"
-LEAD = "Not among the top"  # how every relevance warning begins
+LEAD = "Not among the top"  # how a warning about a target outside the top-K begins
 
 
 @dataclass(frozen=True)
