@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import tempfile
 import time
@@ -56,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from agent_cost_agents import NativeAgent, SariAgent, Tally  # noqa: E402
 from agent_cost_corpora import Corpus, corpora  # noqa: E402
+from scratch import scratch_folders  # noqa: E402
 
 from sari_core.costmodel import SessionCost, session_cost  # noqa: E402
 
@@ -132,11 +132,11 @@ def cost_of(tally: Tally, definitions: int) -> SessionCost:
 def measure() -> dict[str, Any]:
     definitions = {"native": 0, "core": 0, "policies": every_plugin_tool_tokens(),
                    "every_client": every_plugin_tool_tokens(None)}
-    core_probe = tempfile.mkdtemp(prefix="sari-bench-core-")
-    (Path(core_probe) / "a.py").write_text("x = 1\n", encoding="utf-8")
-    probe = open_kernel(Path(core_probe), [])
-    definitions["core"] = listed_tool_tokens(probe)
-    probe.close()
+    with tempfile.TemporaryDirectory(prefix="sari-bench-core-") as core_probe:
+        (Path(core_probe) / "a.py").write_text("x = 1\n", encoding="utf-8")
+        probe = open_kernel(Path(core_probe), [])
+        definitions["core"] = listed_tool_tokens(probe)
+        probe.close()
     rows: list[dict[str, Any]] = []
     for corpus in corpora():
         tallies = {arm: replay(corpus, arm) for arm in ARMS}
@@ -239,10 +239,9 @@ def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args(list(argv) if argv is not None else None)
-    os.environ.setdefault("SARI_CACHE_DIR", tempfile.mkdtemp(prefix="sari-bench-cache-"))
-    os.environ.setdefault("SARI_STATE_DIR", tempfile.mkdtemp(prefix="sari-bench-state-"))
     started = time.perf_counter()
-    data = measure()
+    with scratch_folders():  # the indexes it builds (~800 MB) go when it ends
+        data = measure()
     if args.json:
         print(json.dumps(data, indent=2))
     else:

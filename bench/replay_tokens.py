@@ -28,9 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterable
@@ -51,6 +49,7 @@ from agent_cost_agents import (  # noqa: E402
 )
 from agent_cost_corpora import Corpus, Search, Session  # noqa: E402
 from replay_scripts import SESSIONS, STDLIB, definition_lines, module_path  # noqa: E402
+from scratch import scratch_folders  # noqa: E402
 
 STDLIB_CORPUS = Corpus("stdlib", STDLIB, SESSIONS, modules_are_paths=False)
 
@@ -120,6 +119,8 @@ class Agent:
         self.tally.reads_served += 1
         text = self.rebuild.feed(response) if self.rebuild else response["text"]
         meta = response["meta"]
+        if meta.get("mode") == "outline":  # definitions with line ranges, no file line
+            return response
         if text is not None and response["mode"] != "diff_preview":
             lines = split_lines(text)
             if self.rebuild is not None:
@@ -349,8 +350,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ablation", action="store_true",
                         help="also replay with each policy alone and with budget+aggregation")
     args = parser.parse_args(argv)
-    os.environ.setdefault("SARI_CACHE_DIR", tempfile.mkdtemp(prefix="sari-bench-cache-"))
-    os.environ.setdefault("SARI_STATE_DIR", tempfile.mkdtemp(prefix="sari-bench-state-"))
+    with scratch_folders():  # the indexes it builds (~800 MB) go when it ends
+        data, index_seconds = _measure(args)
+    if args.json:
+        print(json.dumps(data, indent=2))
+    else:
+        print_report(data, index_seconds)
+    return 0
+
+
+def _measure(args: argparse.Namespace) -> tuple[dict[str, Any], float]:
     sessions = list(SESSIONS[: args.sessions])
     core_kernel = open_kernel([])
     index_seconds = wait_for_index(core_kernel)
@@ -369,11 +378,7 @@ def main(argv: list[str] | None = None) -> int:
             total = report(sessions, core, replay(kernel, sessions, with_policies=True))["total"]
             kernel.close()
             data["ablation"].append({"policies": "+".join(names), **total})
-    if args.json:
-        print(json.dumps(data, indent=2))
-    else:
-        print_report(data, index_seconds)
-    return 0
+    return data, index_seconds
 
 
 if __name__ == "__main__":
