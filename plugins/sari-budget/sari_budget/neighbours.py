@@ -4,8 +4,8 @@ An agent that asked for a whole file and was shown the definition its search mat
 usually needs next the helpers that definition calls and the code that calls it; when they
 sit near it in the same file, one window can show them too, and a second read (a whole
 turn) is saved. Found from the file's outline (names and line ranges) and its text: a
-definition is related when its name is called (``name(``) in the matched one, or the
-matched one's name is called in it.
+definition is related when it is called in the matched one, or the matched one in it (a
+method as ``self.name(``, a function or class by its bare name).
 """
 
 from __future__ import annotations
@@ -21,27 +21,34 @@ MAX_CHARS = 2_000_000  # the probe reads the lines around the definition, whatev
 
 @dataclass(frozen=True)
 class Definition:
-    """One outline entry: its name and its lines."""
+    """One outline entry: its kind, its name and its lines."""
 
+    kind: str
     name: str
     first: int
     last: int
+
+    def called_in(self, text: str) -> bool:
+        """Is this definition called in ``text``? A method as ``self.name(`` or
+        ``cls.name(``, anything else by its bare name (``name(``, not ``x.name(``): a call
+        of some other object's ``close()`` is not a call of this file's ``close``."""
+        name = re.escape(self.name)
+        pattern = rf"\b(?:self|cls)\.{name}\s*\(" if self.kind == "method" \
+            else rf"(?<![\w.]){name}\s*\("
+        return re.search(pattern, text) is not None
 
 
 def _definitions(outline: str) -> list[Definition]:
     found: list[Definition] = []
     for row in outline.splitlines():
         parts = row.split()
-        if len(parts) < 3 or parts[0] == "constant":
+        # Constants are data, not code to read; dunder methods are called by the language.
+        if len(parts) < 3 or parts[0] == "constant" or parts[-2].startswith("__"):
             continue
         first, _, last = parts[-1].partition("-")
         if first.isdigit() and last.isdigit():
-            found.append(Definition(parts[-2], int(first), int(last)))
+            found.append(Definition(parts[0], parts[-2], int(first), int(last)))
     return found
-
-
-def _calls(name: str, text: str) -> bool:
-    return re.search(rf"(?<![\w]){re.escape(name)}\s*\(", text) is not None
 
 
 def related(session: Session, target: str, line: int, end: int,
@@ -61,7 +68,7 @@ def related(session: Session, target: str, line: int, end: int,
     start = text.start_line
     definitions = _definitions(outline.text)
     matched = next((d for d in definitions if d.first == line), None)
-    if matched is None:
+    if matched is None:  # not a definition the outline knows (or a dunder): no neighbours
         return []
 
     def body(definition: Definition) -> str:
@@ -73,5 +80,5 @@ def related(session: Session, target: str, line: int, end: int,
              and not (matched.first <= d.first and d.last <= matched.last)  # its own inner defs
              and not (d.first <= matched.first and matched.last <= d.last)  # what holds it
              and d.first >= start and d.last - start < len(lines)
-             and (_calls(d.name, own) or _calls(matched.name, body(d)))]
+             and (d.called_in(own) or matched.called_in(body(d)))]
     return sorted(found, key=lambda d: min(abs(d.first - end), abs(line - d.last)))
