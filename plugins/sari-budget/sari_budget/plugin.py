@@ -55,7 +55,8 @@ class BudgetPlugin:
             code=AT_MATCH,
             description="A whole-file read longer than max_single_read_lines was served as "
                         "the part the session's search matched in that file: the matched "
-                        "definition whole (with 10 lines either side), else the window around "
+                        "definition whole (with 10 lines either side, and the definitions "
+                        "beside it that it calls or that call it), else the window around "
                         "the matched line; next_calls continues a cut definition, else reads "
                         "the top of the file.",
             severity="info",
