@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from sari_core.engine.store import IndexStore, chunks
+from sari_core.outline_rows import row_text
 
 
 @dataclass
@@ -63,9 +64,7 @@ def outline_lines(tree: Sequence[Scope], depth: int, max_depth: int) -> list[str
     """``kind name first-last`` per definition, indented by nesting, down to ``max_depth``."""
     out = []
     for scope in tree:
-        lines = str(scope.line) if scope.line == scope.end_line \
-            else f"{scope.line}-{scope.end_line}"
-        out.append(f"{'  ' * depth}{scope.kind} {scope.name} {lines}")
+        out.append(row_text(scope.kind, scope.name, scope.line, scope.end_line, depth))
         if depth + 1 < max_depth:
             out.extend(outline_lines(scope.children, depth + 1, max_depth))
     return out

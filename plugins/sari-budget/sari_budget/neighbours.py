@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from sari_core.models import ReadCall
+from sari_core.outline_rows import parse_row
 from sari_core.sessions import Session
 
 MAX_CHARS = 2_000_000  # the probe reads the lines around the definition, whatever their width
@@ -40,14 +41,13 @@ class Definition:
 
 def _definitions(outline: str) -> list[Definition]:
     found: list[Definition] = []
-    for row in outline.splitlines():
-        parts = row.split()
-        # Constants are data, not code to read; dunder methods are called by the language.
-        if len(parts) < 3 or parts[0] == "constant" or parts[-2].startswith("__"):
+    for row in map(parse_row, outline.splitlines()):
+        # Constants are data and a one-line definition no body to show; dunder methods are
+        # called by the language, not by name.
+        if row is None or row.kind == "constant" or row.first == row.last \
+                or row.name.startswith("__"):
             continue
-        first, _, last = parts[-1].partition("-")
-        if first.isdigit() and last.isdigit():
-            found.append(Definition(parts[0], parts[-2], int(first), int(last)))
+        found.append(Definition(row.kind, row.name, row.first, row.last))
     return found
 
 

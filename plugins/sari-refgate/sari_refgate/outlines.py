@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sari_core.models import NextCall, ReadCall, ReadResult
+from sari_core.outline_rows import parse_row
 from sari_core.sessions import Session
 from sari_refgate.calls import requested_lines
 
@@ -37,13 +38,11 @@ def is_whole_file(call: ReadCall) -> bool:
     return call.mode == "file" and call.offset is None and call.limit is None
 
 
-def _overlaps(row: str, first: int, last: int) -> bool:
-    """Does an outline row (``kind name a-b``, or ``kind name a``) reach into first..last?"""
-    lines = row.split()[-1] if row.split() else ""
-    start, _, end = lines.partition("-")
-    if not start.isdigit() or (end and not end.isdigit()):
-        return True  # a row this does not understand is kept, not silently lost
-    return int(start) <= last and int(end or start) >= first
+def _reaches(row: str, first: int, last: int) -> bool:
+    """Does an outline row's definition reach into first..last? A row that names no
+    definition is kept, not silently lost."""
+    parsed = parse_row(row)
+    return parsed is None or parsed.overlaps(first, last)
 
 
 def outline_for(call: ReadCall, session: Session, file_lines: int | None,
@@ -71,7 +70,7 @@ def outline_for(call: ReadCall, session: Session, file_lines: int | None,
     rows = outline.text.splitlines(keepends=True)
     whole = first == 1 and last == file_lines
     if not whole:
-        rows = [row for row in rows if _overlaps(row, first, last)]
+        rows = [row for row in rows if _reaches(row, first, last)]
     scope = ""
     if len(rows) > window_lines:  # too many to beat the window: the module's own names
         rows = [row for row in rows if not row[:1].isspace()]
