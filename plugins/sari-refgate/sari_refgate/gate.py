@@ -130,11 +130,16 @@ def covered(call: ReadCall, target: _Target, store: RefStore) -> bool:
     return next(_issued_for(target, store), None) is not None
 
 
-def is_blind(call: ReadCall, store: RefStore, settings: RefgateSettings,
-             roots: Sequence[Path]) -> bool:
+def backs(call: ReadCall, store: RefStore, roots: Sequence[Path]) -> bool:
+    """Did this session's searches return the read's target? (One scan of its refs: a
+    caller that needs the answer twice asks once and hands it to :func:`judge`.)"""
+    return covered(call, _target_of(call, roots), store)
+
+
+def is_blind(call: ReadCall, settings: RefgateSettings, backed: bool) -> bool:
     """A gated read of lines of a file that no search of the session returned."""
     return (call.mode in settings.gated_modes and calls.requested_lines(call) is not None
-            and not covered(call, _target_of(call, roots), store))
+            and not backed)
 
 
 def target_path(call: ReadCall, roots: Sequence[Path]) -> str | None:
@@ -143,16 +148,18 @@ def target_path(call: ReadCall, roots: Sequence[Path]) -> str | None:
 
 
 def judge(call: ReadCall, store: RefStore, settings: RefgateSettings, roots: Sequence[Path],
-          line_count: Callable[[], int | None] = lambda: None) -> Refusal | Window | None:
+          line_count: Callable[[], int | None] = lambda: None,
+          backed: bool | None = None) -> Refusal | Window | None:
     """None when the read is served as asked; a :class:`Window` to serve it bounded; else
     the :class:`Refusal` (``strict`` only) with its next calls.
 
     :param line_count: the target file's length, asked only for a blind line-range read.
+    :param backed: what :func:`backs` said of this read, when the caller asked already.
     """
     if call.mode not in settings.gated_modes:
         return None
     target = _target_of(call, roots)
-    if covered(call, target, store):
+    if covered(call, target, store) if backed is None else backed:
         return None
     span = precision_span(call)
     limit = settings.max_range_lines

@@ -20,6 +20,7 @@ from sari_refgate.gate import (
     READ_OUTLINED,
     READ_WINDOWED,
     Window,
+    backs,
     is_blind,
     judge,
     target_path,
@@ -133,7 +134,8 @@ class RefgatePlugin:
         def line_count() -> int | None:
             return _line_count(session, call.target)
 
-        blind = is_blind(call, issued, settings, session.roots)
+        backed = backs(call, issued, session.roots)
+        blind = is_blind(call, settings, backed)
         with session.lock:
             streak = store.count_read(blind)
         outlining = settings.blind_reads == "outline" and not settings.strict
@@ -142,7 +144,8 @@ class RefgatePlugin:
                                   drift=streak)
             if outline is not None:
                 return self._serve_outline(DRIFT_OUTLINED, call, session, store, outline, ctx)
-        refusal = judge(call, issued, settings, session.roots, line_count=line_count)
+        refusal = judge(call, issued, settings, session.roots, line_count=line_count,
+                        backed=backed)
         if refusal is None:
             return None
         if isinstance(refusal, Window):
