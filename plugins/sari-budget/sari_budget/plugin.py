@@ -12,11 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 import sari_budget.guidance as guidance
-from sari_budget.neighbours import Definition, related
 from sari_budget.reason_codes import BUDGET_HARD_LIMIT, BUDGET_SOFT_LIMIT, REASON_CODES
 from sari_budget.settings import SECTION, BudgetSettings
 from sari_budget.trim import Trimmed, trim_payload
 from sari_budget.usage import BudgetUsage, InFlight, usage_of
+from sari_budget.window import AT_MATCH, window_at_match
 from sari_core.arguments import LEGACY_READ_TOOLS
 from sari_core.context import CallContext
 from sari_core.models import CallRecord, NextCall, ReadCall, ReadResult, SearchCall, SearchResult
@@ -33,8 +33,6 @@ SOFT = BUDGET_SOFT_LIMIT
 HARD = BUDGET_HARD_LIMIT
 DEGRADED = ReasonCode.PREVIEW_DEGRADED.value
 READ_TOOLS = frozenset({"read", *LEGACY_READ_TOOLS})
-AT_MATCH = "BUDGET_WINDOW_AT_MATCH"
-DEFINITION_MARGIN = 10  # lines shown either side of a matched definition
 REASON_RANK = 50
 
 
@@ -96,7 +94,7 @@ class BudgetPlugin:
         # whether the client named its lines is noted now.
         in_flight = InFlight(session, named_range=_names_range(call))
         ctx.scratch[self.name] = in_flight
-        return _window_at_match(call, session, settings, in_flight)
+        return window_at_match(call, session, settings, in_flight)
 
     @hookimpl(trylast=True)
     def on_read_exit(self, call: ReadCall, result: ReadResult, session: Session,
@@ -164,82 +162,6 @@ class BudgetPlugin:
 def _settings(session: Session) -> BudgetSettings:
     settings: BudgetSettings = session.settings(SECTION)
     return settings
-
-
-def _window_at_match(call: ReadCall, session: Session, settings: BudgetSettings,
-                     in_flight: InFlight) -> Verdict | None:
-    """A whole-file read of a file longer than the cap, of which the session's search
-    matched a part, is served as that part: the matched definition whole (with a few lines
-    around it), or the cap's window around a matched line, not the file's first lines."""
-    if call.mode != "file" or call.offset is not None or call.limit is not None:
-        return None
-    cap = settings.max_single_read_lines
-    with session.lock:
-        match = usage_of(session).match_lines.get(
-            normalize_path(call.target, session.roots) or call.target)
-    if match is None:
-        return None
-    total = _line_count(session, call)
-    if total is None or total <= cap:
-        return None  # the whole file fits: nothing will be cut
-    line, end = match
-    if end > line:  # a definition: all of it, and its decorators and comments above
-        first = max(1, line - DEFINITION_MARGIN)
-        # All of it in one read, up to the cap of a read that names its lines: these lines
-        # were chosen (by the search), and a definition cut in two costs the agent a turn.
-        whole = min(end + DEFINITION_MARGIN, first + settings.max_range_read_lines - 1)
-        # A short definition comes with what follows it (the helpers it calls are often
-        # defined next to it), up to min_match_window_lines in all.
-        least = first + min(settings.min_match_window_lines, cap) - 1
-        last = min(total, max(whole, least))
-        in_flight.named_range = last - first + 1 > cap  # the exit trim keeps it whole
-        what = f"the definition the search matched (lines {line}-{end})"
-        first, last, joined = _with_neighbours(session, call.target, line, end, first, last,
-                                               cap)
-        if joined:
-            what += " and, beside it, " + ", ".join(
-                f"{d.name} ({d.first}-{d.last})" for d in joined) + ", which it calls or " \
-                "which call it"
-    else:
-        margin = cap // 6  # some lines above the match: its signature, its comments
-        first = max(1, min(line - margin, total - cap + 1))
-        last = first + cap - 1
-        what = f"the window around the search match at line {line}"
-    if end > line and last < end:  # the definition is longer than one read: its next part
-        follow = {"offset": last,
-                  "limit": min(settings.max_range_read_lines, end + DEFINITION_MARGIN - last)}
-        what += f", its first {last - first + 1} lines"
-    else:  # the rest of the file starts at its top
-        follow = {"offset": 0, "limit": cap}
-    top = NextCall(tool="read", arguments={"mode": "file", "target": call.target, **follow,
-                                           **guidance.carried(call)})
-    message = f"Shown: {what}."  # the read's header gives the file's length
-    return Verdict.narrow(AT_MATCH, to={"offset": first - 1, "limit": last - first + 1},
-                          message=message, warnings=(message,), next_calls=(top,))
-
-
-def _with_neighbours(session: Session, target: str, line: int, end: int, first: int,
-                     last: int, cap: int) -> tuple[int, int, list[Definition]]:
-    """Widen the window first..last over the same file's definitions that the matched one
-    calls or that call it, nearest first, while it stays within ``cap`` lines."""
-    if last - first + 1 >= cap:
-        return first, last, []
-    joined: list[Definition] = []
-    for definition in related(session, target, line, end, cap):
-        wider = (min(first, definition.first), max(last, definition.last))
-        if wider[1] - wider[0] + 1 <= cap:
-            first, last = wider
-            joined.append(definition)
-    return first, last, sorted(joined, key=lambda d: d.first)
-
-
-def _line_count(session: Session, call: ReadCall) -> int | None:
-    """The file's length, asked of the engine directly (no client read, no budget)."""
-    probe = ReadCall(mode="file", target=call.target, limit=1, preview_mode="none")
-    try:
-        return session.probe_read(probe).total_lines
-    except Exception:  # noqa: BLE001 - any failure means: no window, the trim applies
-        return None
 
 
 def _names_range(call: ReadCall) -> bool:
