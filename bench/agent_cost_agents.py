@@ -362,6 +362,8 @@ def follow_pages(agent: _Pager, path: str, wanted: range, response: dict[str, An
 
 def _page_holds(arguments: dict[str, Any], line: int) -> bool:
     """Does a continuation's next page (its limit, else at most 300 lines) hold the line?"""
+    if arguments.get("mode") == "outline":
+        return False  # an outline names lines, it delivers none
     if "offset" in arguments:
         first = arguments["offset"] + 1
         last = first + arguments.get("limit", 300) - 1

@@ -139,7 +139,7 @@ def test_trim_keeps_a_prefix_and_counts_whole_lines() -> None:
 def test_a_capped_whole_file_read_shows_the_window_around_the_search_match(make_kernel
                                                                           ) -> None:
     """The part of a long file the session searched for arrives in the first read, so no
-    turn is spent paging to it; the top of the file is one named call away."""
+    turn is spent paging to it; the file's outline, to find the rest, is one call away."""
     kernel = make_kernel()
     lines = split_lines(FILES[BIG])
     target_line = 600
@@ -155,8 +155,7 @@ def test_a_capped_whole_file_read_shows_the_window_around_the_search_match(make_
     [warning] = stabilization(response)["warnings"]
     assert warning == f"Shown: the window around the search match at line {target_line}."
     top = stabilization(response)["next_calls"][0]
-    assert top == {"tool": "read", "arguments": {"mode": "file", "target": BIG, "offset": 0,
-                                                 "limit": 300}}
+    assert top == {"tool": "read", "arguments": {"mode": "outline", "target": BIG}}
     # Without a search there is nothing to aim at: the first lines, as before.
     fresh = make_kernel().execute_read({"mode": "file", "target": BIG, "session_id": "new"})
     assert fresh["meta"]["start_line"] == 1 and fresh["meta"]["end_line"] == 300
@@ -164,7 +163,7 @@ def test_a_capped_whole_file_read_shows_the_window_around_the_search_match(make_
 
 def test_a_capped_whole_file_read_shows_the_matched_definition_whole(make_kernel) -> None:
     """A search that matched a definition: the read shows all of it and a few lines around,
-    not 300 lines of the file; the top of the file is one named call away."""
+    not 300 lines of the file; the file's outline is one call away."""
     kernel = make_kernel()
     found = kernel.execute_search({"query": "def target_function"})
     first = found["matches"][0]
@@ -175,7 +174,7 @@ def test_a_capped_whole_file_read_shows_the_matched_definition_whole(make_kernel
     [warning] = stabilization(response)["warnings"]
     assert warning == "Shown: the definition the search matched (lines 201-260)."
     assert stabilization(response)["next_calls"][0]["arguments"] == {
-        "mode": "file", "target": LONG_DEF, "offset": 0, "limit": 300}
+        "mode": "outline", "target": LONG_DEF}
     # A definition longer than a read that names its lines: its first part, and the call
     # for the rest of it.
     short = make_kernel(settings={"budget": {"max_single_read_lines": 40,
@@ -201,26 +200,26 @@ def test_a_matched_definition_longer_than_one_read_still_comes_whole(make_kernel
 
 def test_the_window_takes_in_the_definitions_beside_it_that_it_calls_or_that_call_it(
         make_kernel) -> None:
-    """entry (151-170) calls _helper (172-230) and is called by caller (101-102): one read
-    shows all three, so the agent needs no second read; _far (480-490) would make the window
-    wider than one read (max_single_read_lines), so it stays out."""
+    """entry (151-170) calls _helper (172-230), right below it: one read shows both, so the
+    agent needs no second read. caller (101-102) calls entry but sits 38 lines above the
+    window: taking it in would pad the window with those lines, so it stays out, as does
+    _far (480-490), which would make the window wider than one read."""
     lines = split_lines(FILES[NEIGHBOURS])
     assert lines[150].startswith("def entry") and lines[479].startswith("def _far")
     kernel = make_kernel()
     found = kernel.execute_search({"query": "def entry"})
     assert (found["matches"][0]["line"], found["matches"][0]["end_line"]) == (151, 170)
     response = kernel.execute_read({"mode": "file", "target": NEIGHBOURS})
-    assert (response["meta"]["start_line"], response["meta"]["end_line"]) == (101, 230)
-    assert response["text"] == "".join(lines[100:230])
+    assert (response["meta"]["start_line"], response["meta"]["end_line"]) == (141, 230)
+    assert response["text"] == "".join(lines[140:230])
     [warning] = stabilization(response)["warnings"]
     assert warning == ("Shown: the definition the search matched (lines 151-170) and, beside "
-                       "it, caller (101-102), _helper (172-230), which it calls or which call "
-                       "it.")
-    # A narrower setting keeps the window to what fits: the nearest, _helper, alone.
-    narrow = make_kernel(settings={"budget": {"max_single_read_lines": 100}})
+                       "it, _helper (172-230), which it calls or which call it.")
+    # A narrower setting keeps the window to what fits: _helper (to 230) stays out too.
+    narrow = make_kernel(settings={"budget": {"max_single_read_lines": 60}})
     narrow.execute_search({"query": "def entry"})
     served = narrow.execute_read({"mode": "file", "target": NEIGHBOURS})
-    assert (served["meta"]["start_line"], served["meta"]["end_line"]) == (141, 230)
+    assert (served["meta"]["start_line"], served["meta"]["end_line"]) == (141, 200)
 
 
 def test_a_short_matched_definition_comes_with_what_follows_it(make_kernel) -> None:

@@ -14,7 +14,8 @@ from sari_core.rendering import render
 
 STRICT = {"refgate": {"strict": True}}
 GATE_CODES = {"SEARCH_FIRST_REQUIRED", "SEARCH_REF_REQUIRED", "CANDIDATE_REF_REQUIRED",
-              "REFGATE_RANGE_TOO_WIDE", "REFGATE_READ_WINDOWED"}
+              "REFGATE_RANGE_TOO_WIDE", "REFGATE_READ_WINDOWED", "REFGATE_READ_OUTLINED",
+              "REFGATE_DRIFT_OUTLINED"}
 
 
 def _refused(response: dict[str, Any], code: str) -> dict[str, Any]:
@@ -107,34 +108,34 @@ def test_a_ref_is_matched_with_the_target_in_any_spelling(make_kernel, workspace
 
 def test_a_blind_whole_file_read_is_served_as_its_first_window(make_kernel) -> None:
     kernel = make_kernel()
-    response = _windowed(kernel.execute_read({"mode": "file", "target": "app/big.py"}), 1, 200)
+    response = _windowed(kernel.execute_read({"mode": "file", "target": "app/big.py"}), 1, 100)
     assert stabilization(response)["next_calls"][0] == {
-        "tool": "read", "arguments": {"mode": "file", "target": "app/big.py", "offset": 200,
-                                      "limit": 200}}
+        "tool": "read", "arguments": {"mode": "file", "target": "app/big.py", "offset": 100,
+                                      "limit": 100}}
     text = render(response)
     header = text.split("\n")[0]
-    assert header.startswith("app/big.py lines 1-200 of 450. No search in this session returned "
-                             "this file, so a read of it shows at most 200 lines.")
-    assert header.endswith('Next: read(mode="file", target="app/big.py", offset=200, '
-                           'limit=200)')
+    assert header.startswith("app/big.py lines 1-100 of 450. No search in this session returned "
+                             "this file, so a read of it shows at most 100 lines.")
+    assert header.endswith('Next: read(mode="file", target="app/big.py", offset=100, '
+                           'limit=100)')
     _all_next_calls_succeed(kernel, response)
 
 
 def test_a_blind_read_that_fits_one_window_is_served_untouched(make_kernel) -> None:
     kernel = make_kernel()
     _untouched(kernel.execute_read({"mode": "file", "target": "app/config.py"}))
-    _untouched(kernel.execute_read({"mode": "file", "target": "app/big.py", "offset": 300}))
+    _untouched(kernel.execute_read({"mode": "file", "target": "app/big.py", "offset": 350}))
 
 
-def test_a_200_line_snippet_is_served_and_201_lines_are_windowed(make_kernel) -> None:
+def test_a_100_line_snippet_is_served_and_101_lines_are_windowed(make_kernel) -> None:
     kernel = make_kernel()
     ok = _untouched(kernel.execute_read({"mode": "snippet", "target": "app/big.py",
-                                         "start_line": 101, "end_line": 300}))
-    assert ok["text"].count("\n") == 200
+                                         "start_line": 101, "end_line": 200}))
+    assert ok["text"].count("\n") == 100
     wide = _windowed(kernel.execute_read({"mode": "snippet", "target": "app/big.py",
-                                          "start_line": 101, "end_line": 301}), 101, 300)
+                                          "start_line": 101, "end_line": 201}), 101, 200)
     follow = stabilization(wide)["next_calls"][0]["arguments"]
-    assert (follow["start_line"], follow["end_line"]) == (301, 301)
+    assert (follow["start_line"], follow["end_line"]) == (201, 201)
     _all_next_calls_succeed(kernel, wide)
 
 
@@ -150,14 +151,14 @@ def test_a_foreign_ref_backs_nothing(make_kernel) -> None:
     read = {"mode": "file", "target": "app/big.py", "candidate_id": match["candidate_id"]}
     assert kernel.execute_read({**read, "session_id": "a"})["meta"]["end_line"] == 450
     kernel.execute_search({"query": "serve", "session_id": "b"})
-    _windowed(kernel.execute_read({**read, "session_id": "b"}), 1, 200)
+    _windowed(kernel.execute_read({**read, "session_id": "b"}), 1, 100)
     unknown = {**read, "candidate_id": "cand_0000000000000000", "session_id": "c"}
-    _windowed(kernel.execute_read(unknown), 1, 200)
+    _windowed(kernel.execute_read(unknown), 1, 100)
 
 
 def test_deprecated_wrappers_go_through_the_gate(make_kernel) -> None:
     kernel = make_kernel()
-    _windowed(kernel.execute_read({"path": "app/big.py"}, entrypoint="read_file"), 1, 200)
+    _windowed(kernel.execute_read({"path": "app/big.py"}, entrypoint="read_file"), 1, 100)
 
 
 # --- strict: blind reads are refused, with the search that would back them ---------------
@@ -185,7 +186,7 @@ def test_strict_windows_stay_inside_the_file(make_kernel) -> None:
     assert "REFGATE_RANGE_TOO_WIDE" in stabilization(file_read)["reason_codes"]
     windows = [c["arguments"] for c in stabilization(file_read)["next_calls"]
                if c["tool"] == "read"]
-    assert [(w["offset"], w["limit"]) for w in windows] == [(100, 200), (300, 150)]
+    assert [(w["offset"], w["limit"]) for w in windows] == [(100, 100), (200, 100), (300, 100)]
     _all_next_calls_succeed(kernel, file_read)
 
 
@@ -223,9 +224,9 @@ def test_a_blind_read_of_a_long_code_file_is_served_as_its_outline(make_kernel) 
     assert header == ("app/long.py outline (file of 305 lines). No search in this session "
                       "returned this file, so this is its outline: read the lines you need. "
                       'Next: read(mode="snippet", target="app/long.py", start_line=1, '
-                      "end_line=200)")
+                      "end_line=100)")
     assert rows == [f"function handler_{n} {61 * n - 60}-{61 * n - 1}" for n in range(1, 6)]
-    assert len(text) < 400  # far less than the 200 lines a window would have shown
+    assert len(text) < 400  # far less than the 100 lines a window would have shown
     _all_next_calls_succeed(kernel, response)
 
 
@@ -239,7 +240,7 @@ def test_the_lines_an_outline_names_are_read_in_full_next(make_kernel) -> None:
     response = kernel.execute_read({"mode": "file", "target": "app/long.py"})
     assert stabilization(response)["reason_codes"] == ["REFGATE_READ_OUTLINED"]
     follow = run_next_call(kernel, stabilization(response)["next_calls"][0])
-    assert follow["ok"] and follow["meta"]["end_line"] == 200
+    assert follow["ok"] and follow["meta"]["end_line"] == 100
     assert "unchanged" not in render(follow) and "def handler_2(request):" in follow["text"]
 
 
@@ -249,11 +250,11 @@ def test_the_outline_can_be_turned_off_and_needs_definitions(make_kernel) -> Non
     files = {"app/long.py": LONG, "app/data.txt": "row\n" * 400}
     window = make_kernel(RefgatePlugin(), files=files,
                          settings={"refgate": {"blind_reads": "window"}})
-    _windowed(window.execute_read({"mode": "file", "target": "app/long.py"}), 1, 200)
+    _windowed(window.execute_read({"mode": "file", "target": "app/long.py"}), 1, 100)
     kernel = make_kernel(RefgatePlugin(), files=files)
-    _windowed(kernel.execute_read({"mode": "file", "target": "app/data.txt"}), 1, 200)
+    _windowed(kernel.execute_read({"mode": "file", "target": "app/data.txt"}), 1, 100)
     # A range that fits one window is served as asked: the agent said which lines it wants.
-    _untouched(kernel.execute_read({"mode": "file", "target": "app/long.py", "limit": 150}))
+    _untouched(kernel.execute_read({"mode": "file", "target": "app/long.py", "limit": 100}))
 
 
 MANY = "".join(f"def handler_{n}(request):\n" + "    x = request\n" * 58 + "    return x\n\n"
@@ -274,8 +275,35 @@ def test_a_blind_range_wider_than_a_window_is_served_as_the_outline_of_its_lines
     header = render(response).split("\n")[0]
     assert "so this is the outline of lines 301-550: read the lines you need" in header
     assert header.endswith('Next: read(mode="snippet", target="app/many.py", start_line=301, '
-                           "end_line=500)")
+                           "end_line=400)")
     _all_next_calls_succeed(kernel, response)
+
+
+def test_a_wide_range_of_a_searched_file_is_read_as_asked_only_where_a_search_matched(
+        make_kernel) -> None:
+    """The search found handler_9 at line 489: lines 451-600 are read as asked, but lines
+    1-300 of the same file are as blind as any unsearched file's, so their outline comes;
+    strict refuses neither (the file was searched)."""
+    from sari_refgate import RefgatePlugin
+
+    for settings in ({}, STRICT):
+        kernel = make_kernel(RefgatePlugin(), files={"app/many.py": MANY}, settings=settings)
+        found = kernel.execute_search({"query": "def handler_9"})
+        assert (found["matches"][0]["path"], found["matches"][0]["line"]) == ("app/many.py", 489)
+        near = _untouched(kernel.execute_read({"mode": "file", "target": "app/many.py",
+                                               "offset": 450, "limit": 150}))
+        assert (near["meta"]["start_line"], near["meta"]["end_line"]) == (451, 600)
+        top = {"mode": "file", "target": "app/many.py", "offset": 0, "limit": 300}
+        far = kernel.execute_read(top)
+        assert far["ok"] and stabilization(far)["reason_codes"] == ["REFGATE_READ_OUTLINED"]
+        assert far["text"].splitlines() == [
+            f"function handler_{n} {61 * n - 60}-{61 * n - 1}" for n in range(1, 6)]
+        header = render(far).split("\n")[0]
+        assert ("No search in this session matched these lines, so this is the outline of "
+                "lines 1-300: read the lines you need.") in header
+        _all_next_calls_succeed(kernel, far)
+        # A precision read there is served as asked, and so is the same read once outlined.
+        assert _untouched(kernel.execute_read(top))["meta"]["end_line"] == 300
 
 
 def test_after_its_outline_the_same_read_is_served_as_asked(make_kernel) -> None:
@@ -322,14 +350,14 @@ def test_after_drift_after_blind_reads_in_a_row_a_read_is_outlined(make_kernel) 
     kernel = make_kernel(RefgatePlugin(), files=files)
     kernel.execute_search({"query": "def load_config"})
     ranged = {"mode": "file", "offset": 0, "limit": 20}
-    for n in (1, 2, 3):  # short blind reads are served as asked...
+    for n in (1, 2):  # short blind reads are served as asked...
         assert _untouched(kernel.execute_read({**ranged, "target": f"app/m{n}.py"}))["text"]
-    drifted = kernel.execute_read({**ranged, "target": "app/m4.py"})  # ...until the 4th
+    drifted = kernel.execute_read({**ranged, "target": "app/m3.py"})  # ...until the 3rd
     assert stabilization(drifted)["reason_codes"] == ["REFGATE_DRIFT_OUTLINED"]
     assert drifted["text"].splitlines() == [
         f"function part_{n} {3 * n - 2}-{3 * n - 1}" for n in range(1, 8)]
     assert stabilization(drifted)["warnings"] == [
-        "Read 4 in a row of files no search in this session returned: this is the outline of "
+        "Read 3 in a row of files no search in this session returned: this is the outline of "
         "lines 1-20. Search for what you need, or read the lines."]
     assert "def part_1" in run_next_call(kernel, stabilization(drifted)["next_calls"][0])[
         "text"]
@@ -337,8 +365,10 @@ def test_after_drift_after_blind_reads_in_a_row_a_read_is_outlined(make_kernel) 
     assert _untouched(kernel.execute_read({"mode": "file", "target": "app/config.py"}))
     assert _untouched(kernel.execute_read({**ranged, "target": "app/m5.py"}))
     kernel.execute_search({"query": "def load_config"})
-    for n in (5, 6, 1):
+    for n in (5, 6):
         assert _untouched(kernel.execute_read({**ranged, "target": f"app/m{n}.py"}))
+    assert stabilization(kernel.execute_read({**ranged, "target": "app/m1.py"}))[
+        "reason_codes"] == ["REFGATE_DRIFT_OUTLINED"]
 
 
 def test_drift_after_is_a_setting_and_zero_turns_it_off(make_kernel) -> None:

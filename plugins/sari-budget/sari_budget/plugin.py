@@ -56,7 +56,7 @@ class BudgetPlugin:
                         "definition whole (with 10 lines either side, and the definitions "
                         "beside it that it calls or that call it), else the window around "
                         "the matched line; next_calls continues a cut definition, else reads "
-                        "the top of the file.",
+                        "the file's outline.",
             severity="info",
             rank=REASON_RANK,
         )]

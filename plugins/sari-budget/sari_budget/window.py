@@ -20,6 +20,9 @@ from sari_core.verdicts import Verdict
 
 AT_MATCH = "BUDGET_WINDOW_AT_MATCH"
 DEFINITION_MARGIN = 10  # lines shown either side of a matched definition
+# Lines of other code a neighbour may bring into the window with it: one further off is
+# worth a read of its own, not a window padded with whatever lies in between.
+NEIGHBOUR_GAP = 10
 
 
 def window_at_match(call: ReadCall, session: Session, settings: BudgetSettings,
@@ -65,10 +68,11 @@ def window_at_match(call: ReadCall, session: Session, settings: BudgetSettings,
         follow = {"offset": last,
                   "limit": min(settings.max_range_read_lines, end + DEFINITION_MARGIN - last)}
         what += f", its first {last - first + 1} lines"
-    else:  # the rest of the file starts at its top
-        follow = {"offset": 0, "limit": cap}
-    top = NextCall(tool="read", arguments={"mode": "file", "target": call.target, **follow,
-                                           **guidance.carried(call)})
+        top = NextCall(tool="read", arguments={"mode": "file", "target": call.target,
+                                               **follow, **guidance.carried(call)})
+    else:  # the rest of the file: its map, to read what is needed from it
+        top = NextCall(tool="read", arguments={"mode": "outline", "target": call.target,
+                                               **guidance.carried(call)})
     message = f"Shown: {what}."  # the read's header gives the file's length
     return Verdict.narrow(AT_MATCH, to={"offset": first - 1, "limit": last - first + 1},
                           message=message, warnings=(message,), next_calls=(top,))
@@ -77,11 +81,14 @@ def window_at_match(call: ReadCall, session: Session, settings: BudgetSettings,
 def _with_neighbours(session: Session, target: str, line: int, end: int, first: int,
                      last: int, cap: int) -> tuple[int, int, list[Definition]]:
     """Widen the window first..last over the same file's definitions that the matched one
-    calls or that call it, nearest first, while it stays within ``cap`` lines."""
+    calls or that call it, nearest first, while it stays within ``cap`` lines and each
+    brings at most ``NEIGHBOUR_GAP`` lines of other code with it."""
     if last - first + 1 >= cap:
         return first, last, []
     joined: list[Definition] = []
     for definition in related(session, target, line, end, cap):
+        if max(definition.first - last, first - definition.last) - 1 > NEIGHBOUR_GAP:
+            continue
         wider = (min(first, definition.first), max(last, definition.last))
         if wider[1] - wider[0] + 1 <= cap:
             first, last = wider

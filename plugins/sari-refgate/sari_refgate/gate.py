@@ -1,11 +1,12 @@
 """The read gate's decision: serve a read, serve a bounded window of it, or refuse it.
 
-A read is served as asked when the session's own searches returned its target (the
-same file, or a candidate naming the symbol) — with or without a ref: the ref is
-bookkeeping, not a toll — or when it is a precision read (at most ``max_range_lines``
-lines). Any other read is blind: by default it is served as a window of
-``max_range_lines`` lines with one sentence saying so and the call for the next window;
-with ``strict`` it is refused, naming the search that would issue refs for it.
+A read is served as asked when it is a precision read (at most ``max_range_lines``
+lines), or when the session's own searches returned its target (the same file, or a
+candidate naming the symbol) — with or without a ref: the ref is bookkeeping, not a
+toll — and, for a wider line range, matched something inside those lines. Any other
+read is blind: by default it is served as a window of ``max_range_lines`` lines with one
+sentence saying so and the call for the next window; with ``strict`` a read of a file no
+search returned is refused, naming the search that would issue refs for it.
 
 Pure logic over a read call, the session's :class:`~sari_refgate.refs.RefStore` and
 the settings; :mod:`sari_refgate.plugin` turns a decision into a verdict.
@@ -36,11 +37,15 @@ DRIFT_OUTLINED = "REFGATE_DRIFT_OUTLINED"
 
 @dataclass(frozen=True)
 class Window:
-    """A blind read served as its first ``limit`` lines, and the call for the next ones."""
+    """A blind read served as its first ``limit`` lines, and the call for the next ones.
+
+    :ivar searched: the session's searches returned the file, but nothing in these lines.
+    """
 
     limit: int
     message: str
     next_calls: tuple[NextCall, ...]
+    searched: bool = False
 
 
 @dataclass(frozen=True)
@@ -130,6 +135,21 @@ def covered(call: ReadCall, target: _Target, store: RefStore) -> bool:
     return next(_issued_for(target, store), None) is not None
 
 
+def _lines_backed(call: ReadCall, target: _Target, store: RefStore) -> bool:
+    """Is a wide line range of a file the session's searches returned backed as well: by a
+    ref the read carries, by the file's outline, or by a match inside those lines?"""
+    requested = calls.requested_lines(call)
+    if call.candidate_id or call.bundle_id or requested is None or requested[1] is None:
+        return True
+    if target.path is not None and target.path in store.outlined:
+        return True
+    first, last = requested
+    return any(candidate.line is None  # a path match stands for the whole file
+               or (candidate.line <= last
+                   and max(candidate.line, candidate.end_line or 0) >= first)
+               for candidate in _issued_for(target, store))
+
+
 def backs(call: ReadCall, store: RefStore, roots: Sequence[Path]) -> bool:
     """Did this session's searches return the read's target? (One scan of its refs: a
     caller that needs the answer twice asks once and hands it to :func:`judge`.)"""
@@ -159,19 +179,24 @@ def judge(call: ReadCall, store: RefStore, settings: RefgateSettings, roots: Seq
     if call.mode not in settings.gated_modes:
         return None
     target = _target_of(call, roots)
-    if covered(call, target, store) if backed is None else backed:
-        return None
     span = precision_span(call)
     limit = settings.max_range_lines
     if span is not None and span <= limit:
         return None
+    if covered(call, target, store) if backed is None else backed:
+        # A file the searches returned; a range wider than a window is read as asked only
+        # where they matched: the first 300 lines of a file matched at line 2,400 are as
+        # blind as any file's. Served bounded, never refused: the file was searched.
+        if _lines_backed(call, target, store):
+            return None
+        return _window(call, limit, line_count, searched=True)
     if not settings.strict:
         return _window(call, limit, line_count)
     return _refusal(call, target, store, settings, span, line_count)
 
 
-def _window(call: ReadCall, limit: int,
-            line_count: Callable[[], int | None]) -> Window | None:
+def _window(call: ReadCall, limit: int, line_count: Callable[[], int | None],
+            searched: bool = False) -> Window | None:
     """The bounded window a blind read is served as (None: it fits in one window)."""
     requested = calls.requested_lines(call)
     if requested is None:
@@ -184,9 +209,9 @@ def _window(call: ReadCall, limit: int,
     follow = calls.precision_windows(call.model_copy(update={
         "offset": (call.offset or 0) + limit, "limit": None if call.limit is None
         else max(1, call.limit - limit)}), limit, 1, total)
-    message = (f"No search in this session returned this file, so a read of it shows at most "
-               f"{limit} lines.")
-    return Window(limit, message, tuple(follow))
+    what = "matched these lines" if searched else "returned this file"
+    message = f"No search in this session {what}, so a read of it shows at most {limit} lines."
+    return Window(limit, message, tuple(follow), searched)
 
 
 def _refusal(call: ReadCall, target: _Target, store: RefStore, settings: RefgateSettings,

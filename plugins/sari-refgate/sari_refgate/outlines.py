@@ -46,7 +46,8 @@ def _reaches(row: str, first: int, last: int) -> bool:
 
 
 def outline_for(call: ReadCall, session: Session, file_lines: int | None,
-                window_lines: int, *, drift: int = 0) -> Outline | None:
+                window_lines: int, *, drift: int = 0, searched: bool = False
+                ) -> Outline | None:
     """The outline to serve a blind read of more than ``window_lines`` lines as (of the
     whole file, or of the lines a range names), or None: a short read, fewer than three
     definitions, more than ``window_lines`` of them even at the top level, no outline to
@@ -54,7 +55,8 @@ def outline_for(call: ReadCall, session: Session, file_lines: int | None,
     top-level definitions.
 
     :param drift: when the read is the ``drift``-th blind read in a row, a read of any
-        length with at least one definition is outlined: the session has drifted."""
+        length with at least one definition is outlined: the session has drifted.
+    :param searched: the session's searches returned the file, but nothing in these lines."""
     requested = requested_lines(call)
     if requested is None or file_lines is None:
         return None
@@ -90,8 +92,9 @@ def outline_for(call: ReadCall, session: Session, file_lines: int | None,
         message = (f"Read {drift} in a row of files no search in this session returned: "
                    f"this is {what}. Search for what you need, or read the lines.")
     else:
-        message = (f"No search in this session returned this file, so this is {what}: read "
-                   "the lines you need.")
+        unsearched = "matched these lines" if searched else "returned this file"
+        message = f"No search in this session {unsearched}, so this is {what}: read the lines " \
+                  "you need."
     return Outline(outline, file_lines, message, (NextCall(tool="read", arguments=window),))
 
 

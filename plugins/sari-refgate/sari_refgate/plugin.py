@@ -149,8 +149,12 @@ class RefgatePlugin:
         if refusal is None:
             return None
         if isinstance(refusal, Window):
-            outline = outline_for(call, session, line_count(), settings.max_range_lines) \
-                if outlining else None
+            # strict refuses reads of unsearched files; lines of a searched file where no
+            # search matched are bounded the same way in either mode
+            outline = outline_for(call, session, line_count(), settings.max_range_lines,
+                                  searched=refusal.searched) \
+                if outlining or (refusal.searched and settings.blind_reads == "outline") \
+                else None
             if outline is not None:
                 return self._serve_outline(READ_OUTLINED, call, session, store, outline, ctx)
             return Verdict.narrow(READ_WINDOWED, to={"limit": refusal.limit},

@@ -25,20 +25,22 @@ class RefgateSettings(BaseModel):
     blind_reads: Literal["outline", "window"] = Field(
         "outline",
         description="How a read of more than max_range_lines lines (a whole file, or a "
-                    "named range) of a file no search returned is served (without strict): "
+                    "named range) of a file no search returned, or a named range of a "
+                    "searched file where no search matched, is served (without strict): "
                     "as the outline of those lines (their definitions with line ranges, only "
                     "the top-level ones when there are more than max_range_lines; fewer than "
                     "three, or too many, get the window), after which the file's next read "
                     "is served as asked; or as its first max_range_lines lines.",
     )
     max_range_lines: int = Field(
-        200, ge=1,
-        description="Widest read of a file no search returned that is served as asked "
-                    "(snippet start_line..end_line plus context, or file limit); wider ones "
-                    "are served as a window of this many lines.",
+        100, ge=1,
+        description="Widest read served as asked (snippet start_line..end_line plus "
+                    "context, or file limit) of a file no search returned, or of lines of a "
+                    "searched file where no search matched; wider ones are served as the "
+                    "outline of those lines or a window of this many lines (blind_reads).",
     )
     drift_after: int = Field(
-        3, ge=0,
+        2, ge=0,
         description="After this many reads in a row of files no search of the session "
                     "returned (no search, and no read of a searched file, between them), the "
                     "next such read of any length is served as the outline of its lines when "
