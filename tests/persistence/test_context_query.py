@@ -169,8 +169,9 @@ async def test_context_query_over_a_real_mcp_connection(make_kernel) -> None:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         assert "context_query" in tools
         schema = tools["context_query"].input_schema["properties"]
-        assert set(schema) == {"text", "role", "tool", "execution_id", "since", "until",
-                               "limit"}  # programs' fields (session_id, offset...) unlisted
+        assert set(schema) == {"text", "role", "tool", "since", "until",
+                               "limit"}  # programs' fields (session_id, execution_id...) unlisted
+        assert "default" not in schema["limit"]
         edit = body(await client.call_tool("edit", {
             "path": "src/parser.py", "old_string": "split()", "new_string": "split(';')",
             "session_id": "mcp"}))
@@ -183,7 +184,7 @@ async def test_context_query_over_a_real_mcp_connection(make_kernel) -> None:
             "text": "wombat delimiter", "session_id": "mcp"}))
         assert [f["content"] for f in by_text["frames"]] == [
             "use semicolons as the wombat delimiter"]
-        by_id = body(await client.call_tool("context_query", {
+        by_id = body(await client.call_tool("context_query", {  # unlisted, still accepted
             "execution_id": edit_id, "session_id": "mcp"}))
         assert [f["execution_id"] for f in by_id["frames"]] == [edit_id]
         assert [e["id"] for e in by_id["executions"]] == [edit_id]

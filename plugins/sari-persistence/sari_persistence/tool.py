@@ -38,6 +38,7 @@ except ImportError:  # pragma: no cover - secretguard not installed
     _redact_text = None
 
 TOOL_NAME = "context_query"
+DEFAULT_LIMIT = 10  # items a query returns when it does not say
 UNAVAILABLE = "EXECUTION_LOG_UNAVAILABLE"
 DESCRIPTION = (
     "Find what a compaction removed from the conversation, newest first. "
@@ -70,13 +71,18 @@ class ContextQueryArgs(BaseModel):
                             "has frames, else the workspace.")
     kind: Literal["both", "frames", "executions"] = "both"
     include_compacted: bool = True
-    limit: int = Field(10, ge=1)  # clamped to context_query_max_results, never refused
+    # DEFAULT_LIMIT when not given (a listed default costs tokens on every turn); clamped
+    # to context_query_max_results, never refused
+    limit: int | None = Field(None, ge=1)
     offset: int = Field(0, ge=0)
     session_id: str | None = None
 
 
 # What a program passes to page or scope a query; a model asks by text, role, tool, time.
-PROGRAM_FIELDS = frozenset({"chat_session_id", "scope", "kind", "include_compacted", "offset"})
+# execution_id too: a model is shown no execution id (a response's text carries none), a
+# program holds it from the structured response.
+PROGRAM_FIELDS = frozenset({"chat_session_id", "scope", "kind", "include_compacted", "offset",
+                            "execution_id"})
 
 
 def parse_time(value: str | float | None, field: str) -> int | None:
@@ -200,7 +206,7 @@ def make_handler(store_of: Callable[[], ExecutionStore | None],
                             "Fix or move the execution log file (see `sari log sessions`), "
                             "then restart the server.")
         settings: PersistenceSettings = session.settings(SECTION)
-        limit = min(args.limit, settings.context_query_max_results)
+        limit = min(args.limit or DEFAULT_LIMIT, settings.context_query_max_results)
         query = Query(text=args.text, role=args.role, tool=args.tool,
                       execution_id=args.execution_id,
                       since_ms=parse_time(args.since, "since"),
