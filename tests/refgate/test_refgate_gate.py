@@ -304,6 +304,15 @@ def test_a_wide_range_of_a_searched_file_is_read_as_asked_only_where_a_search_ma
         _all_next_calls_succeed(kernel, far)
         # A precision read there is served as asked, and so is the same read once outlined.
         assert _untouched(kernel.execute_read(top))["meta"]["end_line"] == 300
+        # A ref the session was issued for the file backs the range; a forged one does not.
+        cid = kernel.execute_search({"query": "def handler_9", "session_id": "ref"})[
+            "matches"][0]["candidate_id"]
+        assert _untouched(kernel.execute_read({**top, "session_id": "ref",
+                                               "candidate_id": cid}))["meta"]["end_line"] == 300
+        kernel.execute_search({"query": "def handler_9", "session_id": "forged"})
+        forged = kernel.execute_read({**top, "session_id": "forged",
+                                      "candidate_id": "cand_0000000000000000"})
+        assert stabilization(forged)["reason_codes"] == ["REFGATE_READ_OUTLINED"]
 
 
 def test_after_its_outline_the_same_read_is_served_as_asked(make_kernel) -> None:

@@ -137,9 +137,11 @@ def covered(call: ReadCall, target: _Target, store: RefStore) -> bool:
 
 def _lines_backed(call: ReadCall, target: _Target, store: RefStore) -> bool:
     """Is a wide line range of a file the session's searches returned backed as well: by a
-    ref the read carries, by the file's outline, or by a match inside those lines?"""
+    valid ref the read carries, by the file's outline, or by a match inside those lines?"""
     requested = calls.requested_lines(call)
-    if call.candidate_id or call.bundle_id or requested is None or requested[1] is None:
+    if requested is None or requested[1] is None:
+        return True
+    if (call.candidate_id or call.bundle_id) and not _ref_problems(call, target, store):
         return True
     if target.path is not None and target.path in store.outlined:
         return True

@@ -62,15 +62,17 @@ class RefgatePlugin:
     def sari_register_reason_codes(self) -> list[ReasonCodeSpec]:
         return [*REASON_CODES, ReasonCodeSpec(
             code=READ_WINDOWED,
-            description="A read of a file no search of the session returned, wider than "
-                        "max_range_lines, was served as its first max_range_lines lines; "
-                        "next_calls reads the next window.",
+            description="A read wider than max_range_lines of a file no search of the "
+                        "session returned, or of lines of a searched file where no search "
+                        "matched, was served as its first max_range_lines lines; next_calls "
+                        "reads the next window.",
             severity="info",
             rank=REASON_RANK,
         ), ReasonCodeSpec(
             code=READ_OUTLINED,
             description="A read of more than max_range_lines lines (a whole file, or a named "
-                        "range) of a file no search of the session returned was served as the "
+                        "range) of a file no search of the session returned, or a named range "
+                        "of a searched file where no search matched, was served as the "
                         "outline of those lines (definitions with line ranges; blind_reads = "
                         "\"outline\"); next_calls reads their first window, and the next read "
                         "of the file is served as asked.",
@@ -149,12 +151,12 @@ class RefgatePlugin:
         if refusal is None:
             return None
         if isinstance(refusal, Window):
-            # strict refuses reads of unsearched files; lines of a searched file where no
-            # search matched are bounded the same way in either mode
+            # strict refuses reads of unsearched files, so only these come here in it: lines
+            # of a searched file where no search matched, bounded as in the default mode
+            wants_outline = settings.blind_reads == "outline" and (
+                not settings.strict or refusal.searched)
             outline = outline_for(call, session, line_count(), settings.max_range_lines,
-                                  searched=refusal.searched) \
-                if outlining or (refusal.searched and settings.blind_reads == "outline") \
-                else None
+                                  searched=refusal.searched) if wants_outline else None
             if outline is not None:
                 return self._serve_outline(READ_OUTLINED, call, session, store, outline, ctx)
             return Verdict.narrow(READ_WINDOWED, to={"limit": refusal.limit},
