@@ -37,7 +37,12 @@ snippet with its line number, each file path once, and an outline's entries (a d
 kind, name and lines, as a search match gives them; an outline delivers no file line). Everything else (JSON envelope, ids,
 counters, headers, sentences, repeated paths, padding) is non-payload.
 
-    python bench/agent_cost.py [--json]
+With ``--in-place-of TOKENS`` Sari's tools stand in for the client's own file tools, which
+the client is told not to list (Claude Code: ``permissions.deny`` of ``Read``, ``Edit`` and
+``Write``, whose size ``bench/client_definitions.py`` prints): the Sari arms' definitions are
+their own less those tokens. The targets assume the default, Sari's tools on top.
+
+    python bench/agent_cost.py [--json] [--in-place-of TOKENS]
 """
 
 from __future__ import annotations
@@ -129,14 +134,28 @@ def cost_of(tally: Tally, definitions: int) -> SessionCost:
     return session_cost(tally.result_tokens, definitions)
 
 
-def measure() -> dict[str, Any]:
-    definitions = {"native": 0, "core": 0, "policies": every_plugin_tool_tokens(),
-                   "every_client": every_plugin_tool_tokens(None)}
+def tool_definitions(in_place_of: int = 0) -> dict[str, int]:
+    """The tool-definition tokens each arm adds to the conversation.
+
+    :param in_place_of: definition tokens of the client's own tools that Sari's replace (the
+        client told not to list them); 0 adds Sari's tools on top of the client's.
+    :return: per arm (``native``, ``core``, ``policies``) the net tokens; ``every_client``,
+        Sari's listing to a client given output schemas; ``in_place_of`` as given.
+    """
+    definitions = {"native": 0, "core": 0,
+                   "policies": every_plugin_tool_tokens() - in_place_of,
+                   "every_client": every_plugin_tool_tokens(None), "in_place_of": in_place_of}
     with tempfile.TemporaryDirectory(prefix="sari-bench-core-") as core_probe:
         (Path(core_probe) / "a.py").write_text("x = 1\n", encoding="utf-8")
         probe = open_kernel(Path(core_probe), [])
-        definitions["core"] = listed_tool_tokens(probe)
+        definitions["core"] = listed_tool_tokens(probe) - in_place_of
         probe.close()
+    return definitions
+
+
+def measure(in_place_of: int = 0) -> dict[str, Any]:
+    """Replay every session in every arm (``in_place_of``: see :func:`tool_definitions`)."""
+    definitions = tool_definitions(in_place_of)
     rows: list[dict[str, Any]] = []
     for corpus in corpora():
         tallies = {arm: replay(corpus, arm) for arm in ARMS}
@@ -201,9 +220,12 @@ def targets(data: dict[str, Any]) -> list[tuple[str, bool, str]]:
 
 def print_report(data: dict[str, Any], seconds: float) -> None:
     d = data["definitions"]
+    replaced = d.get("in_place_of", 0)
+    where = (f"in place of {replaced} tokens of the client's own tools: net {d['core']} and "
+             f"{d['policies']}" if replaced else "native tools: in the 20,000 base")
     print(f"python {sys.version.split()[0]}; tool definitions listed to {TEXT_CLIENT}: core "
-          f"{d['core']} tokens, every plugin installed {d['policies']} tokens (to a client "
-          f"given output schemas: {d['every_client']}; native tools: in the 20,000 base)")
+          f"{d['core'] + replaced} tokens, every plugin installed {d['policies'] + replaced} "
+          f"tokens (to a client given output schemas: {d['every_client']}; {where})")
     head = f"{'session':<28}" + "".join(
         f"{arm + ' tok':>12}{'turns':>6}{'unc k':>8}{'cac k':>7}{'need':>9}" for arm in ARMS)
     print(head)
@@ -238,10 +260,16 @@ def _cells(cell: dict[str, Any]) -> str:
 def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--in-place-of", type=int, default=0, metavar="TOKENS",
+        help="definition tokens of the client's own tools that Sari's replace, the client "
+             "told not to list them (Claude Code's Read, Edit and Write: "
+             "bench/client_definitions.py prints their size); the default, 0, adds Sari's "
+             "tools on top of the client's, which is what the targets assume")
     args = parser.parse_args(list(argv) if argv is not None else None)
     started = time.perf_counter()
     with scratch_folders():  # the indexes it builds (~800 MB) go when it ends
-        data = measure()
+        data = measure(args.in_place_of)
     if args.json:
         print(json.dumps(data, indent=2))
     else:

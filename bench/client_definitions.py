@@ -4,8 +4,9 @@ Runs one offline Claude Code session through the end-to-end harness of ``tests/e
 real CLI, ``sari serve`` with every installed plugin as its MCP server, a stand-in Messages
 API on 127.0.0.1 that records each request) and prints, for the first request the model
 would be sent, each tool definition's size (characters / 4 of its JSON), the built-in and
-Sari's totals, and the system prompt's size. Arguments after ``--`` go to the CLI, e.g.
-``-- --disallowedTools Read`` to see a built-in tool left out.
+Sari's totals, the system prompt's size, and the size of the built-in file tools Sari's
+stand in for. Arguments after ``--`` go to the CLI, e.g. ``-- --settings
+'{"permissions":{"deny":["Read","Edit","Write"]}}'`` to see those left out.
 
     tox -e claude   # installs the pinned CLI under .tox/claude/claude-code
     SARI_CLAUDE_CODE_PREFIX=.tox/claude/claude-code python bench/client_definitions.py
@@ -27,6 +28,9 @@ from messages_standin import Turn  # noqa: E402
 from sari_core.costmodel import tokens  # noqa: E402
 
 SARI_PREFIX = "mcp__sari__"
+# The client's own file tools that Sari's search, read, edit and write stand in for, when the
+# client is told not to list them (``permissions.deny``); those this CLI lists are counted.
+STOOD_IN_FOR = ("Read", "Edit", "Write", "MultiEdit", "Grep", "Glob")
 
 
 def main() -> int:
@@ -57,6 +61,11 @@ def main() -> int:
     print(f"built-in tools: {len(sizes) - sum(n.startswith(SARI_PREFIX) for n in sizes)}, "
           f"{builtin} tokens; Sari's: {sari} tokens; system prompt: "
           f"{tokens(json.dumps(first.get('system')))} tokens")
+    listed = [name for name in STOOD_IN_FOR if name in sizes]
+    if listed:
+        print(f"built-in tools Sari's stand in for ({', '.join(listed)}): "
+              f"{sum(sizes[name] for name in listed)} tokens (bench/agent_cost.py "
+              "--in-place-of takes this figure)")
     return 0
 
 

@@ -153,6 +153,33 @@ def test_model_is_sent_an_outline_for_a_blind_read_and_the_definition_it_searche
     assert body[0].startswith("183\t") and body[-1].startswith("264\t"), definition
 
 
+IN_PLACE = {"permissions": {"deny": ["Read", "Edit", "Write"]}}  # the documented settings
+
+
+def test_with_the_built_in_file_tools_denied_the_model_is_offered_sari_s_in_their_place(
+        claude: Path, tmp_path: Path) -> None:
+    """The project settings the docs give for Sari in place of Claude Code's own file tools:
+    the model's tool list loses Read, Edit and Write (their definitions are no longer paid
+    for on every turn) and keeps Sari's, through which it still reads."""
+    workspace = make_workspace(tmp_path)
+    (workspace / ".claude").mkdir()
+    (workspace / ".claude" / "settings.json").write_text(json.dumps(IN_PLACE))
+    turns = [
+        Turn(calls=(ToolCall("mcp__sari__read", {"mode": "file", "target": "shop/cart.py"}),)),
+        Turn(text="done"),
+    ]
+    run = run_session(claude, workspace, tmp_path / "home", turns, "Read the cart.",
+                      sari_env={"SARI_PLUGINS": "none"})
+    assert run.returncode == 0, run.stderr
+    offered = {tool["name"] for tool in run.script.main_requests()[0]["tools"]}
+    assert not offered & {"Read", "Edit", "Write"}, sorted(offered)
+    assert {"mcp__sari__search", "mcp__sari__read", "mcp__sari__edit",
+            "mcp__sari__write"} <= offered
+    [read_id] = tool_use_ids(run, "mcp__sari__read")
+    assert "2\t" in sent_to_model(run, read_id) and "def total(items):" in sent_to_model(
+        run, read_id)
+
+
 def test_sari_hooks_installed_by_sari_install_fire_in_claude_code(claude: Path,
                                                                   tmp_path: Path) -> None:
     workspace = make_workspace(tmp_path)
