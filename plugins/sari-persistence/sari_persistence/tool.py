@@ -38,7 +38,6 @@ except ImportError:  # pragma: no cover - secretguard not installed
     _redact_text = None
 
 TOOL_NAME = "context_query"
-DEFAULT_LIMIT = 10  # items a query returns when it does not say
 UNAVAILABLE = "EXECUTION_LOG_UNAVAILABLE"
 DESCRIPTION = (
     "Find what a compaction removed from the conversation, newest first. "
@@ -46,6 +45,10 @@ DESCRIPTION = (
 )
 # Listed as a string (a number in a string is Unix seconds too); a JSON number is accepted.
 _TIME_SCHEMA = WithJsonSchema({"type": "string"})
+
+
+def _unlisted_default(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)
 
 
 class ContextQueryArgs(BaseModel):
@@ -71,9 +74,9 @@ class ContextQueryArgs(BaseModel):
                             "has frames, else the workspace.")
     kind: Literal["both", "frames", "executions"] = "both"
     include_compacted: bool = True
-    # DEFAULT_LIMIT when not given (a listed default costs tokens on every turn); clamped
-    # to context_query_max_results, never refused
-    limit: int | None = Field(None, ge=1)
+    # clamped to context_query_max_results, never refused; listed without its default,
+    # which costs tokens on every turn and which a model need not know
+    limit: int = Field(10, ge=1, json_schema_extra=_unlisted_default)
     offset: int = Field(0, ge=0)
     session_id: str | None = None
 
@@ -206,7 +209,7 @@ def make_handler(store_of: Callable[[], ExecutionStore | None],
                             "Fix or move the execution log file (see `sari log sessions`), "
                             "then restart the server.")
         settings: PersistenceSettings = session.settings(SECTION)
-        limit = min(args.limit or DEFAULT_LIMIT, settings.context_query_max_results)
+        limit = min(args.limit, settings.context_query_max_results)
         query = Query(text=args.text, role=args.role, tool=args.tool,
                       execution_id=args.execution_id,
                       since_ms=parse_time(args.since, "since"),

@@ -125,28 +125,22 @@ def _issued_for(target: _Target, store: RefStore) -> Iterator[CandidateRef]:
                 yield candidate
 
 
-def covered(call: ReadCall, target: _Target, store: RefStore) -> bool:
-    """Did this session's searches return the read's target (by any valid ref, or at all)?"""
+def covered(call: ReadCall, target: _Target, store: RefStore,
+            lines: tuple[int, int] | None = None) -> bool:
+    """Did this session's searches return the read's target (by any valid ref, or at all)?
+
+    :param lines: count only a match inside these lines (a path match stands for the whole
+        file); a valid ref the read carries, or the file's outline served, still backs it.
+    """
     carries_ref = bool(call.candidate_id or call.bundle_id)
     if carries_ref and not _ref_problems(call, target, store):
         return True
     if target.path is not None and target.path in store.outlined:
         return True
-    return next(_issued_for(target, store), None) is not None
-
-
-def _lines_backed(call: ReadCall, target: _Target, store: RefStore) -> bool:
-    """Is a wide line range of a file the session's searches returned backed as well: by a
-    valid ref the read carries, by the file's outline, or by a match inside those lines?"""
-    requested = calls.requested_lines(call)
-    if requested is None or requested[1] is None:
-        return True
-    if (call.candidate_id or call.bundle_id) and not _ref_problems(call, target, store):
-        return True
-    if target.path is not None and target.path in store.outlined:
-        return True
-    first, last = requested
-    return any(candidate.line is None  # a path match stands for the whole file
+    if lines is None:
+        return next(_issued_for(target, store), None) is not None
+    first, last = lines
+    return any(candidate.line is None
                or (candidate.line <= last
                    and max(candidate.line, candidate.end_line or 0) >= first)
                for candidate in _issued_for(target, store))
@@ -189,7 +183,10 @@ def judge(call: ReadCall, store: RefStore, settings: RefgateSettings, roots: Seq
         # A file the searches returned; a range wider than a window is read as asked only
         # where they matched: the first 300 lines of a file matched at line 2,400 are as
         # blind as any file's. Served bounded, never refused: the file was searched.
-        if _lines_backed(call, target, store):
+        # No closed range (a whole file, a symbol): served as asked; the budget bounds it.
+        requested = calls.requested_lines(call)
+        if requested is None or requested[1] is None \
+                or covered(call, target, store, (requested[0], requested[1])):
             return None
         return _window(call, limit, line_count, searched=True)
     if not settings.strict:
