@@ -7,8 +7,8 @@ standard-library sessions of ``bench/replay_scripts.py`` and 8 on the attrs sdis
   Grep is ripgrep in content mode with ``-n``: every matching line of every file the
   workspace walk keeps (``.gitignore``, hidden and build folders skipped) as
   ``path:line:text``, literal and case-sensitive, cut to its first 250 lines (the
-  built-in ``head_limit``). Read prints numbered lines (``line number right-aligned in
-  6 columns, a tab, the line``) from ``offset`` for ``limit`` lines, 2000 lines when no
+  built-in ``head_limit``). Read prints numbered lines (``line number, a tab, the
+  line``, as the pinned Claude Code CLI prints them) from ``offset`` for ``limit`` lines, 2000 lines when no
   limit is given. The native agent has no symbol read: it reads the definition's lines
   (it knows them from its search). It never gets refused.
 * **core**: Sari with no policy (``search``/``read`` of the kernel, no plugins).

@@ -142,9 +142,15 @@ class NativeAgent(_Agent):
     def read(self, path: str, offset: int, limit: int | None) -> None:
         lines = split_lines(self.corpus.text_of(path))
         shown = lines[offset:offset + (limit or READ_DEFAULT_LIMIT)]
-        text = "".join(f"{number:>6}\t{line}" for number, line in enumerate(shown, offset + 1))
+        text = native_read_text(shown, offset + 1)
         self.record(text, sum(_line_payload(n, line) for n, line in enumerate(shown, offset + 1)))
         self.delivered.setdefault(path, set()).update(range(offset + 1, offset + 1 + len(shown)))
+
+
+def native_read_text(lines: list[str], first: int) -> str:
+    """What the built-in Read shows for ``lines`` starting at line ``first``: each line as
+    its number, a tab and the line, as the pinned Claude Code CLI prints them."""
+    return "".join(f"{number}\t{line}" for number, line in enumerate(lines, first))
 
 
 def verbatim_lines(response: dict[str, Any]) -> list[tuple[int, str]]:

@@ -153,6 +153,34 @@ def test_model_is_sent_an_outline_for_a_blind_read_and_the_definition_it_searche
     assert body[0].startswith("183\t") and body[-1].startswith("264\t"), definition
 
 
+def test_the_bench_s_native_read_and_grep_show_what_the_cli_s_own_tools_send_the_model(
+        claude: Path, tmp_path: Path) -> None:
+    """``bench/agent_cost.py`` measures Sari against an emulation of the built-in Read and
+    Grep; it must show the model what the pinned CLI's own tools show (no padded numbers)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    from agent_cost_agents import native_read_text
+
+    workspace = make_workspace(tmp_path)
+    cart = workspace / "shop" / "cart.py"
+    turns = [
+        Turn(calls=(ToolCall("Read", {"file_path": str(cart), "offset": 5, "limit": 6}),)),
+        Turn(calls=(ToolCall("Grep", {"pattern": "def ", "output_mode": "content",
+                                      "-n": True}),)),
+        Turn(text="done"),
+    ]
+    run = run_session(claude, workspace, tmp_path / "home", turns, "Read the cart.",
+                      allowed_tools=("Read", "Grep"))
+    assert run.returncode == 0, run.stderr
+    [read_id] = tool_use_ids(run, "Read")
+    lines = CART.splitlines(keepends=True)
+    # The CLI's offset is the first line shown; the emulation's is the lines skipped.
+    assert sent_to_model(run, read_id).rstrip("\n") == native_read_text(lines[4:10], 5).rstrip(
+        "\n")
+    [grep_id] = tool_use_ids(run, "Grep")
+    assert sent_to_model(run, grep_id).splitlines() == [
+        "shop/cart.py:9:def total(items):", "shop/cart.py:13:def discount(amount, rate):"]
+
+
 IN_PLACE = {"permissions": {"deny": ["Read", "Edit", "Write"]}}  # the documented settings
 
 
