@@ -16,11 +16,15 @@ from typing import Any, Protocol
 
 from agent_cost_corpora import Corpus, ReadFile, ReadSymbol, Search, Session
 
-from sari_core.costmodel import tokens
+from sari_core.costmodel import CHARS_PER_TOKEN, tokens
 from sari_core.engine.ignore import DEFAULT_EXCLUDED_DIRS
 
 GREP_HEAD = 250
-READ_DEFAULT_LIMIT = 2000
+# The CLI's Read with no limit shows a page: the lines from its offset while its estimate of
+# their tokens stays within 85% of its 25,000-token cap, and says where the next page starts.
+# Its estimate, fitted to what the pinned CLI printed for four files: (characters + lines) / 4.
+READ_TOKEN_CAP = 25_000
+READ_PAGE_TOKENS = READ_TOKEN_CAP * 85 // 100
 GAP_WINDOW = 200
 REFGATE_CODES = {"SEARCH_FIRST_REQUIRED", "SEARCH_REF_REQUIRED", "CANDIDATE_REF_REQUIRED"}
 
@@ -141,8 +145,10 @@ class NativeAgent(_Agent):
 
     def read(self, path: str, offset: int, limit: int | None) -> None:
         lines = split_lines(self.corpus.text_of(path))
-        shown = lines[offset:offset + (limit or READ_DEFAULT_LIMIT)]
+        shown = lines[offset:offset + limit] if limit else read_page(lines[offset:])
         text = native_read_text(shown, offset + 1)
+        if not limit and offset + len(shown) < len(lines):
+            text += native_page_note(path, offset + 1, len(shown), lines)
         self.record(text, sum(_line_payload(n, line) for n, line in enumerate(shown, offset + 1)))
         self.delivered.setdefault(path, set()).update(range(offset + 1, offset + 1 + len(shown)))
 
@@ -151,6 +157,34 @@ def native_read_text(lines: list[str], first: int) -> str:
     """What the built-in Read shows for ``lines`` starting at line ``first``: each line as
     its number, a tab and the line, as the pinned Claude Code CLI prints them."""
     return "".join(f"{number}\t{line}" for number, line in enumerate(lines, first))
+
+
+def read_page(lines: list[str]) -> list[str]:
+    """The lines a Read with no limit shows: as many as fit its page."""
+    used = 0
+    for count, line in enumerate(lines):
+        used += len(line) + 1
+        if used > READ_PAGE_TOKENS * CHARS_PER_TOKEN:
+            return lines[:count]
+    return lines
+
+
+def cli_token_estimate(lines: list[str]) -> int:
+    """The CLI's estimate of a text's tokens (see ``READ_PAGE_TOKENS``)."""
+    return sum(len(line) + 1 for line in lines) // CHARS_PER_TOKEN
+
+
+def native_page_note(path: str, first: int, count: int, lines: list[str]) -> str:
+    """The note the CLI appends to a cut page, as it words it."""
+    last = first + count - 1
+    return (f"\n\n<system-reminder>\n[Truncated: PARTIAL view — {path}: showing lines "
+            f"{first}-{last} of {len(lines) + 1} total ({cli_token_estimate(lines)} tokens, cap "
+            f"{READ_TOKEN_CAP}). Call Read with offset={last + 1} limit={count} for the next "
+            "page, or Grep to find a specific section. To read it anyway, up to what still "
+            "fits in your context, call Read again with allow_large: true — only if you "
+            "genuinely need all of it or the user asked for the whole file. Do NOT answer "
+            "from this page alone if the answer may be further in the file.]\n"
+            "</system-reminder>")
 
 
 def verbatim_lines(response: dict[str, Any]) -> list[tuple[int, str]]:

@@ -156,29 +156,39 @@ def test_model_is_sent_an_outline_for_a_blind_read_and_the_definition_it_searche
 def test_the_bench_s_native_read_and_grep_show_what_the_cli_s_own_tools_send_the_model(
         claude: Path, tmp_path: Path) -> None:
     """``bench/agent_cost.py`` measures Sari against an emulation of the built-in Read and
-    Grep; it must show the model what the pinned CLI's own tools show (no padded numbers)."""
+    Grep; it must show the model what the pinned CLI's own tools show: unpadded numbers, and
+    for a long file read with no limit, one page and a note saying where the next starts."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-    from agent_cost_agents import native_read_text
+    from agent_cost_agents import native_read_text, read_page, split_lines
 
     workspace = make_workspace(tmp_path)
     cart = workspace / "shop" / "cart.py"
+    catalog = workspace / "shop" / "catalog.py"
+    catalog.write_text(CART * 600)  # 8,400 lines: more than one page
     turns = [
         Turn(calls=(ToolCall("Read", {"file_path": str(cart), "offset": 5, "limit": 6}),)),
         Turn(calls=(ToolCall("Grep", {"pattern": "def ", "output_mode": "content",
-                                      "-n": True}),)),
+                                      "-n": True, "glob": "cart.py"}),)),
+        Turn(calls=(ToolCall("Read", {"file_path": str(catalog)}),)),
         Turn(text="done"),
     ]
     run = run_session(claude, workspace, tmp_path / "home", turns, "Read the cart.",
                       allowed_tools=("Read", "Grep"))
     assert run.returncode == 0, run.stderr
-    [read_id] = tool_use_ids(run, "Read")
+    first_read, long_read = tool_use_ids(run, "Read")
     lines = CART.splitlines(keepends=True)
     # The CLI's offset is the first line shown; the emulation's is the lines skipped.
-    assert sent_to_model(run, read_id).rstrip("\n") == native_read_text(lines[4:10], 5).rstrip(
-        "\n")
+    assert sent_to_model(run, first_read).rstrip("\n") == native_read_text(
+        lines[4:10], 5).rstrip("\n")
     [grep_id] = tool_use_ids(run, "Grep")
     assert sent_to_model(run, grep_id).splitlines() == [
         "shop/cart.py:9:def total(items):", "shop/cart.py:13:def discount(amount, rate):"]
+    page = run.script.tool_results()[long_read]
+    shown = len(re.findall(r"^\d+\t", page, re.MULTILINE))
+    emulated = len(read_page(split_lines(CART * 600)))
+    assert abs(shown - emulated) <= shown // 100, (shown, emulated)  # its estimate, fitted
+    assert f"showing lines 1-{shown} of 8401 total" in page
+    assert f"Call Read with offset={shown + 1} limit={shown} for the next page" in page
 
 
 IN_PLACE = {"permissions": {"deny": ["Read", "Edit", "Write"]}}  # the documented settings
