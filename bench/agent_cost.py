@@ -27,12 +27,14 @@ reading. It passes a search's ``candidate_id`` only when the text it was shown c
 What is measured is what the model is shown: the text content of each MCP tool result,
 rendered by the server's own function (``sari_core.server.results.to_call_result``). A
 turn-aware cost comes from ``sari_core.costmodel``: the conversation starts at 20,000
-tokens plus the tool definitions the server lists (chars/4 of the tools/list entries; the
-native tools are part of the 20,000 in every arm, Sari's are added on top; as listed to
-Claude Code, whose model reads the text measured here and which the server lists no output
-schemas), every call is
-a turn that reads the whole conversation so far, 150 output tokens per call; cached
-(previous prefix at 0.1x, new tokens at 1.25x) and uncached (1x).
+tokens plus the tool definitions the arm's server lists (chars/4 of the tools/list entries,
+as listed to Claude Code, whose model reads the text measured here and which the server
+lists no output schemas; the policies arm's server runs those four policies, and a plugin it
+does not run, such as the execution log's, lists no tool there; the native tools are part
+of the 20,000 in every arm, Sari's are added on top), every call is a turn that reads the
+whole conversation so far, 150 output tokens per call; cached (previous prefix at 0.1x, new
+tokens at 1.25x) and uncached (1x). The policies arm's cost with every installed plugin's
+tools listed is printed too.
 
 Payload is the code or matches asked for: each delivered line with its number, each match
 snippet with its line number, each file path once, and an outline's entries (a definition's
@@ -137,21 +139,25 @@ def cost_of(tally: Tally, definitions: int) -> SessionCost:
 
 
 def tool_definitions(in_place_of: int = 0) -> dict[str, int]:
-    """The tool-definition tokens each arm adds to the conversation.
+    """The tool-definition tokens each arm adds to the conversation: what its own server lists.
 
     :param in_place_of: definition tokens of the client's own tools that Sari's replace (the
         client told not to list them); 0 adds Sari's tools on top of the client's.
-    :return: per arm (``native``, ``core``, ``policies``) the net tokens; ``every_client``,
-        Sari's listing to a client given output schemas; ``in_place_of`` as given.
+    :return: per arm (``native``, ``core``, ``policies``) the net tokens; ``every_plugin``,
+        Sari's listing with every installed plugin loaded (tools of plugins the policies arm
+        does not run, such as the execution log's query, included); ``every_client``, that
+        listing to a client given output schemas; ``in_place_of`` as given.
     """
-    definitions = {"native": 0, "core": 0,
-                   "policies": every_plugin_tool_tokens() - in_place_of,
+    definitions = {"native": 0, "every_plugin": every_plugin_tool_tokens(),
                    "every_client": every_plugin_tool_tokens(None), "in_place_of": in_place_of}
-    with tempfile.TemporaryDirectory(prefix="sari-bench-core-") as core_probe:
-        (Path(core_probe) / "a.py").write_text("x = 1\n", encoding="utf-8")
-        probe = open_kernel(Path(core_probe), [])
-        definitions["core"] = listed_tool_tokens(probe) - in_place_of
-        probe.close()
+    with tempfile.TemporaryDirectory(prefix="sari-bench-probe-") as probe_root:
+        (Path(probe_root) / "a.py").write_text("x = 1\n", encoding="utf-8")
+        for arm, plugins in (("core", []), ("policies", policy_plugins())):
+            probe = open_kernel(Path(probe_root), plugins)
+            try:
+                definitions[arm] = listed_tool_tokens(probe) - in_place_of
+            finally:
+                probe.close()
     return definitions
 
 
@@ -173,6 +179,9 @@ def measure(in_place_of: int = 0) -> dict[str, Any]:
                             "floor_uncached": floor.uncached, "floor_cached": floor.cached,
                             "payload": tally.payload_tokens, "needed": tally.needed,
                             "delivered": tally.needed_delivered, "refused": tally.refused}
+            every = cost_of(tallies["policies"][index], definitions["every_plugin"]
+                            - definitions["in_place_of"])
+            row["policies"].update(every_uncached=every.uncached, every_cached=every.cached)
             rows.append(row)
     return {"definitions": definitions, "sessions": rows, "total": _totals(rows, definitions)}
 
@@ -184,6 +193,8 @@ def _totals(rows: list[dict[str, Any]], definitions: dict[str, int]) -> dict[str
         totals[arm] = {key: sum(r[key] for r in arm_rows) for key in (
             "tokens", "turns", "uncached", "cached", "payload", "needed", "delivered", "refused",
             "floor_uncached", "floor_cached")}
+    totals["policies"].update({key: sum(row["policies"][key] for row in rows)
+                               for key in ("every_uncached", "every_cached")})
     return totals
 
 
@@ -226,8 +237,9 @@ def print_report(data: dict[str, Any], seconds: float) -> None:
     where = (f"in place of {replaced} tokens of the client's own tools: net {d['core']} and "
              f"{d['policies']}" if replaced else "native tools: in the 20,000 base")
     print(f"python {sys.version.split()[0]}; tool definitions listed to {TEXT_CLIENT}: core "
-          f"{d['core'] + replaced} tokens, every plugin installed {d['policies'] + replaced} "
-          f"tokens (to a client given output schemas: {d['every_client']}; {where})")
+          f"{d['core'] + replaced} tokens, default policies {d['policies'] + replaced} tokens, "
+          f"every plugin installed {d['every_plugin']} tokens (to a client given output "
+          f"schemas: {d['every_client']}; {where})")
     head = f"{'session':<28}" + "".join(
         f"{arm + ' tok':>12}{'turns':>6}{'unc k':>8}{'cac k':>7}{'need':>9}" for arm in ARMS)
     print(head)
@@ -248,6 +260,10 @@ def print_report(data: dict[str, Any], seconds: float) -> None:
         print(f"{arm:<9} with these turns and every tool result free (the floor): uncached "
               f"{t['floor_uncached'] / native['uncached']:.3f}x, cached "
               f"{t['floor_cached'] / native['cached']:.3f}x")
+    t = data["total"]["policies"]
+    print(f"policies with every installed plugin's tools listed ({d['every_plugin']} tokens): "
+          f"uncached {t['every_uncached'] / native['uncached']:.3f}x, cached "
+          f"{t['every_cached'] / native['cached']:.3f}x")
     print(f"replayed in {seconds:.0f} s")
     for name, met, figure in targets(data):
         print(f"{'PASS' if met else 'FAIL'}  {name}: {figure}")
