@@ -130,10 +130,12 @@ class NativeAgent(_Agent):
         lines: list[str] = []
         for line in process.stdout:
             lines.append(line)
-            if len(lines) == GREP_HEAD:
+            if len(lines) > GREP_HEAD:  # one more than the head: the output was cut
                 break
         process.kill()
         process.wait()
+        cut = len(lines) > GREP_HEAD
+        lines = lines[:GREP_HEAD]
         paths: set[str] = set()
         payload = 0
         for line in lines:
@@ -141,7 +143,7 @@ class NativeAgent(_Agent):
             number, _, snippet = rest.partition(":")
             payload += len(snippet) + len(number) + 1 + (0 if path in paths else len(path) + 1)
             paths.add(path)
-        self.record("".join(lines), payload)
+        self.record(native_grep_text(lines, cut), payload)
 
     def read(self, path: str, offset: int, limit: int | None) -> None:
         lines = split_lines(self.corpus.text_of(path))
@@ -157,6 +159,13 @@ def native_read_text(lines: list[str], first: int) -> str:
     """What the built-in Read shows for ``lines`` starting at line ``first``: each line as
     its number, a tab and the line, as the pinned Claude Code CLI prints them."""
     return "".join(f"{number}\t{line}" for number, line in enumerate(lines, first))
+
+
+def native_grep_text(lines: list[str], cut: bool) -> str:
+    """What the built-in Grep shows for its ``path:line:text`` lines, with the CLI's note
+    when the head cut them."""
+    text = "".join(lines)
+    return text + f"\n[Showing results with pagination = limit: {GREP_HEAD}]" if cut else text
 
 
 def read_page(lines: list[str]) -> list[str]:

@@ -159,7 +159,13 @@ def test_the_bench_s_native_read_and_grep_show_what_the_cli_s_own_tools_send_the
     Grep; it must show the model what the pinned CLI's own tools show: unpadded numbers, and
     for a long file read with no limit, one page and a note saying where the next starts."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-    from agent_cost_agents import native_read_text, read_page, split_lines
+    from agent_cost_agents import (
+        GREP_HEAD,
+        native_grep_text,
+        native_read_text,
+        read_page,
+        split_lines,
+    )
 
     workspace = make_workspace(tmp_path)
     cart = workspace / "shop" / "cart.py"
@@ -170,6 +176,8 @@ def test_the_bench_s_native_read_and_grep_show_what_the_cli_s_own_tools_send_the
         Turn(calls=(ToolCall("Grep", {"pattern": "def ", "output_mode": "content",
                                       "-n": True, "glob": "cart.py"}),)),
         Turn(calls=(ToolCall("Read", {"file_path": str(catalog)}),)),
+        Turn(calls=(ToolCall("Grep", {"pattern": "def discount", "output_mode": "content",
+                                      "-n": True, "glob": "catalog.py"}),)),
         Turn(text="done"),
     ]
     run = run_session(claude, workspace, tmp_path / "home", turns, "Read the cart.",
@@ -180,9 +188,12 @@ def test_the_bench_s_native_read_and_grep_show_what_the_cli_s_own_tools_send_the
     # The CLI's offset is the first line shown; the emulation's is the lines skipped.
     assert sent_to_model(run, first_read).rstrip("\n") == native_read_text(
         lines[4:10], 5).rstrip("\n")
-    [grep_id] = tool_use_ids(run, "Grep")
+    grep_id, cut_grep_id = tool_use_ids(run, "Grep")
     assert sent_to_model(run, grep_id).splitlines() == [
         "shop/cart.py:9:def total(items):", "shop/cart.py:13:def discount(amount, rate):"]
+    matches = [f"shop/catalog.py:{13 + 14 * n}:def discount(amount, rate):\n"
+               for n in range(600)]  # 600 matches: more than the head
+    assert sent_to_model(run, cut_grep_id) == native_grep_text(matches[:GREP_HEAD], cut=True)
     page = run.script.tool_results()[long_read]
     shown = len(re.findall(r"^\d+\t", page, re.MULTILINE))
     emulated = len(read_page(split_lines(CART * 600)))
