@@ -7,12 +7,13 @@ standard-library sessions of ``bench/replay_scripts.py`` and 8 on the attrs sdis
   Grep is ripgrep in content mode with ``-n``: every matching line of every file the
   workspace walk keeps (``.gitignore``, hidden and build folders skipped) as
   ``path:line:text``, literal and case-sensitive, cut to its first 250 lines (the
-  built-in ``head_limit``) with the CLI's note saying so. Read prints numbered lines (``line number, a tab, the
-  line``) from ``offset`` for ``limit`` lines; with no limit, one page: the lines while the
-  CLI's token estimate of them stays within 21,250 (85% of its 25,000-token cap), then its
-  note naming the next page's offset (what the pinned Claude Code CLI does; an end-to-end
-  test holds the emulation to it). The native agent has no symbol read: it reads the
-  definition's lines (it knows them from its search). It never gets refused.
+  built-in ``head_limit``) with the CLI's note saying so. Read prints numbered lines
+  (``line number, a tab, the line``) from ``offset`` for ``limit`` lines; with no limit,
+  one page: the lines while the CLI's token estimate of them stays within 21,250 (85% of
+  its 25,000-token cap), then its note naming the next page's offset. That is what the
+  pinned Claude Code CLI does; an end-to-end test holds the emulation to it. The native
+  agent has no symbol read: it reads the definition's lines (it knows them from its
+  search). It never gets refused.
 * **core**: Sari with no policy (``search``/``read`` of the kernel, no plugins).
 * **policies**: Sari with the default policies (budget, relevance, aggregation, refgate).
 
