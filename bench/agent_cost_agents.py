@@ -26,6 +26,8 @@ GREP_HEAD = 250
 READ_TOKEN_CAP = 25_000
 READ_PAGE_TOKENS = READ_TOKEN_CAP * 85 // 100
 GAP_WINDOW = 200
+# Claude Code shows an MCP result of more characters only as a preview and a file to read.
+MCP_RESULT_CHARS = 50_000
 REFGATE_CODES = {"SEARCH_FIRST_REQUIRED", "SEARCH_REF_REQUIRED", "CANDIDATE_REF_REQUIRED"}
 
 
@@ -36,6 +38,7 @@ class Tally:
     refused: int = 0
     needed: int = 0
     needed_delivered: int = 0
+    oversized: int = 0  # results the client would not show its model whole
 
 
 def split_lines(text: str) -> list[str]:
@@ -239,6 +242,11 @@ class SariAgent(_Agent):
         self.sid = f"bench-{corpus.name}-{session.name}"
         self.candidates: dict[str, str] = {}
         self.budget_spent = False
+
+    def record(self, shown: str, payload_chars: int) -> None:
+        if len(shown) > MCP_RESULT_CHARS:
+            self.tally.oversized += 1
+        super().record(shown, payload_chars)
 
     def shown(self, response: dict[str, Any]) -> str:
         from sari_core.server.results import to_call_result

@@ -33,10 +33,11 @@ from sari_core.engine.textfile import (
 from sari_core.errors import ErrorCode, SariError
 from sari_core.models import Location, NextCall, ReadCall, ReadResult
 
-# A read that sets no cap returns what a built-in read tool would: at most 2,000 lines and
-# about 25,000 tokens. Less, and an agent moving over pays a turn for the rest.
-DEFAULT_MAX_PREVIEW_CHARS = 100_000
-DEFAULT_MAX_LINES = 2000
+# A read that sets no cap must reach the model whole: Claude Code shows an MCP result of more
+# than 50,000 characters only as a 2 KB preview and a file to read, a turn more. So the
+# default cap counts what the model is shown of each line, its number and a tab too, and
+# leaves 2,000 characters for the header above them.
+DEFAULT_SHOWN_CHARS = 48_000
 HARD_READ_BYTES = 64 * 1024 * 1024  # even a paginated read stops here
 CONTEXT_LINES = 2
 MAX_LEADING_LINES = 20
@@ -58,47 +59,69 @@ def window(lines: list[str], first: int, last: int, call: ReadCall) -> Window:
     """Lines ``first..last`` (1-based, inclusive) after offset, limit and the char cap."""
     start = first + (call.offset or 0)
     asked = last if call.limit is None else min(last, start + call.limit - 1)
-    stop = asked if call.limit is not None else min(asked, start + DEFAULT_MAX_LINES - 1)
-    cap = call.max_preview_chars or DEFAULT_MAX_PREVIEW_CHARS
+    stop = asked
+    cap, numbered = _cap(call)
     if call.preview_mode == "none" or start > stop:
         return Window("", start, start - 1, False, False, None)
     # The common case: the whole range fits under the cap, one slice and one join. Every
     # line has at least one character, so more lines than the cap can never fit.
     text = "".join(lines[start - 1:stop]) if stop - start < cap else None
-    if text is not None and len(text) <= cap:
+    if text is not None and len(text) + (_numbers(start, stop) if numbered else 0) <= cap:
         end, degraded = stop, False
     else:
-        text, end, degraded = _capped(lines, start, stop, cap)
+        text, end, degraded = _capped(lines, start, stop, cap, numbered)
     truncated = end < asked or degraded
     remaining = end < last
     next_offset = end - first + 1 if remaining else None
     return Window(text, start, end, truncated, degraded, next_offset)
 
 
-def _capped(lines: list[str], start: int, stop: int, cap: int) -> tuple[str, int, bool]:
-    """The whole lines from ``start`` that fit in ``cap`` characters (text, last line, whether
-    a single over-long line had to be cut); lines ``start..stop`` are known not to fit."""
+def _cap(call: ReadCall) -> tuple[int, bool]:
+    """The read's cap, and whether it counts each line's number and tab: the call's own
+    ``max_preview_chars`` counts its characters; the default, what the model is shown."""
+    if call.max_preview_chars:
+        return call.max_preview_chars, False
+    return DEFAULT_SHOWN_CHARS, True
+
+
+def _numbers(first: int, last: int) -> int:
+    """Characters the numbers and tabs of lines ``first..last`` add where they are shown."""
+    total, digits = 0, len(str(first))
+    while first <= last:
+        upto = min(last, 10 ** digits - 1)
+        total += (upto - first + 1) * (digits + 1)
+        first, digits = upto + 1, digits + 1
+    return total
+
+
+def _capped(lines: list[str], start: int, stop: int, cap: int,
+            numbered: bool = False) -> tuple[str, int, bool]:
+    """The whole lines from ``start`` that fit in ``cap`` characters, counting each line's
+    number and tab when ``numbered`` (text, last line, whether a single over-long line had
+    to be cut); lines ``start..stop`` are known not to fit."""
     pieces: list[str] = []
     used = 0
     for number in range(start, stop + 1):
         line = lines[number - 1]
-        if used + len(line) > cap:
+        size = len(line) + (len(str(number)) + 1 if numbered else 0)
+        if used + size > cap:
             if not pieces:  # a single line longer than the cap: cut inside it
                 return line[:cap], number, True
             return "".join(pieces), number - 1, False
         pieces.append(line)
-        used += len(line)
+        used += size
     return "".join(pieces), stop, False
 
 
 def _whole_file(text: str, call: ReadCall) -> Window | None:
     """What :func:`window` gives for every line of ``text`` when no offset or limit is set
     and the text fits the character cap; None otherwise."""
-    if call.preview_mode == "none" or len(text) > (call.max_preview_chars
-                                                  or DEFAULT_MAX_PREVIEW_CHARS):
+    cap, numbered = _cap(call)
+    if call.preview_mode == "none" or len(text) > cap:
         return None
     lines = count_lines(text)
-    return None if lines > DEFAULT_MAX_LINES else Window(text, 1, lines, False, False, None)
+    shown = len(text) + (_numbers(1, lines) if numbered else 0)
+    return None if shown > cap else Window(text, 1, lines, False, False, None)
 
 
 class Reader:

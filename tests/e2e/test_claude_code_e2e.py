@@ -171,6 +171,9 @@ def test_the_bench_s_native_read_and_grep_show_what_the_cli_s_own_tools_send_the
     cart = workspace / "shop" / "cart.py"
     catalog = workspace / "shop" / "catalog.py"
     catalog.write_text(CART * 600)  # 8,400 lines: more than one page
+    prices = "".join(f"PRICES[{n}] = round(BASE_PRICE * {n} / 100, 2)  # per unit, tax excluded\n"
+                     for n in range(1, 3001))  # 3,000 lines of ~65 characters
+    (workspace / "shop" / "prices.py").write_text(prices)
     turns = [
         Turn(calls=(ToolCall("Read", {"file_path": str(cart), "offset": 5, "limit": 6}),)),
         Turn(calls=(ToolCall("Grep", {"pattern": "def ", "output_mode": "content",
@@ -178,10 +181,13 @@ def test_the_bench_s_native_read_and_grep_show_what_the_cli_s_own_tools_send_the
         Turn(calls=(ToolCall("Read", {"file_path": str(catalog)}),)),
         Turn(calls=(ToolCall("Grep", {"pattern": "def discount", "output_mode": "content",
                                       "-n": True, "glob": "catalog.py"}),)),
+        Turn(calls=(ToolCall("mcp__sari__read", {"mode": "file",
+                                                 "target": "shop/prices.py"}),)),
         Turn(text="done"),
     ]
     run = run_session(claude, workspace, tmp_path / "home", turns, "Read the cart.",
-                      allowed_tools=("Read", "Grep"))
+                      allowed_tools=("Read", "Grep", "mcp__sari__read"),
+                      sari_env={"SARI_PLUGINS": "none"})
     assert run.returncode == 0, run.stderr
     first_read, long_read = tool_use_ids(run, "Read")
     lines = CART.splitlines(keepends=True)
@@ -200,6 +206,14 @@ def test_the_bench_s_native_read_and_grep_show_what_the_cli_s_own_tools_send_the
     assert abs(shown - emulated) <= shown // 100, (shown, emulated)  # its estimate, fitted
     assert f"showing lines 1-{shown} of 8401 total" in page
     assert f"Call Read with offset={shown + 1} limit={shown} for the next page" in page
+    # Sari's read of a long file with no limit reaches the model whole: Claude Code would show
+    # an MCP result over 50,000 characters only as a preview and a file to read.
+    [sari_read] = tool_use_ids(run, "mcp__sari__read")
+    sari_text = sent_to_model(run, sari_read)
+    header, *numbered = sari_text.splitlines()
+    assert header.startswith("shop/prices.py lines 1-"), sari_text[:300]
+    assert len(sari_text) <= 50_000 and len(numbered) > 600
+    assert numbered[-1] == f"{len(numbered)}\t{prices.splitlines()[len(numbered) - 1]}"
 
 
 IN_PLACE = {"permissions": {"deny": ["Read", "Edit", "Write"]}}  # the documented settings

@@ -8,7 +8,7 @@ import pytest
 from engine_repo import BINARY, CRLF, FILES, LATIN1, git, write
 
 from sari_core.engine import Workspace
-from sari_core.engine.reading import DEFAULT_MAX_PREVIEW_CHARS
+from sari_core.engine.reading import DEFAULT_SHOWN_CHARS
 from sari_core.engine.textfile import MAX_READ_BYTES
 from sari_core.kernel import Kernel
 
@@ -123,7 +123,7 @@ def test_an_empty_file(kernel: Kernel, repo: Path) -> None:
 def test_the_default_cap_bounds_a_large_read(kernel: Kernel, repo: Path) -> None:
     write(repo, "long.txt", "x" * 99 + "\n" * 1 + ("y" * 99 + "\n") * 2000)
     response = ok(read(kernel, mode="file", target="long.txt"))
-    assert len(response["text"]) <= DEFAULT_MAX_PREVIEW_CHARS
+    assert len(response["text"]) <= DEFAULT_SHOWN_CHARS
     assert response["meta"]["truncated"] is True and response["meta"]["next_offset"] > 0
 
 
@@ -312,13 +312,24 @@ def test_deprecated_wrappers_are_thin_calls_into_read(shared_kernel: Kernel, too
         assert response["text"]
 
 
-def test_a_read_without_limit_stops_at_2000_lines_as_builtin_reads_do(kernel: Kernel,
-                                                                       repo: Path) -> None:
-    write(repo, "many.py", "".join(f"v{n} = {n}\n" for n in range(1, 2501)))
+def test_a_read_with_no_cap_is_one_page_the_model_is_shown_whole(kernel: Kernel,
+                                                                   repo: Path) -> None:
+    """Claude Code shows an MCP result over 50,000 characters only as a preview and a file to
+    read: a read that sets no cap stops where its lines, numbered as the model is shown them,
+    come to 48,000 characters (however many lines that is), and says where the next starts."""
+    lines = [f"v{n} = {n}\n" for n in range(1, 12001)]
+    write(repo, "many.py", "".join(lines))
+    page, shown = 0, 0
+    while shown + len(f"{page + 1}\t{lines[page]}") <= 48_000:
+        shown += len(f"{page + 1}\t{lines[page]}")
+        page += 1
     first = ok(read(kernel, mode="file", target="many.py"))
-    assert (first["meta"]["start_line"], first["meta"]["end_line"]) == (1, 2000)
-    assert first["meta"]["truncated"] is True and first["meta"]["next_offset"] == 2000
-    rest = ok(read(kernel, mode="file", target="many.py", offset=2000))
-    assert (rest["meta"]["start_line"], rest["meta"]["end_line"]) == (2001, 2500)
-    asked = ok(read(kernel, mode="file", target="many.py", limit=2400))  # a limit is obeyed
-    assert asked["meta"]["end_line"] == 2400 and asked["meta"]["truncated"] is False
+    assert (first["meta"]["start_line"], first["meta"]["end_line"]) == (1, page)
+    assert page > 2000 and first["text"] == "".join(lines[:page])
+    assert first["meta"]["truncated"] is True and first["meta"]["next_offset"] == page
+    rest = ok(read(kernel, mode="file", target="many.py", offset=page))
+    assert rest["meta"]["start_line"] == page + 1
+    asked = ok(read(kernel, mode="file", target="many.py", limit=page - 1))  # a limit is obeyed
+    assert asked["meta"]["end_line"] == page - 1 and asked["meta"]["truncated"] is False
+    capped = ok(read(kernel, mode="file", target="many.py", max_preview_chars=90_000))
+    assert len(capped["text"]) <= 90_000 and capped["meta"]["end_line"] > page  # its own cap
