@@ -189,8 +189,9 @@ def cli_token_estimate(lines: list[str]) -> int:
 def native_page_note(path: str, first: int, count: int, lines: list[str]) -> str:
     """The note the CLI appends to a cut page, as it words it."""
     last = first + count - 1
+    total = len(lines) + (1 if lines and lines[-1].endswith("\n") else 0)  # as it counts
     return (f"\n\n<system-reminder>\n[Truncated: PARTIAL view — {path}: showing lines "
-            f"{first}-{last} of {len(lines) + 1} total ({cli_token_estimate(lines)} tokens, cap "
+            f"{first}-{last} of {total} total ({cli_token_estimate(lines)} tokens, cap "
             f"{READ_TOKEN_CAP}). Call Read with offset={last + 1} limit={count} for the next "
             "page, or Grep to find a specific section. To read it anyway, up to what still "
             "fits in your context, call Read again with allow_large: true — only if you "
