@@ -64,8 +64,10 @@ def window(lines: list[str], first: int, last: int, call: ReadCall) -> Window:
     if call.preview_mode == "none" or start > stop:
         return Window("", start, start - 1, False, False, None)
     # The common case: the whole range fits under the cap, one slice and one join. Every
-    # line has at least one character, so more lines than the cap can never fit.
-    text = "".join(lines[start - 1:stop]) if stop - start < cap else None
+    # line has at least one character (three where shown numbered: a digit, a tab and its
+    # end), so more lines than that share of the cap can never fit, and are not joined.
+    most = cap // 3 if numbered else cap
+    text = "".join(lines[start - 1:stop]) if stop - start < most else None
     if text is not None and len(text) + (_numbers(start, stop) if numbered else 0) <= cap:
         end, degraded = stop, False
     else:
