@@ -28,14 +28,17 @@ reading. It passes a search's ``candidate_id`` only when the text it was shown c
 What is measured is what the model is shown: the text content of each MCP tool result,
 rendered by the server's own function (``sari_core.server.results.to_call_result``). A
 turn-aware cost comes from ``sari_core.costmodel``: the conversation starts at 20,000
-tokens plus the tool definitions the arm's server lists (chars/4 of the tools/list entries,
-as listed to Claude Code, whose model reads the text measured here and which the server
-lists no output schemas; the policies arm's server runs those four policies, and a plugin it
-does not run, such as the execution log's, lists no tool there; the native tools are part
-of the 20,000 in every arm, Sari's are added on top), every call is a turn that reads the
-whole conversation so far, 150 output tokens per call; cached (previous prefix at 0.1x, new
-tokens at 1.25x) and uncached (1x). The policies arm's cost with every installed plugin's
-tools listed is printed too.
+tokens plus the tool definitions the arm's server lists, as Claude Code sends them to its
+model (chars/4 of each tool as ``{"name": "mcp__sari__<tool>", "description", "input_schema"}``:
+the title, annotations and output schema of a tools/list entry are not sent, and the server
+lists Claude Code no output schemas), plus the server's instructions in the block Claude Code
+wraps them in, if it has any (the end-to-end tests hold both figures to the CLI's). The
+policies arm's server runs those four policies, and a plugin it does not run, such as the
+execution log's, lists no tool there; the native tools are part of the 20,000 in every arm,
+Sari's are added on top. Every call is a turn that reads the whole conversation so far, 150
+output tokens per call; cached (previous prefix at 0.1x, new tokens at 1.25x) and uncached
+(1x). The policies arm's cost with every installed plugin's tools listed is printed too; the
+tools/list size (the definitions budget's measure) is printed beside it.
 
 Payload is the code or matches asked for: each delivered line with its number, each match
 snippet with its line number, each file path once, and an outline's entries (a definition's
@@ -57,7 +60,7 @@ import json
 import sys
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +76,10 @@ POLICIES = ("budget", "relevance", "aggregation", "refgate")
 # The client whose model reads the text content measured here: Claude Code shows its model
 # the text only when a result carries no structured content, and is listed no output schemas.
 TEXT_CLIENT = "claude-code"
+# How Claude Code shows its model a server's instructions: a block of the first user message.
+INSTRUCTIONS_BLOCK = ("<system-reminder>\n# MCP Server Instructions\n\nThe following MCP servers "
+                      "have provided instructions for how to use their tools and resources:"
+                      "\n\n## {server}\n{instructions}\n</system-reminder>")
 ARMS = ("native", "core", "policies")
 
 
@@ -114,13 +121,37 @@ def listed_tool_tokens(kernel: Any, client: str | None = TEXT_CLIENT) -> int:
     return sum(tokens(json.dumps(entry, separators=(",", ":"))) for entry in entries)
 
 
-def every_plugin_tool_tokens(client: str | None = TEXT_CLIENT) -> int:
-    """The definitions listed with every installed plugin loaded (what a full install shows)."""
+def sent_definitions(kernel: Any, server: str = "sari") -> dict[str, int]:
+    """What Claude Code sends its model for this kernel's server, in tokens (chars/4): each
+    tool listed to it, keyed ``mcp__<server>__<tool>``, and ``instructions``, the server's
+    instructions in the block Claude Code wraps them in (0 when it has none)."""
+    from sari_core.costmodel import tokens
+    from sari_core.server.app import SariServer
+
+    app = SariServer(kernel)
+    options = app.catalog.options
+    sent = {f"mcp__{server}__{tool.name}": tokens(json.dumps(
+        {"name": f"mcp__{server}__{tool.name}", "description": tool.description,
+         "input_schema": tool.input_schema}, separators=(",", ":")))
+        for tool in app.catalog.tools(options.structured_for(TEXT_CLIENT))}
+    instructions = app.lowlevel.instructions
+    sent["instructions"] = tokens(INSTRUCTIONS_BLOCK.format(
+        server=server, instructions=instructions)) if instructions else 0
+    return sent
+
+
+def sent_tokens(kernel: Any) -> int:
+    """All that Claude Code sends its model for this kernel's server: tools and instructions."""
+    return sum(sent_definitions(kernel).values())
+
+
+def every_plugin_tokens(measure: Callable[[Any], int]) -> int:
+    """``measure`` of a server with every installed plugin loaded (what a full install shows)."""
     with tempfile.TemporaryDirectory(prefix="sari-bench-tools-") as folder:
         (Path(folder) / "a.py").write_text("x = 1\n", encoding="utf-8")
         kernel = open_kernel(Path(folder), [], entry_points=True)
         try:
-            return listed_tool_tokens(kernel, client)
+            return measure(kernel)
         finally:
             kernel.close()
 
@@ -144,19 +175,23 @@ def tool_definitions(in_place_of: int = 0) -> dict[str, int]:
 
     :param in_place_of: definition tokens of the client's own tools that Sari's replace (the
         client told not to list them); 0 adds Sari's tools on top of the client's.
-    :return: per arm (``native``, ``core``, ``policies``) the net tokens; ``every_plugin``,
-        Sari's listing with every installed plugin loaded (tools of plugins the policies arm
-        does not run, such as the execution log's query, included); ``every_client``, that
+    :return: per arm (``native``, ``core``, ``policies``) the net tokens Claude Code sends
+        its model (:func:`sent_definitions`); ``every_plugin``, what it sends with every
+        installed plugin loaded (tools of plugins the policies arm does not run, such as the
+        execution log's query, included); ``listed_every_plugin``, chars/4 of that server's
+        tools/list entries (the definitions budget's measure), and ``every_client``, of that
         listing to a client given output schemas; ``in_place_of`` as given.
     """
-    definitions = {"native": 0, "every_plugin": every_plugin_tool_tokens(),
-                   "every_client": every_plugin_tool_tokens(None), "in_place_of": in_place_of}
+    definitions = {"native": 0, "every_plugin": every_plugin_tokens(sent_tokens),
+                   "listed_every_plugin": every_plugin_tokens(listed_tool_tokens),
+                   "every_client": every_plugin_tokens(lambda k: listed_tool_tokens(k, None)),
+                   "in_place_of": in_place_of}
     with tempfile.TemporaryDirectory(prefix="sari-bench-probe-") as probe_root:
         (Path(probe_root) / "a.py").write_text("x = 1\n", encoding="utf-8")
         for arm, plugins in (("core", []), ("policies", policy_plugins())):
             probe = open_kernel(Path(probe_root), plugins)
             try:
-                definitions[arm] = listed_tool_tokens(probe) - in_place_of
+                definitions[arm] = sent_tokens(probe) - in_place_of
             finally:
                 probe.close()
     return definitions
@@ -242,10 +277,11 @@ def print_report(data: dict[str, Any], seconds: float) -> None:
     replaced = d.get("in_place_of", 0)
     where = (f"in place of {replaced} tokens of the client's own tools: net {d['core']} and "
              f"{d['policies']}" if replaced else "native tools: in the 20,000 base")
-    print(f"python {sys.version.split()[0]}; tool definitions listed to {TEXT_CLIENT}: core "
+    print(f"python {sys.version.split()[0]}; definitions {TEXT_CLIENT} sends its model: core "
           f"{d['core'] + replaced} tokens, default policies {d['policies'] + replaced} tokens, "
-          f"every plugin installed {d['every_plugin']} tokens (to a client given output "
-          f"schemas: {d['every_client']}; {where})")
+          f"every plugin installed {d['every_plugin']} tokens ({where}); tools/list with every "
+          f"plugin installed: {d['listed_every_plugin']} tokens (to a client given output "
+          f"schemas: {d['every_client']})")
     head = f"{'session':<28}" + "".join(
         f"{arm + ' tok':>12}{'turns':>6}{'unc k':>8}{'cac k':>7}{'need':>9}" for arm in ARMS)
     print(head)

@@ -22,3 +22,4 @@ def test_tools_in_place_of_the_clients_own_cost_their_tokens_less_the_replaced_o
     assert replacing["policies"] == added["policies"] - 1414
     assert replacing["native"] == 0 and replacing["every_client"] == added["every_client"]
     assert replacing["every_plugin"] == added["every_plugin"]
+    assert replacing["listed_every_plugin"] == added["listed_every_plugin"]

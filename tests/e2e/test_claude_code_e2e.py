@@ -216,6 +216,34 @@ def test_the_bench_s_native_read_and_grep_show_what_the_cli_s_own_tools_send_the
     assert numbered[-1] == f"{len(numbered)}\t{prices.splitlines()[len(numbered) - 1]}"
 
 
+def test_the_bench_charges_what_the_cli_sends_its_model_for_sari_s_server(
+        search_and_read: SessionRun, tmp_path: Path) -> None:
+    """``bench/agent_cost.py`` adds Sari's definitions to every turn of the conversation: they
+    must be what the CLI sends its model, tool by tool (``mcp__sari__<tool>``, description,
+    input schema: a tools/list entry's title and annotations are not sent), and Sari's
+    server sends no instructions, which the CLI would add to every turn in a block of its own."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    from agent_cost import INSTRUCTIONS_BLOCK, open_kernel, sent_definitions
+
+    from sari_core.costmodel import tokens
+
+    first = search_and_read.script.main_requests()[0]
+    sent = {tool["name"]: tokens(json.dumps(tool, separators=(",", ":")))
+            for tool in first["tools"] if tool["name"].startswith("mcp__sari__")}
+    (tmp_path / "a.py").write_text("x = 1\n")
+    kernel = open_kernel(tmp_path, [])  # the session's server runs no plugin either
+    try:
+        charged = sent_definitions(kernel)
+    finally:
+        kernel.close()
+    lead = INSTRUCTIONS_BLOCK.split("{server}")[0]
+    blocks = [block.get("text", "") for message in first["messages"]
+              if isinstance(message["content"], list) for block in message["content"]
+              if block.get("text", "").startswith(lead + "sari\n")]
+    assert charged.pop("instructions") == sum(tokens(text) for text in blocks) == 0, blocks
+    assert charged == sent
+
+
 IN_PLACE = {"permissions": {"deny": ["Read", "Edit", "Write"]}}  # the documented settings
 
 
