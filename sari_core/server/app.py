@@ -47,11 +47,11 @@ log = logging.getLogger(__name__)
 DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024
 DEFAULT_WORKER_THREADS = 16
 
-INSTRUCTIONS = (
-    "Sari serves this workspace through a policy layer: search, then read what the search "
-    "found, then edit or write. Reads answer numbered lines; when a call is refused or cut, "
-    "the answer ends with the exact call to make next."
-)
+# No server instructions: Claude Code shows a server's instructions to its model on every turn,
+# in a block of ~30 tokens of its own, and what they would say (search, then read what it
+# found; a refused or cut call ends with the call to make next) each tool's description and
+# each result's text already say where it applies.
+INSTRUCTIONS: str | None = None
 
 
 def _env_int(name: str, default: int) -> int:
