@@ -36,7 +36,8 @@ from sari_core.models import Location, NextCall, ReadCall, ReadResult
 # A read that sets no cap must reach the model whole: Claude Code shows an MCP result of more
 # than 50,000 characters only as a 2 KB preview and a file to read, a turn more. So the
 # default cap counts what the model is shown of each line, its number and a tab too, and
-# leaves 2,000 characters for the header above them.
+# leaves 2,000 characters for the header above them. (A client can be told to take more, but
+# a longer page shows an agent more lines than the turns it saves cost: docs/model-text.md.)
 DEFAULT_SHOWN_CHARS = 48_000
 HARD_READ_BYTES = 64 * 1024 * 1024  # even a paginated read stops here
 CONTEXT_LINES = 2
