@@ -18,9 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from sari_core.models import ReadCall
+
 if TYPE_CHECKING:
     from sari_core.kernel import Kernel
-    from sari_core.models import ReadCall, ReadResult, SearchCall, TierEntry
+    from sari_core.models import ReadResult, SearchCall, TierEntry
 
 T = TypeVar("T")
 
@@ -228,6 +230,18 @@ class Session:
         For policies that must look at a file to decide (its size, whether it exists).
         """
         return self._kernel.engine.read(call)
+
+    def file_lines(self, target: str) -> int | None:
+        """How many lines the file ``target`` has, asked of the engine as :meth:`probe_read`
+        asks (no policy, no call counted, no line loaded); None when it cannot be read.
+
+        For policies that size what they serve or propose by the file's length.
+        """
+        probe = ReadCall(mode="file", target=target, limit=1, preview_mode="none")
+        try:
+            return self._kernel.engine.read(probe).total_lines
+        except Exception:  # noqa: BLE001 - a missing, binary or unreadable file has no length
+            return None
 
     def matching_files(self, call: SearchCall) -> list[str] | None:
         """Every file a text or regex search matches (the set its ``total`` counts), when

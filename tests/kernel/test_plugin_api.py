@@ -179,6 +179,9 @@ def test_session_offers_the_plugin_surface_and_not_the_kernel() -> None:
         assert session.workspace_id == kernel.workspace_hash
     probe = session.probe_read(ReadCall(mode="file", target="a.py"))
     assert probe.total_lines == 40
+    assert session.file_lines("a.py") == 40
+    assert session.file_lines("missing.py") is None  # no length, no exception
+    assert session.file_lines("../outside.py") is None  # nor a way out of the workspace
     kernel.close()
 
 

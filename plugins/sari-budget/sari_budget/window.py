@@ -38,7 +38,7 @@ def window_at_match(call: ReadCall, session: Session, settings: BudgetSettings,
             normalize_path(call.target, session.roots) or call.target)
     if match is None:
         return None
-    total = _line_count(session, call)
+    total = session.file_lines(call.target)
     if total is None or total <= cap:
         return None  # the whole file fits: nothing will be cut
     line, end = match
@@ -95,11 +95,3 @@ def _with_neighbours(session: Session, target: str, line: int, end: int, first: 
             joined.append(definition)
     return first, last, sorted(joined, key=lambda d: d.first)
 
-
-def _line_count(session: Session, call: ReadCall) -> int | None:
-    """The file's length, asked of the engine directly (no client read, no budget)."""
-    probe = ReadCall(mode="file", target=call.target, limit=1, preview_mode="none")
-    try:
-        return session.probe_read(probe).total_lines
-    except Exception:  # noqa: BLE001 - any failure means: no window, the trim applies
-        return None

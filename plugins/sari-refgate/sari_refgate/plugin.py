@@ -134,7 +134,7 @@ class RefgatePlugin:
         # Outside the lock: a refusal may ask the engine for the file's length.
         @functools.cache  # asked at most once, and only by a read that needs it
         def line_count() -> int | None:
-            return _line_count(session, call.target)
+            return session.file_lines(call.target)
 
         backed = backs(call, issued, session.roots)
         blind = is_blind(call, settings, backed)
@@ -189,15 +189,3 @@ class RefgatePlugin:
         if outline is not None:
             serve(result, outline)
 
-
-def _line_count(session: Session, target: str) -> int | None:
-    """How many lines ``target`` has, so proposed windows stay inside the file.
-
-    Asked of the engine directly (not through the kernel: this is no client read and
-    must not count against budgets), and only when a refusal proposes windows.
-    """
-    probe = ReadCall(mode="file", target=target, limit=1, preview_mode="none")
-    try:
-        return session.probe_read(probe).total_lines
-    except Exception:  # noqa: BLE001 - any failure just means unclipped windows
-        return None
