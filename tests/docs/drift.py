@@ -34,6 +34,7 @@ HOOK_PAGE = DOCS / "reference" / "hooks.md"
 REASON_PAGE = DOCS / "reference" / "reason-codes.md"
 RESPONSES_PAGE = DOCS / "reference" / "responses.md"
 CORE_SETTINGS_PAGE = DOCS / "configuration.md"
+CONCEPTS_PAGE = DOCS / "concepts.md"
 
 _DIRECTIVE = re.compile(r"^:::\s+(?P<module>[\w.]+)\.(?P<name>\w+)\s*$", re.M)
 # | `field` | `<json default>` | meaning |
@@ -100,6 +101,16 @@ def kernel_reason_code_problems(codes: Iterable[str], page: str) -> list[str]:
     """Each kernel code has its own ``### `CODE` `` section on the reason-code page."""
     return [f"reason code {code}: no '### `{code}`' section on {_relative(REASON_PAGE)}"
             for code in codes if not re.search(rf"^###\s+`{re.escape(code)}`\s*$", page, re.M)]
+
+
+def session_surface_problems(session_type: type, page: str) -> list[str]:
+    """Every public member of the object a hook is handed as its session is named on the
+    concepts page as ``session.<member>``: a plugin author learns that surface there."""
+    members = sorted({name for klass in session_type.__mro__ if klass is not object
+                      for name in [*vars(klass), *getattr(klass, "__slots__", ())]
+                      if not name.startswith("_")})
+    return [f"Session.{name}: not named as `session.{name}` on {_relative(CONCEPTS_PAGE)}"
+            for name in members if f"`session.{name}" not in page]
 
 
 def error_code_problems(codes: Iterable[str], page: str) -> list[str]:

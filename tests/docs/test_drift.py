@@ -7,6 +7,7 @@ import enum
 import pluggy
 import pytest
 from drift import (
+    CONCEPTS_PAGE,
     CORE_SETTINGS_PAGE,
     HOOK_PAGE,
     REASON_PAGE,
@@ -20,6 +21,7 @@ from drift import (
     plugin_reason_code_problems,
     plugin_settings_problems,
     registry_json,
+    session_surface_problems,
     settings_problems,
 )
 from pydantic import BaseModel, Field
@@ -28,6 +30,7 @@ from sari_core.core_settings import CoreSettings
 from sari_core.errors import ErrorCode
 from sari_core.plugin_manager import SariPluginManager
 from sari_core.reasons import ReasonCode, ReasonCodeSpec
+from sari_core.sessions import Session
 from sari_core.settings import SettingsSpec
 
 
@@ -53,6 +56,10 @@ def test_every_kernel_reason_code_of_the_enum_and_registry_is_documented() -> No
 def test_every_error_code_is_in_the_response_contract() -> None:
     assert ERROR_CODES
     assert_documented(error_code_problems(ERROR_CODES, page_text(RESPONSES_PAGE)))
+
+
+def test_every_member_of_the_session_a_hook_is_handed_is_documented() -> None:
+    assert_documented(session_surface_problems(Session, page_text(CONCEPTS_PAGE)))
 
 
 def test_every_core_setting_is_documented_with_its_default() -> None:
@@ -101,6 +108,19 @@ def test_a_spec_added_at_runtime_is_reported_until_documented() -> None:
     ]
     documented = page + f"\n::: {__name__}.on_brand_new_event\n"
     assert len(added(before, hook_reference_problems(pm, documented))) == 2
+
+
+def test_a_session_member_added_without_docs_is_reported() -> None:
+    class Grown(Session):
+        __slots__ = ()
+
+        def brand_new_helper(self) -> None:
+            """Not on the concepts page."""
+
+    page = page_text(CONCEPTS_PAGE)
+    assert added(session_surface_problems(Session, page),
+                 session_surface_problems(Grown, page)) == [
+        "Session.brand_new_helper: not named as `session.brand_new_helper` on docs/concepts.md"]
 
 
 def test_a_page_naming_a_hook_that_does_not_exist_is_reported() -> None:
