@@ -94,4 +94,3 @@ def _with_neighbours(session: Session, target: str, line: int, end: int, first: 
             first, last = wider
             joined.append(definition)
     return first, last, sorted(joined, key=lambda d: d.first)
-

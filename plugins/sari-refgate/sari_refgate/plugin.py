@@ -188,4 +188,3 @@ class RefgatePlugin:
         outline: Outline | None = ctx.scratch.pop(self.name, None)
         if outline is not None:
             serve(result, outline)
-
