@@ -171,11 +171,17 @@ def native_grep_text(lines: list[str], cut: bool) -> str:
     return text + f"\n[Showing results with pagination = limit: {GREP_HEAD}]" if cut else text
 
 
+def _estimated_chars(line: str) -> int:
+    """What one line adds to the CLI's token estimate, in characters (see
+    ``READ_PAGE_TOKENS``): its text and one more."""
+    return len(line) + 1
+
+
 def read_page(lines: list[str]) -> list[str]:
     """The lines a Read with no limit shows: as many as fit its page."""
     used = 0
     for count, line in enumerate(lines):
-        used += len(line) + 1
+        used += _estimated_chars(line)
         if used > READ_PAGE_TOKENS * CHARS_PER_TOKEN:
             return lines[:count]
     return lines
@@ -183,7 +189,7 @@ def read_page(lines: list[str]) -> list[str]:
 
 def cli_token_estimate(lines: list[str]) -> int:
     """The CLI's estimate of a text's tokens (see ``READ_PAGE_TOKENS``)."""
-    return sum(len(line) + 1 for line in lines) // CHARS_PER_TOKEN
+    return sum(map(_estimated_chars, lines)) // CHARS_PER_TOKEN
 
 
 def native_page_note(path: str, first: int, count: int, lines: list[str]) -> str:
