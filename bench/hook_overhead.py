@@ -100,7 +100,7 @@ def pluggy_manager() -> pluggy.PluginManager:
 
 
 def sari_manager() -> pluggy.PluginManager:
-    from sari_core.plugin_manager import SariPluginManager
+    from sari_core.kernel.manager import SariPluginManager
 
     return SariPluginManager()
 

@@ -5,9 +5,15 @@ receives and returns. Everything else in :mod:`sari_core` is the kernel's own
 and may change between releases.
 """
 
-from sari_core.commands import Command
-from sari_core.context import CallContext
 from sari_core.kernel import Kernel
+from sari_core.kernel.commands import Command
+from sari_core.kernel.context import CallContext
+from sari_core.kernel.manager import hookimpl
+from sari_core.kernel.reasons import ReasonCode, ReasonCodeSpec
+from sari_core.kernel.sessions import Session
+from sari_core.kernel.settings import SettingsSpec
+from sari_core.kernel.tools import ToolSpec
+from sari_core.kernel.verdicts import Verdict
 from sari_core.models import (
     CallRecord,
     ClientHookEvent,
@@ -24,12 +30,6 @@ from sari_core.models import (
     SearchResult,
     TierEntry,
 )
-from sari_core.plugin_manager import hookimpl
-from sari_core.reasons import ReasonCode, ReasonCodeSpec
-from sari_core.sessions import Session
-from sari_core.settings import SettingsSpec
-from sari_core.tools import ToolSpec
-from sari_core.verdicts import Verdict
 
 __all__ = [
     "CallContext", "CallRecord", "ClientHookEvent", "ClientHookResult", "Command",

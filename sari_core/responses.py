@@ -4,7 +4,7 @@
 token_estimate, preview_degraded, stabilization: {suggested_next_action, warnings,
 reason_codes, metrics_snapshot, next_calls, annotations?}}}``; refusals add
 ``error: {code, message, hint}`` and set ``ok: false``. Plugins publish further
-top-level stabilization keys through registered fields (:mod:`sari_core.stabilization`);
+top-level stabilization keys through registered fields (:mod:`sari_core.kernel.stabilization`);
 the kernel adds them as each response leaves.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sari_core.kernel.verdicts import FoldedVerdict
 from sari_core.models import NextCall, ReadCall, ReadResult, SearchResult
-from sari_core.verdicts import FoldedVerdict
 
 CHARS_PER_TOKEN = 4
 

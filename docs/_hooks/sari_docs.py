@@ -14,7 +14,7 @@ page is read on a forge instead of the site):
   code block, so a guide quotes the real, tested code rather than a copy that drifts.
 
 ``on_page_content`` turns the Sphinx cross-reference roles the docstrings use
-(``:class:`~sari_core.verdicts.Verdict```), which mkdocstrings leaves as text, into links
+(``:class:`~sari_core.kernel.verdicts.Verdict```), which mkdocstrings leaves as text, into links
 to the API reference (or plain code when the target is not documented).
 
 ``on_config`` also lists every ``docs/plugins/*.md`` page under "Policies" in the nav,
@@ -58,8 +58,8 @@ class InstalledPlugin:
 
 def installed_plugins() -> list[InstalledPlugin]:
     """Every plugin of the ``sari`` entry-point group, whatever SARI_PLUGINS says."""
-    from sari_core import hookspecs
-    from sari_core.plugin_manager import SariPluginManager
+    from sari_core.kernel import hookspecs
+    from sari_core.kernel.manager import SariPluginManager
 
     found = []
     for ep in sorted(entry_points(group="sari"), key=lambda e: e.name):
@@ -116,7 +116,7 @@ def _cell(text: str) -> str:
 
 
 def render_kernel_reason_codes(page_dir: Path, docs_dir: Path) -> str:
-    from sari_core.reasons import ReasonRegistry
+    from sari_core.kernel.reasons import ReasonRegistry
 
     registry = ReasonRegistry.with_kernel_codes()
     rows = ["| code | severity | meaning | next call |", "|---|---|---|---|"]

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 
 from sari_core import __version__
 from sari_core.cli import commands as core_commands
-from sari_core.commands import CommandRegistry
-from sari_core.plugin_manager import SariPluginManager
+from sari_core.kernel.commands import CommandRegistry
+from sari_core.kernel.manager import SariPluginManager
 
 
 def build_registry() -> CommandRegistry:

@@ -27,7 +27,7 @@ from typing import Any
 from sari_core.costmodel import CostModel, SessionCost, session_cost, tokens
 from sari_core.errors import ErrorCode
 from sari_core.kernel import Kernel
-from sari_core.plugin_manager import ENTRY_POINT_GROUP
+from sari_core.kernel.manager import ENTRY_POINT_GROUP
 from sari_core.replay.checkout import Snapshot
 from sari_core.replay.mapping import PassThrough, SariCall, remember_refs, to_sari_call
 from sari_core.replay.transcript import RecordedCall, Transcript

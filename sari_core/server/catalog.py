@@ -1,7 +1,7 @@
 """The tools a Sari server offers, and which kernel entry point serves each one.
 
 Core tools come from :mod:`sari_core.server.schemas`; plugin tools from
-``kernel.tools`` (each :class:`~sari_core.tools.ToolSpec` carries a pydantic
+``kernel.tools`` (each :class:`~sari_core.kernel.tools.ToolSpec` carries a pydantic
 input model, whose JSON schema, compacted, is the tool's).
 
 Every tool is callable; only the ones meant for the model are listed (``tools/list``
@@ -20,10 +20,10 @@ import mcp_types as types
 
 from sari_core.arguments import LEGACY_READ_TOOLS
 from sari_core.kernel import Kernel
+from sari_core.kernel.tools import ToolSpec
 from sari_core.server.options import ServerOptions, load_options
 from sari_core.server.output_schemas import output_schema
 from sari_core.server.schemas import LEGACY_TOOL_NAMES, core_tools
-from sari_core.tools import ToolSpec
 
 READ_ONLY_CORE_TOOLS = frozenset({"search", "read", *LEGACY_READ_TOOLS})
 

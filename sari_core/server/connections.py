@@ -25,7 +25,7 @@ from typing import Any
 
 import anyio.to_thread
 
-from sari_core.sessions import new_connection_id
+from sari_core.kernel.sessions import new_connection_id
 
 log = logging.getLogger(__name__)
 

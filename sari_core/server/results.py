@@ -17,10 +17,10 @@ import mcp_types as types
 import pydantic_core
 
 from sari_core.errors import ErrorCode
+from sari_core.kernel.verdicts import FoldedVerdict
 from sari_core.models import NextCall
 from sari_core.rendering import render
 from sari_core.responses import error_response
-from sari_core.verdicts import FoldedVerdict
 
 # Error codes the server itself emits (the kernel never sees these calls through).
 UNKNOWN_TOOL = ErrorCode.UNKNOWN_TOOL

@@ -17,8 +17,8 @@ from sari_aggregation import AggregationPlugin, AggregationSettings
 from sari_aggregation.compress import reference_line
 from sari_aggregation.lines import split_lines
 from sari_core import Verdict, hookimpl
+from sari_core.kernel.sessions import Session
 from sari_core.models import ReadCall, ReadResult
-from sari_core.sessions import Session
 
 LINES = split_lines(FILES[LONG])
 

@@ -14,8 +14,8 @@ from kernel_responses import as_received
 from registration_orders import installed_policies, responses_by_order
 
 from sari_core import ReasonCodeSpec, Verdict, hookimpl
+from sari_core.kernel.sessions import Session
 from sari_core.models import ReadCall, ReadResult
-from sari_core.sessions import Session
 
 
 class NotesWide:

@@ -7,8 +7,8 @@ from budget_workspace import BIG, MODE_READS, READS, SMALL
 from kernel_responses import stabilization
 
 from sari_core import NextCall, Verdict, hookimpl
+from sari_core.kernel.sessions import Session
 from sari_core.models import ReadCall
-from sari_core.sessions import Session
 
 MESSAGE_PREFIX = "The read budget of this session is spent: "
 

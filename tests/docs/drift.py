@@ -19,9 +19,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from sari_core.plugin_manager import SariPluginManager
-from sari_core.reasons import ReasonCode, ReasonCodeSpec
-from sari_core.settings import SettingsSpec
+from sari_core.kernel.manager import SariPluginManager
+from sari_core.kernel.reasons import ReasonCode, ReasonCodeSpec
+from sari_core.kernel.settings import SettingsSpec
 
 if sys.version_info >= (3, 12):
     from importlib.metadata import entry_points
@@ -86,7 +86,7 @@ def hook_reference_problems(pm: SariPluginManager, page: str) -> list[str]:
 
 
 def registry_json() -> dict[str, Any]:
-    text = resources.files("sari_core").joinpath("reason_registry.json").read_text("utf-8")
+    text = resources.files("sari_core.kernel").joinpath("reason_registry.json").read_text("utf-8")
     return json.loads(text)
 
 

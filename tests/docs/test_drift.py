@@ -26,12 +26,12 @@ from drift import (
 )
 from pydantic import BaseModel, Field
 
-from sari_core.core_settings import CoreSettings
 from sari_core.errors import ErrorCode
-from sari_core.plugin_manager import SariPluginManager
-from sari_core.reasons import ReasonCode, ReasonCodeSpec
-from sari_core.sessions import Session
-from sari_core.settings import SettingsSpec
+from sari_core.kernel.core_settings import CoreSettings
+from sari_core.kernel.manager import SariPluginManager
+from sari_core.kernel.reasons import ReasonCode, ReasonCodeSpec
+from sari_core.kernel.sessions import Session
+from sari_core.kernel.settings import SettingsSpec
 
 
 def assert_documented(problems: list[str]) -> None:
@@ -125,9 +125,9 @@ def test_a_session_member_added_without_docs_is_reported() -> None:
 
 def test_a_page_naming_a_hook_that_does_not_exist_is_reported() -> None:
     before = hook_reference_problems(SariPluginManager(), page_text(HOOK_PAGE))
-    page = page_text(HOOK_PAGE) + "\n::: sari_core.hookspecs.on_read_entre\n"
+    page = page_text(HOOK_PAGE) + "\n::: sari_core.kernel.hookspecs.on_read_entre\n"
     assert added(before, hook_reference_problems(SariPluginManager(), page)) == [
-        "docs/reference/hooks.md documents sari_core.hookspecs.on_read_entre, which is no hook"]
+        "docs/reference/hooks.md documents sari_core.kernel.hookspecs.on_read_entre, which is no hook"]
 
 
 def test_a_reason_code_added_to_the_enum_or_the_registry_is_reported() -> None:

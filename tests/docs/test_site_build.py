@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from drift import REPO_ROOT
 
-from sari_core.hookspecs import HOOK_NAMES
+from sari_core.kernel.hookspecs import HOOK_NAMES
 
 
 def text_of(page: Path) -> str:
@@ -35,7 +35,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_hook_reference_renders_every_spec_docstring(site: Path) -> None:
     page = (site / "reference" / "hooks" / "index.html").read_text()
     for name in HOOK_NAMES:
-        assert f'id="sari_core.hookspecs.{name}"' in page, name
+        assert f'id="sari_core.kernel.hookspecs.{name}"' in page, name
     assert "the validated read (any mode" in text_of(site / "reference" / "hooks" / "index.html")
 
 

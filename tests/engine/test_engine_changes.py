@@ -127,8 +127,8 @@ def test_a_git_checkout_is_seen(engine: Workspace, repo: Path) -> None:
 
 
 def test_changes_reach_the_kernel_as_external_mutations(engine: Workspace, repo: Path) -> None:
+    from sari_core.kernel.manager import hookimpl
     from sari_core.models import MutationEvent
-    from sari_core.plugin_manager import hookimpl
 
     seen: list[MutationEvent] = []
 

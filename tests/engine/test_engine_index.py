@@ -13,9 +13,9 @@ from engine_repo import write
 from sari_core.engine import Workspace
 from sari_core.engine.progress import Progress, wants_progress
 from sari_core.engine.schema import SCHEMA_VERSION, default_index_path
+from sari_core.kernel.sessions import workspace_hash
 from sari_core.locations import cache_dir
 from sari_core.models import SearchCall
-from sari_core.sessions import workspace_hash
 
 
 def test_the_index_lives_in_the_cache_folder_never_in_the_workspace(workspace: Workspace,

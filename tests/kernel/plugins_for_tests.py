@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from sari_core import NextCall, ReasonCodeSpec, Verdict, hookimpl
+from sari_core.kernel.reasons import ReasonRegistry
+from sari_core.kernel.sessions import Session
+from sari_core.kernel.stabilization import StabilizationField
 from sari_core.models import ReadCall, ReadResult, SearchCall, SearchResult
-from sari_core.reasons import ReasonRegistry
-from sari_core.sessions import Session
-from sari_core.stabilization import StabilizationField
 
 # Policy codes as the policy plugins register them: leading ranks, ahead of kernel codes.
 POLICY_CODES = {code: ReasonCodeSpec(code, f"test policy code {code}", rank=rank)

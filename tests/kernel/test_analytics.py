@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from sari_core.analytics import AnalyticsQueue, JsonLinesSink, MemorySink
+from sari_core.kernel.analytics import AnalyticsQueue, JsonLinesSink, MemorySink
 
 
 def test_stalled_writer_drops_exactly_the_overflow_by_type() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import inspect
 import typing
 
-from sari_core import hookspecs
-from sari_core.plugin_manager import SariPluginManager
+from sari_core.kernel import hookspecs
+from sari_core.kernel.manager import SariPluginManager
 
 POLICY_HOOKS = {"on_read_enter", "on_read_exit", "on_search_complete", "on_mutation",
                 "on_compaction", "on_tier_entry"}
@@ -40,12 +40,12 @@ def test_specs_are_registered_with_the_manager() -> None:
 
 
 def _model_namespace() -> dict:
-    from sari_core import (
+    from sari_core import models
+    from sari_core.kernel import (
         analytics,
         commands,
         context,
-        kernel,
-        models,
+        pipeline,
         reasons,
         sessions,
         settings,
@@ -55,7 +55,7 @@ def _model_namespace() -> dict:
     )
 
     namespace: dict = {}
-    for module in (analytics, commands, context, kernel, models, reasons, sessions, settings,
+    for module in (analytics, commands, context, pipeline, models, reasons, sessions, settings,
                    stabilization, tools, verdicts):
         namespace.update(vars(module))
     return namespace

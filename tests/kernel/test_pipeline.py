@@ -8,6 +8,7 @@ from memory_engine import MemoryEngine
 from pydantic import BaseModel
 
 from sari_core import Kernel, ToolSpec, Verdict, hookimpl
+from sari_core.kernel.verdicts import FoldedVerdict
 from sari_core.models import (
     CompactionContribution,
     CompactionEvent,
@@ -15,7 +16,6 @@ from sari_core.models import (
     TierEntry,
 )
 from sari_core.responses import tool_response
-from sari_core.verdicts import FoldedVerdict
 
 FILES = {"a.py": "".join(f"a{i}\n" for i in range(1, 11)), "b.py": "b1\n"}
 

@@ -7,7 +7,7 @@ from importlib import resources
 
 import pytest
 
-from sari_core.reasons import KERNEL_RANKS, ReasonCode, ReasonCodeSpec, ReasonRegistry
+from sari_core.kernel.reasons import KERNEL_RANKS, ReasonCode, ReasonCodeSpec, ReasonRegistry
 
 PINNED = [
     "PREVIEW_DEGRADED",
@@ -25,7 +25,7 @@ def test_enum_names_and_order_are_pinned() -> None:
 
 
 def test_registry_json_describes_exactly_the_enum() -> None:
-    text = resources.files("sari_core").joinpath("reason_registry.json").read_text("utf-8")
+    text = resources.files("sari_core.kernel").joinpath("reason_registry.json").read_text("utf-8")
     entries = json.loads(text)["codes"]
     assert [e["code"] for e in entries] == PINNED
     for entry in entries:

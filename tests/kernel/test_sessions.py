@@ -11,7 +11,7 @@ import pytest
 from memory_engine import MemoryEngine
 
 from sari_core import Kernel, hookimpl
-from sari_core.sessions import (
+from sari_core.kernel.sessions import (
     RuntimeStateStore,
     SessionIdRequired,
     canonical_root,

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, Field
 
-from sari_core.settings import SettingsError, SettingsSpec, SettingsStore
+from sari_core.kernel.settings import SettingsError, SettingsSpec, SettingsStore
 
 
 class DemoSettings(BaseModel):

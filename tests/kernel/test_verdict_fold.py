@@ -15,9 +15,9 @@ from plugins_for_tests import (
 )
 
 from sari_core import Kernel, ReasonCode, Verdict
+from sari_core.kernel.reasons import ReasonRegistry
+from sari_core.kernel.verdicts import PluginVerdict, fold_verdicts
 from sari_core.models import NextCall
-from sari_core.reasons import ReasonRegistry
-from sari_core.verdicts import PluginVerdict, fold_verdicts
 
 FILES = {"a.py": "".join(f"line {i}\n" for i in range(1, 41)), "b.py": "x = 1\n"}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from sari_core.reasons import ReasonRegistry
+from sari_core.kernel.reasons import ReasonRegistry
 from sari_lspgate.claude_code import previous_text
 from sari_lspgate.diagnostics import Diagnostic, LineMap, compare
 from sari_lspgate.gate import GateState, apply_results

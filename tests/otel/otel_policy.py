@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from sari_core.kernel.manager import hookimpl
+from sari_core.kernel.reasons import ReasonCodeSpec
+from sari_core.kernel.sessions import Session
+from sari_core.kernel.verdicts import Verdict
 from sari_core.models import ReadCall
-from sari_core.plugin_manager import hookimpl
-from sari_core.reasons import ReasonCodeSpec
-from sari_core.sessions import Session
-from sari_core.verdicts import Verdict
 
 LOOK_FIRST = "GATE_LOOK_FIRST"
 SECOND_LOOK = "GATE_SECOND_LOOK"

@@ -131,7 +131,7 @@ def test_session_lifetimes(kernel: Kernel, telemetry: Telemetry) -> None:
 
 
 def test_a_policy_that_raises_is_an_error_verdict(workspace: Path, telemetry: Telemetry) -> None:
-    from sari_core.plugin_manager import hookimpl
+    from sari_core.kernel.manager import hookimpl
 
     class Broken:
         name = "broken"

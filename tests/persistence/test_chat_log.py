@@ -113,8 +113,8 @@ def test_compaction_without_a_kernel_uses_the_plugins_summary(db_path: Path) -> 
 
 
 def test_kernel_pipeline_adds_other_plugins_lines_before_the_honesty_block(make_kernel) -> None:
+    from sari_core.kernel.manager import hookimpl
     from sari_core.models import CompactionContribution
-    from sari_core.plugin_manager import hookimpl
 
     class GateLines:
         name = "lspgate-stub"

@@ -9,9 +9,9 @@ import pytest
 from ripple_workspace import DiskMemoryEngine
 
 from sari_core import Kernel
+from sari_core.kernel.manager import hookimpl
+from sari_core.kernel.sessions import Session
 from sari_core.models import FileChange, TierEntry
-from sari_core.plugin_manager import hookimpl
-from sari_core.sessions import Session
 from sari_ripple.plugin import RipplePlugin
 
 FILES = {

@@ -6,7 +6,7 @@ import pytest
 from memory_engine import MemoryEngine
 
 from sari_core import Kernel
-from sari_core.plugin_manager import SariPluginManager
+from sari_core.kernel.manager import SariPluginManager
 from sari_secretguard import SecretguardPlugin, plugin
 
 

@@ -14,7 +14,7 @@ from secret_samples import (
 )
 
 from sari_core import Kernel
-from sari_core.settings import SettingsError
+from sari_core.kernel.settings import SettingsError
 from sari_secretguard import SecretguardPlugin
 
 FILES = {

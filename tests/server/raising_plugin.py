@@ -17,12 +17,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from sari_core.kernel.manager import hookimpl
+from sari_core.kernel.sessions import Session
+from sari_core.kernel.tools import ToolSpec
+from sari_core.kernel.verdicts import FoldedVerdict
 from sari_core.models import MutationEvent, ReadCall
-from sari_core.plugin_manager import hookimpl
 from sari_core.responses import tool_response
-from sari_core.sessions import Session
-from sari_core.tools import ToolSpec
-from sari_core.verdicts import FoldedVerdict
 
 
 class ExplodeArgs(BaseModel):

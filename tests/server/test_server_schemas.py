@@ -6,10 +6,10 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 
 from sari_core import arguments
+from sari_core.kernel.tools import ToolSpec
 from sari_core.models import SearchCall
 from sari_core.server import schemas
 from sari_core.server.catalog import plugin_definition
-from sari_core.tools import ToolSpec
 
 TOOLS = {tool["name"]: tool for tool in schemas.core_tools()}
 

@@ -19,14 +19,14 @@ from sari_aggregation.ledger import NAMESPACE, ItemRecord, SessionLedger
 from sari_aggregation.lines import split_lines
 from sari_aggregation.settings import SECTION, AggregationSettings
 from sari_core.arguments import LEGACY_READ_TOOLS
-from sari_core.context import CallContext
+from sari_core.kernel.context import CallContext
+from sari_core.kernel.manager import hookimpl
+from sari_core.kernel.reasons import ReasonCodeSpec
+from sari_core.kernel.sessions import Session
+from sari_core.kernel.settings import SettingsSpec
+from sari_core.kernel.stabilization import StabilizationField
+from sari_core.kernel.verdicts import Verdict
 from sari_core.models import CallRecord, MutationEvent, ReadCall, ReadResult
-from sari_core.plugin_manager import hookimpl
-from sari_core.reasons import ReasonCodeSpec
-from sari_core.sessions import Session
-from sari_core.settings import SettingsSpec
-from sari_core.stabilization import StabilizationField
-from sari_core.verdicts import Verdict
 
 DEDUPLICATED = "AGGREGATION_DEDUPLICATED"
 REASON_RANK = 30

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from sari_core.kernel.sessions import Session
 from sari_core.models import ReadCall
 from sari_core.outline_rows import parse_row
-from sari_core.sessions import Session
 
 MAX_CHARS = 2_000_000  # the probe reads the lines around the definition, whatever their width
 

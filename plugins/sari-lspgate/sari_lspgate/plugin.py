@@ -7,7 +7,12 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sari_core.commands import Command
+from sari_core.kernel.commands import Command
+from sari_core.kernel.manager import hookimpl
+from sari_core.kernel.reasons import ReasonCodeSpec
+from sari_core.kernel.sessions import Session
+from sari_core.kernel.settings import SettingsSpec
+from sari_core.kernel.verdicts import Verdict
 from sari_core.models import (
     ClientHookEvent,
     ClientHookResult,
@@ -19,11 +24,6 @@ from sari_core.models import (
     SearchCall,
     SearchResult,
 )
-from sari_core.plugin_manager import hookimpl
-from sari_core.reasons import ReasonCodeSpec
-from sari_core.sessions import Session
-from sari_core.settings import SettingsSpec
-from sari_core.verdicts import Verdict
 from sari_lspgate import claude_code, cli, policy
 from sari_lspgate.diagnostics import LineMap
 from sari_lspgate.gate import ChangeOutcome, GateState, apply_results

@@ -1,15 +1,15 @@
 """The gate's decisions as verdicts: refuse, report the gate, lift it, warn.
 
 Every function here is pure: state and validation outcomes in, a
-:class:`~sari_core.verdicts.Verdict` (or None) out.
+:class:`~sari_core.kernel.verdicts.Verdict` (or None) out.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from sari_core.reasons import ReasonCodeSpec
-from sari_core.verdicts import Verdict
+from sari_core.kernel.reasons import ReasonCodeSpec
+from sari_core.kernel.verdicts import Verdict
 from sari_lspgate.gate import ChangeOutcome, GateState
 from sari_lspgate.summary import failure_reads, summarize
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sari_core.engine.navigation import target_name
+from sari_core.kernel.sessions import canonical_root
 from sari_core.models import SearchCall, SearchResult
-from sari_core.sessions import canonical_root
 from sari_lspgate.answers import AnswerCache
 from sari_lspgate.command_validator import CommandValidator
 from sari_lspgate.diagnostics import Diagnostic

@@ -20,9 +20,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sari_core.client_request import current_client_request
+from sari_core.kernel.manager import hookimpl
+from sari_core.kernel.sessions import Session
 from sari_core.models import CallRecord, MutationEvent
-from sari_core.plugin_manager import hookimpl
-from sari_core.sessions import Session
 from sari_otel import names
 from sari_otel.config import telemetry_configured
 from sari_otel.notes import Note
@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider
     from opentelemetry.trace import TracerProvider
 
-    from sari_core.context import CallContext
     from sari_core.kernel import Kernel
+    from sari_core.kernel.context import CallContext
 
 log = logging.getLogger(__name__)
 

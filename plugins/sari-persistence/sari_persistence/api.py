@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from sari_core.kernel.sessions import canonical_root
 from sari_core.models import CompactionEvent
-from sari_core.sessions import canonical_root
 from sari_persistence import reads
 from sari_persistence.compaction import live_window, project_root_of, summary_with_log
 from sari_persistence.reads import ChatSessionInfo, CompactionInfo, StoredExecution, StoredFrame

@@ -6,7 +6,11 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sari_core.commands import Command
+from sari_core.kernel.commands import Command
+from sari_core.kernel.manager import hookimpl
+from sari_core.kernel.sessions import Session, canonical_root
+from sari_core.kernel.settings import SettingsSpec, SettingsStore
+from sari_core.kernel.tools import ToolSpec
 from sari_core.models import (
     CallRecord,
     ClientHookEvent,
@@ -14,10 +18,6 @@ from sari_core.models import (
     CompactionContribution,
     CompactionEvent,
 )
-from sari_core.plugin_manager import hookimpl
-from sari_core.sessions import Session, canonical_root
-from sari_core.settings import SettingsSpec, SettingsStore
-from sari_core.tools import ToolSpec
 from sari_persistence import claude_code, cli
 from sari_persistence.compaction import project_root_of, summary_with_log
 from sari_persistence.records import ExecutionRecord, MetricsRecord, now_ms

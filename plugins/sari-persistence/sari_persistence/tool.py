@@ -22,10 +22,10 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from sari_core import responses
 from sari_core.errors import ErrorCode, SariError
+from sari_core.kernel.sessions import Session, canonical_root
+from sari_core.kernel.tools import ToolSpec
+from sari_core.kernel.verdicts import FoldedVerdict
 from sari_core.models import NextCall
-from sari_core.sessions import Session, canonical_root
-from sari_core.tools import ToolSpec
-from sari_core.verdicts import FoldedVerdict
 from sari_persistence import reads
 from sari_persistence.records import bound_text
 from sari_persistence.search import Page, Query, Scope, search

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import functools
 
-from sari_core.context import CallContext
+from sari_core.kernel.context import CallContext
+from sari_core.kernel.manager import hookimpl
+from sari_core.kernel.reasons import ReasonCodeSpec
+from sari_core.kernel.sessions import Session
+from sari_core.kernel.settings import SettingsSpec
+from sari_core.kernel.stabilization import StabilizationField
+from sari_core.kernel.verdicts import Verdict
 from sari_core.models import NextCall, ReadCall, ReadResult, SearchCall, SearchResult
-from sari_core.plugin_manager import hookimpl
-from sari_core.reasons import ReasonCodeSpec
-from sari_core.sessions import Session
-from sari_core.settings import SettingsSpec
-from sari_core.stabilization import StabilizationField
 from sari_core.targets import normalize_path
-from sari_core.verdicts import Verdict
 from sari_refgate import calls
 from sari_refgate.gate import (
     DRIFT_OUTLINED,

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sari_core.kernel.manager import hookimpl
+from sari_core.kernel.reasons import ReasonCodeSpec
+from sari_core.kernel.sessions import Session
+from sari_core.kernel.settings import SettingsSpec
+from sari_core.kernel.verdicts import Verdict
 from sari_core.models import ReadCall, SearchCall, SearchResult
-from sari_core.plugin_manager import hookimpl
-from sari_core.reasons import ReasonCodeSpec
-from sari_core.sessions import Session
-from sari_core.settings import SettingsSpec
-from sari_core.verdicts import Verdict
 from sari_relevance.baseline import Baseline
 from sari_relevance.guard import EXCLUDED_PATH, judge
 from sari_relevance.reason_codes import REASON_CODES

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from sari_core import responses
+from sari_core.kernel.manager import hookimpl
+from sari_core.kernel.sessions import Session
+from sari_core.kernel.settings import SettingsSpec
+from sari_core.kernel.tools import ToolSpec
+from sari_core.kernel.verdicts import FoldedVerdict
 from sari_core.models import MutationEvent, ReadCall, ReadResult
-from sari_core.plugin_manager import hookimpl
-from sari_core.sessions import Session
-from sari_core.settings import SettingsSpec
-from sari_core.tools import ToolSpec
-from sari_core.verdicts import FoldedVerdict
 from sari_ripple.config import RippleSettings
 from sari_ripple.rounds import OpaqueItem, RippleSession, RoundResult
 from sari_ripple.store import state_path

@@ -19,7 +19,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Literal
 
-from sari_core.commands import CommandRegistry
+from sari_core.kernel.commands import CommandRegistry
 
 Status = Literal["ok", "warn", "error"]
 LANGUAGE_SERVERS = ("ruff", "basedpyright-langserver")
@@ -125,10 +125,10 @@ def check_index(roots: list[Path]) -> Check:
 
 
 def check_plugins(roots: list[Path]) -> list[Check]:
-    from sari_core.builtin import register_builtins
-    from sari_core.core_settings import CoreSettings
-    from sari_core.plugin_manager import SariPluginManager
-    from sari_core.settings import SettingsError, SettingsSpec, SettingsStore
+    from sari_core.kernel.builtin import register_builtins
+    from sari_core.kernel.core_settings import CoreSettings
+    from sari_core.kernel.manager import SariPluginManager
+    from sari_core.kernel.settings import SettingsError, SettingsSpec, SettingsStore
 
     pm = SariPluginManager()
     register_builtins(pm)
@@ -181,10 +181,10 @@ def check_language_servers() -> list[Check]:
 
 def check_languages() -> Check:
     """The languages with symbols, and which of them a language server navigates exactly."""
-    from sari_core.builtin import register_builtins
     from sari_core.engine.grammars import GRAMMARS
     from sari_core.engine.symbols import supported_now
-    from sari_core.plugin_manager import SariPluginManager
+    from sari_core.kernel.builtin import register_builtins
+    from sari_core.kernel.manager import SariPluginManager
 
     pm = SariPluginManager()
     register_builtins(pm)

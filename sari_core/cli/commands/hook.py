@@ -14,9 +14,9 @@ import os
 import sys
 from typing import Any
 
-from sari_core.commands import CommandRegistry
+from sari_core.kernel.commands import CommandRegistry
+from sari_core.kernel.manager import SariPluginManager
 from sari_core.models import ClientHookEvent, ClientHookResult
-from sari_core.plugin_manager import SariPluginManager
 
 CLIENTS = ("claude-code",)
 # Claude Code's hook event names, as its settings.json spells them.

@@ -6,7 +6,7 @@ import argparse
 import json
 
 from sari_core.cli.workspace_call import workspace_root
-from sari_core.commands import CommandRegistry
+from sari_core.kernel.commands import CommandRegistry
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -31,9 +31,9 @@ from sari_core.cli.client_setup import (
     server_entry,
 )
 from sari_core.cli.config_files import ConfigFileError, backup, dump_json, write_atomically
-from sari_core.commands import CommandRegistry
+from sari_core.kernel.commands import CommandRegistry
+from sari_core.kernel.manager import SariPluginManager
 from sari_core.locations import state_dir
-from sari_core.plugin_manager import SariPluginManager
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from sari_core.commands import CommandRegistry
+from sari_core.kernel.commands import CommandRegistry
 
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,38}$")
 
@@ -175,7 +175,7 @@ from pathlib import Path
 import pytest
 
 from sari_core import Kernel
-from sari_core.plugin_manager import SariPluginManager
+from sari_core.kernel.manager import SariPluginManager
 from {package} import {class_name}
 
 

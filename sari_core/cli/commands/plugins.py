@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from sari_core.builtin import register_builtins
-from sari_core.commands import CommandRegistry
-from sari_core.plugin_manager import SariPluginManager
+from sari_core.kernel.builtin import register_builtins
+from sari_core.kernel.commands import CommandRegistry
+from sari_core.kernel.manager import SariPluginManager
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from sari_core.cli.workspace_call import add_common, given, run_call
-from sari_core.commands import CommandRegistry
+from sari_core.kernel.commands import CommandRegistry
 
 ARGUMENTS = {
     "mode": "mode", "offset": "offset", "limit": "limit", "max_preview_chars": "max_preview_chars",

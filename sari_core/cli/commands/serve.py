@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
-from sari_core.commands import CommandRegistry
+from sari_core.kernel.commands import CommandRegistry
 
 if TYPE_CHECKING:
     from sari_core.kernel import Kernel
@@ -85,8 +85,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_stdio(roots: list[Path], log_file: Path | None) -> int:
+    from sari_core.kernel.sessions import new_connection_id
     from sari_core.server.startup import StartupClock
-    from sari_core.sessions import new_connection_id
 
     clock = StartupClock()
     with clock.phase("mcp SDK import"):

@@ -10,18 +10,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sari_core.plugin_dispatch import PluginResult
+from sari_core.kernel.dispatch import PluginResult
 
 if TYPE_CHECKING:
-    from sari_core.analytics import AnalyticsSink
-    from sari_core.reasons import ReasonCodeSpec
-    from sari_core.settings import SettingsSpec
-    from sari_core.stabilization import StabilizationField
-    from sari_core.tools import ToolSpec
+    from sari_core.kernel.analytics import AnalyticsSink
+    from sari_core.kernel.reasons import ReasonCodeSpec
+    from sari_core.kernel.settings import SettingsSpec
+    from sari_core.kernel.stabilization import StabilizationField
+    from sari_core.kernel.tools import ToolSpec
 
 
 class RegistrationCollectors:
-    """Mixed into :class:`~sari_core.plugin_manager.SariPluginManager`: one typed method
+    """Mixed into :class:`~sari_core.kernel.manager.SariPluginManager`: one typed method
     per registration hook, called through ``self.hook`` like every other hook."""
 
     hook: Any  # pluggy's hook relay, provided by the manager

@@ -22,16 +22,14 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from sari_core import arguments, responses
-from sari_core.analytics import AnalyticsQueue, AnalyticsSink, JsonLinesSink
-from sari_core.calls import Call, CallBlocked, narrowed
-from sari_core.core_settings import CoreSettings
 from sari_core.engine_protocol import Engine
 from sari_core.errors import ErrorCode, SariError
-from sari_core.locations import state_dir
-from sari_core.models import CompactionEvent, MutationEvent, ReadCall
-from sari_core.plugin_manager import SariPluginManager, plugin_name
-from sari_core.reasons import ReasonCode, ReasonRegistry
-from sari_core.sessions import (
+from sari_core.kernel.analytics import AnalyticsQueue, AnalyticsSink, JsonLinesSink
+from sari_core.kernel.calls import Call, CallBlocked, narrowed
+from sari_core.kernel.core_settings import CoreSettings
+from sari_core.kernel.manager import SariPluginManager, plugin_name
+from sari_core.kernel.reasons import ReasonCode, ReasonRegistry
+from sari_core.kernel.sessions import (
     RuntimeStateStore,
     Session,
     SessionState,
@@ -40,10 +38,12 @@ from sari_core.sessions import (
     strict_session_mode,
     workspace_hash,
 )
-from sari_core.settings import SettingsSpec, SettingsStore
-from sari_core.stabilization import StabilizationFields
-from sari_core.tools import ToolSpec
-from sari_core.verdicts import FoldedVerdict
+from sari_core.kernel.settings import SettingsSpec, SettingsStore
+from sari_core.kernel.stabilization import StabilizationFields
+from sari_core.kernel.tools import ToolSpec
+from sari_core.kernel.verdicts import FoldedVerdict
+from sari_core.locations import state_dir
+from sari_core.models import CompactionEvent, MutationEvent, ReadCall
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +85,7 @@ class Kernel:
         self.workspace_hash = workspace_hash(self.roots[0])
         self.pm = SariPluginManager()
         if builtins:
-            from sari_core.builtin import register_builtins
+            from sari_core.kernel.builtin import register_builtins
 
             register_builtins(self.pm)
         if load_entry_points:

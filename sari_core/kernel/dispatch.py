@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 import pluggy
 
-log = logging.getLogger("sari_core.plugin_manager")
+log = logging.getLogger("sari_core.kernel.manager")
 
 
 class PluginResult(NamedTuple):

@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sari_core.kernel.reasons import ReasonRegistry
 from sari_core.models import NextCall
-from sari_core.reasons import ReasonRegistry
 
 Action = Literal["allow", "warn", "narrow", "block"]
 _SEVERITY: dict[str, int] = {"block": 3, "warn": 2, "narrow": 1, "allow": 0}

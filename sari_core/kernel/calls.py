@@ -16,12 +16,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from sari_core import responses
-from sari_core.context import CallContext
 from sari_core.errors import ErrorCode, SariError
+from sari_core.kernel.context import CallContext
+from sari_core.kernel.reasons import ReasonCode
+from sari_core.kernel.sessions import Session, SessionIdRequired
+from sari_core.kernel.verdicts import FoldedVerdict
 from sari_core.models import CallRecord, ReadCall
-from sari_core.reasons import ReasonCode
-from sari_core.sessions import Session, SessionIdRequired
-from sari_core.verdicts import FoldedVerdict
 
 if TYPE_CHECKING:
     from sari_core.kernel import Kernel

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
-    from sari_core.sessions import Session
+    from sari_core.kernel.sessions import Session
 
 ToolHandler = Callable[[BaseModel, "Session"], dict[str, Any]]
 

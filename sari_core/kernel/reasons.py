@@ -121,6 +121,6 @@ class ReasonRegistry:
 
 
 def _load_registry_metadata() -> dict[str, dict[str, Any]]:
-    text = resources.files("sari_core").joinpath("reason_registry.json").read_text("utf-8")
+    text = resources.files("sari_core.kernel").joinpath("reason_registry.json").read_text("utf-8")
     data = json.loads(text)
     return {entry["code"]: entry for entry in data["codes"]}

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import pluggy
 
 if TYPE_CHECKING:
-    from sari_core.plugin_manager import SariPluginManager
+    from sari_core.kernel.manager import SariPluginManager
 
 TRACE_ENV = "SARI_TRACE_PLUGINS"
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from sari_core.builtin.metrics import SessionMetricsPlugin
-from sari_core.plugin_manager import BUILTIN_PREFIX, SariPluginManager
+from sari_core.kernel.builtin.metrics import SessionMetricsPlugin
+from sari_core.kernel.manager import BUILTIN_PREFIX, SariPluginManager
 
 BUILTIN_PLUGINS = {f"{BUILTIN_PREFIX}metrics": SessionMetricsPlugin}
 

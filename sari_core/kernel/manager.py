@@ -18,11 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
-from sari_core import hookspecs
 from sari_core.errors import ErrorCode
-from sari_core.hookspecs import PROJECT_NAME
-from sari_core.models import ClientHookResult, SearchResult
-from sari_core.plugin_dispatch import (
+from sari_core.kernel import hookspecs
+from sari_core.kernel.dispatch import (
     Invocation,
     PluginResult,
     SariHookCaller,
@@ -30,7 +28,8 @@ from sari_core.plugin_dispatch import (
     canonical_order,
     run_isolated,
 )
-from sari_core.plugin_loading import (
+from sari_core.kernel.hookspecs import PROJECT_NAME
+from sari_core.kernel.loading import (
     ALLOW_ENV,
     DENY_ENV,
     ENTRY_POINT_GROUP,
@@ -41,14 +40,16 @@ from sari_core.plugin_loading import (
     instantiate,
     load_failure,
 )
-from sari_core.plugin_registrations import RegistrationCollectors
-from sari_core.plugin_trace import enable_trace, trace_requested
-from sari_core.reasons import ReasonCode, ReasonRegistry
-from sari_core.verdicts import FoldedVerdict, PluginVerdict, Verdict, fold_verdicts
+from sari_core.kernel.reasons import ReasonCode, ReasonRegistry
+from sari_core.kernel.registrations import RegistrationCollectors
+from sari_core.kernel.trace import enable_trace, trace_requested
+from sari_core.kernel.verdicts import FoldedVerdict, PluginVerdict, Verdict, fold_verdicts
+from sari_core.models import ClientHookResult, SearchResult
 
 if TYPE_CHECKING:
-    from sari_core.commands import Command
-    from sari_core.context import CallContext
+    from sari_core.kernel.commands import Command
+    from sari_core.kernel.context import CallContext
+    from sari_core.kernel.sessions import Session
     from sari_core.models import (
         CallRecord,
         ClientHookEvent,
@@ -59,7 +60,6 @@ if TYPE_CHECKING:
         SearchCall,
         TierEntry,
     )
-    from sari_core.sessions import Session
 
 __all__ = ["ALLOW_ENV", "BUILTIN_PREFIX", "DENY_ENV", "ENTRY_POINT_GROUP", "PluginInfo",
            "PluginLoadError", "PluginResult", "SariPluginManager", "hookimpl", "plugin_name"]

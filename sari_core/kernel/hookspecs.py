@@ -8,7 +8,7 @@ plugin that raises is isolated: in a policy hook its failure becomes a
 
 An implementation declares only the arguments it uses: ``def on_read_enter(self,
 call, ctx)`` is as valid as the full signature. Policy hooks and
-``on_call_complete`` get the call's :class:`~sari_core.context.CallContext`
+``on_call_complete`` get the call's :class:`~sari_core.kernel.context.CallContext`
 (``ctx``): its id, tool, session and a scratch space living from the first policy
 hook of the call to ``on_call_complete``.
 
@@ -23,10 +23,16 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
-    from sari_core.analytics import AnalyticsSink
-    from sari_core.commands import Command
-    from sari_core.context import CallContext
     from sari_core.kernel import Kernel
+    from sari_core.kernel.analytics import AnalyticsSink
+    from sari_core.kernel.commands import Command
+    from sari_core.kernel.context import CallContext
+    from sari_core.kernel.reasons import ReasonCodeSpec
+    from sari_core.kernel.sessions import Session
+    from sari_core.kernel.settings import SettingsSpec
+    from sari_core.kernel.stabilization import StabilizationField
+    from sari_core.kernel.tools import ToolSpec
+    from sari_core.kernel.verdicts import Verdict
     from sari_core.models import (
         CallRecord,
         ClientHookEvent,
@@ -40,12 +46,6 @@ if TYPE_CHECKING:
         SearchResult,
         TierEntry,
     )
-    from sari_core.reasons import ReasonCodeSpec
-    from sari_core.sessions import Session
-    from sari_core.settings import SettingsSpec
-    from sari_core.stabilization import StabilizationField
-    from sari_core.tools import ToolSpec
-    from sari_core.verdicts import Verdict
 
 PROJECT_NAME = "sari"
 _hookspec = pluggy.HookspecMarker(PROJECT_NAME)
@@ -75,7 +75,7 @@ def sari_register_stabilization_fields() -> list[StabilizationField]:
     ``bundle_id``...) is lifted out of every plugin's annotations to the top of the
     block, with the field's default when no plugin set it.
 
-    :return: the plugin's :class:`~sari_core.stabilization.StabilizationField` s.
+    :return: the plugin's :class:`~sari_core.kernel.stabilization.StabilizationField` s.
         Concatenated over plugins; one key registered differently by two plugins is a
         startup error naming both.
     """
@@ -90,7 +90,7 @@ def sari_register_settings() -> SettingsSpec | None:
     variables ``SARI_<SECTION>__<FIELD>``; an invalid value stops the kernel with
     an error naming the key.
 
-    :return: a :class:`~sari_core.settings.SettingsSpec`, or None if the plugin has
+    :return: a :class:`~sari_core.kernel.settings.SettingsSpec`, or None if the plugin has
         no settings. One spec per plugin; sections must be unique.
     """
 
@@ -108,7 +108,7 @@ def sari_register_tools() -> list[ToolSpec]:
 def sari_register_commands() -> list[Command]:
     """Contribute ``sari`` CLI subcommands (``sari log``, ``sari gate``...).
 
-    :return: :class:`~sari_core.commands.Command` s (name, help, configure, run).
+    :return: :class:`~sari_core.kernel.commands.Command` s (name, help, configure, run).
         Concatenated over plugins; a name clash with another command is a startup error.
     """
 
@@ -203,7 +203,7 @@ def on_read_enter(call: ReadCall, session: Session, ctx: CallContext) -> Verdict
         names the tool the client used).
     :param session: the session the read belongs to.
     :param ctx: the call's context (id, tool, session, call-scoped ``scratch``).
-    :return: None to allow silently, or a :class:`~sari_core.verdicts.Verdict`:
+    :return: None to allow silently, or a :class:`~sari_core.kernel.verdicts.Verdict`:
         ``block`` refuses the read, ``warn`` attaches a warning, ``narrow`` clamps
         request fields (``Verdict.narrow(code, to={"limit": 300})``). Verdicts of all plugins
         are folded: any block wins, narrowed fields take the minimum, reason codes are

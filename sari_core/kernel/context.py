@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from sari_core.sessions import Session
+    from sari_core.kernel.sessions import Session
 
 
 class CallContext:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sari_core.kernel.manager import hookimpl
+from sari_core.kernel.sessions import Session
 from sari_core.models import ReadCall, ReadResult, SearchCall, SearchResult
-from sari_core.plugin_manager import hookimpl
-from sari_core.sessions import Session
 
 NAMESPACE = "sari.metrics"
 
