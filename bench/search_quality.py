@@ -1,0 +1,391 @@
+"""Search quality: does the default ``search`` call find what an agent asks for?
+
+Queries an agent types (concepts in words, identifiers, code fragments) over pinned sdists
+from PyPI, each with its answers written down before the bench was first run
+(``bench/data/search_quality.json``: a file, and where apt the definition). Each sdist is
+fetched by pip into a cache folder outside the repository on first use and unpacked there.
+
+Arms, in the same run, over the same unpacked trees:
+
+* **sari**: ``search {"query": ...}`` with no ``kind``, through the kernel with the default
+  policies, as a client calls it; ranked by the order of its matches;
+* **rg words**: ripgrep (``rg -c -i -F WORD``, its defaults) once per word of the query
+  (words of three letters or more, common English words left out), files ranked by the
+  sum of the counts;
+* **rg best word**: the same, ranked by the count of one word alone, the word that ranks
+  an answer highest for that query (an oracle: no agent knows which word is best).
+
+Scores per kind of query: MRR@10, hit@1 and hit@5 at the file level (a result in an
+answer file; the first ten distinct files are looked at), and for Sari also at the
+definition level (a hit inside an answer definition, or ``in`` it). Latency is the median
+of Sari's calls on a warm index (every query asked once before timing). Targets are
+printed as PASS/FAIL: concept MRR@10 >= 0.6 and >= 1.5x ripgrep's (rg words: what an agent
+can type; the oracle arm is printed beside it);
+identifier MRR@10 >= 0.95; p50 <= 20 ms warm.
+
+    python bench/search_quality.py [--cache ~/.cache/sari-bench] [--verbose] [--smoke]
+
+``--smoke`` runs a tiny generated tree with three queries (what CI runs): it checks the
+bench works, not the targets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from scratch import scratch_folders  # noqa: E402
+
+DATA = Path(__file__).resolve().parent / "data" / "search_quality.json"
+CUTOFF = 10
+TARGET_CONCEPT_MRR = 0.6
+TARGET_CONCEPT_OVER_RG = 1.5
+TARGET_IDENTIFIER_MRR = 0.95
+TARGET_P50_MS = 20.0
+# Words an agent's sentence carries that say nothing about the code (rg would count them).
+STOP_WORDS = frozenset((
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "get",
+    "has", "have", "how", "in", "into", "is", "it", "its", "of", "on", "or", "the", "their",
+    "them", "then", "there", "these", "this", "to", "under", "up", "was", "what", "when",
+    "where", "which", "while", "who", "why", "will", "with", "like", "before", "after"))
+ARMS = ("sari", "rg words", "rg best word")
+
+
+@dataclass(frozen=True)
+class Answer:
+    path: str
+    symbol: str | None = None
+
+
+@dataclass(frozen=True)
+class Query:
+    corpus: str
+    kind: str
+    query: str
+    answers: tuple[Answer, ...]
+
+
+@dataclass
+class Ranks:
+    """1-based rank of the first right result per query (None: not in the first ten)."""
+
+    by_kind: dict[str, list[int | None]] = field(default_factory=dict)
+
+    def add(self, kind: str, rank: int | None) -> None:
+        self.by_kind.setdefault(kind, []).append(rank)
+
+    def mrr(self, kind: str) -> float:
+        ranks = self.by_kind.get(kind, [])
+        return sum(1 / rank for rank in ranks if rank) / len(ranks) if ranks else 0.0
+
+    def hit(self, kind: str, at: int) -> float:
+        ranks = self.by_kind.get(kind, [])
+        return sum(1 for rank in ranks if rank and rank <= at) / len(ranks) if ranks else 0.0
+
+
+def load_queries(path: Path = DATA) -> tuple[dict[str, str], list[Query]]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    queries = [Query(row["corpus"], row["kind"], row["query"],
+                     tuple(Answer(a["path"], a.get("symbol")) for a in row["answers"]))
+               for row in data["queries"]]
+    return dict(data["corpora"]), queries
+
+
+def corpus_root(requirement: str, cache: Path) -> Path:
+    """The unpacked sdist in ``cache`` (pip downloads it, once)."""
+    name, version = requirement.split("==")
+    tree = cache / "search-quality" / f"{name}-{version}"
+    if tree.is_dir():
+        return _top(tree)
+    sdists = cache / "sdists"
+    sdists.mkdir(parents=True, exist_ok=True)
+    found = sorted(sdists.glob(f"{name}-{version}.tar.gz"))
+    if not found:
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
+                        "--no-binary", ":all:", requirement, "-d", str(sdists)], check=True)
+        found = sorted(sdists.glob(f"{name}-{version}.tar.gz"))
+    partial = Path(tempfile.mkdtemp(prefix="unpack-", dir=cache))
+    with tarfile.open(found[0]) as archive:
+        archive.extractall(partial, filter="data")
+    tree.parent.mkdir(parents=True, exist_ok=True)
+    partial.rename(tree)
+    return _top(tree)
+
+
+def _top(tree: Path) -> Path:
+    return next(path for path in sorted(tree.iterdir()) if path.is_dir())
+
+
+# --- answers ----------------------------------------------------------------------------
+
+
+def definition_ranges(root: Path, answer: Answer) -> list[range]:
+    """The lines of every definition of ``answer.symbol`` (overloads too), decorators in."""
+    if answer.symbol is None:
+        return []
+    tree = ast.parse((root / answer.path).read_text(encoding="utf-8"))
+    level: list[ast.stmt] = list(tree.body)
+    found: list[ast.stmt] = []
+    for part in answer.symbol.split("."):
+        found = [node for node in level if isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == part]
+        if not found:
+            raise LookupError(f"{answer.symbol} is not defined in {answer.path}")
+        level = [child for node in found for child in getattr(node, "body", [])]
+    out = []
+    for node in found:
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        out.append(range(first, (node.end_lineno or node.lineno) + 1))
+    return out
+
+
+def file_rank(paths: Sequence[str], answers: Iterable[Answer]) -> int | None:
+    """Rank of the first answer file among the distinct files of ``paths``."""
+    wanted = {answer.path for answer in answers}
+    seen: list[str] = []
+    for path in paths:
+        if path not in seen:
+            seen.append(path)
+            if path in wanted:
+                return len(seen) if len(seen) <= CUTOFF else None
+        if len(seen) >= CUTOFF:
+            break
+    return None
+
+
+def definition_rank(hits: Sequence[tuple[str, int | None, str | None]], root: Path,
+                    answers: Sequence[Answer]) -> int | None:
+    """Rank of the first hit inside (or naming) an answer definition, among the first ten."""
+    ranges = {answer: definition_ranges(root, answer) for answer in answers}
+    for rank, (path, line, symbol) in enumerate(hits[:CUTOFF], 1):
+        for answer, spans in ranges.items():
+            if path != answer.path:
+                continue
+            if answer.symbol is None or (line is not None and any(line in s for s in spans)) \
+                    or (symbol is not None and symbol.endswith(answer.symbol)):
+                return rank
+    return None
+
+
+# --- the arms ---------------------------------------------------------------------------
+
+
+def query_words(query: str) -> list[str]:
+    words = [word.lower() for word in re.findall(r"[A-Za-z0-9_]+", query)]
+    kept = [word for word in words if len(word) >= 3 and word not in STOP_WORDS]
+    return list(dict.fromkeys(kept or words))
+
+
+def rg_binary() -> str | None:
+    beside = Path(sys.executable).with_name("rg")
+    return str(beside) if beside.exists() else shutil.which("rg")
+
+
+def rg_counts(rg: str, root: Path, word: str) -> dict[str, int]:
+    """Matching lines per file for ``word`` (rg -c -i -F, its defaults otherwise)."""
+    done = subprocess.run([rg, "-c", "-i", "-F", "--no-messages", "--", word, "."], cwd=root,
+                          capture_output=True, text=True, check=False)
+    counts = {}
+    for line in done.stdout.splitlines():
+        path, _, count = line.rpartition(":")
+        counts[path.removeprefix("./")] = int(count)
+    return counts
+
+
+def ranked_files(counts: dict[str, int]) -> list[str]:
+    return sorted(counts, key=lambda path: (-counts[path], path))
+
+
+def rg_arms(rg: str, root: Path, query: Query) -> tuple[int | None, int | None]:
+    """(rank by all words' counts, best rank by one word's count)."""
+    total: dict[str, int] = {}
+    best: int | None = None
+    for word in query_words(query.query):
+        counts = rg_counts(rg, root, word)
+        for path, count in counts.items():
+            total[path] = total.get(path, 0) + count
+        rank = file_rank(ranked_files(counts), query.answers)
+        if rank is not None and (best is None or rank < best):
+            best = rank
+    return file_rank(ranked_files(total), query.answers), best
+
+
+def open_sari(root: Path) -> Any:
+    """A kernel over ``root`` with the default policies, its index built."""
+    from sari_aggregation import AggregationPlugin
+    from sari_budget import BudgetPlugin
+    from sari_core import Kernel
+    from sari_core.engine import Workspace
+    from sari_refgate import RefgatePlugin
+    from sari_relevance import RelevancePlugin
+
+    policies = [BudgetPlugin(), RelevancePlugin(), AggregationPlugin(), RefgatePlugin()]
+    workspace = Workspace([root], watch=False)
+    workspace.ensure_index(progress=False)
+    return Kernel(workspace, plugins=policies, load_entry_points=False,
+                  analytics_sinks=[])
+
+
+def sari_hits(kernel: Any, query: str) -> tuple[list[tuple[str, int | None, str | None]], int]:
+    """(path, line, enclosing definition) per match, and the answer's size in tokens."""
+    from sari_core.costmodel import tokens
+
+    body = kernel.execute_search({"query": query})
+    hits = [(match["path"], match.get("line"), match.get("scope") or match.get("symbol"))
+            for match in body.get("matches", [])]
+    return hits, tokens(json.dumps(body))
+
+
+# --- the run ----------------------------------------------------------------------------
+
+
+@dataclass
+class Figures:
+    ranks: dict[str, Ranks] = field(default_factory=lambda: {arm: Ranks() for arm in
+                                                             (*ARMS, "sari definition")})
+    latency_ms: list[float] = field(default_factory=list)
+    answer_tokens: dict[str, list[int]] = field(default_factory=dict)
+    empty: dict[str, int] = field(default_factory=dict)
+
+
+def measure(corpora: dict[str, Path], queries: Sequence[Query], verbose: bool,
+            repeat: int = 3) -> Figures:
+    figures = Figures()
+    rg = rg_binary()
+    if rg is None:
+        print("ripgrep (rg) not found: the ripgrep arms score nothing (pip install ripgrep)")
+    for name, root in corpora.items():
+        mine = [query for query in queries if query.corpus == name]
+        kernel = open_sari(root)
+        try:
+            for query in mine:  # warm: every query once before timing
+                sari_hits(kernel, query.query)
+            for query in mine:
+                timings = []
+                for _ in range(repeat):
+                    started = time.perf_counter()
+                    hits, size = sari_hits(kernel, query.query)
+                    timings.append((time.perf_counter() - started) * 1000)
+                figures.latency_ms.append(statistics.median(timings))
+                figures.answer_tokens.setdefault(query.kind, []).append(size)
+                if not hits:
+                    figures.empty[query.kind] = figures.empty.get(query.kind, 0) + 1
+                sari = file_rank([hit[0] for hit in hits], query.answers)
+                defined = definition_rank(hits, root, query.answers)
+                words, best = rg_arms(rg, root, query) if rg else (None, None)
+                for arm, rank in (("sari", sari), ("sari definition", defined),
+                                  ("rg words", words), ("rg best word", best)):
+                    figures.ranks[arm].add(query.kind, rank)
+                if verbose:
+                    print(f"  {name:<9}{query.kind:<11}{_cell(sari):>5}{_cell(defined):>5}"
+                          f"{_cell(words):>5}{_cell(best):>5}  {query.query}")
+        finally:
+            kernel.close()
+    return figures
+
+
+def _cell(rank: int | None) -> str:
+    return str(rank) if rank else "-"
+
+
+def report(figures: Figures, kinds: Sequence[str]) -> list[tuple[str, bool]]:
+    print(f"\n{'kind':<11}{'arm':<17}{'MRR@10':>8}{'hit@1':>8}{'hit@5':>8}")
+    for kind in kinds:
+        for arm in ("sari", "sari definition", "rg words", "rg best word"):
+            ranks = figures.ranks[arm]
+            count = len(ranks.by_kind.get(kind, []))
+            print(f"{kind:<11}{arm:<17}{ranks.mrr(kind):>8.3f}{ranks.hit(kind, 1):>8.3f}"
+                  f"{ranks.hit(kind, 5):>8.3f}  (n={count})")
+    for kind in kinds:
+        sizes = figures.answer_tokens.get(kind, [])
+        if sizes:
+            print(f"sari answers, {kind}: median {statistics.median(sizes):.0f} tokens, "
+                  f"{figures.empty.get(kind, 0)} of {len(sizes)} with no match")
+    p50 = statistics.median(figures.latency_ms) if figures.latency_ms else 0.0
+    slowest = max(figures.latency_ms, default=0.0)
+    print(f"sari p50 latency warm: {p50:.1f} ms (slowest {slowest:.0f} ms)")
+    sari = figures.ranks["sari"]
+    peer = figures.ranks["rg words"].mrr("concept")
+    oracle = figures.ranks["rg best word"].mrr("concept")
+    ratio = sari.mrr("concept") / peer if peer else float("inf")
+    print(f"concept MRR@10 sari/rg words: {ratio:.2f}x; sari/rg best word (an oracle): "
+          f"{sari.mrr('concept') / oracle if oracle else float('inf'):.2f}x")
+    return [
+        (f"concept MRR@10 >= {TARGET_CONCEPT_MRR}", sari.mrr("concept") >= TARGET_CONCEPT_MRR),
+        (f"concept MRR@10 >= {TARGET_CONCEPT_OVER_RG}x rg words'", ratio >= TARGET_CONCEPT_OVER_RG),
+        (f"identifier MRR@10 >= {TARGET_IDENTIFIER_MRR}",
+         sari.mrr("identifier") >= TARGET_IDENTIFIER_MRR),
+        (f"p50 <= {TARGET_P50_MS:.0f} ms warm", p50 <= TARGET_P50_MS),
+    ]
+
+
+SMOKE_FILES = {
+    "CHANGES.rst": "Redirects are followed now.\nRedirect handling fixed.\n",
+    "pkg/session.py": ('class Session:\n    def follow_redirects(self, response):\n'
+                       '        """Follow the redirects of a response."""\n'
+                       '        return response.next\n'),
+    "pkg/env.py": ('import os\n\n\ndef value_from_envvar(name):\n'
+                   '    return os.environ.get(name)\n'),
+}
+SMOKE_QUERIES = (
+    Query("smoke", "concept", "where are redirects followed",
+          (Answer("pkg/session.py", "Session.follow_redirects"),)),
+    Query("smoke", "concept", "read a value from an environment variable",
+          (Answer("pkg/env.py", "value_from_envvar"),)),
+    Query("smoke", "identifier", "value_from_envvar", (Answer("pkg/env.py", "value_from_envvar"),)),
+)
+
+
+def run(corpora: dict[str, Path], queries: Sequence[Query], verbose: bool) -> int:
+    kinds = list(dict.fromkeys(query.kind for query in queries))
+    if verbose:
+        print(f"  {'corpus':<9}{'kind':<11}{'sari':>5}{'def':>5}{'rgw':>5}{'rg1':>5}  query")
+    checks = report(measure(corpora, queries, verbose), kinds)
+    print("\ntargets:")
+    for label, ok in checks:
+        print(f"  {'PASS' if ok else 'FAIL'}  {label}")
+    return 0 if all(ok for _, ok in checks) else 1
+
+
+def main(argv: Sequence[str] | None = None, printer: Callable[..., None] = print) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--cache", type=Path, default=Path(os.environ.get(
+        "SARI_BENCH_CACHE", Path.home() / ".cache" / "sari-bench")))
+    parser.add_argument("--verbose", action="store_true", help="print every query's ranks")
+    parser.add_argument("--smoke", action="store_true", help="a tiny generated tree (CI)")
+    args = parser.parse_args(argv)
+    with scratch_folders():
+        if args.smoke:
+            with tempfile.TemporaryDirectory(prefix="sari-quality-") as temp:
+                root = Path(temp).resolve()
+                for name, text in SMOKE_FILES.items():
+                    (root / name).parent.mkdir(parents=True, exist_ok=True)
+                    (root / name).write_text(text, encoding="utf-8")
+                run({"smoke": root}, SMOKE_QUERIES, args.verbose)
+                return 0  # the smoke run checks the bench works, not the targets
+        requirements, queries = load_queries()
+        corpora = {name: corpus_root(requirement, args.cache.expanduser())
+                   for name, requirement in requirements.items()}
+        for name, root in corpora.items():
+            printer(f"{name}: {requirements[name]} at {root}")
+        return run(corpora, queries, args.verbose)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

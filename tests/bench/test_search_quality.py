@@ -1,0 +1,43 @@
+"""``bench/search_quality.py``: its smoke run works, and it scores ranks as it says."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from bench_modules import load_bench
+
+quality = load_bench("search_quality")
+
+
+def test_the_smoke_run_prints_every_arm_and_the_targets(capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    for policy in ("sari_budget", "sari_relevance", "sari_aggregation", "sari_refgate"):
+        pytest.importorskip(policy, reason="the bench runs the default policies")
+    assert quality.main(["--smoke"]) == 0
+    out = capsys.readouterr().out
+    for label in ("sari definition", "rg words", "rg best word", "p50 latency", "targets:"):
+        assert label in out
+
+
+def test_the_file_rank_counts_distinct_files_and_stops_at_ten() -> None:
+    answers = (quality.Answer("b.py"),)
+    assert quality.file_rank(["a.py", "a.py", "b.py"], answers) == 2
+    assert quality.file_rank([f"{n}.py" for n in range(10)] + ["b.py"], answers) is None
+
+
+def test_a_hit_counts_for_a_definition_when_it_lies_inside_it(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("class A:\n    @staticmethod\n    def f():\n"
+                                   "        return 1\n\n\ndef g():\n    pass\n", encoding="utf-8")
+    answers = [quality.Answer("m.py", "A.f")]
+    assert quality.definition_rank([("m.py", 7, None), ("m.py", 2, None)], tmp_path,
+                                   answers) == 2
+    assert quality.definition_rank([("m.py", 7, None)], tmp_path, answers) is None
+
+
+def test_every_written_answer_names_a_definition_of_its_sdist() -> None:
+    corpora, queries = quality.load_queries()
+    kinds = {query.kind for query in queries}
+    assert {"concept", "identifier"} <= kinds and set(corpora) >= {q.corpus for q in queries}
+    assert sum(query.kind == "concept" for query in queries) >= 40
+    assert sum(query.kind == "identifier" for query in queries) >= 20
