@@ -23,7 +23,7 @@ from sari_core.engine.paths import PathGuard
 from sari_core.engine.progress import Progress
 from sari_core.engine.store import FileRow, IndexStore
 from sari_core.engine.symbol_jobs import SymbolJobs
-from sari_core.engine.symbols import SymbolRow, extract
+from sari_core.engine.symbols import SymbolRow, extract, supported
 from sari_core.engine.textfile import (
     BINARY_SNIFF_BYTES,
     MAX_INDEX_BYTES,
@@ -146,7 +146,7 @@ class Indexer:
                 seen.add(key)
                 row = known.get(key)
                 if row is not None and row.size == entry.size and row.mtime_ns == entry.mtime_ns \
-                        and row.checked_ns - row.mtime_ns >= RACY_NS:
+                        and row.checked_ns - row.mtime_ns >= RACY_NS and not row.symbols_pending:
                     stats.unchanged += 1
                     continue
                 todo.append((key, entry))
@@ -201,7 +201,8 @@ class Indexer:
                        digests: dict[int, str]) -> None:
         for file_id, symbols in results:
             # The file may have been re-indexed since it was parsed (a change seen meanwhile).
-            if symbols and self.store.hash_of(conn, file_id) == digests.pop(file_id, None):
+            # No symbols is an answer too: storing it clears the file's pending mark.
+            if self.store.hash_of(conn, file_id) == digests.pop(file_id, None):
                 self.store.put_symbols(conn, file_id, symbols)
 
     # --- one file -----------------------------------------------------------------
@@ -221,26 +222,35 @@ class Indexer:
         if row is not None and row.hash == content.digest:
             self.store.touch_file(conn, row.id, content.size, mtime_ns, now)
             stats.unchanged += 1
+            if row.symbols_pending:  # text stored, symbols never were: a build was killed
+                self._parse(conn, row.id, row.language, content, jobs, digests)
             return None
         old_text = self.store.text_of(row.id, conn) if row is not None and row.kind == "text" \
             else None
         language = language_of(rel)
+        parsed = content.kind == "text" and supported(language)
         file_id = self.store.put_file(conn, row, root_index, rel, content.size, mtime_ns,
                                       content.digest, language, content.kind, content.text,
-                                      content.encoding, now)
+                                      content.encoding, now, symbols_pending=parsed)
         stats.indexed += 1
         if content.kind == "text":
             stats.bytes_indexed += len(data)
-            if jobs is not None:
-                digests[file_id] = content.digest
-                jobs.add(file_id, language, data)
-            else:
-                self.store.put_symbols(conn, file_id, extract(language, data))
+        if parsed:
+            self._parse(conn, file_id, language, content, jobs, digests)
         wanted = report_changed if row is not None else report_new
         if wanted and (old_text is not None or content.text is not None):
             return FileChange(path=self.guard.display(root_index, rel), abs_path=abs_path,
                               old_text=old_text, new_text=content.text)
         return None
+
+    def _parse(self, conn: sqlite3.Connection, file_id: int, language: str | None,
+               content: _Content, jobs: SymbolJobs | None, digests: dict[int, str]) -> None:
+        """Extract a file's symbols: in a worker (stored by a later batch) or right here."""
+        if jobs is not None and supported(language):
+            digests[file_id] = content.digest
+            jobs.add(file_id, language, content.data)
+        else:
+            self.store.put_symbols(conn, file_id, extract(language, content.data))
 
     def _delete(self, conn: sqlite3.Connection, row: FileRow, report: bool
                 ) -> FileChange | None:

@@ -10,6 +10,7 @@ name's letters (``username`` in ``getUserName``).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Literal
 
 MatchMode = Literal["exact", "prefix", "fuzzy"]
@@ -25,6 +26,12 @@ def words(name: str) -> list[str]:
 def folded(name: str) -> str:
     """The name without case or word separators (what ``exact`` and ``prefix`` compare)."""
     return "".join(words(name))
+
+
+@lru_cache(maxsize=65536)
+def folded_name(name: str) -> str:
+    """:func:`folded`, cached: the indexer folds every symbol it stores, and names repeat."""
+    return folded(name)
 
 
 def matches(query: str, name: str, mode: MatchMode) -> bool:

@@ -23,7 +23,7 @@ from sari_core.locations import cache_dir, private_file
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 6  # 6: a reference row per line using the name, not per file
+SCHEMA_VERSION = 7  # 7: files.symbols_pending (healing), symbols.folded (name index)
 BUSY_TIMEOUT_MS = 30_000
 
 DDL = """
@@ -41,6 +41,9 @@ CREATE TABLE IF NOT EXISTS files (
     lines INTEGER NOT NULL DEFAULT 0,
     encoding TEXT,
     checked_ns INTEGER NOT NULL, -- when this row was last compared with the disk
+    -- 1 until the file's symbols are stored: a build killed before that leaves the row
+    -- marked, and the next refresh indexes the file again (the index heals).
+    symbols_pending INTEGER NOT NULL DEFAULT 0,
     UNIQUE (root, path)
 );
 -- The text of every text file; rowid = files.id. A plain table, not the FTS table's
@@ -53,12 +56,16 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
 CREATE TABLE IF NOT EXISTS symbols (
     file_id INTEGER NOT NULL,
     name TEXT NOT NULL,
+    folded TEXT NOT NULL,        -- the name without case or word separators (engine.names)
     kind TEXT NOT NULL,
     is_def INTEGER NOT NULL,
     line INTEGER NOT NULL,
     end_line INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS symbols_name ON symbols (name COLLATE NOCASE, is_def);
+-- Exact and prefix symbol search are range scans of this index, not a scan of every row.
+CREATE INDEX IF NOT EXISTS symbols_folded ON symbols (folded, is_def);
+CREATE INDEX IF NOT EXISTS files_pending ON files (symbols_pending) WHERE symbols_pending;
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols (file_id);
 """
 

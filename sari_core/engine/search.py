@@ -27,7 +27,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from sari_core.engine.names import MatchMode, like_pattern
+from sari_core.engine.names import MatchMode, folded, like_pattern
 from sari_core.engine.names import matches as name_matches
 from sari_core.engine.names import rank as name_rank
 from sari_core.engine.paths import PathGuard
@@ -293,8 +293,15 @@ class Searcher:
                               ) -> list[SymbolHit]:
         """Definitions whose name matches ``name`` under ``mode`` (see engine.names); fuzzy
         also takes every name containing ``name`` as typed."""
-        rows = self.store.symbols("s.is_def = 1 AND s.name LIKE ? ESCAPE '\\'",
-                                  (like_pattern(name, mode),), limit=5000)
+        wanted = folded(name)
+        if mode == "fuzzy" or not wanted:
+            rows = self.store.symbols("s.is_def = 1 AND s.name LIKE ? ESCAPE '\\'",
+                                      (like_pattern(name, mode),), limit=5000)
+        elif mode == "exact":  # one lookup in the folded-name index
+            rows = self.store.symbols("s.folded = ? AND s.is_def = 1", (wanted,), limit=5000)
+        else:  # a prefix is a range of the folded-name index (folded names are ASCII)
+            rows = self.store.symbols("s.folded >= ? AND s.folded < ? AND s.is_def = 1",
+                                      (wanted, wanted + "\x7f"), limit=5000)
         lowered = name.lower()
         rows = [row for row in rows if name_matches(name, row.name, mode)
                 or (mode == "fuzzy" and lowered in row.name.lower())]

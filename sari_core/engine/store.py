@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sari_core.engine.names import folded_name
 from sari_core.engine.schema import connect, open_index
 from sari_core.engine.symbols import SymbolRow
 
@@ -35,16 +36,17 @@ class FileRow:
     lines: int
     encoding: str | None
     checked_ns: int
+    symbols_pending: bool = False  # its symbols are not stored yet (a build was cut short)
 
 
 FILE_COLUMNS = ("id, root, path, size, mtime_ns, hash, language, kind, ascii, lines, encoding, "
-                "checked_ns")
+                "checked_ns, symbols_pending")
 
 
 def _file(row: Sequence[Any]) -> FileRow:
     return FileRow(int(row[0]), int(row[1]), str(row[2]), int(row[3]), int(row[4]),
                    str(row[5]), row[6], str(row[7]), bool(row[8]), int(row[9]), row[10],
-                   int(row[11]))
+                   int(row[11]), bool(row[12]))
 
 
 @dataclass(frozen=True)
@@ -211,22 +213,29 @@ class IndexStore:
 
     def put_file(self, conn: sqlite3.Connection, previous: FileRow | None, root: int, path: str,
                  size: int, mtime_ns: int, digest: str, language: str | None, kind: str,
-                 text: str | None, encoding: str | None, checked_ns: int) -> int:
-        """Insert or replace one file's row, its text and (by clearing) its symbols."""
+                 text: str | None, encoding: str | None, checked_ns: int,
+                 symbols_pending: bool = False) -> int:
+        """Insert or replace one file's row, its text and (by clearing) its symbols.
+
+        :param symbols_pending: the file's symbols come later (:meth:`put_symbols` clears
+            the mark); until then a refresh treats the file as changed.
+        """
         values = (size, mtime_ns, digest, language, kind, int(bool(text is not None
                                                                     and text.isascii())),
                   text.count("\n") + (1 if text and not text.endswith("\n") else 0)
-                  if text else 0, encoding, checked_ns)
+                  if text else 0, encoding, checked_ns, int(symbols_pending))
         if previous is None:
             cursor = conn.execute(
                 "INSERT INTO files (size, mtime_ns, hash, language, kind, ascii, lines, encoding,"
-                " checked_ns, root, path) VALUES (?,?,?,?,?,?,?,?,?,?,?)", (*values, root, path))
+                " checked_ns, symbols_pending, root, path) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (*values, root, path))
             file_id = int(cursor.lastrowid or 0)
         else:
             file_id = previous.id
             conn.execute(
                 "UPDATE files SET size=?, mtime_ns=?, hash=?, language=?, kind=?, ascii=?, "
-                "lines=?, encoding=?, checked_ns=? WHERE id = ?", (*values, file_id))
+                "lines=?, encoding=?, checked_ns=?, symbols_pending=? WHERE id = ?",
+                (*values, file_id))
             if previous.kind == "text":
                 self._delete_text(conn, file_id)
             conn.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
@@ -256,9 +265,18 @@ class IndexStore:
 
     def put_symbols(self, conn: sqlite3.Connection, file_id: int,
                     symbols: Iterable[SymbolRow]) -> None:
+        """Store a file's symbols (none is an answer too) and clear its pending mark."""
         conn.executemany(
-            "INSERT INTO symbols (file_id, name, kind, is_def, line, end_line) "
-            "VALUES (?,?,?,?,?,?)", ((file_id, *row) for row in symbols))
+            "INSERT INTO symbols (file_id, name, folded, kind, is_def, line, end_line) "
+            "VALUES (?,?,?,?,?,?,?)",
+            ((file_id, row[0], folded_name(row[0]), *row[1:]) for row in symbols))
+        conn.execute("UPDATE files SET symbols_pending = 0 WHERE id = ? AND symbols_pending",
+                     (file_id,))
+
+    def pending_symbols(self) -> int:
+        """How many files still wait for their symbols (0 once a build completed)."""
+        return int(self.reader.execute(
+            "SELECT count(*) FROM files WHERE symbols_pending").fetchone()[0])
 
     # --- queries --------------------------------------------------------------------
 
