@@ -369,7 +369,7 @@ def read_arguments(step: Any, path: str, wanted: range) -> dict[str, Any]:
     if isinstance(step, ReadFile):
         arguments: dict[str, Any] = {"mode": "file", "target": path}
         if step.offset is not None:
-            arguments["offset"] = step.offset
+            arguments["offset"] = step.offset + 1  # a step skips lines; offset is the first shown
         if step.limit is not None:
             arguments["limit"] = step.limit
         return arguments
@@ -429,7 +429,7 @@ def _page_holds(arguments: dict[str, Any], line: int) -> bool:
     if arguments.get("mode") == "outline":
         return False  # an outline names lines, it delivers none
     if "offset" in arguments:
-        first = arguments["offset"] + 1
+        first = max(arguments["offset"], 1)
         last = first + arguments.get("limit", 300) - 1
     else:
         first = arguments.get("start_line", 1)

@@ -62,7 +62,7 @@ class DiskEngine(StubEngine):
     def read(self, call: ReadCall) -> ReadResult:
         text = (self.roots[0] / call.target).read_text(encoding="utf-8")
         lines = text.splitlines(keepends=True)
-        start = (call.offset or 0) + 1
+        start = call.skipped_lines + 1
         end = min(len(lines), start + (call.limit or 40) - 1)
         return ReadResult(path=call.target, text="".join(lines[start - 1:end]),
                           start_line=start, end_line=end, total_lines=len(lines),
@@ -85,7 +85,7 @@ ENGINES: dict[str, Callable[[], Any]] = {
 def read_block(kernel: Kernel, count: int, out: list[float], gap: float = 0.0) -> None:
     """``count`` reads back to back, or with ``gap`` seconds of idle time between them."""
     for number in range(count):
-        args = {"mode": "file", "target": TARGETS[number % len(TARGETS)], "offset": 10,
+        args = {"mode": "file", "target": TARGETS[number % len(TARGETS)], "offset": 11,
                 "limit": 40, "session_id": "bench"}
         started = time.perf_counter()
         kernel.execute_read(args)

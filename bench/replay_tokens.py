@@ -217,7 +217,7 @@ def _page_holds(arguments: dict[str, Any], line: int) -> bool:
     """Does a continuation read's next page (at most 300 lines) start close enough to hold it?"""
     if arguments.get("mode") == "outline":
         return False  # an outline names lines, it delivers none
-    first = arguments["offset"] + 1 if "offset" in arguments else arguments.get("start_line", 1)
+    first = max(arguments["offset"], 1) if "offset" in arguments else arguments.get("start_line", 1)
     return first <= line < first + 300
 
 

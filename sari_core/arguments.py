@@ -131,9 +131,9 @@ def parse_read(args: Mapping[str, Any], entrypoint: str = "read") -> ReadCall:
         if owner != mode:
             raise _invalid(f"{key} is only valid for mode='{owner}'. Remove it or switch mode.",
                            hint=f"Call read with mode='{owner}' to use {key}.")
-    for key in ("offset",):
-        if key in values and isinstance(values[key], int) and values[key] < 0:
-            raise _invalid(f"{key} must be >= 0.", hint="Lines are counted from offset 0.")
+    if isinstance(values.get("offset"), int) and values["offset"] < 0:
+        raise _invalid("offset must be >= 1: the first line to show, counted from 1.",
+                       hint="Leave offset out to read from the first line.")
     for key in ("limit", "start_line", "end_line", "max_preview_chars"):
         if key in values and isinstance(values[key], int) and values[key] < 1:
             raise _invalid(f"{key} must be >= 1.", hint="Lines are numbered from 1.")

@@ -47,8 +47,10 @@ class ReadCall(BaseModel):
 
     mode: ReadMode
     target: str
+    # As in Claude Code's Read: the first line shown, counted from 1 within what the mode
+    # selects (the file, the symbol's lines, the snippet, the diff); 0 reads from the start.
     offset: int | None = None
-    limit: int | None = None
+    limit: int | None = None  # how many lines, from offset
     preview_mode: Literal["none", "snippet"] = "snippet"
     max_preview_chars: int | None = None
     # symbol
@@ -66,6 +68,11 @@ class ReadCall(BaseModel):
     session_id: str | None = None
     # which tool the client called (``read`` or a deprecated wrapper)
     entrypoint: str = "read"
+
+    @property
+    def skipped_lines(self) -> int:
+        """How many lines of the mode's range come before ``offset``."""
+        return max((self.offset or 0) - 1, 0)
 
 
 class ReadResult(BaseModel):

@@ -1,12 +1,13 @@
 """The four read modes: ``file``, ``symbol``, ``snippet`` and ``diff_preview``.
 
-Every mode selects a range of lines, then the same window applies: ``offset``
-skips lines of that range, ``limit`` caps how many are returned, and
+Every mode selects a range of lines, then the same window applies: ``offset`` is
+the first line of that range shown (counted from 1, as Claude Code's Read counts a
+file's lines; 0 is the start too), ``limit`` caps how many are returned, and
 ``max_preview_chars`` is a hard cap on the characters returned. A read within
 its limits is returned whole (``truncated`` and ``preview_degraded`` false); when
 the character cap cuts lines ``truncated`` is true, and when it has to cut inside
-a line ``preview_degraded`` is true too. ``meta.next_offset`` says where the
-next page starts when lines remain.
+a line ``preview_degraded`` is true too. ``meta.next_offset`` is the ``offset``
+of the next page when lines remain.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ class Window:
 
 def window(lines: list[str], first: int, last: int, call: ReadCall) -> Window:
     """Lines ``first..last`` (1-based, inclusive) after offset, limit and the char cap."""
-    start = first + (call.offset or 0)
+    start = first + call.skipped_lines
     asked = last if call.limit is None else min(last, start + call.limit - 1)
     stop = asked
     cap, numbered = _cap(call)
@@ -75,7 +76,7 @@ def window(lines: list[str], first: int, last: int, call: ReadCall) -> Window:
         text, end, degraded = _capped(lines, start, stop, cap, numbered)
     truncated = end < asked or degraded
     remaining = end < last
-    next_offset = end - first + 1 if remaining else None
+    next_offset = end - first + 2 if remaining else None  # the next line, counted from 1
     return Window(text, start, end, truncated, degraded, next_offset)
 
 
@@ -148,7 +149,7 @@ class Reader:
         if size > HARD_READ_BYTES and not whole_file:
             return self._streamed(target, fd, call)
         text = self._load(target, whole_file, fd)
-        if call.mode == "file" and not call.offset and call.limit is None:
+        if call.mode == "file" and not call.skipped_lines and call.limit is None:
             whole = _whole_file(text.text, call)
             if whole is not None:  # the window of every line, without splitting them
                 return self._result(target, text, whole, count_lines(text.text), {})
@@ -166,11 +167,14 @@ class Reader:
             needed = last
         else:
             first, last = 1, total
-            if call.offset and call.offset >= total > 0:
+            if call.skipped_lines >= total > 0:
                 raise SariError(ErrorCode.INVALID_ARGS, f"offset {call.offset} is past the end "
                                 f"of {target.display!r} ({total} lines).",
-                                f"Use an offset below {total}.")
-            needed = last if call.limit is None else min(last, (call.offset or 0) + call.limit)
+                                f"Use an offset from 1 to {total}: the first line to show.",
+                                [NextCall(tool="read", arguments={
+                                    "mode": call.mode, "target": call.target,
+                                    "offset": max(total - 19, 1)})])
+            needed = last if call.limit is None else min(last, call.skipped_lines + call.limit)
         # The window never looks past line `needed`: the lines after it are not split.
         lines = head_lines(text.text, needed)
         return self._result(target, text, window(lines, first, last, call), total, {})
@@ -195,8 +199,8 @@ class Reader:
             needed = (call.end_line or start) + (call.context_lines or 0)
             begin = first
         else:
-            first, begin = 1, 1 + (call.offset or 0)
-            needed = (call.offset or 0) + (call.limit or 0)
+            first, begin = 1, 1 + call.skipped_lines
+            needed = call.skipped_lines + (call.limit or 0)
         part = stream_range(fd, target.display, begin, needed)
         total = part.total_lines
         if call.mode == "snippet" and start > max(total, 1):
@@ -212,7 +216,7 @@ class Reader:
         more = end_line < last
         text = TextFile(b"", "", part.encoding, part.hash)
         result = Window(shown.text, start_line, end_line, shown.truncated or more,
-                        shown.degraded, end_line - first + 1 if more else None)
+                        shown.degraded, end_line - first + 2 if more else None)
         return self._result(target, text, result, total, {"streamed": True})
 
     def _result(self, target: ResolvedPath, text: TextFile, shown: Window, total_lines: int,

@@ -3,8 +3,8 @@
 The rules (the documentation repeats them):
 
 * ``Read(file_path, offset, limit)`` is ``read(mode="file", target=<path relative to the
-  session's folder>)``; Claude Code's ``offset`` is the first line (1-based), Sari's the
-  lines to skip, so ``offset - 1``; ``limit`` is kept.
+  session's folder>)``; ``offset`` (the first line shown, from 1, in both) and ``limit`` are
+  kept.
 * ``Grep(pattern, path, glob, -i, head_limit)`` is ``search(kind="regex", query=pattern)``,
   limited to ``path`` and ``glob`` by ``path_glob``, case-insensitive with ``-i``, with
   ``limit = head_limit`` (at most 50).
@@ -86,7 +86,7 @@ def _read(call: RecordedCall, cwd: str | None, refs: dict[str, str]) -> SariCall
     arguments: dict[str, Any] = {"mode": "file", "target": target}
     offset = call.input.get("offset")
     if isinstance(offset, int) and offset > 1:
-        arguments["offset"] = offset - 1
+        arguments["offset"] = offset
     limit = call.input.get("limit")
     if isinstance(limit, int) and limit > 0:
         arguments["limit"] = limit

@@ -129,7 +129,7 @@ def test_with_the_budget_trimming_every_delivered_line_rebuilds(tmp_path: Path) 
         ({"mode": "file", "target": BIG}, 599),
         ({"mode": "snippet", "target": BIG, "start_line": 250, "end_line": 700}, 451),
         # 591-599 and 600-700 are two references (items 2 and 3), then 701-998 verbatim.
-        ({"mode": "file", "target": BIG, "offset": 590}, 408),
+        ({"mode": "file", "target": BIG, "offset": 591}, 408),
     ]
     for step, expected_lines in steps:
         response = policed.execute_read(step)

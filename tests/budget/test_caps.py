@@ -42,7 +42,7 @@ def test_a_read_over_the_line_cap_is_trimmed_to_it(make_kernel) -> None:
     assert block["reason_codes"] == ["PREVIEW_DEGRADED"]
     assert "max_single_read_lines=300" in block["warnings"][0]
     assert block["next_calls"] == [{"tool": "read", "arguments": {
-        "mode": "file", "target": BIG, "offset": 300}}]
+        "mode": "file", "target": BIG, "offset": 301}}]
 
 
 def test_following_the_continuations_delivers_every_line_once(make_kernel) -> None:
@@ -65,7 +65,7 @@ def test_a_read_that_names_its_range_is_served_whole_up_to_the_range_cap(make_ke
                                    "end_line": 550})
     assert snippet["text"] == "".join(split_lines(FILES[BIG])[100:550])
     assert stabilization(snippet)["reason_codes"] == []
-    paged = kernel.execute_read({"mode": "file", "target": BIG, "offset": 10, "limit": 500})
+    paged = kernel.execute_read({"mode": "file", "target": BIG, "offset": 11, "limit": 500})
     assert (paged["meta"]["start_line"], paged["meta"]["end_line"]) == (11, 510)
     whole = kernel.execute_read({"mode": "file", "target": BIG})  # no range named: 300
     assert whole["meta"]["end_line"] == 300
@@ -85,10 +85,10 @@ def test_a_snippet_over_the_line_cap_continues_as_a_snippet(make_kernel) -> None
 
 def test_a_paged_read_continues_to_its_own_end(make_kernel) -> None:
     kernel = make_kernel(settings=RANGE_CAP_300)
-    response = kernel.execute_read({"mode": "file", "target": BIG, "offset": 10, "limit": 500})
+    response = kernel.execute_read({"mode": "file", "target": BIG, "offset": 11, "limit": 500})
     assert response["meta"]["end_line"] == 310
     assert stabilization(response)["next_calls"] == [{"tool": "read", "arguments": {
-        "mode": "file", "target": BIG, "offset": 310, "limit": 200}}]
+        "mode": "file", "target": BIG, "offset": 311, "limit": 200}}]
 
 
 def test_a_read_over_the_character_cap_is_cut_at_a_line_end(make_kernel) -> None:
@@ -103,7 +103,7 @@ def test_a_read_over_the_character_cap_is_cut_at_a_line_end(make_kernel) -> None
     assert block["reason_codes"] == ["PREVIEW_DEGRADED"]
     assert "max_preview_chars=12000" in block["warnings"][0]
     kept = text.count("\n")
-    assert block["next_calls"][0]["arguments"]["offset"] == kept
+    assert block["next_calls"][0]["arguments"]["offset"] == kept + 1
 
 
 def test_a_smaller_max_preview_chars_argument_wins(make_kernel) -> None:
@@ -183,7 +183,7 @@ def test_a_capped_whole_file_read_shows_the_matched_definition_whole(make_kernel
     cut = short.execute_read({"mode": "file", "target": LONG_DEF})
     assert (cut["meta"]["start_line"], cut["meta"]["end_line"]) == (191, 230)
     assert stabilization(cut)["next_calls"][0]["arguments"] == {
-        "mode": "file", "target": LONG_DEF, "offset": 230, "limit": 40}
+        "mode": "file", "target": LONG_DEF, "offset": 231, "limit": 40}
 
 
 def test_a_matched_definition_longer_than_one_read_still_comes_whole(make_kernel) -> None:

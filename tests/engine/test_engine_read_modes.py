@@ -42,11 +42,11 @@ def test_file_pagination_with_offset_and_limit(shared_kernel: Kernel) -> None:
     lines = APP.splitlines(keepends=True)
     first = ok(read(shared_kernel, mode="file", target="src/app.py", limit=5))
     assert first["text"] == "".join(lines[:5])
-    assert first["meta"]["next_offset"] == 5 and first["meta"]["truncated"] is False
-    second = ok(read(shared_kernel, mode="file", target="src/app.py", offset=5, limit=5))
+    assert first["meta"]["next_offset"] == 6 and first["meta"]["truncated"] is False
+    second = ok(read(shared_kernel, mode="file", target="src/app.py", offset=6, limit=5))
     assert second["text"] == "".join(lines[5:10])
     assert (second["meta"]["start_line"], second["meta"]["end_line"]) == (6, 10)
-    last = ok(read(shared_kernel, mode="file", target="src/app.py", offset=10))
+    last = ok(read(shared_kernel, mode="file", target="src/app.py", offset=11))
     assert last["text"] == "".join(lines[10:]) and "next_offset" not in last["meta"]
     past = read(shared_kernel, mode="file", target="src/app.py", offset=50)
     assert past["ok"] is False and past["error"]["code"] == "INVALID_ARGS"
@@ -60,7 +60,7 @@ def test_max_preview_chars_is_a_hard_cap(shared_kernel: Kernel) -> None:
     assert response["text"] == "".join(lines[:kept])
     assert response["meta"]["truncated"] is True
     assert response["meta"]["preview_degraded"] is False  # whole lines were kept
-    assert response["meta"]["next_offset"] == kept
+    assert response["meta"]["next_offset"] == kept + 1
     tiny = ok(read(shared_kernel, mode="file", target="src/app.py", max_preview_chars=4))
     assert tiny["text"] == "impo"
     assert tiny["meta"]["truncated"] is True and tiny["meta"]["preview_degraded"] is True
@@ -73,7 +73,7 @@ def test_the_engine_result_is_filled(workspace: Workspace) -> None:
 
     from sari_core.models import ReadCall
 
-    result = workspace.read(ReadCall(mode="file", target="src/app.py", offset=2, limit=3))
+    result = workspace.read(ReadCall(mode="file", target="src/app.py", offset=3, limit=3))
     assert result.content_hash == hashlib.sha1(APP.encode()).hexdigest()
     assert (result.path, result.start_line, result.end_line, result.total_lines) == \
         ("src/app.py", 3, 5, 13)
@@ -99,7 +99,7 @@ def test_huge_files_ask_for_a_snippet(kernel: Kernel, repo: Path) -> None:
     follow = response["meta"]["stabilization"]["next_calls"][0]["arguments"]
     snippet = ok(kernel.execute_read(follow))
     assert snippet["text"].startswith("0123456789\n")
-    paged = ok(read(kernel, mode="file", target="big.txt", offset=1000, limit=2))
+    paged = ok(read(kernel, mode="file", target="big.txt", offset=1001, limit=2))
     assert paged["text"] == "0123456789\n0123456789\n"
 
 
@@ -290,7 +290,7 @@ def test_every_mode_only_argument_is_refused_elsewhere(shared_kernel: Kernel, mo
      "end_line must be >= start_line"),
     ({"mode": "diff_preview", "target": "src/app.py", "against": "HEAD~1"}, "not supported"),
     ({"mode": "file", "target": "src/app.py", "limit": 0}, "limit must be >= 1"),
-    ({"mode": "file", "target": "src/app.py", "offset": -1}, "offset must be >= 0"),
+    ({"mode": "file", "target": "src/app.py", "offset": -1}, "offset must be >= 1"),
     ({"mode": "file", "target": "src/app.py", "colour": "red"}, "not an argument of read"),
 ])
 def test_invalid_argument_combinations(kernel: Kernel, args: dict, fragment: str) -> None:
@@ -326,10 +326,31 @@ def test_a_read_with_no_cap_is_one_page_the_model_is_shown_whole(kernel: Kernel,
     first = ok(read(kernel, mode="file", target="many.py"))
     assert (first["meta"]["start_line"], first["meta"]["end_line"]) == (1, page)
     assert page > 2000 and first["text"] == "".join(lines[:page])
-    assert first["meta"]["truncated"] is True and first["meta"]["next_offset"] == page
-    rest = ok(read(kernel, mode="file", target="many.py", offset=page))
+    assert first["meta"]["truncated"] is True and first["meta"]["next_offset"] == page + 1
+    rest = ok(read(kernel, mode="file", target="many.py", offset=page + 1))
     assert rest["meta"]["start_line"] == page + 1
     asked = ok(read(kernel, mode="file", target="many.py", limit=page - 1))  # a limit is obeyed
     assert asked["meta"]["end_line"] == page - 1 and asked["meta"]["truncated"] is False
     capped = ok(read(kernel, mode="file", target="many.py", max_preview_chars=90_000))
     assert len(capped["text"]) <= 90_000 and capped["meta"]["end_line"] > page  # its own cap
+
+
+@pytest.mark.parametrize("mode_args,first_line", [
+    ({"mode": "file"}, 1),
+    ({"mode": "snippet", "start_line": 4, "end_line": 12}, 4),
+])
+def test_offset_is_the_first_line_shown_as_in_claude_codes_read(
+        shared_kernel: Kernel, mode_args: dict, first_line: int) -> None:
+    """The habit agents bring: Read(offset=N) starts at line N (of the file, or of what the
+    mode selects), limit counts lines from there; 0 and 1 both start at the top."""
+    lines = APP.splitlines(keepends=True)
+    for start in (0, 1):
+        top = ok(read(shared_kernel, target="src/app.py", offset=start, limit=2, **mode_args))
+        assert top["meta"]["start_line"] == first_line
+    page = ok(read(shared_kernel, target="src/app.py", offset=3, limit=2, **mode_args))
+    assert (page["meta"]["start_line"], page["meta"]["end_line"]) == (first_line + 2,
+                                                                        first_line + 3)
+    assert page["text"] == "".join(lines[first_line + 1:first_line + 3])
+    follow = ok(read(shared_kernel, target="src/app.py", offset=page["meta"]["next_offset"],
+                     limit=1, **mode_args))
+    assert follow["meta"]["start_line"] == first_line + 4  # the page after, no line twice

@@ -33,7 +33,7 @@ class MemoryEngine:
             start = call.start_line or 1
             end = call.end_line or start
         else:
-            start = (call.offset or 0) + 1
+            start = call.skipped_lines + 1
             end = len(lines) if call.limit is None else min(len(lines), start + call.limit - 1)
         body = "".join(lines[start - 1:end])
         return ReadResult(path=call.target, text=body, start_line=start, end_line=end,

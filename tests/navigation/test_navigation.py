@@ -86,7 +86,7 @@ def test_outline_of_a_folder_lists_every_file_with_its_symbols(kernel: Kernel) -
     assert text[0] == "shop/cart.py" and "shop/report.py" in text
     assert "  function print_report 4-6" in text
     paged = kernel.execute_read({"mode": "outline", "target": "shop", "limit": 2})
-    assert paged["text"].splitlines() == text[:2] and paged["meta"]["next_offset"] == 2
+    assert paged["text"].splitlines() == text[:2] and paged["meta"]["next_offset"] == 3
 
 
 def test_callers_name_the_enclosing_definition_and_its_lines(kernel: Kernel) -> None:

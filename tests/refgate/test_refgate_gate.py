@@ -110,13 +110,13 @@ def test_a_blind_whole_file_read_is_served_as_its_first_window(make_kernel) -> N
     kernel = make_kernel()
     response = _windowed(kernel.execute_read({"mode": "file", "target": "app/big.py"}), 1, 100)
     assert stabilization(response)["next_calls"][0] == {
-        "tool": "read", "arguments": {"mode": "file", "target": "app/big.py", "offset": 100,
+        "tool": "read", "arguments": {"mode": "file", "target": "app/big.py", "offset": 101,
                                       "limit": 100}}
     text = render(response)
     header = text.split("\n")[0]
     assert header.startswith("app/big.py lines 1-100 of 450. No search in this session returned "
                              "this file, so a read of it shows at most 100 lines.")
-    assert header.endswith('Next: read(mode="file", target="app/big.py", offset=100, '
+    assert header.endswith('Next: read(mode="file", target="app/big.py", offset=101, '
                            'limit=100)')
     _all_next_calls_succeed(kernel, response)
 
@@ -124,7 +124,7 @@ def test_a_blind_whole_file_read_is_served_as_its_first_window(make_kernel) -> N
 def test_a_blind_read_that_fits_one_window_is_served_untouched(make_kernel) -> None:
     kernel = make_kernel()
     _untouched(kernel.execute_read({"mode": "file", "target": "app/config.py"}))
-    _untouched(kernel.execute_read({"mode": "file", "target": "app/big.py", "offset": 350}))
+    _untouched(kernel.execute_read({"mode": "file", "target": "app/big.py", "offset": 351}))
 
 
 def test_a_100_line_snippet_is_served_and_101_lines_are_windowed(make_kernel) -> None:
@@ -181,12 +181,12 @@ def test_strict_windows_stay_inside_the_file(make_kernel) -> None:
     kernel = make_kernel(settings=STRICT)
     _first_match(kernel)
     file_read = _refused(kernel.execute_read({"mode": "file", "target": "app/big.py",
-                                              "offset": 100, "limit": 1000}),
+                                              "offset": 101, "limit": 1000}),
                          "SEARCH_REF_REQUIRED")
     assert "REFGATE_RANGE_TOO_WIDE" in stabilization(file_read)["reason_codes"]
     windows = [c["arguments"] for c in stabilization(file_read)["next_calls"]
                if c["tool"] == "read"]
-    assert [(w["offset"], w["limit"]) for w in windows] == [(100, 100), (200, 100), (300, 100)]
+    assert [(w["offset"], w["limit"]) for w in windows] == [(101, 100), (201, 100), (301, 100)]
     _all_next_calls_succeed(kernel, file_read)
 
 
@@ -266,7 +266,7 @@ def test_a_blind_range_wider_than_a_window_is_served_as_the_outline_of_its_lines
     from sari_refgate import RefgatePlugin
 
     kernel = make_kernel(RefgatePlugin(), files={"app/many.py": MANY})
-    response = kernel.execute_read({"mode": "file", "target": "app/many.py", "offset": 300,
+    response = kernel.execute_read({"mode": "file", "target": "app/many.py", "offset": 301,
                                     "limit": 250})
     assert stabilization(response)["reason_codes"] == ["REFGATE_READ_OUTLINED"]
     # Only the definitions that reach into lines 301-550, not the whole file's.
@@ -291,7 +291,7 @@ def test_a_wide_range_of_a_searched_file_is_read_as_asked_only_where_a_search_ma
         found = kernel.execute_search({"query": "def handler_9"})
         assert (found["matches"][0]["path"], found["matches"][0]["line"]) == ("app/many.py", 489)
         near = _untouched(kernel.execute_read({"mode": "file", "target": "app/many.py",
-                                               "offset": 450, "limit": 150}))
+                                               "offset": 451, "limit": 150}))
         assert (near["meta"]["start_line"], near["meta"]["end_line"]) == (451, 600)
         top = {"mode": "file", "target": "app/many.py", "offset": 0, "limit": 300}
         far = kernel.execute_read(top)

@@ -32,7 +32,7 @@ def _search_and_follow(root: Path) -> dict[str, Any]:
         assert whole["error"]["code"] == "SEARCH_REF_REQUIRED"
         windows = [c for c in whole["meta"]["stabilization"]["next_calls"] if c["tool"] == "read"]
         assert windows[0]["arguments"] == {"mode": "file", "target": "configparser.py",
-                                           "offset": 0, "limit": 100}
+                                           "offset": 1, "limit": 100}
         assert kernel.execute_read(windows[0]["arguments"])["ok"]
         return {"ids": [m["candidate_id"] for m in search["matches"]],
                 "symbol_ids": [m["candidate_id"] for m in symbol["matches"]],

@@ -79,7 +79,7 @@ async def test_the_contract_end_to_end(connect: Connect, workspace: Path) -> Non
         assert symbols["matches"][0]["path"] == "src/app.py"
 
         page = body(await client.call_tool("read", {"mode": "file", "target": "src/long.py",
-                                                    "offset": 10, "limit": 5}))
+                                                    "offset": 11, "limit": 5}))
         assert page["text"].splitlines() == [f"value_{n} = {n}" for n in range(11, 16)]
         symbol = body(await client.call_tool("read", {"mode": "symbol",
                                                       "target": "handle_request"}))

@@ -58,7 +58,7 @@ async def test_search_then_read_in_every_mode(make_server) -> None:
         found = body(await client.call_tool("search", {"query": "getcwd"}))
         assert found["ok"] and found["matches"][0]["path"] == "pkg/app.py"
         calls = {
-            "file": {"mode": "file", "target": "pkg/app.py", "offset": 3, "limit": 2},
+            "file": {"mode": "file", "target": "pkg/app.py", "offset": 4, "limit": 2},
             "snippet": {"mode": "snippet", "target": "pkg/app.py", "start_line": 4,
                         "end_line": 5},
             "symbol": {"mode": "symbol", "target": "pkg/util.py"},

@@ -43,9 +43,10 @@ def continuation(call: ReadCall, result: ReadResult, end: int, last_line: int) -
     if last_line < result.start_line or end <= last_line:
         return None  # nothing whole fitted (paging would repeat the cut), or nothing is left
     if call.mode in ("file", "diff_preview"):
-        # Both number their payload from the top of the file (of the diff): offset is absolute.
+        # Both number their payload from the top of the file (of the diff): offset is the
+        # absolute number of the first line to show.
         arguments: dict[str, Any] = {"mode": call.mode, "target": call.target,
-                                     "offset": last_line}
+                                     "offset": last_line + 1}
         if call.limit is not None:
             arguments["limit"] = end - last_line
         if call.against:

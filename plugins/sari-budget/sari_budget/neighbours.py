@@ -56,11 +56,11 @@ def related(session: Session, target: str, line: int, end: int,
     """Definitions of ``target`` within ``reach`` lines of the one at ``line``-``end`` that
     it calls or that call it, nearest first; empty when the file has no outline or cannot be
     read."""
-    offset = max(0, line - 1 - reach)
+    first = max(1, line - reach)
     try:
         outline = session.probe_read(ReadCall(mode="outline", target=target, limit=5000))
-        text = session.probe_read(ReadCall(mode="file", target=target, offset=offset,
-                                           limit=end - offset + reach,
+        text = session.probe_read(ReadCall(mode="file", target=target, offset=first,
+                                           limit=end - first + 1 + reach,
                                            max_preview_chars=MAX_CHARS))
     except Exception:  # noqa: BLE001 - no outline, no neighbours: the plain window applies
         return []

@@ -210,7 +210,7 @@ def _apply_trim(result: ReadResult, call: ReadCall, trimmed: Trimmed, payload_is
     if result.location is not None and not payload_is_diff:
         result.location = result.location.model_copy(update={"end_line": result.end_line})
     # The engine's paging hint must follow the trim: the window began at ``offset``.
-    result.extra["next_offset"] = (call.offset or 0) + trimmed.complete_lines
+    result.extra["next_offset"] = call.skipped_lines + trimmed.complete_lines + 1
     result.truncated = True
     result.preview_degraded = True
 

@@ -65,7 +65,7 @@ def window_at_match(call: ReadCall, session: Session, settings: BudgetSettings,
         last = first + cap - 1
         what = f"the window around the search match at line {line}"
     if end > line and last < end:  # the definition is longer than one read: its next part
-        follow = {"offset": last,
+        follow = {"offset": last + 1,
                   "limit": min(settings.max_range_read_lines, end + DEFINITION_MARGIN - last)}
         what += f", its first {last - first + 1} lines"
         top = NextCall(tool="read", arguments={"mode": "file", "target": call.target,
@@ -74,7 +74,7 @@ def window_at_match(call: ReadCall, session: Session, settings: BudgetSettings,
         top = NextCall(tool="read", arguments={"mode": "outline", "target": call.target,
                                                **guidance.carried(call)})
     message = f"Shown: {what}."  # the read's header gives the file's length
-    return Verdict.narrow(AT_MATCH, to={"offset": first - 1, "limit": last - first + 1},
+    return Verdict.narrow(AT_MATCH, to={"offset": first, "limit": last - first + 1},
                           message=message, warnings=(message,), next_calls=(top,))
 
 

@@ -32,15 +32,15 @@ def requested_lines(call: ReadCall) -> tuple[int, int | None] | None:
 
     ``(first, last)``, ``last`` None for an open range (a file read without
     ``limit``); None for modes without a line range (symbol, diff_preview). A
-    snippet without ``end_line`` is one line (plus context); ``offset`` skips lines
-    of the range and ``limit`` caps it, in every mode.
+    snippet without ``end_line`` is one line (plus context); ``offset`` is the first
+    line of the range shown (from 1) and ``limit`` caps it, in every mode.
     """
     if call.mode == "snippet" and call.start_line is not None:
         context = call.context_lines or 0
-        first = max(1, call.start_line - context) + (call.offset or 0)
+        first = max(1, call.start_line - context) + call.skipped_lines
         last: int | None = (call.end_line or call.start_line) + context
     elif call.mode == "file":
-        first, last = (call.offset or 0) + 1, None
+        first, last = call.skipped_lines + 1, None
     else:
         return None
     if call.limit is not None:
@@ -76,7 +76,7 @@ def precision_windows(call: ReadCall, max_lines: int, max_windows: int,
         if call.mode == "snippet":
             window = {"start_line": start, "end_line": end}
         else:
-            window = {"offset": start - 1, "limit": end - start + 1}
+            window = {"offset": start, "limit": end - start + 1}
         windows.append(NextCall(tool="read", arguments={**base, **window}))
     return windows
 
@@ -103,7 +103,7 @@ def read_for_match(match: SearchMatch, candidate_id: str, max_lines: int, contex
         arguments = {"mode": "snippet", "target": match.path, "start_line": start,
                      "end_line": min(end, start + max_lines - 1)}
     else:
-        arguments = {"mode": "file", "target": match.path, "offset": 0, "limit": max_lines}
+        arguments = {"mode": "file", "target": match.path, "offset": 1, "limit": max_lines}
     arguments["candidate_id"] = candidate_id
     if session_id:
         arguments["session_id"] = session_id

@@ -206,7 +206,7 @@ def _window(call: ReadCall, limit: int, line_count: Callable[[], int | None],
     if end is not None and end - first + 1 <= limit:
         return None  # the whole request fits in one window: nothing to bound
     follow = calls.precision_windows(call.model_copy(update={
-        "offset": (call.offset or 0) + limit, "limit": None if call.limit is None
+        "offset": call.skipped_lines + limit + 1, "limit": None if call.limit is None
         else max(1, call.limit - limit)}), limit, 1, total)
     what = "matched these lines" if searched else "returned this file"
     message = f"No search in this session {what}, so a read of it shows at most {limit} lines."

@@ -21,7 +21,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode",
                         choices=("file", "symbol", "snippet", "diff_preview", "outline"),
                         default="file", help="what to read (default: file)")
-    parser.add_argument("--offset", type=int, default=None, help="lines to skip")
+    parser.add_argument("--offset", type=int, default=None,
+                        help="first line to show, from 1")
     parser.add_argument("--limit", type=int, default=None, help="lines to return at most")
     parser.add_argument("--max-preview-chars", type=int, default=None,
                         help="hard cap on the characters returned")
