@@ -28,11 +28,19 @@ PROGRAM_ARGUMENTS = frozenset({"session_id", "preview_mode", "max_preview_chars"
 
 # Lower bounds a model never crosses on purpose (an empty query, a negative line) are not
 # listed: :mod:`sari_core.arguments` refuses them with a hint, and a listed keyword costs
-# tokens on every turn. Properties whose name says what they hold carry no description.
+# tokens on every turn. Every listed property says in one short line what it takes (a client
+# shows it beside the field; a model fills it from that line): a mode-only one names its mode.
 _INT = {"type": "integer"}
+
+
+def _described(schema: dict[str, Any], text: str) -> dict[str, Any]:
+    return {**schema, "description": text}
+
+
 _PAGING = {
-    "offset": _INT,
-    "limit": _INT,
+    # as Claude Code's Read counts them: the habit the models bring
+    "offset": _described(_INT, "First line to show, from 1."),
+    "limit": _described(_INT, "Number of lines to show."),
     "preview_mode": {"type": "string", "enum": ["none", "snippet"]},
     "max_preview_chars": _INT,
 }
@@ -41,17 +49,18 @@ _REFS = {
     "bundle_id": {"type": "string"},
 }
 _SYMBOL = {
-    "path": {"type": "string"},
-    "include_context": {"type": "boolean"},
+    "path": _described({"type": "string"}, "symbol: only definitions under this path."),
+    "include_context": _described({"type": "boolean"},
+                                  "symbol: with the comments and decorators above it."),
 }
 _SNIPPET = {
-    # the read description names these as the snippet mode's; a note per field would cost tokens
-    "start_line": _INT,
-    "end_line": _INT,
-    "context_lines": _INT,
+    "start_line": _described(_INT, "snippet: first line."),
+    "end_line": _described(_INT, "snippet: last line (default start_line)."),
+    "context_lines": _described(_INT, "snippet: lines added either side."),
 }
 _DIFF = {
-    "against": {"type": "string", "enum": ["HEAD", "WORKTREE", "INDEX"]},
+    "against": _described({"type": "string", "enum": ["HEAD", "WORKTREE", "INDEX"]},
+                          "diff_preview: the baseline (default HEAD)."),
 }
 
 # Examples are compact JSON: every quote is escaped in the listing, every space is paid for.
@@ -60,11 +69,10 @@ SEARCH_DESCRIPTION = (
     'E.g. {"query":"dumps","kind":"symbol"}'
 )
 READ_DESCRIPTION = (
-    "target: a path; a name for mode symbol (path, include_context). snippet "
-    "(start_line..end_line, context_lines), outline (file or folder), diff_preview "
-    '(vs against). E.g. {"mode":"snippet","target":"a.py","start_line":40,"end_line":90}'
+    "Read a file's lines, a symbol's definition, a snippet, an outline (file or folder) or a "
+    'diff. E.g. {"mode":"file","target":"a.py","offset":40,"limit":50}'
 )
-EDIT_DESCRIPTION = "old_string must occur expected_occurrences times (default 1)."
+EDIT_DESCRIPTION = "Replace old_string with new_string in a file."
 WRITE_DESCRIPTION = "Create or overwrite a whole file; prefer edit."
 
 
@@ -86,23 +94,25 @@ def core_tools() -> list[dict[str, Any]]:
     # Only what differs from the MCP defaults (read-only false, destructive true): a client
     # may run read-only tools without asking.
     read_only = {"read_only_hint": True}
-    target = {"type": "string"}
-    path = {"type": "string"}
+    target = _described({"type": "string"}, "A path; a symbol name for mode symbol.")
+    path = _described({"type": "string"}, "File path, relative to the workspace.")
     return [
         {"name": "search", "description": SEARCH_DESCRIPTION, "annotations": read_only,
          "input_schema": _object({
-             "query": {"type": "string"},
-             "kind": {"type": "string", "enum": ["text", "regex", "symbol", "path", "references",
-                                                 "callers", "implementations"]},
-             "match": {"type": "string", "enum": ["exact", "prefix", "fuzzy"]},
-             "path_glob": {"type": "string"},
-             "limit": _INT,
-             "case_sensitive": {"type": "boolean"},
+             "query": _described({"type": "string"}, "What to find."),
+             "kind": _described({"type": "string", "enum": [
+                 "text", "regex", "symbol", "path", "references", "callers",
+                 "implementations"]}, "How to read query (default text)."),
+             "match": _described({"type": "string", "enum": ["exact", "prefix", "fuzzy"]},
+                                 "How a symbol name matches query."),
+             "path_glob": _described({"type": "string"}, "Only paths matching this glob."),
+             "limit": _described(_INT, "Most results (default 10)."),
+             "case_sensitive": _described({"type": "boolean"}, "Match case (default false)."),
          }, ["query"])},
         {"name": "read", "description": READ_DESCRIPTION, "annotations": read_only,
          "input_schema": _object({
-             "mode": {"type": "string", "enum": ["file", "symbol", "snippet", "diff_preview",
-                                                 "outline"]},
+             "mode": _described({"type": "string", "enum": [
+                 "file", "symbol", "snippet", "diff_preview", "outline"]}, "What to read."),
              "target": target, **_PAGING, **_REFS, **_SYMBOL, **_SNIPPET, **_DIFF,
          }, ["mode", "target"])},
         {"name": "read_file", "annotations": read_only,
@@ -127,14 +137,15 @@ def core_tools() -> list[dict[str, Any]]:
          "annotations": None,
          "input_schema": _object({
              "path": path,
-             "old_string": {"type": "string"},
-             "new_string": {"type": "string"},
-             "expected_occurrences": _INT,
+             "old_string": _described({"type": "string"}, "Exact text to replace."),
+             "new_string": _described({"type": "string"}, "Text to put in its place."),
+             "expected_occurrences": _described(
+                 _INT, "How many times old_string occurs (default 1); all are replaced."),
          }, ["path", "old_string", "new_string"])},
         {"name": "write", "description": WRITE_DESCRIPTION,
          "annotations": None,
          "input_schema": _object({
              "path": path,
-             "content": {"type": "string"},
+             "content": _described({"type": "string"}, "The whole new content."),
          }, ["path", "content"])},
     ]

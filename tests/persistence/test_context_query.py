@@ -141,7 +141,8 @@ def test_since_and_until_are_listed_as_one_string_type(make_kernel) -> None:
     kernel = make_kernel()
     seed(kernel)
     listed = plugin_definition(kernel.tools["context_query"])["input_schema"]["properties"]
-    assert listed["since"] == listed["until"] == {"type": "string"}
+    assert [(listed[key]["type"], set(listed[key])) for key in ("since", "until")] == \
+        [("string", {"type", "description"})] * 2
     stamps = sorted(f["timestamp"] for f in query(kernel, limit=50)["frames"])
     as_text = query(kernel, since=str(stamps[-1] / 1000), kind="frames")
     as_number = query(kernel, since=stamps[-1] / 1000, kind="frames")

@@ -25,15 +25,10 @@ def test_read_schema_is_exactly_the_read_arguments() -> None:
 
 
 def test_mode_only_arguments_name_their_mode() -> None:
-    """Each mode-only argument is tied to its mode: in its own description, or next to the
-    mode in the read description (where a note per field would cost tokens on every turn)."""
-    read = TOOLS["read"]
-    properties = read["input_schema"]["properties"]
+    """Each mode-only argument's one-line description starts with the mode it belongs to."""
+    properties = TOOLS["read"]["input_schema"]["properties"]
     for argument, mode in arguments.MODE_ONLY_ARGS.items():
-        own = properties[argument].get("description", "")
-        mode_note = read["description"].split(f"{mode} (", 1)[-1].split(")", 1)[0]
-        assert f"(mode={mode} only" in own or argument in mode_note \
-            or argument.split("_")[0] in mode_note, argument
+        assert properties[argument]["description"].startswith(f"{mode}: "), argument
 
 
 def test_search_schema_is_exactly_the_search_call() -> None:

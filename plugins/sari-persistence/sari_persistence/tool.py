@@ -54,20 +54,21 @@ def _unlisted_default(schema: dict[str, Any]) -> None:
 class ContextQueryArgs(BaseModel):
     """Arguments of ``context_query``.
 
-    Listed to the model on every turn: a field whose name and values already say what it
-    does carries no description (the tool's description says what ``text``, ``since`` and
-    ``until`` take, once), and the fields for programs (:data:`PROGRAM_FIELDS`) are
-    accepted but not listed.
+    Listed to the model on every turn: each listed field says in one short line what it
+    takes, and the fields for programs (:data:`PROGRAM_FIELDS`) are accepted but not
+    listed.
     """
 
     model_config = ConfigDict(extra="forbid")
 
-    text: str | None = Field(None, min_length=1)
-    role: Literal["user", "assistant", "tool"] | None = None
-    tool: str | None = None
+    text: str | None = Field(None, min_length=1, description="Words the lost part contained.")
+    role: Literal["user", "assistant", "tool"] | None = Field(None, description="Who said it.")
+    tool: str | None = Field(None, description="Only calls of this tool.")
     execution_id: str | None = None
-    since: Annotated[str | float | None, _TIME_SCHEMA] = None
-    until: Annotated[str | float | None, _TIME_SCHEMA] = None
+    since: Annotated[str | float | None, _TIME_SCHEMA] = Field(
+        None, description="Not before this time (ISO 8601).")
+    until: Annotated[str | float | None, _TIME_SCHEMA] = Field(
+        None, description="Not after this time (ISO 8601).")
     chat_session_id: str | None = None
     scope: Literal["auto", "session", "workspace"] = Field(
         "auto", description="auto: this session if it "
@@ -76,7 +77,8 @@ class ContextQueryArgs(BaseModel):
     include_compacted: bool = True
     # clamped to context_query_max_results, never refused; listed without its default,
     # which costs tokens on every turn and which a model need not know
-    limit: int = Field(10, ge=1, json_schema_extra=_unlisted_default)
+    limit: int = Field(10, ge=1, json_schema_extra=_unlisted_default,
+                       description="Most results.")
     offset: int = Field(0, ge=0)
     session_id: str | None = None
 
