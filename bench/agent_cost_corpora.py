@@ -1,17 +1,17 @@
-"""The workspaces and scripted sessions ``bench/agent_cost.py`` replays.
+"""The workspaces ``bench/agent_cost.py`` replays its sessions on.
 
-Two corpora: the Python standard library with the 24 sessions of
-``bench/replay_scripts.py``, and attrs (a pinned sdist from PyPI, fetched by pip into a
-cache folder on first use, never committed) with sessions written the same way: a task,
-the definitions it needs, and the calls an agent typically makes to get there (a search,
-whole-file reads, re-reads, overlapping ranges, a symbol read, a read of a wrong file).
-In the attrs sessions a step's "module" is the file's path inside the unpacked sdist.
+The Python standard library with the 24 sessions of ``bench/replay_scripts.py``, and pinned
+sdists from PyPI (attrs, jinja2), fetched by pip into a cache folder on first use, never
+committed, with the sessions of ``bench/agent_cost_sessions.py``. In an sdist's sessions a
+step's "module" is the file's path inside the unpacked sdist. ``smoke_corpus`` copies the few
+standard-library files of three sessions into a folder, for a run that takes seconds.
 """
 
 from __future__ import annotations
 
 import ast
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -32,7 +32,6 @@ from replay_scripts import (  # noqa: E402
     module_path,
 )
 
-ATTRS_VERSION = "24.2.0"
 CACHE = Path(os.environ.get("SARI_BENCH_CACHE", Path.home() / ".cache" / "sari-bench"))
 
 
@@ -50,6 +49,17 @@ class Corpus:
 
     def text_of(self, path: str) -> str:
         return _read(self.root / path)
+
+    def has_file(self, path: str) -> bool:
+        return _is_file(self.root / path)
+
+    def definition_lines_at(self, path: str, dotted: str) -> tuple[int, int]:
+        """:meth:`definition_lines` of the file at ``path``."""
+        module = path if self.modules_are_paths else next(
+            (m for m in _modules_of(self) if module_path(m) == path), None)
+        if module is None:
+            raise LookupError(f"{path} is not a module of the {self.name} sessions")
+        return self.definition_lines(module, dotted)
 
     def wanted(self, step: ReadFile | ReadSymbol | ReadAround, path: str) -> range:
         """The lines a read step asks for: the file's window, the symbol, or around it."""
@@ -85,81 +95,60 @@ def _read(path: Path) -> str:
 
 
 @cache
+def _is_file(path: Path) -> bool:
+    return path.is_file()
+
+
+@cache
 def _tree(path: Path) -> ast.Module:
     return ast.parse(_read(path))
 
 
-def attrs_root() -> Path:
-    """The unpacked attrs sdist, downloaded by pip into the cache folder on first use."""
-    folder = CACHE / f"attrs-{ATTRS_VERSION}"
-    tree = folder / f"attrs-{ATTRS_VERSION}"
-    if tree.is_dir():
-        return tree
+def _modules_of(corpus: Corpus) -> set[str]:
+    modules = {module for session in corpus.sessions for module, _ in session.needs}
+    return modules | {step.module for session in corpus.sessions for step in session.steps
+                      if not isinstance(step, Search)}
+
+
+def sdist_root(name: str, version: str) -> Path:
+    """The unpacked sdist ``name==version``, downloaded by pip into the cache folder on first
+    use (the archive's own folder name, whatever case the index gives it)."""
+    folder = CACHE / f"{name}-{version}"
+    trees = [p for p in folder.glob("*") if p.is_dir()] if folder.is_dir() else []
+    if trees:
+        return trees[0]
     folder.mkdir(parents=True, exist_ok=True)
     subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                    "--no-binary", ":all:", f"attrs=={ATTRS_VERSION}", "-d", str(folder)],
+                    "--no-binary", ":all:", f"{name}=={version}", "-d", str(folder)],
                    check=True)
-    archive = folder / f"attrs-{ATTRS_VERSION}.tar.gz"
+    [archive] = folder.glob("*.tar.gz")
     with tarfile.open(archive) as sdist:
         sdist.extractall(folder, filter="data")
-    return tree
+    return next(p for p in folder.glob("*") if p.is_dir())
 
 
-def _s(name: str, task: str, needs: list[tuple[str, str]], *steps: object) -> Session:
-    return Session(name, task, tuple(needs), tuple(steps))  # type: ignore[arg-type]
+SMOKE_SESSIONS = ("json-indent", "textwrap-dedent", "heapq-merge")
 
 
-MAKE = "src/attr/_make.py"
-FUNCS = "src/attr/_funcs.py"
-NEXT = "src/attr/_next_gen.py"
-VALIDATORS = "src/attr/validators.py"
-CONVERTERS = "src/attr/converters.py"
-FILTERS = "src/attr/filters.py"
-SETTERS = "src/attr/setters.py"
-CMP = "src/attr/_cmp.py"
-
-ATTRS_SESSIONS: tuple[Session, ...] = (
-    _s("attrs-evolve", "How does attrs.evolve build the new instance?",
-       [(FUNCS, "evolve")],
-       Search("def evolve"), ReadFile(FUNCS), ReadAround(FUNCS, "evolve", 5, 5),
-       ReadFile(MAKE, 0, 300), ReadFile(FUNCS), ReadAround(FUNCS, "assoc")),
-    _s("attrs-define", "What defaults does attrs.define pick?",
-       [(NEXT, "define")],
-       Search("def define"), ReadFile(NEXT), ReadAround(NEXT, "define", 0, 20),
-       ReadFile(MAKE, 1170, 250), ReadAround(NEXT, "field"), ReadFile(NEXT, 0, 120)),
-    _s("attrs-asdict", "How does asdict recurse into collections?",
-       [(FUNCS, "asdict"), (FUNCS, "_asdict_anything")],
-       Search("def asdict"), ReadFile(FUNCS), ReadAround(FUNCS, "_asdict_anything", 5, 5),
-       ReadFile(NEXT, 590, 40), ReadAround(FUNCS, "asdict", 0, 10), ReadFile(FILTERS)),
-    _s("attrs-instance-of", "What does validators.instance_of raise?",
-       [(VALIDATORS, "_InstanceOfValidator"), (VALIDATORS, "instance_of")],
-       Search("class _InstanceOfValidator"), ReadFile(VALIDATORS),
-       ReadAround(VALIDATORS, "_InstanceOfValidator", 5, 5), ReadFile("src/attr/exceptions.py"),
-       ReadFile(VALIDATORS), ReadAround(VALIDATORS, "instance_of")),
-    _s("attrs-init-script", "How is the generated __init__ written?",
-       [(MAKE, "_attrs_to_init_script"), (MAKE, "_make_init")],
-       Search("def _attrs_to_init_script"), ReadFile(MAKE),
-       ReadAround(MAKE, "_attrs_to_init_script", 0, 10), ReadAround(MAKE, "_make_init", 5, 5),
-       ReadFile(MAKE, 1850, 150), ReadFile(CONVERTERS)),
-    _s("attrs-converters", "How does default_if_none choose a value?",
-       [(CONVERTERS, "default_if_none"), (CONVERTERS, "optional")],
-       Search("def default_if_none"), ReadFile(CONVERTERS),
-       ReadAround(CONVERTERS, "default_if_none", 0, 10), ReadFile(SETTERS), ReadFile(CONVERTERS),
-       ReadAround(CONVERTERS, "optional", 2, 2)),
-    _s("attrs-fields", "What does attrs.fields return for a non-attrs class?",
-       [(MAKE, "fields"), (MAKE, "fields_dict")],
-       Search("def fields", "symbol"), ReadSymbol(MAKE, "fields"), ReadSymbol(MAKE, "fields_dict"),
-       ReadFile(MAKE, 1690, 120), ReadFile(FUNCS, 320, 40), ReadSymbol(MAKE, "fields")),
-    _s("attrs-cmp-using", "What does cmp_using generate?",
-       [(CMP, "cmp_using")],
-       Search("def cmp_using"), ReadFile(CMP), ReadAround(CMP, "cmp_using", 0, 20),
-       ReadFile(MAKE, 1500, 130), ReadFile(CMP), ReadAround(CMP, "_make_operator", 5, 5)),
-)
+def smoke_corpus(folder: Path) -> Corpus:
+    """Three standard-library sessions over a copy of only the files their steps name."""
+    sessions = tuple(s for s in SESSIONS if s.name in SMOKE_SESSIONS)
+    corpus = Corpus("smoke", folder, sessions, False)
+    for module in _modules_of(corpus):
+        source = STDLIB / module_path(module)
+        target = folder / module_path(module)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+    return corpus
 
 
 def corpora() -> list[Corpus]:
+    from agent_cost_sessions import ATTRS, ATTRS_SESSIONS, JINJA2, JINJA2_SESSIONS
+
     return [Corpus("stdlib", STDLIB, SESSIONS, False),
-            Corpus(f"attrs-{ATTRS_VERSION}", attrs_root(), ATTRS_SESSIONS, True)]
+            Corpus(f"attrs-{ATTRS}", sdist_root("attrs", ATTRS), ATTRS_SESSIONS, True),
+            Corpus(f"jinja2-{JINJA2}", sdist_root("jinja2", JINJA2), JINJA2_SESSIONS, True)]
 
 
-__all__ = ["Corpus", "ReadAround", "ReadFile", "ReadSymbol", "Search", "Session", "corpora"]
+__all__ = ["Corpus", "ReadAround", "ReadFile", "ReadSymbol", "Search", "Session", "corpora",
+           "smoke_corpus"]

@@ -38,7 +38,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from agent_cost_agents import (  # noqa: E402
+from agent_cost_corpora import Corpus, Search, Session  # noqa: E402
+from replay_follow import (  # noqa: E402
     REFGATE_CODES,
     follow_pages,
     proposed_read,
@@ -47,7 +48,6 @@ from agent_cost_agents import (  # noqa: E402
     read_arguments,
     split_lines,
 )
-from agent_cost_corpora import Corpus, Search, Session  # noqa: E402
 from replay_scripts import SESSIONS, STDLIB, definition_lines, module_path  # noqa: E402
 from scratch import scratch_folders  # noqa: E402
 

@@ -15,11 +15,11 @@ for policy in ("sari_budget", "sari_relevance", "sari_aggregation", "sari_refgat
 
 def test_tools_in_place_of_the_clients_own_cost_their_tokens_less_the_replaced_ones() -> None:
     added = agent_cost.tool_definitions()
-    assert added["native"] == 0 and added["in_place_of"] == 0
+    assert added["whole-file"] == added["careful"] == 0 and added["in_place_of"] == 0
     assert 0 < added["core"] <= added["policies"] <= added["every_plugin"]
     replacing = agent_cost.tool_definitions(1414)
     assert replacing["core"] == added["core"] - 1414
     assert replacing["policies"] == added["policies"] - 1414
-    assert replacing["native"] == 0 and replacing["every_client"] == added["every_client"]
+    assert replacing["whole-file"] == 0 and replacing["every_client"] == added["every_client"]
     assert replacing["every_plugin"] == added["every_plugin"]
     assert replacing["listed_every_plugin"] == added["listed_every_plugin"]

@@ -159,13 +159,8 @@ def test_the_bench_s_native_read_and_grep_show_what_the_cli_s_own_tools_send_the
     Grep; it must show the model what the pinned CLI's own tools show: unpadded numbers, and
     for a long file read with no limit, one page and a note saying where the next starts."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-    from agent_cost_agents import (
-        GREP_HEAD,
-        native_grep_text,
-        native_read_text,
-        read_page,
-        split_lines,
-    )
+    from agent_cost_agents import split_lines
+    from agent_cost_native import GREP_HEAD, native_grep_text, native_read_text, read_page
 
     workspace = make_workspace(tmp_path)
     cart = workspace / "shop" / "cart.py"
@@ -214,6 +209,17 @@ def test_the_bench_s_native_read_and_grep_show_what_the_cli_s_own_tools_send_the
     assert header.startswith("shop/prices.py lines 1-"), sari_text[:300]
     assert len(sari_text) <= 50_000 and len(numbered) > 600
     assert numbered[-1] == f"{len(numbered)}\t{prices.splitlines()[len(numbered) - 1]}"
+
+
+def test_the_bench_s_file_unchanged_answer_is_the_cli_s_own_text(claude: Path) -> None:
+    """The native agents are answered a repeated Read of an unchanged file with the CLI's own
+    "file unchanged" text (the CLI run offline here serves such a Read whole, so the bench is
+    the more generous to them): the text must be the one the pinned CLI carries."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    from agent_cost_native import FILE_UNCHANGED
+
+    as_written = FILE_UNCHANGED.replace("\u2014", "\\u2014").encode()  # as its source escapes it
+    assert as_written in Path(claude).resolve().read_bytes()
 
 
 def test_the_bench_charges_what_the_cli_sends_its_model_for_sari_s_server(

@@ -1,0 +1,126 @@
+"""The scripted sessions ``bench/agent_cost.py`` replays on pinned sdists.
+
+Each is a task, the definitions it needs, and the calls an agent typically makes to get
+there (a search, whole-file reads, re-reads, overlapping ranges, a symbol read, a read of a
+wrong file), written like the standard-library sessions of ``bench/replay_scripts.py``. A
+step's "module" is the file's path inside the unpacked sdist. The jinja2 sessions were
+written for a repository the bench had not used before, before any arm ran on them.
+"""
+
+from __future__ import annotations
+
+from replay_scripts import ReadAround, ReadFile, ReadSymbol, Search, Session
+
+ATTRS = "24.2.0"
+JINJA2 = "3.1.4"
+
+
+def _s(name: str, task: str, needs: list[tuple[str, str]], *steps: object) -> Session:
+    return Session(name, task, tuple(needs), tuple(steps))  # type: ignore[arg-type]
+
+
+MAKE = "src/attr/_make.py"
+FUNCS = "src/attr/_funcs.py"
+NEXT = "src/attr/_next_gen.py"
+VALIDATORS = "src/attr/validators.py"
+CONVERTERS = "src/attr/converters.py"
+FILTERS = "src/attr/filters.py"
+SETTERS = "src/attr/setters.py"
+CMP = "src/attr/_cmp.py"
+
+ATTRS_SESSIONS: tuple[Session, ...] = (
+    _s("attrs-evolve", "How does attrs.evolve build the new instance?",
+       [(FUNCS, "evolve")],
+       Search("def evolve"), ReadFile(FUNCS), ReadAround(FUNCS, "evolve", 5, 5),
+       ReadFile(MAKE, 0, 300), ReadFile(FUNCS), ReadAround(FUNCS, "assoc")),
+    _s("attrs-define", "What defaults does attrs.define pick?",
+       [(NEXT, "define")],
+       Search("def define"), ReadFile(NEXT), ReadAround(NEXT, "define", 0, 20),
+       ReadFile(MAKE, 1170, 250), ReadAround(NEXT, "field"), ReadFile(NEXT, 0, 120)),
+    _s("attrs-asdict", "How does asdict recurse into collections?",
+       [(FUNCS, "asdict"), (FUNCS, "_asdict_anything")],
+       Search("def asdict"), ReadFile(FUNCS), ReadAround(FUNCS, "_asdict_anything", 5, 5),
+       ReadFile(NEXT, 590, 40), ReadAround(FUNCS, "asdict", 0, 10), ReadFile(FILTERS)),
+    _s("attrs-instance-of", "What does validators.instance_of raise?",
+       [(VALIDATORS, "_InstanceOfValidator"), (VALIDATORS, "instance_of")],
+       Search("class _InstanceOfValidator"), ReadFile(VALIDATORS),
+       ReadAround(VALIDATORS, "_InstanceOfValidator", 5, 5), ReadFile("src/attr/exceptions.py"),
+       ReadFile(VALIDATORS), ReadAround(VALIDATORS, "instance_of")),
+    _s("attrs-init-script", "How is the generated __init__ written?",
+       [(MAKE, "_attrs_to_init_script"), (MAKE, "_make_init")],
+       Search("def _attrs_to_init_script"), ReadFile(MAKE),
+       ReadAround(MAKE, "_attrs_to_init_script", 0, 10), ReadAround(MAKE, "_make_init", 5, 5),
+       ReadFile(MAKE, 1850, 150), ReadFile(CONVERTERS)),
+    _s("attrs-converters", "How does default_if_none choose a value?",
+       [(CONVERTERS, "default_if_none"), (CONVERTERS, "optional")],
+       Search("def default_if_none"), ReadFile(CONVERTERS),
+       ReadAround(CONVERTERS, "default_if_none", 0, 10), ReadFile(SETTERS), ReadFile(CONVERTERS),
+       ReadAround(CONVERTERS, "optional", 2, 2)),
+    _s("attrs-fields", "What does attrs.fields return for a non-attrs class?",
+       [(MAKE, "fields"), (MAKE, "fields_dict")],
+       Search("def fields", "symbol"), ReadSymbol(MAKE, "fields"), ReadSymbol(MAKE, "fields_dict"),
+       ReadFile(MAKE, 1690, 120), ReadFile(FUNCS, 320, 40), ReadSymbol(MAKE, "fields")),
+    _s("attrs-cmp-using", "What does cmp_using generate?",
+       [(CMP, "cmp_using")],
+       Search("def cmp_using"), ReadFile(CMP), ReadAround(CMP, "cmp_using", 0, 20),
+       ReadFile(MAKE, 1500, 130), ReadFile(CMP), ReadAround(CMP, "_make_operator", 5, 5)),
+)
+
+
+
+ENV = "src/jinja2/environment.py"
+FILTERS_J = "src/jinja2/filters.py"
+LOADERS = "src/jinja2/loaders.py"
+UTILS = "src/jinja2/utils.py"
+SANDBOX = "src/jinja2/sandbox.py"
+RUNTIME = "src/jinja2/runtime.py"
+LEXER = "src/jinja2/lexer.py"
+PARSER = "src/jinja2/parser.py"
+COMPILER = "src/jinja2/compiler.py"
+EXCEPTIONS = "src/jinja2/exceptions.py"
+
+JINJA2_SESSIONS: tuple[Session, ...] = (
+    _s("jinja2-get-template", "How does Environment.get_template find and cache a template?",
+       [(ENV, "Environment.get_template"), (ENV, "Environment._load_template")],
+       Search("def get_template"), ReadFile(ENV), ReadAround(ENV, "Environment._load_template", 0, 5),
+       ReadFile(LOADERS, 0, 120), ReadAround(ENV, "Environment.get_template", 2, 2), ReadFile(ENV)),
+    _s("jinja2-truncate", "What does the truncate filter do with leeway?",
+       [(FILTERS_J, "do_truncate")],
+       Search("def do_truncate"), ReadFile(FILTERS_J), ReadAround(FILTERS_J, "do_truncate", 0, 10),
+       ReadFile(UTILS, 0, 200), ReadFile(FILTERS_J), ReadAround(FILTERS_J, "do_wordwrap")),
+    _s("jinja2-filesystem-loader", "How does FileSystemLoader.get_source tell a template is up to date?",
+       [(LOADERS, "FileSystemLoader.get_source"), (LOADERS, "split_template_path")],
+       Search("class FileSystemLoader"), ReadFile(LOADERS),
+       ReadAround(LOADERS, "split_template_path", 2, 2), ReadFile(ENV, 940, 80),
+       ReadAround(LOADERS, "FileSystemLoader.get_source", 0, 5), ReadFile(UTILS, 150, 20)),
+    _s("jinja2-sandbox-attributes", "Which attributes does the sandbox refuse?",
+       [(SANDBOX, "is_internal_attribute"), (SANDBOX, "SandboxedEnvironment.is_safe_attribute")],
+       Search("def is_internal_attribute"), ReadFile(SANDBOX),
+       ReadAround(SANDBOX, "is_internal_attribute", 5, 5), ReadFile(RUNTIME, 780, 120),
+       ReadSymbol(SANDBOX, "SandboxedEnvironment.is_safe_attribute"), ReadFile(SANDBOX)),
+    _s("jinja2-lru-cache", "How does jinja2's LRUCache evict?",
+       [(UTILS, "LRUCache")],
+       Search("class LRUCache"), ReadFile(UTILS), ReadAround(UTILS, "LRUCache"),
+       ReadFile(ENV, 80, 30), ReadAround(UTILS, "LRUCache", 2, 2)),
+    _s("jinja2-strict-undefined", "What does StrictUndefined raise on?",
+       [(RUNTIME, "StrictUndefined"), (RUNTIME, "Undefined")],
+       Search("class StrictUndefined"), ReadFile(RUNTIME), ReadAround(RUNTIME, "StrictUndefined", 2, 2),
+       ReadFile(EXCEPTIONS), ReadAround(RUNTIME, "Undefined")),
+    _s("jinja2-lexer-wrap", "How does Lexer.wrap turn raw tokens into Token objects?",
+       [(LEXER, "Lexer.wrap"), (LEXER, "Token")],
+       Search("def wrap"), ReadFile(LEXER), ReadAround(LEXER, "Lexer.wrap", 0, 5),
+       ReadFile(PARSER, 0, 80), ReadSymbol(LEXER, "Token"), ReadFile(LEXER, 600, 80)),
+    _s("jinja2-context-resolve", "How does a template Context resolve a name?",
+       [(RUNTIME, "Context.resolve_or_missing"), (RUNTIME, "Context.resolve")],
+       Search("def resolve_or_missing"), ReadFile(RUNTIME),
+       ReadAround(RUNTIME, "Context.resolve_or_missing", 3, 3), ReadFile(COMPILER, 160, 90),
+       ReadAround(RUNTIME, "Context.resolve"), ReadFile(RUNTIME)),
+    _s("jinja2-select-autoescape", "What does select_autoescape return?",
+       [(UTILS, "select_autoescape")],
+       Search("def select_autoescape"), ReadFile(UTILS), ReadAround(UTILS, "select_autoescape", 0, 5),
+       ReadFile(ENV, 290, 80), ReadFile(UTILS)),
+    _s("jinja2-default-filter", "When does the default filter use its default?",
+       [(FILTERS_J, "do_default")],
+       Search("def do_default"), ReadSymbol(FILTERS_J, "do_default"), ReadFile(FILTERS_J, 520, 60),
+       ReadFile(RUNTIME, 794, 60), ReadSymbol(FILTERS_J, "do_default")),
+)

@@ -1,0 +1,145 @@
+"""What a scripted agent of ``bench/agent_cost.py`` has been shown, and what it can know from it.
+
+An agent knows a file line only when a tool's text showed it: a numbered line of a read
+(``N<TAB>line``), a match of a search (``path:N:line`` from ripgrep, ``  N: line`` under the
+path in Sari's answer), each checked against the file so a cut or rewritten line does not
+count. It knows where a definition starts only from a shown line that defines that name
+(``def name``, ``class name``), and its range only when a tool stated it (an outline entry,
+a symbol read's header) or when it was shown the definition through the line after its end.
+Nothing here reads a definition's range from the file's syntax tree on the agent's behalf.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+DEF_LINE = re.compile(r"^\s*(?:async\s+def|def|class)\s+([A-Za-z_]\w*)")
+NUMBERED = re.compile(r"^(\d+)\t(.*)$")  # a read's line, as built-in tools and Sari print it
+GREP = re.compile(r"^([^:\n]+):(\d+):(.*)$")  # ripgrep's path:line:text
+MATCH = re.compile(r"^\s+(\d+): ?(.*)$")  # a match under its file in Sari's search answer
+# A range a tool stated: an outline entry ("kind name 10-42", "kind name 7" for one line) or a
+# symbol read's header ("path (name) lines 10-42").
+OUTLINE_ENTRY = re.compile(r"^\s*\w+ ([A-Za-z_][\w.]*) (\d+)(?:-(\d+))?\s*$")
+SYMBOL_HEADER = re.compile(r"^(\S+) \(([\w.]+)\) lines (\d+)-(\d+)")
+
+
+def _same(shown: str, line: str) -> bool:
+    """A shown line is the file's line: exactly, or with its whitespace collapsed (a search
+    answer shows a match on one line, its indentation folded)."""
+    return shown == line or " ".join(shown.split()) == " ".join(line.split())
+
+
+class View:
+    """Everything one agent has been shown in one session, per file of the corpus."""
+
+    def __init__(self, corpus: Any) -> None:
+        self.corpus = corpus
+        self.shown: dict[str, set[int]] = {}
+        self.hits: dict[str, list[int]] = {}  # the lines the latest search that hit a file showed
+        self.told: dict[tuple[str, str], tuple[int, int]] = {}  # (path, name) -> stated range
+
+    def file_lines(self, path: str) -> list[str]:
+        return self.corpus.text_of(path).split("\n")
+
+    def is_file(self, path: str) -> bool:
+        return self.corpus.has_file(path)
+
+    def see(self, path: str, number: int, text: str) -> bool:
+        lines = self.file_lines(path)
+        if 1 <= number <= len(lines) and _same(text, lines[number - 1]):
+            self.shown.setdefault(path, set()).add(number)
+            return True
+        return False
+
+    def count(self) -> int:
+        return sum(len(lines) for lines in self.shown.values())
+
+    # --- tool texts ---------------------------------------------------------------------
+
+    def see_read(self, path: str, text: str) -> None:
+        """A read's text: its numbered lines, and a range its header states."""
+        for line in text.split("\n"):
+            numbered = NUMBERED.match(line)
+            if numbered:
+                self.see(path, int(numbered.group(1)), numbered.group(2))
+        header = SYMBOL_HEADER.match(text)
+        if header:
+            name = header.group(2).rsplit(".", 1)[-1]
+            self.told[(path, name)] = (int(header.group(3)), int(header.group(4)))
+
+    def see_outline(self, path: str, text: str) -> None:
+        """An outline's entries: each names a definition and states its range."""
+        for line in text.split("\n")[1:]:
+            entry = OUTLINE_ENTRY.match(line)
+            if entry:
+                name = entry.group(1).rsplit(".", 1)[-1]
+                first = int(entry.group(2))
+                self.told.setdefault((path, name), (first, int(entry.group(3) or first)))
+
+    def see_grep(self, text: str) -> None:
+        """ripgrep's ``path:line:text`` lines."""
+        hits: dict[str, list[int]] = {}
+        for line in text.split("\n"):
+            match = GREP.match(line)
+            if match and self.is_file(match.group(1)):
+                path, number = match.group(1), int(match.group(2))
+                if self.see(path, number, match.group(3)):
+                    hits.setdefault(path, []).append(number)
+        self.hits.update(hits)
+
+    def see_search(self, text: str) -> None:
+        """Sari's search answer: a file's path on its own line, its matches under it; any
+        numbered lines it shows (a definition shown whole) count as shown too."""
+        hits: dict[str, list[int]] = {}
+        path: str | None = None
+        for line in text.split("\n")[1:]:
+            candidate = line.strip().split(" ", 1)[0].rstrip(":")
+            if line and not line[0].isspace() and self.is_file(candidate):
+                path = candidate
+                continue
+            if path is None:
+                continue
+            match = MATCH.match(line) or NUMBERED.match(line.strip())
+            if match and self.see(path, int(match.group(1)), match.group(2)):
+                hits.setdefault(path, []).append(int(match.group(1)))
+        self.hits.update(hits)
+
+    # --- what the agent knows about a definition ------------------------------------------
+
+    def start_of(self, path: str, dotted: str, truth: tuple[int, int]) -> int | None:
+        """Where the agent knows the definition starts: a range a tool stated, else a shown
+        line defining that name inside it (of several same-named definitions, the agent
+        recognises the right one by what it was shown around it)."""
+        name = dotted.rsplit(".", 1)[-1]
+        told = self.told.get((path, name))
+        if told is not None:
+            return told[0]
+        lines = self.file_lines(path)
+        top, end = truth
+        for number in sorted(self.shown.get(path, ())):
+            if top <= number <= end:
+                found = DEF_LINE.match(lines[number - 1])
+                if found and found.group(1) == name:
+                    return number
+        return None
+
+    def end_of(self, path: str, dotted: str, truth: tuple[int, int]) -> int | None:
+        """Where the agent knows the definition ends: a stated range, or the definition shown
+        through its last line and the next line that is not blank (or the file's end)."""
+        told = self.told.get((path, dotted.rsplit(".", 1)[-1]))
+        if told is not None:
+            return told[1]
+        top, end = truth
+        shown = self.shown.get(path, set())
+        lines = self.file_lines(path)
+        after = next((n for n in range(end + 1, len(lines) + 1) if lines[n - 1].strip()), None)
+        if all(n in shown for n in range(top, end + 1)) and (after is None or after in shown):
+            return end
+        return None
+
+    def first_missing(self, truth: tuple[int, int], path: str) -> int | None:
+        """The first line of the definition the agent has not been shown (it sees the gap:
+        the definition goes on past the last line it was shown, or a number jumps)."""
+        shown = self.shown.get(path, set())
+        return next((n for n in range(truth[0], truth[1] + 1) if n not in shown), None)
