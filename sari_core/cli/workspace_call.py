@@ -41,11 +41,25 @@ def run_call(args: argparse.Namespace, call: Callable[[Kernel], dict[str, Any]],
 
     engine = Workspace([workspace_root(args.workspace)], watch=False)
     try:
-        engine.ensure_index()
+        first_build = not engine.index_complete
+        if first_build:  # answer from a scan now; the index builds meanwhile, then finishes
+            engine.start_background_index()
+        else:
+            engine.ensure_index()
         with Kernel(engine) as kernel:
             response = call(kernel)
+        show(args, response, render)
+        if first_build and not engine.index_ready:
+            print("sari: building the index for the next calls (interrupting is safe: the "
+                  "next call resumes it)", file=sys.stderr, flush=True)
+            engine.wait_for_index(None)
     finally:
         engine.close()
+    return 0 if response.get("ok") else 1
+
+
+def show(args: argparse.Namespace, response: dict[str, Any],
+         render: Callable[[dict[str, Any]], None]) -> None:
     if args.json:
         print(json.dumps(response, indent=2, ensure_ascii=False))
     elif response.get("ok"):
@@ -53,7 +67,7 @@ def run_call(args: argparse.Namespace, call: Callable[[Kernel], dict[str, Any]],
         notes(response)
     else:
         refusal(response)
-    return 0 if response.get("ok") else 1
+    sys.stdout.flush()
 
 
 def notes(response: dict[str, Any]) -> None:

@@ -46,6 +46,7 @@ BATCH_BYTES = 16 * 1024 * 1024  # larger transactions: fewer FTS segments to mer
 ORPHAN_AGE_SECONDS = 60.0
 
 Key = tuple[int, str]  # (root index, path relative to the root)
+COMPLETE_KEY = "build_complete"  # meta: one full build finished (set once, never cleared)
 
 
 @dataclass
@@ -159,6 +160,9 @@ class Indexer:
                 self._index_entries(todo, gone, jobs, bar, stats, report)
         finally:
             jobs.close()
+        if not self.cancelled.is_set():  # every file walked is in: searches trust the index
+            with self.store.transaction() as conn:
+                self.store.set_meta(conn, COMPLETE_KEY, "1")
         stats.text_files = self.store.count_files()[1]
         stats.seconds = time.perf_counter() - started
         bar.close(f"sari: indexed {stats.indexed:,} of {stats.files:,} files in "

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import heapq
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from sari_core.engine.names import MatchMode, folded, like_pattern
@@ -104,6 +104,16 @@ def _symbol_name(query: str) -> str:
     return name.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
 
 
+def file_order(hit: FileHit, defines: bool, needle: str, case_sensitive: bool
+               ) -> tuple[int, int, int, int, int, str]:
+    """Which matching files are read for line hits first: those defining a name of the
+    query, those whose path contains it, own code before third-party, non-test before
+    test, shallow before deep."""
+    in_path = needle in (hit.path if case_sensitive else hit.path.lower())
+    return (0 if defines else 1, 0 if in_path else 1, int(_is_third_party(hit.path)),
+            int(_is_test(hit.path)), hit.path.count("/"), hit.path)
+
+
 def _snippet(line: str, start: int, width: int = SNIPPET_CHARS) -> str:
     line = line.rstrip("\r\n")
     stripped = line.lstrip()
@@ -162,10 +172,7 @@ class Searcher:
         scan_files = max(SCAN_FILES_MIN, SCAN_FILES_PER_RESULT * call.limit)
 
         def order(hit: FileHit) -> tuple[int, int, int, int, int, str]:
-            in_path = needle in (hit.path if call.case_sensitive else hit.path.lower())
-            return (0 if hit.id in defs else 1, 0 if in_path else 1,
-                    int(_is_third_party(hit.path)), int(_is_test(hit.path)),
-                    hit.path.count("/"), hit.path)
+            return file_order(hit, hit.id in defs, needle, call.case_sensitive)
 
         chosen = files if len(files) <= scan_files else heapq.nsmallest(scan_files, files,
                                                                          key=order)
@@ -314,9 +321,11 @@ class Searcher:
 
     # --- paths ----------------------------------------------------------------------
 
-    def _paths(self, call: SearchCall) -> tuple[list[_Hit], int]:
+    def _paths(self, call: SearchCall, rows: Iterable[FileHit] | None = None
+               ) -> tuple[list[_Hit], int]:
         query = call.query.strip()
-        rows = self.store.all_files().values()
+        if rows is None:
+            rows = [FileHit(row.id, row.root, row.path) for row in self.store.all_files().values()]
         is_glob = any(char in query for char in "*?[")
         spec = glob_spec(query) if is_glob else None
         needle = query if call.case_sensitive else query.lower()

@@ -19,13 +19,15 @@ from pathlib import Path
 
 from sari_core.engine.changes import ChangeSource, Key, change_source
 from sari_core.engine.ignore import IgnoreRules
-from sari_core.engine.indexer import Indexer, IndexStats
+from sari_core.engine.indexer import COMPLETE_KEY, Indexer, IndexStats
 from sari_core.engine.mutations import Mutator
 from sari_core.engine.navigation import Navigator
 from sari_core.engine.outline import Outliner
 from sari_core.engine.paths import PathGuard
 from sari_core.engine.progress import wants_progress
 from sari_core.engine.reading import Reader
+from sari_core.engine.scan import WorkspaceScan
+from sari_core.engine.scan_search import SCANNED_KINDS, scan_search
 from sari_core.engine.schema import default_index_path
 from sari_core.engine.search import Searcher
 from sari_core.engine.store import IndexStore
@@ -63,6 +65,7 @@ class Workspace:
         self.store = IndexStore(self.index_path)
         self._rules = [IgnoreRules(root, exclude) for root in self.roots]
         self.indexer = Indexer(self.store, self.guard, self._rules)
+        self.scan = WorkspaceScan(self.roots, self._rules, exclude)
         self.searcher = Searcher(self.store, self.guard)
         self.reader = Reader(self.guard, self.store, self._symbols_ready)
         self.navigator = Navigator(self.store, self.guard)
@@ -86,6 +89,16 @@ class Workspace:
     @property
     def index_ready(self) -> bool:
         return self._ready.is_set()
+
+    @property
+    def index_complete(self) -> bool:
+        """Whether a full build ever finished (an older index answers while it refreshes)."""
+        return self._ready.is_set() or self.store.get_meta(COMPLETE_KEY) == "1"
+
+    def _answer_from_scan(self) -> bool:
+        """A first build runs in the background: a scan answers, at once, until it ends."""
+        thread = self._thread
+        return thread is not None and thread.is_alive() and not self.index_complete
 
     def ensure_index(self, progress: bool | None = None) -> IndexStats:
         """Build or refresh the index (incremental); a progress bar only on a terminal."""
@@ -188,6 +201,8 @@ class Workspace:
         return self.reader.read(call)
 
     def search(self, call: SearchCall) -> SearchResult:
+        if call.kind in SCANNED_KINDS and self._answer_from_scan():
+            return scan_search(self.searcher, self.scan, call)
         ready = self.wait_for_index(self.ready_wait_seconds)
         self._sync()
         if call.kind in ("references", "callers", "implementations"):

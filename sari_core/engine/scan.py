@@ -1,0 +1,221 @@
+"""Answering a search before the first index exists: a scan of the workspace.
+
+A never-indexed tree takes a while to index; until then a search must still give the
+right answer, and as fast as a plain grep. The scan runs ripgrep (``rg``, from the
+``ripgrep`` wheel, else from the PATH) over the roots with the workspace's own file
+set: hidden files included, ``.gitignore`` files read as git does with or without a
+repository, Sari's default exclusions and the workspace's extra exclusions passed as
+globs; every file it reports is then checked against :class:`IgnoreRules` itself, so
+the scan never shows a file the index would not hold. Without ``rg`` the scan is a
+walk in Python (slower, same answer).
+
+The hits are ranked by the index's rules as far as a scan allows: a definition is
+recognised by its line (``def NAME``, ``class NAME``, ``function NAME``...) rather
+than by the parsed symbols.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from sari_core.engine.ignore import DEFAULT_EXCLUDED_DIRS, IgnoreRules
+from sari_core.engine.names import folded, words
+from sari_core.engine.regex import compile_query
+from sari_core.engine.text_match import contains, glob_spec
+from sari_core.engine.textfile import BINARY_SNIFF_BYTES, MAX_INDEX_BYTES, decode, is_binary
+
+LINES_PER_FILE = 20  # line hits kept per file (what ranking looks at)
+PREVIEW_COLUMNS = 400  # longer lines come back cut (minified code)
+# Words that introduce a definition in the languages Sari parses, and what kind it is.
+DEFINITION_WORDS = {
+    "def": "function", "function": "function", "func": "function", "fn": "function",
+    "class": "class", "struct": "class", "interface": "interface", "trait": "interface",
+    "enum": "class", "type": "class", "module": "class", "impl": "class",
+    "const": "variable", "let": "variable", "var": "variable",
+}
+_DEFINITION = re.compile(
+    r"^\s*(?:(?:export|pub(?:\([^)]*\))?|async|default|abstract|public|private|static)\s+)*"
+    r"(" + "|".join(DEFINITION_WORDS) + r")\s+\*?([A-Za-z_$][\w$]*)")
+
+
+@dataclass
+class ScannedFile:
+    root: int
+    rel: str
+    lines: list[tuple[int, str]] = field(default_factory=list)  # (line number, text)
+
+
+def definition_on(line: str) -> tuple[str, str] | None:
+    """(name, kind) of the definition a line starts, when it reads like one."""
+    found = _DEFINITION.match(line)
+    if found is None:
+        return None
+    return found.group(2), DEFINITION_WORDS[found.group(1)]
+
+
+@cache
+def ripgrep() -> str | None:
+    """The ``rg`` binary: the ripgrep wheel's (next to this interpreter), else the PATH's."""
+    name = "rg.exe" if os.name == "nt" else "rg"
+    for folder in (Path(sys.executable).parent, Path(sysconfig.get_path("scripts"))):
+        candidate = folder / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return shutil.which("rg")
+
+
+def symbol_pattern(name: str, mode: str) -> str:
+    """A regex (rg syntax, used with ``-i``) for definition lines of names matching
+    ``name`` (any case or naming style: ``get_user``, ``getUser``)."""
+    parts = [re.escape(part) for part in words(name)] or [re.escape(name)]
+    spelled = "[_-]?".join(parts)
+    if mode == "fuzzy":
+        spelled = r"\w*" + spelled
+    tail = r"\b" if mode == "exact" else r"\w*\b"
+    keywords = "|".join(DEFINITION_WORDS)
+    return rf"\b(?:{keywords})\s+\*?{spelled}{tail}"
+
+
+class WorkspaceScan:
+    """Scans the roots for lines matching a literal or a regex (or lists their files)."""
+
+    def __init__(self, roots: Sequence[Path], rules: Sequence[IgnoreRules],
+                 extra_excludes: Sequence[str] = ()) -> None:
+        self.roots = [str(root) for root in roots]
+        self.rules = list(rules)
+        self.extra_excludes = list(extra_excludes)
+        self._ignored_dirs: dict[tuple[int, str], bool] = {}
+
+    # --- the workspace's file set ---------------------------------------------------
+
+    def belongs(self, root: int, rel: str) -> bool:
+        """Whether the index would hold this file (the same ignore decisions)."""
+        rules = self.rules[root]
+        folder = rel.rpartition("/")[0]
+        if folder and self._dir_ignored(root, folder):
+            return False
+        return not rules.is_ignored(rel) if not folder else \
+            not rules.decide(rules.chain_for(folder), rel, False)
+
+    def _dir_ignored(self, root: int, folder: str) -> bool:
+        key = (root, folder)
+        if key not in self._ignored_dirs:
+            self._ignored_dirs[key] = self.rules[root].is_ignored(folder, True)
+        return self._ignored_dirs[key]
+
+    def _split(self, path: str) -> tuple[int, str] | None:
+        for index, root in enumerate(self.roots):
+            if path.startswith(root) and path[len(root):len(root) + 1] in ("/", os.sep):
+                return index, path[len(root) + 1:].replace(os.sep, "/")
+        return None
+
+    # --- ripgrep --------------------------------------------------------------------
+
+    def _rg_command(self, binary: str) -> list[str]:
+        command = [binary, "--no-config", "--hidden", "--no-require-git", "--no-ignore-dot",
+                   "--no-ignore-global", "--no-ignore-parent", "--no-messages",
+                   "--max-filesize", str(MAX_INDEX_BYTES), "--color", "never"]
+        for name in sorted(DEFAULT_EXCLUDED_DIRS):
+            command += ["--glob", f"!{name}/"]
+        for line in self.extra_excludes:  # a re-inclusion ("!") cannot be a glob: skipped,
+            line = line.strip()            # and belongs() has the last word anyway
+            if line and not line.startswith(("#", "!")):
+                command += ["--glob", f"!{line}"]
+        return command
+
+    def files(self) -> Iterator[tuple[int, str]]:
+        """Every file of the workspace (root index, path relative to it)."""
+        binary = ripgrep()
+        if binary is None:
+            for root, rules in enumerate(self.rules):
+                for entry in rules.walk():
+                    yield root, entry.rel
+            return
+        output = subprocess.run([*self._rg_command(binary), "--files", "--null", "--",
+                                 *self.roots], capture_output=True, check=False).stdout
+        for raw in output.split(b"\0"):
+            if raw:
+                key = self._split(os.fsdecode(raw))
+                if key is not None and self.belongs(*key):
+                    yield key
+
+    def lines(self, pattern: str, *, regex: bool, case_sensitive: bool,
+              glob: str | None = None) -> list[ScannedFile]:
+        """The files with a line matching ``pattern`` and their first matching lines."""
+        binary = ripgrep()
+        if binary is None or not pattern.isascii():
+            # rg matches UTF-8 bytes; the index decodes legacy encodings (Latin-1...), so
+            # a non-ASCII pattern is matched on decoded text, as the index does
+            found = self._python_lines(pattern, regex, case_sensitive)
+        else:
+            found = self._rg_lines(binary, pattern, regex, case_sensitive)
+        spec = glob_spec(glob) if glob else None
+        return [item for item in found if (spec is None or spec.match_file(item.rel))
+                and self.belongs(item.root, item.rel)]
+
+    def _rg_lines(self, binary: str, pattern: str, regex: bool, case_sensitive: bool
+                  ) -> list[ScannedFile]:
+        command = [*self._rg_command(binary), "--null", "--line-number", "--no-heading",
+                   "--with-filename", "--max-count", str(LINES_PER_FILE),
+                   "--max-columns", str(PREVIEW_COLUMNS), "--max-columns-preview"]
+        command += [] if regex else ["--fixed-strings"]
+        command += ["--case-sensitive"] if case_sensitive else ["--ignore-case"]
+        completed = subprocess.run([*command, "--regexp", pattern, "--", *self.roots],
+                                   capture_output=True, check=False)
+        by_path: dict[bytes, ScannedFile | None] = {}
+        for record in completed.stdout.split(b"\n"):
+            path, _, rest = record.partition(b"\0")
+            if not rest:
+                continue
+            item = by_path.get(path, False)
+            if item is False:
+                key = self._split(os.fsdecode(path))
+                item = by_path[path] = ScannedFile(*key) if key is not None else None
+            if item is None:
+                continue
+            number, _, text = rest.partition(b":")
+            item.lines.append((int(number), decode(text).text))
+        return [item for item in by_path.values() if item is not None]
+
+    # --- the walk in Python (no rg here) --------------------------------------------
+
+    def _python_lines(self, pattern: str, regex: bool, case_sensitive: bool
+                      ) -> list[ScannedFile]:
+        rx = compile_query(pattern, case_sensitive=case_sensitive) if regex else None
+        out: list[ScannedFile] = []
+        for root, rules in enumerate(self.rules):
+            for entry in rules.walk():
+                if entry.size > MAX_INDEX_BYTES:
+                    continue
+                try:
+                    with open(entry.abs, "rb") as handle:
+                        data = handle.read()
+                except OSError:
+                    continue
+                if is_binary(data[:BINARY_SNIFF_BYTES]):
+                    continue
+                item = ScannedFile(root, entry.rel)
+                for number, line in enumerate(decode(data).text.split("\n"), 1):
+                    hit = rx.search(line) is not None if rx is not None \
+                        else contains(line, pattern, case_sensitive)
+                    if hit:
+                        item.lines.append((number, line[:PREVIEW_COLUMNS]))
+                        if len(item.lines) >= LINES_PER_FILE:
+                            break
+                if item.lines:
+                    out.append(item)
+        return out
+
+
+def same_name(query: str, name: str) -> bool:
+    """Whether ``name`` is spelled like ``query`` apart from case and word separators."""
+    return folded(query) == folded(name)

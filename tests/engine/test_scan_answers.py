@@ -1,0 +1,89 @@
+"""Before the first index: a scan answers, with the index's file set and ranking rules."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from sari_core.engine import Workspace, scan
+from sari_core.engine.indexer import Indexer
+from sari_core.engine.scan_search import BUILDING_NOTE, scan_search
+from sari_core.kernel import Kernel
+from sari_core.models import SearchCall
+from sari_core.rendering import render
+
+QUERIES = [("text", "execute_read"), ("text", "EXECUTE_READ"), ("text", "helper"),
+           ("text", "café"), ("text", "line"), ("regex", r"execute_\w+"),
+           ("regex", r"fn \w+\("), ("text", "kelvin")]
+
+
+@pytest.fixture(params=["rg", "python"])
+def walker(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "python":
+        monkeypatch.setattr(scan, "ripgrep", lambda: None)
+    return str(request.param)
+
+
+def test_the_ripgrep_wheel_is_found() -> None:
+    binary = scan.ripgrep()
+    assert binary is not None and Path(binary).name.startswith("rg")
+
+
+@pytest.mark.parametrize(("kind", "query"), QUERIES)
+def test_a_scan_finds_the_files_the_index_finds(shared: Workspace, walker: str, kind: str,
+                                                query: str) -> None:
+    call = SearchCall(query=query, kind=kind)  # type: ignore[arg-type]
+    indexed = sorted(hit.path for hit in shared.searcher.files(call))
+    scanned = sorted(item.rel for item in shared.scan.lines(
+        query, regex=kind == "regex", case_sensitive=False))
+    assert scanned == indexed
+    assert indexed or query == "kelvin"
+
+
+def test_a_scan_lists_the_files_the_index_holds(shared: Workspace, walker: str) -> None:
+    indexed = sorted(path for _, path in shared.store.all_files())
+    assert sorted(rel for _, rel in shared.scan.files()) == indexed
+
+
+def test_a_scan_ranks_the_definition_first_and_says_the_index_is_building(
+        shared: Workspace, walker: str) -> None:
+    result = scan_search(shared.searcher, shared.scan, SearchCall(query="def execute_read"))
+    assert result.matches and result.matches[0].kind == "definition"
+    assert not result.index_ready and result.notes == [BUILDING_NOTE]
+    symbol = scan_search(shared.searcher, shared.scan,
+                         SearchCall(query="executeRead", kind="symbol"))
+    assert {m.path for m in symbol.matches} == {"src/app.py", "src/other.py"}
+    paths = scan_search(shared.searcher, shared.scan, SearchCall(query="app.py", kind="path"))
+    assert paths.matches[0].path == "src/app.py"
+
+
+def test_while_the_first_build_runs_a_search_answers_from_the_scan(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    release = threading.Event()
+    real_refresh = Indexer.refresh
+
+    def slow_refresh(self: Indexer, **kwargs: object) -> object:
+        release.wait(30)
+        return real_refresh(self, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Indexer, "refresh", slow_refresh)
+    engine = Workspace([repo], index_path=tmp_path / "index.sqlite", watch=False)
+    try:
+        engine.start_background_index()
+        with Kernel(engine) as kernel:
+            response = kernel.execute_search({"query": "execute_read"})
+            text = render(response)
+            assert response["meta"]["index_ready"] is False
+            assert {m["path"] for m in response["matches"]} >= {"src/app.py",
+                                                                 "docs/notes.md"}
+            assert "No matches" not in text and "index is still being built" in text
+            release.set()
+            assert engine.wait_for_index(60)
+            assert engine.index_complete
+            after = engine.search(SearchCall(query="execute_read"))
+            assert after.index_ready and not after.notes
+    finally:
+        release.set()
+        engine.close()
