@@ -47,12 +47,33 @@ def python_files(engine: Workspace, pattern: str) -> set[str]:
             if file_id in paths and any(rx.search(line) for line in text.split("\n"))}
 
 
-def main() -> None:
+SMOKE_FILES = {
+    "pkg/errors.py": "class BadThing(Exception):\n    pass\n\n\ndef check_value(self):\n"
+                     "    raise ValueError(f\"bad {self}\")\n",
+    "pkg/main.py": "import os\nimport sys\n\nRELEASE_DATE = '2024-01-31'\nMAX_SIZE = 3\n",
+}
+
+
+def smoke_corpus(folder: Path) -> Path:
+    """A handful of files every pattern above matches at least once (CI's quick run)."""
+    for rel, text in SMOKE_FILES.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text, encoding="utf-8")
+    return folder
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args()
-    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny corpus and one repetition: checks the bench works (CI)")
+    args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="sari-bench-regex-") as tmp:
+        if args.smoke:
+            args.repeat = 1
+            stdlib = smoke_corpus(Path(tmp) / "corpus")
+        else:
+            stdlib = Path(sysconfig.get_paths()["stdlib"])
         (Path(tmp) / "evil.txt").write_text("a" * 100_000 + "!\n", encoding="utf-8")
         with Workspace([stdlib, Path(tmp)], index_path=Path(tmp) / "index.sqlite", watch=False,
                        exclude=["site-packages/", "dist-packages/"]) as engine:
@@ -60,6 +81,7 @@ def main() -> None:
             print(f"python {sys.version.split()[0]}, corpus {stdlib} "
                   f"({engine.store.count_files()[1]:,} text files)")
             print(f"{'pattern':<28}{'files':>7}{'RE2 ms':>9}{'re ms':>9}{'ratio':>8}  agree")
+            disagreements = 0
             for pattern in PATTERNS:
                 call = SearchCall(query=pattern, kind="regex", case_sensitive=True)
                 found = {path.split("/", 1)[1] for path in engine.matching_files(call)}
@@ -68,8 +90,9 @@ def main() -> None:
                 theirs = median_ms(lambda p=pattern: python_files(engine, p), args.repeat)
                 print(f"{pattern:<28}{len(found):>7}{ours:>9.1f}{theirs:>9.1f}"
                       f"{theirs / ours:>7.1f}x  {'yes' if found == expected else 'NO'}")
+                disagreements += found != expected
             if importlib.util.find_spec("sari_core.engine.regex") is None:
-                return  # an engine on the backtracking re would not come back
+                return 1 if disagreements else 0  # a backtracking engine would not come back
             call = SearchCall(query=EVIL, kind="regex")
             evil_ms = median_ms(lambda: engine.search(call), args.repeat)
             line = "a" * 22 + "!"  # each further "a" doubles the time
@@ -78,7 +101,8 @@ def main() -> None:
             re_ms = (time.perf_counter() - started) * 1000
             print(f"{EVIL}: RE2 over the corpus and a 100,000-character line {evil_ms:.1f} ms; "
                   f"re over one 23-character line {re_ms:,.0f} ms")
+    return 1 if disagreements else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

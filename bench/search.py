@@ -1,217 +1,352 @@
-"""Search benchmark: the engine's index against ripgrep on the same trees, in the same run.
+"""Search benchmark: the engine against ripgrep and ``git grep`` on the same trees, same run.
 
-Corpora (every machine has them, nothing is downloaded):
+The corpus is built at bench time from wheels downloaded from PyPI (``pip download
+--no-deps``, unpacked; nothing outside this repository and the package index is
+used), or given as a folder. It is measured at 1x, 2x and 4x its size (copies made
+of hard links), so how each cost grows shows. For each size it prints:
 
-* ``stdlib`` — ``sysconfig.get_paths()["stdlib"]`` without the packages installed
-  into it (``site-packages/``);
-* ``large`` — the whole Python installation, ``Path(sysconfig.get_paths()["purelib"]).parent``.
+* the first answer on the never-indexed tree, from the CLI (``sari search``) and over
+  MCP (``sari serve``, spawn to the search reply), beside ``rg`` on the same query,
+  and whether the answer holds the files rg finds;
+* the cold build in a fresh process: wall, CPU (main + workers), MB of text per
+  CPU-second, index size over the text, peak RSS;
+* warm p50 and p95 of literal, regex and symbol searches, beside ``rg`` and
+  ``git grep --no-index`` on the same queries (the symbol search beside
+  ``rg 'def NAME|class NAME'``);
+* every target, met or NOT met.
 
-For each it prints: the cold index build (fresh index file, wall and CPU time,
-indexed files and bytes), the index size relative to the corpus, the warm
-literal search p50 over a fixed set of queries against ``rg -F -l`` as a ratio
-(case-sensitive, and case-insensitive against ``rg -F -l -i``), whether the
-file sets agree for every query, and the time to re-index one changed file.
+ripgrep gets the engine's file set: hidden files, ``.gitignore`` outside git repositories
+too, the default exclusions as globs, the 16 MB size limit.
 
-ripgrep is given the same file set as the engine: hidden files included,
-``.gitignore`` files honoured outside git repositories too, the engine's default
-exclusions as ``--glob`` rules and its 16 MB size limit.
-
-Usage: ``python bench/search.py [--corpus stdlib|large|PATH]... [--repeat N]``
+Usage: ``python bench/search.py [--packages NAME...] [--corpus PATH] [--scales 1 2 4]
+[--repeat N] [--smoke]``
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
-from dataclasses import dataclass
+import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 from sari_core.engine import Workspace
 from sari_core.engine.ignore import DEFAULT_EXCLUDED_DIRS
+from sari_core.engine.scan import ripgrep
 from sari_core.engine.textfile import MAX_INDEX_BYTES
 from sari_core.models import SearchCall
 
-QUERIES = [
+PACKAGES = ["sympy==1.13.3", "moto==5.0.22", "jedi==0.19.2", "scipy==1.14.1", "pip==24.3.1"]
+LITERALS = [
     "def __init__(self", "import os", "raise ValueError", "self.assertEqual", "TODO",
     "class Meta", "return None", "async def", "subprocess.run", "json.dumps", "Exception",
-    "BaseModel", "sqlite3.connect", "os.path.join", "__name__ == '__main__'",
-    "logging.getLogger", "from typing import", "lru_cache", "zipfile", "DeprecationWarning",
-    'encoding="utf-8"', "isinstance(value, str)", "def execute_read", "NotImplementedError",
+    "sqlite3.connect", "os.path.join", "__name__ == '__main__'", "logging.getLogger",
+    "from typing import", "lru_cache", "DeprecationWarning", 'encoding="utf-8"',
+    "isinstance(value, str)", "NotImplementedError",
 ]
-STDLIB_EXCLUDE = ["site-packages/", "dist-packages/"]
-TOUCH_FILE = "_sari_bench_touch.py"
+REGEXES = [r"def \w+_\w+\(self", r"^class \w+\(Exception\)", r"import (os|sys)$",
+           r"\d{4}-\d{2}-\d{2}", r"raise \w+Error\(f?\"", r"[A-Z]{3,}_[A-Z]{3,}"]
+SYMBOLS = ["parse", "Parser", "get_version", "Symbol", "main", "TestCase", "run",
+           "normalize", "Session", "Matrix"]
+FIRST_QUERY = "def execute_read"
+SMOKE_FILES = {
+    "pkg/reader.py": "import os\n\n\nclass Parser:\n    def execute_read(self, path):\n"
+                     "        return os.path.join(path, '2024-01-31')\n",
+    "pkg/use.py": "from pkg.reader import Parser\n\n\ndef main():\n    Parser().execute_read('x')\n"
+                  "    raise ValueError('TODO')\n",
+    "pkg/.gitignore": "ignored.py\n",
+    "pkg/ignored.py": "def execute_read(): pass\n",
+}
+TARGETS = {"first answer / rg": 1.5, "symbol p50 ms": 10.0, "literal p95 / p50": 5.0,
+           "regex p50 / rg p50": 1.0, "build MB per CPU-s": 6.0, "index / text": 2.0,
+           "peak RSS MB": 250.0}
 
 
-@dataclass
-class Corpus:
-    name: str
-    root: Path
-    exclude: list[str]
+# --- corpora -----------------------------------------------------------------------------
+
+def download_corpus(packages: list[str], cache: Path) -> Path:
+    """The wheels of ``packages`` unpacked under ``cache/corpus`` (downloaded once)."""
+    corpus = cache / "corpus"
+    wheels = cache / "wheels"
+    if not corpus.is_dir():
+        wheels.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary",
+                        ":all:", "-q", "-d", str(wheels), *packages], check=True)
+        staging = cache / "corpus.partial"
+        shutil.rmtree(staging, ignore_errors=True)
+        for wheel in sorted(wheels.glob("*.whl")):
+            with zipfile.ZipFile(wheel) as archive:
+                archive.extractall(staging / wheel.name.split("-")[0])
+        staging.rename(corpus)
+    return corpus
 
 
-def corpora(names: list[str]) -> list[Corpus]:
-    out = []
-    for name in names:
-        if name == "stdlib":
-            out.append(Corpus("stdlib", Path(sysconfig.get_paths()["stdlib"]).resolve(),
-                              STDLIB_EXCLUDE))
-        elif name == "large":
-            out.append(Corpus("large", Path(sysconfig.get_paths()["purelib"]).parent.resolve(),
-                              []))
-        else:
-            out.append(Corpus(Path(name).name, Path(name).resolve(), []))
-    return out
+def smoke_corpus(folder: Path) -> Path:
+    for rel, text in SMOKE_FILES.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text, encoding="utf-8")
+    return folder
 
 
-def rg_command(corpus: Corpus, query: str, ignore_case: bool) -> list[str]:
-    command = ["rg", "-F", "-l", "--hidden", "--no-require-git", "--no-ignore-dot",
+def scaled(base: Path, scale: int, scratch: Path) -> Path:
+    """``scale`` copies of ``base`` side by side (hard links: no extra disk, same bytes)."""
+    target = scratch / f"corpus-{scale}x"
+    if not target.exists():
+        for copy in range(scale):
+            shutil.copytree(base, target / f"copy{copy}", copy_function=os.link)
+    return target
+
+
+# --- the peers ---------------------------------------------------------------------------
+
+def rg_base() -> list[str]:
+    binary = ripgrep()
+    if binary is None:
+        raise SystemExit("rg is needed (pip install ripgrep)")
+    command = [binary, "--no-config", "--hidden", "--no-require-git", "--no-ignore-dot",
                "--no-ignore-global", "--no-ignore-parent", "--no-messages",
                "--max-filesize", str(MAX_INDEX_BYTES)]
-    if ignore_case:
-        command.append("-i")
-    for folder in sorted(DEFAULT_EXCLUDED_DIRS) + [p.rstrip("/") for p in corpus.exclude]:
+    for folder in sorted(DEFAULT_EXCLUDED_DIRS):
         command += ["--glob", f"!{folder}/"]
-    return [*command, "--", query, str(corpus.root)]
+    return command
 
 
-def run_rg(corpus: Corpus, query: str, ignore_case: bool) -> tuple[float, set[str]]:
+def rg_files(root: Path, pattern: str, *, regex: bool, ignore_case: bool = True
+             ) -> tuple[float, set[str]]:
+    command = [*rg_base(), "-l", *([] if regex else ["-F"]), *(["-i"] if ignore_case else []),
+               "-e", pattern, "--", str(root)]
     started = time.perf_counter()
-    done = subprocess.run(rg_command(corpus, query, ignore_case), capture_output=True,
-                          check=False)
+    done = subprocess.run(command, capture_output=True, check=False)
     elapsed = time.perf_counter() - started
     lines = done.stdout.decode("utf-8", "surrogateescape").splitlines()
-    return elapsed, {os.path.relpath(line, corpus.root).replace(os.sep, "/") for line in lines}
+    return elapsed, {os.path.relpath(line, root).replace(os.sep, "/") for line in lines}
 
 
-def timed_search(engine: Workspace, query: str, case_sensitive: bool) -> float:
+def git_grep(root: Path, pattern: str, *, regex: bool, ignore_case: bool = True) -> float:
+    command = ["git", "-C", str(root), "grep", "--no-index", "--exclude-standard", "-l", "-I",
+               "-E" if regex else "-F", *(["-i"] if ignore_case else []), "-e", pattern]
     started = time.perf_counter()
-    engine.search(SearchCall(query=query, case_sensitive=case_sensitive))
+    subprocess.run(command, capture_output=True, check=False)
     return time.perf_counter() - started
 
 
-def children_cpu() -> float:
-    import resource
-
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
-def index_bytes(path: Path) -> int:
-    return sum(os.path.getsize(f"{path}{s}") for s in ("", "-wal") if os.path.exists(f"{path}{s}"))
+# --- first answer --------------------------------------------------------------------------
+
+def server_env(cache: Path) -> dict[str, str]:
+    return {**os.environ, "SARI_CACHE_DIR": str(cache), "SARI_PLUGINS": "none"}
 
 
-def bench(corpus: Corpus, repeat: int, scratch: Path) -> None:
-    print(f"\n== {corpus.name}: {corpus.root}")
-    index = scratch / f"{corpus.name}.sqlite"
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    wall, cpu, child = time.perf_counter(), time.process_time(), children_cpu()
-    engine = Workspace([corpus.root], index_path=index, watch=True, exclude=corpus.exclude)
-    stats = engine.ensure_index(progress=False)
-    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    child = children_cpu() - child
-    engine.store.reader.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    with engine.store.transaction() as conn:
-        conn.execute("SELECT 1")
-    size = index_bytes(index)
-    corpus_bytes = sum(row.size for row in engine.store.text_files())
-    print(f"cold build: {wall:.1f} s wall (CPU: {cpu:.1f} s main + {child:.1f} s workers; "
-          f"load average {load:.1f} at start) — {stats.files:,} files, {stats.text_files:,} "
-          f"text files, {corpus_bytes / 1e6:.1f} MB of text, "
-          f"{engine.index_status()['symbols']:,} symbols")
-    print(f"index size: {size / 1e6:.1f} MB = {size / corpus_bytes:.2f} x the text indexed")
-    try:
-        for case_sensitive in (True, False):
-            compare(engine, corpus, repeat, case_sensitive)
-        reindex(engine, corpus)
-    finally:
-        engine.close()
+def first_answer_cli(root: Path, cache: Path) -> tuple[float, str]:
+    """Spawn ``sari search`` on a never-indexed tree: seconds to its complete answer."""
+    started = time.perf_counter()
+    process = subprocess.Popen([sys.executable, "-m", "sari_core.cli.main", "search",
+                                FIRST_QUERY, "--workspace", str(root), "--limit", "5"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                               env=server_env(cache))
+    assert process.stdout is not None
+    lines = []
+    for line in process.stdout:  # the answer ends with its "N files matched" line
+        lines.append(line)
+        if " matched, " in line:
+            break
+    elapsed = time.perf_counter() - started
+    process.terminate()  # it goes on building the index for later calls
+    process.wait()
+    return elapsed, "".join(lines)
 
 
-def compare(engine: Workspace, corpus: Corpus, repeat: int, case_sensitive: bool) -> None:
-    label = "case-sensitive, rg -F -l" if case_sensitive else "case-insensitive, rg -F -l -i"
-    print(f"\nwarm literal search ({label}), median of {repeat} runs per query:")
-    print(f"{'query':<28}{'files':>7}{'sari ms':>10}{'rg ms':>10}{'ratio':>8}  agree")
-    sari_times, rg_times, disagreements = [], [], 0
-    for query in QUERIES:
-        timed_search(engine, query, case_sensitive)  # warm-up: page cache and statements
-        run_rg(corpus, query, not case_sensitive)
-        ours = statistics.median(timed_search(engine, query, case_sensitive)
-                                 for _ in range(repeat))
-        runs = [run_rg(corpus, query, not case_sensitive) for _ in range(repeat)]
-        theirs = statistics.median(elapsed for elapsed, _ in runs)
-        expected = runs[0][1]
-        found = set(engine.matching_files(SearchCall(query=query,
-                                                     case_sensitive=case_sensitive)))
-        agree = found == expected
-        disagreements += not agree
-        sari_times.append(ours)
-        rg_times.append(theirs)
-        note = "yes" if agree else (f"NO: {len(found - expected)} only sari, "
-                                    f"{len(expected - found)} only rg, e.g. "
-                                    f"{sorted(found ^ expected)[:2]}")
-        print(f"{query[:27]:<28}{len(expected):>7}{ours * 1000:>10.2f}{theirs * 1000:>10.1f}"
-              f"{theirs / ours:>8.0f}x  {note}")
-    p50_ours, p50_theirs = statistics.median(sari_times), statistics.median(rg_times)
-    print(f"p50: sari {p50_ours * 1000:.2f} ms, rg {p50_theirs * 1000:.1f} ms -> "
-          f"{p50_theirs / p50_ours:.0f}x faster; max sari {max(sari_times) * 1000:.1f} ms; "
-          f"file sets agree for {len(QUERIES) - disagreements}/{len(QUERIES)} queries")
+def first_answer_mcp(root: Path, cache: Path) -> tuple[float, str]:
+    """Spawn ``sari serve``, initialize, search at once: seconds to the search reply."""
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=sys.executable, args=[
+        "-m", "sari_core.cli.main", "serve", "--workspace", str(root)], env=server_env(cache))
+
+    async def run() -> tuple[float, str]:
+        started = time.perf_counter()
+        with open(os.devnull, "w") as errlog:
+            async with Client(stdio_client(params, errlog=errlog)) as client:
+                result = await client.call_tool("search", {"query": FIRST_QUERY, "limit": 5})
+                return time.perf_counter() - started, str(result.content[0].text)
+
+    return anyio.run(run)
 
 
-def reindex(engine: Workspace, corpus: Corpus, rounds: int = 7) -> None:
-    """Re-index one changed file: a copy of a median-sized source file, edited in place."""
-    sources = sorted((row.size, row.path) for row in engine.store.text_files()
-                     if row.path.endswith(".py"))
-    size, model = sources[len(sources) // 2]
-    target = corpus.root / TOUCH_FILE
-    target.write_bytes((corpus.root / model).read_bytes())
-    try:
-        engine.poll_changes()
-        idle = []
-        for _ in range(200):
-            started = time.perf_counter()
-            engine.poll_changes()
-            idle.append(time.perf_counter() - started)
-        times = []
-        for number in range(rounds):
-            with open(target, "a", encoding="utf-8") as handle:
-                handle.write(f"# sari bench edit {number}\n")
-            started = time.perf_counter()
-            changes = engine.poll_changes()
-            times.append(time.perf_counter() - started)
-            assert [change.path for change in changes] == [TOUCH_FILE], changes
-        found = engine.matching_files(SearchCall(query=f"sari bench edit {rounds - 1}"))
-        assert found == [TOUCH_FILE], found
-        print(f"\none-file re-index ({size / 1000:.1f} kB, a copy of {model}): "
-              f"median {statistics.median(times) * 1000:.1f} ms, max {max(times) * 1000:.1f} ms "
-              f"(detect + read + hash + FTS + symbols); an idle poll costs "
-              f"{statistics.median(idle) * 1e6:.0f} µs")
-    finally:
-        target.unlink()
-        engine.poll_changes()
+def first_answers(root: Path, scratch: Path) -> dict[str, float]:
+    rg_seconds, expected = rg_files(root, FIRST_QUERY, regex=False)
+    out = {"rg": rg_seconds}
+    for label, runner in (("cli", first_answer_cli), ("mcp", first_answer_mcp)):
+        cache = Path(tempfile.mkdtemp(prefix=f"first-{label}-", dir=scratch))
+        seconds, text = runner(root, cache)
+        right = bool(expected) == ("No matches" not in text and " 0 files matched" not in text)
+        shown = [path for path in expected if path in text]
+        print(f"first answer ({label}): {seconds * 1000:8.0f} ms; rg {rg_seconds * 1000:.0f} ms "
+              f"-> {seconds / rg_seconds:.2f}x rg; right: {'yes' if right and shown or not expected else 'NO'}"
+              f" ({len(expected)} files hold {FIRST_QUERY!r})")
+        out[label] = seconds
+        shutil.rmtree(cache, ignore_errors=True)
+    return out
+
+
+# --- the cold build ----------------------------------------------------------------------
+
+BUILD = """
+import json, resource, sys, time
+from pathlib import Path
+from sari_core.engine import Workspace
+wall, cpu = time.perf_counter(), time.process_time()
+with Workspace([sys.argv[1]], index_path=Path(sys.argv[2]), watch=False) as ws:
+    stats = ws.ensure_index(progress=False)
+    symbols = ws.store.count_symbols()
+    text = sum(row.size for row in ws.store.text_files())
+    ws.store.reader.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+children = resource.getrusage(resource.RUSAGE_CHILDREN)
+peak = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, children.ru_maxrss)
+print(json.dumps({"wall": wall, "cpu": cpu, "workers": children.ru_utime + children.ru_stime,
+                  "files": stats.files, "text": text, "symbols": symbols, "peak_kb": peak}))
+"""
+
+
+def cold_build(root: Path, index: Path) -> dict[str, float]:
+    done = subprocess.run([sys.executable, "-c", BUILD, str(root), str(index)],
+                          capture_output=True, text=True, check=True)
+    build = json.loads(done.stdout)
+    size = sum(os.path.getsize(f"{index}{s}") for s in ("", "-wal")
+               if os.path.exists(f"{index}{s}"))
+    cpu = build["cpu"] + build["workers"]
+    rate = build["text"] / 1e6 / cpu if cpu else 0.0
+    print(f"cold build: {build['wall']:.1f} s wall, CPU {build['cpu']:.1f} s main + "
+          f"{build['workers']:.1f} s workers -> {rate:.2f} MB per CPU-s; {build['files']:,} "
+          f"files, {build['text'] / 1e6:.1f} MB of text, {build['symbols']:,} symbols")
+    print(f"index size: {size / 1e6:.1f} MB = {size / build['text']:.2f} x the text; "
+          f"peak RSS {build['peak_kb'] / 1024:.0f} MB")
+    return {"build MB per CPU-s": rate, "index / text": size / build["text"],
+            "peak RSS MB": build["peak_kb"] / 1024}
+
+
+# --- warm searches -----------------------------------------------------------------------
+
+def timed(function: Callable[[], object], repeat: int) -> float:
+    samples = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        function()
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
+
+
+def compare(label: str, engine: Workspace, root: Path, calls: list[SearchCall], repeat: int,
+            peer: Callable[[SearchCall], tuple[float, float]]) -> dict[str, float]:
+    """Each call's median beside its peers' (rg, git grep); p50 and p95 of each."""
+    ours, rg_times, git_times = [], [], []
+    for call in calls:
+        engine.search(call)  # warm-up
+        ours.append(timed(lambda call=call: engine.search(call), repeat))
+        rg_seconds, git_seconds = peer(call)
+        rg_times.append(rg_seconds)
+        git_times.append(git_seconds)
+    p50, p95 = statistics.median(ours) * 1000, percentile(ours, 0.95) * 1000
+    rg50, rg95 = statistics.median(rg_times) * 1000, percentile(rg_times, 0.95) * 1000
+    git50, git95 = statistics.median(git_times) * 1000, percentile(git_times, 0.95) * 1000
+    print(f"{label:<8} sari p50 {p50:8.1f} ms  p95 {p95:8.1f} ms | rg p50 {rg50:7.1f} p95 "
+          f"{rg95:7.1f} | git grep p50 {git50:7.1f} p95 {git95:7.1f} | rg/sari p50 "
+          f"{rg50 / p50:5.1f}x")
+    return {"p50": p50, "p95": p95, "rg50": rg50}
+
+
+def warm(root: Path, index: Path, repeat: int, literals: list[str], regexes: list[str],
+         symbols: list[str]) -> dict[str, float]:
+    def text_peer(call: SearchCall) -> tuple[float, float]:
+        regex = call.kind == "regex"
+        rg = statistics.median(rg_files(root, call.query, regex=regex)[0]
+                               for _ in range(repeat))
+        git = statistics.median(git_grep(root, call.query, regex=regex) for _ in range(repeat))
+        return rg, git
+
+    def symbol_peer(call: SearchCall) -> tuple[float, float]:
+        pattern = rf"(def|class) {call.query}"
+        rg = statistics.median(rg_files(root, pattern, regex=True, ignore_case=False)[0]
+                               for _ in range(repeat))
+        git = statistics.median(git_grep(root, pattern, regex=True, ignore_case=False)
+                                for _ in range(repeat))
+        return rg, git
+
+    with Workspace([root], index_path=index, watch=True) as engine:
+        engine.ensure_index(progress=False)
+        literal = compare("literal", engine, root, [SearchCall(query=q) for q in literals],
+                          repeat, text_peer)
+        regex = compare("regex", engine, root, [SearchCall(query=q, kind="regex")
+                                                 for q in regexes], repeat, text_peer)
+        symbol = compare("symbol", engine, root, [SearchCall(query=q, kind="symbol")
+                                                   for q in symbols], repeat, symbol_peer)
+    return {"symbol p50 ms": symbol["p50"], "literal p95 / p50": literal["p95"] / literal["p50"],
+            "regex p50 / rg p50": regex["p50"] / regex["rg50"]}
+
+
+def verdicts(figures: dict[str, float]) -> None:
+    parts = []
+    for name, target in TARGETS.items():
+        value = figures[name]
+        higher_is_better = name == "build MB per CPU-s"
+        met = value >= target if higher_is_better else value <= target
+        parts.append(f"{name} {value:.2f} ({'>=' if higher_is_better else '<='} {target:g}: "
+                     f"{'met' if met else 'NOT met'})")
+    print("targets: " + "; ".join(parts))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--corpus", action="append", default=None,
-                        help="stdlib, large, or a folder (repeatable; default: stdlib and large)")
+    parser.add_argument("--packages", nargs="+", default=PACKAGES,
+                        help="wheels the corpus is made of (downloaded from PyPI once)")
+    parser.add_argument("--corpus", type=Path, help="a folder to use instead of the wheels")
+    parser.add_argument("--cache", type=Path,
+                        default=Path(tempfile.gettempdir()) / "sari-bench-corpus")
+    parser.add_argument("--scales", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per query")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny corpus, 1x, one run per query: checks the bench works (CI)")
     args = parser.parse_args(argv)
-    if shutil.which("rg") is None:
-        print("ripgrep (rg) is needed: apt-get install -y ripgrep", file=sys.stderr)
-        return 2
-    version = subprocess.run(["rg", "--version"], capture_output=True, text=True).stdout
-    print(f"python {sys.version.split()[0]}, {version.splitlines()[0]}, "
-          f"{os.cpu_count()} cores, {len(QUERIES)} queries")
-    with tempfile.TemporaryDirectory(prefix="sari-bench-") as scratch:
-        for corpus in corpora(args.corpus or ["stdlib", "large"]):
-            bench(corpus, args.repeat, Path(scratch))
+    literals, regexes, symbols = LITERALS, REGEXES, SYMBOLS
+    with tempfile.TemporaryDirectory(prefix="sari-bench-search-") as scratch_name:
+        scratch = Path(scratch_name)
+        if args.smoke:
+            base = smoke_corpus(scratch / "smoke")
+            args.scales, args.repeat = [1], 1
+            literals, regexes, symbols = literals[:3], regexes[:2], symbols[:2]
+        elif args.corpus is not None:
+            base = args.corpus.resolve()
+        else:
+            base = download_corpus(args.packages, args.cache / "-".join(sorted(args.packages)))
+        version = subprocess.run([rg_base()[0], "--version"], capture_output=True,
+                                 text=True).stdout.splitlines()[0]
+        git = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout
+        print(f"python {sys.version.split()[0]}, {version}, {git.strip()}, {os.cpu_count()} "
+              f"cores, load average {os.getloadavg()[0]:.1f}; corpus {base}")
+        for scale in args.scales:
+            root = scaled(base, scale, scratch)
+            print(f"\n== {scale}x")
+            figures: dict[str, float] = {}
+            first = first_answers(root, scratch)
+            figures["first answer / rg"] = max(first["cli"], first["mcp"]) / first["rg"]
+            index = scratch / f"index-{scale}x.sqlite"
+            figures.update(cold_build(root, index))
+            figures.update(warm(root, index, args.repeat, literals, regexes, symbols))
+            verdicts(figures)
     return 0
 
 

@@ -43,13 +43,17 @@ def sdk_import_seconds() -> float:
     return elapsed
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--workspace", type=Path, default=REPO)
     parser.add_argument("--baseline-python", metavar="EXE",
                         help="also time sari serve run by this interpreter's environment")
-    args = parser.parse_args()
+    parser.add_argument("--smoke", action="store_true",
+                        help="one round: checks the bench works (CI)")
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.rounds = 1
     sdk: list[float] = []
     serves: list[StartupMeasure] = []
     baseline: list[float] = []

@@ -1,0 +1,42 @@
+"""The engine's benches run: each one's smoke mode (a tiny corpus, one repetition) must
+finish with status 0 and print its figures, so a bench that breaks fails here."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+def run_smoke(name: str, *extra: str) -> str:
+    done = subprocess.run([sys.executable, str(BENCH / f"{name}.py"), "--smoke", *extra],
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, f"{name} --smoke failed:\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+def test_the_search_bench_prints_every_figure_beside_ripgrep_and_git_grep() -> None:
+    out = run_smoke("search")
+    for label in ("first answer", "cold build", "index size", "literal", "regex", "symbol",
+                  "rg", "git grep", "targets"):
+        assert label in out, label
+
+
+def test_the_regex_bench_runs() -> None:
+    out = run_smoke("regex_search")
+    assert "RE2 ms" in out and "NO" not in out.split("agree", 1)[1]
+
+
+def test_the_startup_bench_runs() -> None:
+    out = run_smoke("startup")
+    assert "initialize reply" in out
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the load bench spawns POSIX servers")
+def test_the_mcp_load_bench_runs_and_reads_the_text_reply() -> None:
+    out = run_smoke("mcp_load")
+    assert "errors 0" in out and "200-line read round trip" in out
