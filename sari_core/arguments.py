@@ -37,6 +37,8 @@ LEGACY_READ_TOOLS: dict[str, tuple[str, dict[str, str]]] = {
     "get_snippet": ("snippet", {"path": "target"}),
     "dry_run_diff": ("diff_preview", {"path": "target"}),
 }
+READ_TOOLS = frozenset({"read", *LEGACY_READ_TOOLS})
+"""Every tool name a read arrives under: ``read`` and the deprecated wrappers."""
 
 
 def _invalid(message: str, hint: str = "", next_calls: list[NextCall] | None = None) -> SariError:

@@ -1,9 +1,15 @@
-"""What the kernel needs from a workspace engine (the real one is :mod:`sari_core.engine`)."""
+"""What the kernel needs from a workspace engine (the real one is :mod:`sari_core.engine`).
+
+:class:`Engine` is what every engine must serve. The other protocols here are optional
+capabilities an engine may add; a caller checks one with ``isinstance(engine, Protocol)``
+(they are runtime-checkable) rather than looking a method up by name.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from sari_core.models import (
     FileChange,
@@ -13,6 +19,10 @@ from sari_core.models import (
     SearchCall,
     SearchResult,
 )
+
+if TYPE_CHECKING:
+    from sari_core.engine.names import MatchMode
+    from sari_core.engine.navigation import Definition
 
 
 @runtime_checkable
@@ -42,3 +52,36 @@ class Engine(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+
+@runtime_checkable
+class ListsMatchingFiles(Protocol):
+    """An engine that can list every file a text or regex search matches."""
+
+    def matching_files(self, call: SearchCall) -> list[str]:
+        """Every file ``call`` matches (the set its ``total`` counts), beyond those shown."""
+        ...
+
+
+@runtime_checkable
+class CountsReferences(Protocol):
+    """An engine that knows how often each file's symbols are referenced."""
+
+    def reference_counts(self) -> Mapping[str, int]:
+        """References to each file's definitions across the workspace, by file."""
+        ...
+
+
+@runtime_checkable
+class IndexesDefinitions(Protocol):
+    """An engine that keeps an index of where names are defined."""
+
+    @property
+    def index_ready(self) -> bool:
+        """Whether the index is built (before that, :meth:`definitions` may miss some)."""
+        ...
+
+    def definitions(self, query: str, mode: MatchMode | None) -> Sequence[Definition]:
+        """Every indexed definition of the names ``query`` matches (``mode`` as in search)."""
+        ...

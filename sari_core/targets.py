@@ -18,10 +18,10 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from pathlib import Path
 
-__all__ = ["normalize_path", "root_prefixes", "symbol_names", "words"]
+__all__ = ["names_symbol", "normalize_path", "root_prefixes", "symbol_names", "words"]
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -86,3 +86,12 @@ def symbol_names(symbol: str) -> set[str]:
 def words(text: str) -> set[str]:
     """The identifier-like words of a query or a snippet (``load_config(path)`` has two)."""
     return set(_WORD.findall(text))
+
+
+def names_symbol(wanted: Set[str], symbol: str | None, snippet_words: Set[str]) -> bool:
+    """Whether a search match is about any of the names ``wanted`` (from :func:`symbol_names`):
+    its matched ``symbol`` names one, or its snippet (``snippet_words``, from :func:`words`)
+    contains one."""
+    if symbol and wanted & symbol_names(symbol):
+        return True
+    return bool(wanted & snippet_words)

@@ -21,7 +21,8 @@ from sari_core.engine.changes import ChangeSource, Key, change_source
 from sari_core.engine.ignore import IgnoreRules
 from sari_core.engine.indexer import COMPLETE_KEY, Indexer, IndexStats
 from sari_core.engine.mutations import Mutator
-from sari_core.engine.navigation import Navigator
+from sari_core.engine.names import MatchMode
+from sari_core.engine.navigation import Definition, Navigator
 from sari_core.engine.outline import Outliner
 from sari_core.engine.paths import PathGuard
 from sari_core.engine.progress import wants_progress
@@ -233,6 +234,11 @@ class Workspace:
         self._sync()
         return {self.guard.display(root, path): count
                 for (root, path), count in sorted(self.store.reference_counts().items())}
+
+    def definitions(self, query: str, mode: MatchMode | None) -> list[Definition]:
+        """Every indexed definition of the names ``query`` matches (none before the index
+        is built: a caller then asks something slower)."""
+        return self.navigator.definitions(query, mode) if self.index_ready else []
 
     def index_status(self) -> dict[str, object]:
         """What ``sari doctor`` and ``sari index`` report about the index."""

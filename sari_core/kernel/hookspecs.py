@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
-    from sari_core.kernel import Kernel
     from sari_core.kernel.analytics import AnalyticsSink
     from sari_core.kernel.commands import Command
     from sari_core.kernel.context import CallContext
@@ -33,6 +32,7 @@ if TYPE_CHECKING:
     from sari_core.kernel.stabilization import StabilizationField
     from sari_core.kernel.tools import ToolSpec
     from sari_core.kernel.verdicts import Verdict
+    from sari_core.kernel.view import KernelView
     from sari_core.models import (
         CallRecord,
         ClientHookEvent,
@@ -114,10 +114,11 @@ def sari_register_commands() -> list[Command]:
 
 
 @_hookspec
-def sari_register_analytics_sinks(kernel: Kernel) -> list[AnalyticsSink]:
+def sari_register_analytics_sinks(kernel: KernelView) -> list[AnalyticsSink]:
     """Contribute sinks that the analytics writer thread drains events into.
 
-    :param kernel: the kernel being started (for its settings and state folder).
+    :param kernel: what a plugin sees of the kernel being started (its settings, roots,
+        workspace hash): a :class:`~sari_core.kernel.view.KernelView`, not the kernel.
     :return: sinks; concatenated over plugins, added after the default JSON-lines sink.
     """
 
@@ -126,21 +127,23 @@ def sari_register_analytics_sinks(kernel: Kernel) -> list[AnalyticsSink]:
 
 
 @_hookspec
-def on_kernel_start(kernel: Kernel) -> None:
+def on_kernel_start(kernel: KernelView) -> None:
     """The kernel finished loading plugins and settings and is about to serve.
 
     Start background resources here (language servers, writer threads).
 
-    :param kernel: the started kernel.
+    :param kernel: what a plugin sees of the started kernel
+        (:class:`~sari_core.kernel.view.KernelView`: roots, engine, settings, live sessions).
     :return: nothing; every plugin is called, failures are logged and isolated.
     """
 
 
 @_hookspec
-def on_kernel_shutdown(kernel: Kernel) -> None:
+def on_kernel_shutdown(kernel: KernelView) -> None:
     """The kernel is shutting down: flush and release resources.
 
-    :param kernel: the kernel being closed.
+    :param kernel: what a plugin sees of the kernel being closed (a
+        :class:`~sari_core.kernel.view.KernelView`).
     :return: nothing; every plugin is called, failures are logged and isolated.
     """
 

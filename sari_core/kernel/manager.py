@@ -40,6 +40,7 @@ from sari_core.kernel.loading import (
     instantiate,
     load_failure,
 )
+from sari_core.kernel.plugin import declared_attributes
 from sari_core.kernel.reasons import ReasonCode, ReasonRegistry
 from sari_core.kernel.registrations import RegistrationCollectors
 from sari_core.kernel.trace import enable_trace, trace_requested
@@ -50,6 +51,7 @@ if TYPE_CHECKING:
     from sari_core.kernel.commands import Command
     from sari_core.kernel.context import CallContext
     from sari_core.kernel.sessions import Session
+    from sari_core.kernel.view import KernelView
     from sari_core.models import (
         CallRecord,
         ClientHookEvent,
@@ -116,6 +118,11 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
                 raise pluggy.PluginValidationError(
                     plugin, f"plugin {name or plugin_name(plugin)!r}: {attr} cannot be a "
                     "wrapper; Sari calls each policy in isolation and folds the results")
+        try:
+            declared_attributes(plugin)
+        except TypeError as exc:
+            raise pluggy.PluginValidationError(
+                plugin, f"plugin {name or plugin_name(plugin)!r}: {exc}") from None
         registered = super().register(plugin, name)
         self._canonical.clear()
         self._calls.clear()
@@ -278,7 +285,8 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
 
     def _failure_verdict(self, result: PluginResult) -> Verdict:
         plugin = self.get_plugin(result.plugin)
-        closed = result.plugin in self.fail_closed or bool(getattr(plugin, "fail_closed", False))
+        closed = result.plugin in self.fail_closed or (
+            plugin is not None and declared_attributes(plugin).fail_closed)
         message = f"plugin {result.plugin!r} failed: {result.failure}"
         return Verdict(
             action="block" if closed else "warn",
@@ -301,10 +309,10 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
         self._announce(self.hook.on_call_complete(record=record, session=session, ctx=ctx),
                        "on_call_complete")
 
-    def kernel_start(self, kernel: Any) -> None:
+    def kernel_start(self, kernel: KernelView) -> None:
         self._announce(self.hook.on_kernel_start(kernel=kernel), "on_kernel_start")
 
-    def kernel_shutdown(self, kernel: Any) -> None:
+    def kernel_shutdown(self, kernel: KernelView) -> None:
         self._announce(self.hook.on_kernel_shutdown(kernel=kernel), "on_kernel_shutdown")
 
     def session_start(self, session: Session) -> None:

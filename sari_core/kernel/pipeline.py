@@ -42,6 +42,7 @@ from sari_core.kernel.settings import SettingsSpec, SettingsStore
 from sari_core.kernel.stabilization import StabilizationFields
 from sari_core.kernel.tools import ToolSpec
 from sari_core.kernel.verdicts import FoldedVerdict
+from sari_core.kernel.view import KernelView
 from sari_core.locations import state_dir
 from sari_core.models import CompactionEvent, MutationEvent, ReadCall
 
@@ -84,6 +85,7 @@ class Kernel:
         self.roots: list[Path] = list(engine.roots)
         self.workspace_hash = workspace_hash(self.roots[0])
         self.pm = SariPluginManager()
+        self.view = KernelView(self)
         if builtins:
             from sari_core.kernel.builtin import register_builtins
 
@@ -119,7 +121,7 @@ class Kernel:
         self.default_connection_id = new_connection_id()
         self._strict_sessions = strict_session_mode()
         self._closed = False
-        self.pm.kernel_start(self)
+        self.pm.kernel_start(self.view)
 
     # --- construction helpers -------------------------------------------------------
 
@@ -127,7 +129,7 @@ class Kernel:
         sinks: list[AnalyticsSink] = []
         if self.core.analytics_enabled:
             sinks.append(JsonLinesSink(state_dir() / "analytics" / f"{self.workspace_hash}.jsonl"))
-        sinks.extend(self.pm.analytics_sinks(self))
+        sinks.extend(self.pm.analytics_sinks(self.view))
         return sinks
 
     # --- sessions -------------------------------------------------------------------
@@ -340,7 +342,7 @@ class Kernel:
         if self._closed:
             return
         self._closed = True
-        self.pm.kernel_shutdown(self)
+        self.pm.kernel_shutdown(self.view)
         self.analytics.close()
         self.engine.close()
 

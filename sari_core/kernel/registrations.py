@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from sari_core.kernel.settings import SettingsSpec
     from sari_core.kernel.stabilization import StabilizationField
     from sari_core.kernel.tools import ToolSpec
+    from sari_core.kernel.view import KernelView
 
 
 class RegistrationCollectors:
@@ -57,7 +58,7 @@ class RegistrationCollectors:
                 tools[spec.name] = spec
         return tools
 
-    def analytics_sinks(self, kernel: Any) -> list[AnalyticsSink]:
+    def analytics_sinks(self, kernel: KernelView) -> list[AnalyticsSink]:
         results = self._registered(self.hook.sari_register_analytics_sinks(kernel=kernel),
                                    "sari_register_analytics_sinks")
         return [sink for r in results for sink in r.value]

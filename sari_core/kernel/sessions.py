@@ -16,8 +16,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from sari_core.engine_protocol import CountsReferences, ListsMatchingFiles
 from sari_core.models import ReadCall
 
 if TYPE_CHECKING:
@@ -249,13 +250,14 @@ class Session:
 
         For policies that must account for files beyond the matches a search shows.
         """
-        files = getattr(self._kernel.engine, "matching_files", None)
-        return list(files(call)) if callable(files) else None
+        engine = self._kernel.engine
+        return list(engine.matching_files(call)) if isinstance(engine, ListsMatchingFiles) \
+            else None
 
     def reference_counts(self) -> Mapping[str, int] | None:
         """How often each symbol is referenced in the workspace, when the engine knows."""
-        counts = getattr(self._kernel.engine, "reference_counts", None)
-        return cast("Mapping[str, int]", counts()) if callable(counts) else None
+        engine = self._kernel.engine
+        return engine.reference_counts() if isinstance(engine, CountsReferences) else None
 
     def metrics(self) -> dict[str, Any]:
         """The session's ``metrics_snapshot``, for plugin tools building a response."""

@@ -15,8 +15,7 @@ from aggregation_workspace import (
 
 from sari_aggregation import AggregationPlugin, AggregationSettings
 from sari_aggregation.compress import reference_line
-from sari_aggregation.lines import split_lines
-from sari_core import Verdict, hookimpl
+from sari_core import Verdict, hookimpl, split_lines
 from sari_core.kernel.sessions import Session
 from sari_core.models import ReadCall, ReadResult
 

@@ -6,7 +6,8 @@ from budget_workspace import BIG, EXACT, FILES, LONG_DEF, NEIGHBOURS, SMALL, WID
 from kernel_responses import stabilization
 
 from sari_budget import BudgetSettings
-from sari_budget.trim import split_lines, trim_payload
+from sari_budget.trim import trim_payload
+from sari_core import split_lines
 
 
 def test_defaults_are_the_seeds() -> None:

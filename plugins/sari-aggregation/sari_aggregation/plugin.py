@@ -16,21 +16,26 @@ from typing import Any
 
 from sari_aggregation.compress import Compressed, compress
 from sari_aggregation.ledger import NAMESPACE, ItemRecord, SessionLedger
-from sari_aggregation.lines import split_lines
 from sari_aggregation.settings import SECTION, AggregationSettings
-from sari_core.arguments import LEGACY_READ_TOOLS
-from sari_core.kernel.context import CallContext
-from sari_core.kernel.manager import hookimpl
-from sari_core.kernel.reasons import ReasonCodeSpec
-from sari_core.kernel.sessions import Session
-from sari_core.kernel.settings import SettingsSpec
-from sari_core.kernel.stabilization import StabilizationField
-from sari_core.kernel.verdicts import Verdict
-from sari_core.models import CallRecord, MutationEvent, ReadCall, ReadResult
+from sari_core import (
+    READ_TOOLS,
+    CallContext,
+    CallRecord,
+    MutationEvent,
+    Plugin,
+    ReadCall,
+    ReadResult,
+    ReasonCodeSpec,
+    Session,
+    SettingsSpec,
+    StabilizationField,
+    Verdict,
+    hookimpl,
+    split_lines,
+)
 
 DEDUPLICATED = "AGGREGATION_DEDUPLICATED"
 REASON_RANK = 30
-READ_TOOLS = frozenset({"read", *LEGACY_READ_TOOLS})
 
 
 @dataclass(frozen=True)
@@ -43,7 +48,7 @@ class _Pending:
     compressed: Compressed
 
 
-class AggregationPlugin:
+class AggregationPlugin(Plugin):
     """Auto-Aggregation: deduplicates a session's reads, deterministically."""
 
     name = "aggregation"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sari_aggregation.lines import split_lines
+from sari_core import split_lines
 
 ANNOTATION_KEY = "aggregation"
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from sari_budget.settings import BudgetSettings
 from sari_budget.usage import BudgetUsage
-from sari_core.models import NextCall, ReadCall, ReadResult
+from sari_core import NextCall, ReadCall, ReadResult
 
 REF_ARGUMENTS = ("candidate_id", "bundle_id", "session_id")
 

@@ -13,9 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sari_core.kernel.sessions import Session
-from sari_core.models import ReadCall
-from sari_core.outline_rows import parse_row
+from sari_core import ReadCall, Session, parse_row
 
 MAX_CHARS = 2_000_000  # the probe reads the lines around the definition, whatever their width
 

@@ -17,26 +17,34 @@ from sari_budget.settings import SECTION, BudgetSettings
 from sari_budget.trim import Trimmed, trim_payload
 from sari_budget.usage import BudgetUsage, InFlight, usage_of
 from sari_budget.window import AT_MATCH, window_at_match
-from sari_core.arguments import LEGACY_READ_TOOLS
-from sari_core.kernel.context import CallContext
-from sari_core.kernel.manager import hookimpl
-from sari_core.kernel.reasons import ReasonCode, ReasonCodeSpec
-from sari_core.kernel.sessions import Session
-from sari_core.kernel.settings import SettingsSpec
-from sari_core.kernel.stabilization import StabilizationField
-from sari_core.kernel.verdicts import Verdict
-from sari_core.models import CallRecord, NextCall, ReadCall, ReadResult, SearchCall, SearchResult
-from sari_core.targets import normalize_path
+from sari_core import (
+    READ_TOOLS,
+    CallContext,
+    CallRecord,
+    NextCall,
+    Plugin,
+    ReadCall,
+    ReadResult,
+    ReasonCode,
+    ReasonCodeSpec,
+    SearchCall,
+    SearchResult,
+    Session,
+    SettingsSpec,
+    StabilizationField,
+    Verdict,
+    hookimpl,
+    normalize_path,
+)
 
 BUDGET_EXCEEDED = "BUDGET_EXCEEDED"
 SOFT = BUDGET_SOFT_LIMIT
 HARD = BUDGET_HARD_LIMIT
 DEGRADED = ReasonCode.PREVIEW_DEGRADED.value
-READ_TOOLS = frozenset({"read", *LEGACY_READ_TOOLS})
 REASON_RANK = 50
 
 
-class BudgetPlugin:
+class BudgetPlugin(Plugin):
     """Read Budget Guard: per-session reads, lines and preview caps."""
 
     name = "budget"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sari_core.kernel.reasons import ReasonCodeSpec
+from sari_core import ReasonCodeSpec
 
 BUDGET_SOFT_LIMIT = "BUDGET_SOFT_LIMIT"
 BUDGET_HARD_LIMIT = "BUDGET_HARD_LIMIT"

@@ -9,16 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
-def split_lines(text: str) -> list[str]:
-    """Split on ``\\n`` only, keeping the ends (``str.splitlines`` also splits on form feeds)."""
-    if not text:
-        return []
-    parts = text.split("\n")
-    lines = [part + "\n" for part in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
+from sari_core import split_lines
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sari_budget.settings import BudgetSettings
-from sari_core.kernel.sessions import Session
+from sari_core import Session
 
 NAMESPACE = "budget"
 

@@ -13,10 +13,7 @@ import sari_budget.guidance as guidance
 from sari_budget.neighbours import Definition, related
 from sari_budget.settings import BudgetSettings
 from sari_budget.usage import InFlight, usage_of
-from sari_core.kernel.sessions import Session
-from sari_core.kernel.verdicts import Verdict
-from sari_core.models import NextCall, ReadCall
-from sari_core.targets import normalize_path
+from sari_core import NextCall, ReadCall, Session, Verdict, normalize_path
 
 AT_MATCH = "BUDGET_WINDOW_AT_MATCH"
 DEFINITION_MARGIN = 10  # lines shown either side of a matched definition

@@ -18,9 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from sari_core.kernel.sessions import canonical_root
-from sari_core.locations import open_private, state_dir
-from sari_core.models import ClientHookEvent, ClientHookResult
+from sari_core import ClientHookEvent, ClientHookResult, canonical_root, open_private, state_dir
 from sari_lspgate.diagnostics import LineMap
 from sari_lspgate.gate import GateState, apply_results
 from sari_lspgate.settings import load_settings

@@ -15,8 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sari_core.kernel.sessions import canonical_root
-from sari_core.kernel.settings import SettingsError
+from sari_core import SettingsError, canonical_root
 from sari_lspgate.diagnostics import Diagnostic, gating
 from sari_lspgate.settings import load_settings
 from sari_lspgate.summary import summarize

@@ -26,10 +26,17 @@ from urllib.parse import unquote, urlparse
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 
-from sari_core.engine.names import MatchMode, matches
-from sari_core.engine.navigation import Definition, target_name
-from sari_core.engine.text_match import glob_spec
-from sari_core.models import SearchCall, SearchMatch, SearchResult
+from sari_core import (
+    Definition,
+    IndexesDefinitions,
+    MatchMode,
+    SearchCall,
+    SearchMatch,
+    SearchResult,
+    glob_spec,
+    matches,
+    target_name,
+)
 from sari_lspgate.answers import AnswerCache, stamps
 from sari_lspgate.lsp_client import ValidatingClient
 from sari_lspgate.lsp_server import LanguageServer
@@ -87,14 +94,13 @@ def _provides(server: LanguageServer, kind: str) -> bool:
 def index_definitions(engine: object) -> DefinitionSource | None:
     """The engine's indexed definitions of a name, when it keeps an index (the workspace
     engine does); none while the index is still being built (the server is asked then)."""
-    lookup = getattr(getattr(engine, "navigator", None), "definitions", None)
-    if lookup is None:
+    if not isinstance(engine, IndexesDefinitions):
         return None
 
     def definitions(name: str, match: MatchMode | None) -> Sequence[Definition]:
-        if not getattr(engine, "index_ready", True):
+        if not engine.index_ready:
             return []
-        return list(lookup(name, match))
+        return list(engine.definitions(name, match))
 
     return definitions
 

@@ -7,22 +7,23 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sari_core.kernel.commands import Command
-from sari_core.kernel.manager import hookimpl
-from sari_core.kernel.reasons import ReasonCodeSpec
-from sari_core.kernel.sessions import Session
-from sari_core.kernel.settings import SettingsSpec
-from sari_core.kernel.verdicts import Verdict
-from sari_core.models import (
+from sari_core import (
     ClientHookEvent,
     ClientHookResult,
+    Command,
     CompactionContribution,
     CompactionEvent,
     FileChange,
     MutationEvent,
+    Plugin,
     ReadCall,
+    ReasonCodeSpec,
     SearchCall,
     SearchResult,
+    Session,
+    SettingsSpec,
+    Verdict,
+    hookimpl,
 )
 from sari_lspgate import claude_code, cli, policy
 from sari_lspgate.diagnostics import LineMap
@@ -30,13 +31,13 @@ from sari_lspgate.gate import ChangeOutcome, GateState, apply_results
 from sari_lspgate.settings import SECTION, LspGateSettings
 
 if TYPE_CHECKING:
-    from sari_core.kernel import Kernel
+    from sari_core import KernelView
     from sari_lspgate.runner import ChangeTarget, ValidationRunner
 
 log = logging.getLogger(__name__)
 
 
-class LspGatePlugin:
+class LspGatePlugin(Plugin):
     """After each mutation, real language servers validate the file; new errors gate."""
 
     name = "lspgate"
@@ -68,7 +69,7 @@ class LspGatePlugin:
     # --- lifecycle ----------------------------------------------------------------------
 
     @hookimpl
-    def on_kernel_start(self, kernel: Kernel) -> None:
+    def on_kernel_start(self, kernel: KernelView) -> None:
         settings: LspGateSettings = kernel.settings.get(SECTION)
         self.settings = settings
         self._roots = list(kernel.roots)
@@ -77,7 +78,7 @@ class LspGatePlugin:
             self._get_runner().prewarm()
 
     @hookimpl
-    def on_kernel_shutdown(self, kernel: Kernel) -> None:
+    def on_kernel_shutdown(self, kernel: KernelView) -> None:
         with self._runner_lock:
             runner, self.runner = self.runner, None
         if runner is not None:

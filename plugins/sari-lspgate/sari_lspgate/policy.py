@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sari_core.kernel.reasons import ReasonCodeSpec
-from sari_core.kernel.verdicts import Verdict
+from sari_core import ReasonCodeSpec, Verdict
 from sari_lspgate.gate import ChangeOutcome, GateState
 from sari_lspgate.summary import failure_reads, summarize
 

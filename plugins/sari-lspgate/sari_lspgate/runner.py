@@ -18,9 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sari_core.engine.navigation import target_name
-from sari_core.kernel.sessions import canonical_root
-from sari_core.models import SearchCall, SearchResult
+from sari_core import SearchCall, SearchResult, canonical_root, target_name
 from sari_lspgate.answers import AnswerCache
 from sari_lspgate.command_validator import CommandValidator
 from sari_lspgate.diagnostics import Diagnostic

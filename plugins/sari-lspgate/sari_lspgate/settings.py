@@ -110,7 +110,7 @@ class LspGateSettings(BaseModel):
 def load_settings(workspace: Path) -> LspGateSettings:
     """The section as a kernel at ``workspace`` would read it (pyproject, sari.toml, env),
     for the CLI and client hooks, which run without a kernel."""
-    from sari_core.kernel.settings import SettingsSpec, SettingsStore
+    from sari_core import SettingsSpec, SettingsStore
 
     store = SettingsStore.load([SettingsSpec(SECTION, LspGateSettings)], workspace)
     settings: LspGateSettings = store.get(SECTION)

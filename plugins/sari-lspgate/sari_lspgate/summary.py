@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sari_core.models import NextCall
+from sari_core import NextCall
 from sari_lspgate.diagnostics import Diagnostic
 
 SNIPPET_CONTEXT_LINES = 3

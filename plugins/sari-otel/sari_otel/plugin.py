@@ -19,10 +19,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sari_core.client_request import current_client_request
-from sari_core.kernel.manager import hookimpl
-from sari_core.kernel.sessions import Session
-from sari_core.models import CallRecord, MutationEvent
+from sari_core import CallRecord, MutationEvent, Plugin, Session, current_client_request, hookimpl
 from sari_otel import names
 from sari_otel.config import telemetry_configured
 from sari_otel.notes import Note
@@ -31,8 +28,7 @@ if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider
     from opentelemetry.trace import TracerProvider
 
-    from sari_core.kernel import Kernel
-    from sari_core.kernel.context import CallContext
+    from sari_core import CallContext, KernelView
 
 log = logging.getLogger(__name__)
 
@@ -41,18 +37,18 @@ POLICY_HOOKS = frozenset({"on_read_enter", "on_read_exit", "on_search_complete",
 DEFAULT_QUEUE_SIZE = 10_000
 
 
-class DormantOtel:
+class DormantOtel(Plugin):
     """What the entry point yields when telemetry is not configured: no per-call hook, no cost."""
 
     name = PLUGIN_NAME
     active = False
 
     @hookimpl
-    def on_kernel_start(self, kernel: Kernel) -> None:
+    def on_kernel_start(self, kernel: KernelView) -> None:
         log.debug("sari-otel: dormant (no OTEL_* exporter or endpoint configured)")
 
 
-class OtelPlugin:
+class OtelPlugin(Plugin):
     """Spans and metrics per tool call.
 
     :param tracer_provider: where spans go; by default built from ``OTEL_*``.
@@ -142,11 +138,11 @@ class OtelPlugin:
     # --- lifecycle ------------------------------------------------------------------
 
     @hookimpl
-    def on_kernel_start(self, kernel: Kernel) -> None:
-        self._stop_watching = kernel.pm.add_hookcall_monitoring(_ignore_call, self._hook_called)
+    def on_kernel_start(self, kernel: KernelView) -> None:
+        self._stop_watching = kernel.watch_hook_calls(_ignore_call, self._hook_called)
 
     @hookimpl
-    def on_kernel_shutdown(self, kernel: Kernel) -> None:
+    def on_kernel_shutdown(self, kernel: KernelView) -> None:
         if self._stop_watching is not None:
             self._stop_watching()
             self._stop_watching = None

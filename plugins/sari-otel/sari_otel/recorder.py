@@ -19,8 +19,7 @@ from opentelemetry.metrics import MeterProvider
 from opentelemetry.propagate import extract
 from opentelemetry.trace import SpanKind, Status, StatusCode, TracerProvider
 
-from sari_core.client_request import ClientRequest
-from sari_core.models import CallRecord
+from sari_core import CallRecord, ClientRequest
 from sari_otel import names
 from sari_otel.notes import Note
 

@@ -23,8 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from sari_core.kernel.sessions import canonical_root
-from sari_core.models import CompactionEvent
+from sari_core import CompactionEvent, canonical_root
 from sari_persistence import reads
 from sari_persistence.compaction import live_window, project_root_of, summary_with_log
 from sari_persistence.reads import ChatSessionInfo, CompactionInfo, StoredExecution, StoredFrame
@@ -34,7 +33,7 @@ from sari_persistence.settings import SECTION, PersistenceSettings
 from sari_persistence.store import ExecutionStore, StoredCompaction, WriterOptions, store_compaction
 
 if TYPE_CHECKING:
-    from sari_core.kernel import Kernel
+    from sari_core import Kernel
 
 Role = Literal["user", "assistant", "tool"]
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sari_core.kernel.sessions import canonical_root
+from sari_core import canonical_root
 from sari_persistence import reads, schema
 from sari_persistence.compaction import live_window, summary_with_log
 from sari_persistence.records import execution_row

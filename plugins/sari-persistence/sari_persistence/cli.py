@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
-from sari_core.kernel.settings import SettingsError, SettingsSpec, SettingsStore
+from sari_core import SettingsError, SettingsSpec, SettingsStore
 from sari_persistence import reads, schema
 from sari_persistence.settings import SECTION, PersistenceSettings
 

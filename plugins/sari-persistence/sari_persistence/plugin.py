@@ -6,17 +6,20 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sari_core.kernel.commands import Command
-from sari_core.kernel.manager import hookimpl
-from sari_core.kernel.sessions import Session, canonical_root
-from sari_core.kernel.settings import SettingsSpec, SettingsStore
-from sari_core.kernel.tools import ToolSpec
-from sari_core.models import (
+from sari_core import (
     CallRecord,
     ClientHookEvent,
     ClientHookResult,
+    Command,
     CompactionContribution,
     CompactionEvent,
+    Plugin,
+    Session,
+    SettingsSpec,
+    SettingsStore,
+    ToolSpec,
+    canonical_root,
+    hookimpl,
 )
 from sari_persistence import claude_code, cli
 from sari_persistence.compaction import project_root_of, summary_with_log
@@ -28,7 +31,7 @@ from sari_persistence.tool import tool_spec
 from sari_persistence.writer import install_sigterm_flush
 
 if TYPE_CHECKING:
-    from sari_core.kernel import Kernel
+    from sari_core import KernelView
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +40,7 @@ log = logging.getLogger(__name__)
 HONESTY_MARKER = "BE HONEST:"
 
 
-class PersistencePlugin:
+class PersistencePlugin(Plugin):
     """Durable execution log, chat frames, compaction summaries, ``context_query``."""
 
     name = "persistence"
@@ -69,7 +72,7 @@ class PersistencePlugin:
     # --- lifecycle ----------------------------------------------------------------------
 
     @hookimpl
-    def on_kernel_start(self, kernel: Kernel) -> None:
+    def on_kernel_start(self, kernel: KernelView) -> None:
         settings: PersistenceSettings = kernel.settings.get(SECTION)
         self.settings = settings
         self._metrics_to_sqlite = settings.session_metrics_backend == "sqlite"
@@ -85,7 +88,7 @@ class PersistencePlugin:
             install_sigterm_flush()
 
     @hookimpl
-    def on_kernel_shutdown(self, kernel: Kernel) -> None:
+    def on_kernel_shutdown(self, kernel: KernelView) -> None:
         if self.store is not None:
             self.store.close()
             self.store = None

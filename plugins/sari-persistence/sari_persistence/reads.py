@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from sari_core.models import ChatFrame
+from sari_core import ChatFrame
 
 FRAME_COLUMNS = ("id", "session_id", "timestamp", "role", "content", "tool_name",
                  "execution_id", "compacted", "sequence_index")

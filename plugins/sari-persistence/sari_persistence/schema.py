@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
-from sari_core.locations import private_file
+from sari_core import private_file
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 5000

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from sari_core.locations import state_dir
+from sari_core import state_dir
 
 SECTION = "persistence"
 DB_FILENAME = "execution_log.db"

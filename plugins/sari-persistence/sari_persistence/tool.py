@@ -20,12 +20,16 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
-from sari_core import responses
-from sari_core.errors import ErrorCode, SariError
-from sari_core.kernel.sessions import Session, canonical_root
-from sari_core.kernel.tools import ToolSpec
-from sari_core.kernel.verdicts import FoldedVerdict
-from sari_core.models import NextCall
+from sari_core import (
+    ErrorCode,
+    FoldedVerdict,
+    NextCall,
+    SariError,
+    Session,
+    ToolSpec,
+    canonical_root,
+    tool_response,
+)
 from sari_persistence import reads
 from sari_persistence.records import bound_text
 from sari_persistence.search import Page, Query, Scope, search
@@ -231,7 +235,7 @@ def make_handler(store_of: Callable[[], ExecutionStore | None],
             folded.next_calls.append(NextCall(tool=TOOL_NAME, arguments=next_args))
             folded.suggested_next_action = "context_query"
         target = args.execution_id or args.text
-        response = responses.tool_response(TOOL_NAME, target, payload, folded,
+        response = tool_response(TOOL_NAME, target, payload, folded,
                                            session.metrics(), "")
         response["meta"]["truncated"] = has_more or cut
         return response

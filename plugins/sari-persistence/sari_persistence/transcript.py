@@ -26,7 +26,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sari_core.kernel.sessions import canonical_root, workspace_hash
+from sari_core import canonical_root, workspace_hash
 from sari_persistence.records import ChatSessionRecord, ExecutionRow, FrameRecord
 
 CLIENT = "claude-code"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
-from sari_core.models import NextCall, ReadCall, SearchMatch
+from sari_core import NextCall, ReadCall, SearchMatch
 
 _DROPPED_READ_FIELDS = {"entrypoint", "candidate_id", "bundle_id"}
 

@@ -18,8 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sari_core.models import NextCall, ReadCall
-from sari_core.targets import normalize_path
+from sari_core import NextCall, ReadCall, normalize_path
 from sari_refgate import calls
 from sari_refgate.reason_codes import (
     CANDIDATE_REF_REQUIRED,

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sari_core.kernel.sessions import Session
-from sari_core.models import NextCall, ReadCall, ReadResult
-from sari_core.outline_rows import parse_row
+from sari_core import NextCall, ReadCall, ReadResult, Session, parse_row
 from sari_refgate.calls import requested_lines
 
 MIN_ENTRIES = 3  # fewer definitions than this say too little: the window serves better

@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import functools
 
-from sari_core.kernel.context import CallContext
-from sari_core.kernel.manager import hookimpl
-from sari_core.kernel.reasons import ReasonCodeSpec
-from sari_core.kernel.sessions import Session
-from sari_core.kernel.settings import SettingsSpec
-from sari_core.kernel.stabilization import StabilizationField
-from sari_core.kernel.verdicts import Verdict
-from sari_core.models import NextCall, ReadCall, ReadResult, SearchCall, SearchResult
-from sari_core.targets import normalize_path
+from sari_core import (
+    CallContext,
+    NextCall,
+    Plugin,
+    ReadCall,
+    ReadResult,
+    ReasonCodeSpec,
+    SearchCall,
+    SearchResult,
+    Session,
+    SettingsSpec,
+    StabilizationField,
+    Verdict,
+    hookimpl,
+    normalize_path,
+)
 from sari_refgate import calls
 from sari_refgate.gate import (
     DRIFT_OUTLINED,
@@ -35,7 +42,7 @@ NAMESPACE = "refgate"
 REASON_RANK = 40
 
 
-class RefgatePlugin:
+class RefgatePlugin(Plugin):
     """Search -> Ref -> Read: stable refs on search, a gate on read."""
 
     name = "refgate"

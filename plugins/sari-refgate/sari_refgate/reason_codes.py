@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sari_core.kernel.reasons import ReasonCodeSpec
+from sari_core import ReasonCodeSpec
 
 SEARCH_FIRST_REQUIRED = "SEARCH_FIRST_REQUIRED"
 SEARCH_REF_REQUIRED = "SEARCH_REF_REQUIRED"

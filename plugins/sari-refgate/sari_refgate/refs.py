@@ -14,8 +14,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from sari_core.models import SearchCall, SearchMatch
-from sari_core.targets import symbol_names, words
+from sari_core import SearchCall, SearchMatch, names_symbol, symbol_names, words
 
 ID_SCHEME = "sari-refgate/1"
 CANDIDATE_PREFIX = "cand_"
@@ -63,10 +62,7 @@ class CandidateRef:
 
     def names_symbol(self, name: str) -> bool:
         """Whether a symbol read of ``name`` is about this match."""
-        wanted = symbol_names(name)
-        if self.symbol and wanted & symbol_names(self.symbol):
-            return True
-        return bool(wanted & self.snippet_words)
+        return names_symbol(symbol_names(name), self.symbol, self.snippet_words)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """Kept so ``sari_refgate.targets`` still imports: the comparison forms live in :mod:`sari_core.targets`."""
 
-from sari_core.targets import normalize_path, symbol_names, words
+from sari_core import normalize_path, symbol_names, words
 
 __all__ = ["normalize_path", "symbol_names", "words"]

@@ -6,8 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sari_core.models import SearchCall, SearchResult
-from sari_core.targets import normalize_path, symbol_names, words
+from sari_core import SearchCall, SearchResult, names_symbol, normalize_path, symbol_names, words
 
 
 @dataclass(frozen=True)
@@ -23,9 +22,7 @@ class TopEntry:
     snippet_words: frozenset[str]
 
     def names_symbol(self, wanted: set[str]) -> bool:
-        if self.symbol and wanted & symbol_names(self.symbol):
-            return True
-        return bool(wanted & self.snippet_words)
+        return names_symbol(wanted, self.symbol, self.snippet_words)
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from sari_core.models import NextCall, ReadCall
-from sari_core.targets import normalize_path
+from sari_core import NextCall, ReadCall, normalize_path
 from sari_relevance.baseline import Baseline, TopEntry
 from sari_relevance.exclusions import excluded_by
 from sari_relevance.reason_codes import LOW_RELEVANCE_OUTSIDE_TOPK

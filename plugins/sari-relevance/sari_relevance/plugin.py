@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sari_core.kernel.manager import hookimpl
-from sari_core.kernel.reasons import ReasonCodeSpec
-from sari_core.kernel.sessions import Session
-from sari_core.kernel.settings import SettingsSpec
-from sari_core.kernel.verdicts import Verdict
-from sari_core.models import ReadCall, SearchCall, SearchResult
+from sari_core import (
+    Plugin,
+    ReadCall,
+    ReasonCodeSpec,
+    SearchCall,
+    SearchResult,
+    Session,
+    SettingsSpec,
+    Verdict,
+    hookimpl,
+)
 from sari_relevance.baseline import Baseline
 from sari_relevance.guard import EXCLUDED_PATH, judge
 from sari_relevance.reason_codes import REASON_CODES
@@ -30,7 +35,7 @@ class RelevanceState:
     warned: set[str] = field(default_factory=set)
 
 
-class RelevancePlugin:
+class RelevancePlugin(Plugin):
     """Relevance Guard: warn (or, with ``hard``, refuse) reads outside the latest top-K."""
 
     name = "relevance"

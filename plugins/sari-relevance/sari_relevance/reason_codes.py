@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sari_core.kernel.reasons import ReasonCodeSpec
+from sari_core import ReasonCodeSpec
 
 LOW_RELEVANCE_OUTSIDE_TOPK = "LOW_RELEVANCE_OUTSIDE_TOPK"
 

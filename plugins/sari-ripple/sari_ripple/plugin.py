@@ -13,13 +13,18 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from sari_core import responses
-from sari_core.kernel.manager import hookimpl
-from sari_core.kernel.sessions import Session
-from sari_core.kernel.settings import SettingsSpec
-from sari_core.kernel.tools import ToolSpec
-from sari_core.kernel.verdicts import FoldedVerdict
-from sari_core.models import MutationEvent, ReadCall, ReadResult
+from sari_core import (
+    FoldedVerdict,
+    MutationEvent,
+    Plugin,
+    ReadCall,
+    ReadResult,
+    Session,
+    SettingsSpec,
+    ToolSpec,
+    hookimpl,
+    tool_response,
+)
 from sari_ripple.config import RippleSettings
 from sari_ripple.rounds import OpaqueItem, RippleSession, RoundResult
 from sari_ripple.store import state_path
@@ -27,7 +32,7 @@ from sari_ripple.workspace_files import WorkspaceFiles
 
 if TYPE_CHECKING:
 
-    from sari_core.kernel import Kernel
+    from sari_core import KernelView
 
 SECTION = "ripple"
 NAMESPACE = "ripple"
@@ -72,7 +77,7 @@ class ContextTiersArgs(BaseModel):
     session_id: str | None = Field(None, description="Your session id.")
 
 
-class RipplePlugin:
+class RipplePlugin(Plugin):
     """Prompt-cache tiers: adaptive, gated ripple, ripple or fixed thresholds, per settings."""
 
     name = "ripple"
@@ -133,7 +138,7 @@ class RipplePlugin:
             state.wire(session.emit_tier_entry)
             result = state.close_round(items, active, opaque)
             payload = _payload(result, state, arguments.include_text)
-        return responses.tool_response(TOOL_NAME, None, payload, FoldedVerdict(),
+        return tool_response(TOOL_NAME, None, payload, FoldedVerdict(),
                                        session.metrics(), "")
 
     # --- shutdown -----------------------------------------------------------------------
@@ -145,7 +150,7 @@ class RipplePlugin:
             state.save()
 
     @hookimpl
-    def on_kernel_shutdown(self, kernel: Kernel) -> None:
+    def on_kernel_shutdown(self, kernel: KernelView) -> None:
         for session in kernel.live_sessions():
             state = session.existing_namespace(NAMESPACE)
             if isinstance(state, RippleSession):

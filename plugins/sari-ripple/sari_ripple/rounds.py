@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sari_core.models import TierEntry
+from sari_core import TierEntry
 from sari_ripple.config import RippleSettings, Tier
 from sari_ripple.initial import InitialPlacer
 from sari_ripple.plan import PromptPlan, round_plan

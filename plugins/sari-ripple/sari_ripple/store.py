@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from sari_core.locations import private_dir, state_dir
+from sari_core import private_dir, state_dir
 
 log = logging.getLogger(__name__)
 DEFAULT_SLOT = "default"

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, TypeVar
 
-from sari_core.models import TierEntry
+from sari_core import TierEntry
 from sari_ripple.config import ACTIVE, PROMPT_ORDER, EntryReason, Tier, TierRule
 
 Content = str | bytes

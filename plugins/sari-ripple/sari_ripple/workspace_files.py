@@ -11,7 +11,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from sari_core.responses import CHARS_PER_TOKEN
+from sari_core import CHARS_PER_TOKEN
 
 
 class WorkspaceFiles:

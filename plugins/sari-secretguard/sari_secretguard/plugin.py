@@ -6,6 +6,7 @@ from collections import Counter
 
 from sari_core import (
     NextCall,
+    Plugin,
     ReadCall,
     ReadResult,
     ReasonCodeSpec,
@@ -30,7 +31,7 @@ CUT_MARGIN_CHARS = 4096
 WHOLE = 1 << 40  # a character cap no payload reaches
 
 
-class SecretguardPlugin:
+class SecretguardPlugin(Plugin):
     """The worked example of the plugin author guide."""
 
     name = SECTION  # the same name whether loaded from the entry point or passed to a Kernel

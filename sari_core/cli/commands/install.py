@@ -33,6 +33,7 @@ from sari_core.cli.client_setup import (
 from sari_core.cli.config_files import ConfigFileError, backup, dump_json, write_atomically
 from sari_core.kernel.commands import CommandRegistry
 from sari_core.kernel.manager import SariPluginManager
+from sari_core.kernel.plugin import declared_attributes
 from sari_core.locations import state_dir
 
 
@@ -129,7 +130,7 @@ def handled_client_events(client: str) -> set[str]:
     for plugin in pm.get_plugins():
         if not callable(getattr(plugin, "on_client_hook", None)):
             continue
-        declared = getattr(plugin, "client_hook_events", None)
+        declared = declared_attributes(plugin).client_hook_events
         if declared is None:
             handled.update(sari_event for _, _, sari_event in CLAUDE_HOOKS)
         else:

@@ -1,0 +1,69 @@
+"""What a plugin sees of the kernel: the narrow object the lifecycle hooks are handed.
+
+``on_kernel_start``, ``on_kernel_shutdown`` and ``sari_register_analytics_sinks`` get a
+:class:`KernelView`, never the kernel itself: a plugin reads the workspace, its settings
+and the live sessions, and may watch hook calls, but cannot reach the plugin manager, the
+session store or the pipeline, which stay the kernel's to change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pluggy
+
+    from sari_core.engine_protocol import Engine
+    from sari_core.kernel.pipeline import Kernel
+    from sari_core.kernel.sessions import Session
+    from sari_core.kernel.settings import SettingsStore
+
+BeforeHookCall = Callable[[str, "list[pluggy.HookImpl]", "dict[str, Any]"], None]
+AfterHookCall = Callable[["pluggy.Result[Any]", str, "list[pluggy.HookImpl]", "dict[str, Any]"],
+                         None]
+
+
+class KernelView:
+    """The started kernel as a plugin may use it.
+
+    :ivar roots: the workspace roots, in the engine's order.
+    :ivar engine: the workspace engine (:class:`~sari_core.engine_protocol.Engine`; check an
+        optional capability with ``isinstance`` against its protocol).
+    :ivar settings: every plugin's validated settings; ``settings.get("<section>")``.
+    :ivar workspace_hash: the stable id of the first root (names state files).
+    """
+
+    __slots__ = ("_kernel",)
+
+    def __init__(self, kernel: Kernel) -> None:
+        self._kernel = kernel
+
+    @property
+    def roots(self) -> tuple[Path, ...]:
+        return tuple(self._kernel.roots)
+
+    @property
+    def engine(self) -> Engine:
+        return self._kernel.engine
+
+    @property
+    def settings(self) -> SettingsStore:
+        return self._kernel.settings
+
+    @property
+    def workspace_hash(self) -> str:
+        return self._kernel.workspace_hash
+
+    def live_sessions(self) -> Iterator[Session]:
+        """The sessions still open (a shutdown hook flushes what they hold)."""
+        return self._kernel.live_sessions()
+
+    def watch_hook_calls(self, before: BeforeHookCall, after: AfterHookCall
+                         ) -> Callable[[], None]:
+        """Be told of every hook call (pluggy's ``add_hookcall_monitoring``, same arguments).
+
+        :return: a function that stops the watching.
+        """
+        return self._kernel.pm.add_hookcall_monitoring(before, after)
