@@ -39,8 +39,8 @@ def _described(schema: dict[str, Any], text: str) -> dict[str, Any]:
 
 _PAGING = {
     # as Claude Code's Read counts them: the habit the models bring
-    "offset": _described(_INT, "First line to show, from 1."),
-    "limit": _described(_INT, "Number of lines to show."),
+    "offset": _described(_INT, "First line shown, from 1."),
+    "limit": _described(_INT, "Number of lines."),
     "preview_mode": {"type": "string", "enum": ["none", "snippet"]},
     "max_preview_chars": _INT,
 }
@@ -49,18 +49,17 @@ _REFS = {
     "bundle_id": {"type": "string"},
 }
 _SYMBOL = {
-    "path": _described({"type": "string"}, "symbol: only definitions under this path."),
-    "include_context": _described({"type": "boolean"},
-                                  "symbol: with the comments and decorators above it."),
+    "path": _described({"type": "string"}, "symbol: file or folder."),
+    "include_context": _described({"type": "boolean"}, "symbol: with comments above."),
 }
 _SNIPPET = {
     "start_line": _described(_INT, "snippet: first line."),
-    "end_line": _described(_INT, "snippet: last line (default start_line)."),
-    "context_lines": _described(_INT, "snippet: lines added either side."),
+    "end_line": _described(_INT, "snippet: last line."),
+    "context_lines": _described(_INT, "snippet: lines around."),
 }
 _DIFF = {
     "against": _described({"type": "string", "enum": ["HEAD", "WORKTREE", "INDEX"]},
-                          "diff_preview: the baseline (default HEAD)."),
+                          "diff_preview: baseline."),
 }
 
 # Examples are compact JSON: every quote is escaped in the listing, every space is paid for.
@@ -94,20 +93,20 @@ def core_tools() -> list[dict[str, Any]]:
     # Only what differs from the MCP defaults (read-only false, destructive true): a client
     # may run read-only tools without asking.
     read_only = {"read_only_hint": True}
-    target = _described({"type": "string"}, "A path; a symbol name for mode symbol.")
-    path = _described({"type": "string"}, "File path, relative to the workspace.")
+    target = _described({"type": "string"}, "Path, or symbol name.")
+    path = _described({"type": "string"}, "File path.")
     return [
         {"name": "search", "description": SEARCH_DESCRIPTION, "annotations": read_only,
          "input_schema": _object({
              "query": _described({"type": "string"}, "What to find."),
              "kind": _described({"type": "string", "enum": [
                  "text", "regex", "symbol", "path", "references", "callers",
-                 "implementations"]}, "How to read query (default text)."),
+                 "implementations"]}, "How query is read."),
              "match": _described({"type": "string", "enum": ["exact", "prefix", "fuzzy"]},
-                                 "How a symbol name matches query."),
-             "path_glob": _described({"type": "string"}, "Only paths matching this glob."),
-             "limit": _described(_INT, "Most results (default 10)."),
-             "case_sensitive": _described({"type": "boolean"}, "Match case (default false)."),
+                                 "Symbol name matching."),
+             "path_glob": _described({"type": "string"}, "Only matching paths."),
+             "limit": _described(_INT, "Max results."),
+             "case_sensitive": _described({"type": "boolean"}, "Default false."),
          }, ["query"])},
         {"name": "read", "description": READ_DESCRIPTION, "annotations": read_only,
          "input_schema": _object({
@@ -138,14 +137,14 @@ def core_tools() -> list[dict[str, Any]]:
          "input_schema": _object({
              "path": path,
              "old_string": _described({"type": "string"}, "Exact text to replace."),
-             "new_string": _described({"type": "string"}, "Text to put in its place."),
+             "new_string": _described({"type": "string"}, "Replacement."),
              "expected_occurrences": _described(
-                 _INT, "How many times old_string occurs (default 1); all are replaced."),
+                 _INT, "Times old_string occurs (1)."),
          }, ["path", "old_string", "new_string"])},
         {"name": "write", "description": WRITE_DESCRIPTION,
          "annotations": None,
          "input_schema": _object({
              "path": path,
-             "content": _described({"type": "string"}, "The whole new content."),
+             "content": _described({"type": "string"}, "Whole file content."),
          }, ["path", "content"])},
     ]

@@ -22,9 +22,10 @@ from sari_core.server.options import OptionsError, ServerOptions, load_options
 # chars/4 of the tools/list entries as a client that forwards text (Claude Code) is listed
 # them, paid on every turn of every conversation; a client given structured content also
 # gets each tool's output schema.
-TOOL_DEFINITION_BUDGET = 620  # every installed plugin
-CORE_DEFINITION_BUDGET = 480  # search, read, edit, write
-WITH_OUTPUT_SCHEMAS_BUDGET = 1010  # every installed plugin, output schemas included
+# Each input property's one-line description costs about seven tokens of these.
+TOOL_DEFINITION_BUDGET = 840  # every installed plugin
+CORE_DEFINITION_BUDGET = 660  # search, read, edit, write
+WITH_OUTPUT_SCHEMAS_BUDGET = 1230  # every installed plugin, output schemas included
 CORE_TOOLS = ("search", "read", "edit", "write")
 
 

@@ -65,14 +65,14 @@ class ContextQueryArgs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    text: str | None = Field(None, min_length=1, description="Words the lost part contained.")
+    text: str | None = Field(None, min_length=1, description="Words to find.")
     role: Literal["user", "assistant", "tool"] | None = Field(None, description="Who said it.")
-    tool: str | None = Field(None, description="Only calls of this tool.")
+    tool: str | None = Field(None, description="Calls of this tool.")
     execution_id: str | None = None
     since: Annotated[str | float | None, _TIME_SCHEMA] = Field(
-        None, description="Not before this time (ISO 8601).")
+        None, description="Not before (ISO 8601).")
     until: Annotated[str | float | None, _TIME_SCHEMA] = Field(
-        None, description="Not after this time (ISO 8601).")
+        None, description="Not after (ISO 8601).")
     chat_session_id: str | None = None
     scope: Literal["auto", "session", "workspace"] = Field(
         "auto", description="auto: this session if it "
@@ -82,7 +82,7 @@ class ContextQueryArgs(BaseModel):
     # clamped to context_query_max_results, never refused; listed without its default,
     # which costs tokens on every turn and which a model need not know
     limit: int = Field(10, ge=1, json_schema_extra=_unlisted_default,
-                       description="Most results.")
+                       description="Max results.")
     offset: int = Field(0, ge=0)
     session_id: str | None = None
 
