@@ -59,6 +59,13 @@ _EXPECTED_BY_ERROR: dict[str, str] = {
 }
 
 
+# pydantic error types of a value out of its range -> (comparison, the bound's key in ctx).
+_BOUNDS: dict[str, tuple[str, str]] = {
+    "greater_than_equal": (">=", "ge"), "greater_than": (">", "gt"),
+    "less_than_equal": ("<=", "le"), "less_than": ("<", "lt"),
+}
+
+
 def json_type_name(value: Any) -> str:
     """How JSON would call ``value``'s type ("a string", "an integer", "null"...)."""
     if value is None:
@@ -97,6 +104,16 @@ def validation_error(exc: ValidationError, tool: str) -> SariError:
     expected = _EXPECTED_BY_ERROR.get(error["type"])
     if expected is not None:
         return _wrong_type(field, expected, error.get("input"), tool)
+    if error["type"] == "extra_forbidden":
+        return _invalid(f"{field} is not an argument of {tool}.",
+                        hint=f"Remove {field}; the {tool} tool's input schema lists its arguments.")
+    if error["type"] == "string_too_short":
+        return _invalid(f"{field} must not be empty.", hint=f"Give {field} a value, or leave it out.")
+    bound = _BOUNDS.get(error["type"])
+    if bound is not None:
+        limit = error.get("ctx", {}).get(bound[1])
+        return _invalid(f"{field} must be {bound[0]} {limit}, not {error.get('input')!r}.",
+                        hint=f"Pass {field} {bound[0]} {limit}, or leave it out for its default.")
     return _invalid(
         f"{field}: {error['msg']} (tool {tool!r})",
         hint=f"Fix the value of {field!r}; see the {tool} tool's input schema.",

@@ -103,8 +103,15 @@ def error_response(
     metrics: dict[str, Any],
     execution_id: str | None = None,
 ) -> dict[str, Any]:
-    """A refusal. ``kind`` holds the identifying keys (``mode``/``query``/``tool``, ``target``)."""
-    body: dict[str, Any] = {"ok": False, **kind,
+    """A refusal. ``kind`` holds the identifying keys (``mode``/``query``/``tool``, ``target``).
+
+    Each is a string or null: a refused call may have passed anything (``{"query": 5}``), and
+    echoing it would break the tool's output schema, which a client validating the result
+    then reports instead of the refusal (the message names the wrong value).
+    """
+    body: dict[str, Any] = {"ok": False,
+                            **{key: value if isinstance(value, str) else None
+                               for key, value in kind.items()},
                             "error": {"code": code, "message": message, "hint": hint}}
     extra = {"execution_id": execution_id} if execution_id else None
     body["meta"] = _meta(folded, metrics, truncated=False, tokens=0, degraded=False, extra=extra)

@@ -144,12 +144,17 @@ class SariServer:
         try:
             with client_request(request):
                 response = await self._serve(ctx, name, dict(params.arguments or {}))
-            return to_call_result(response, self.catalog.text_format, self._structured(ctx))
+            return to_call_result(response, self.catalog.text_format, self._structured(ctx),
+                                  self._output_schema(name))
         except Exception as exc:  # the transport must outlive any failure of a call
             incident = uuid.uuid4().hex[:12]
             log.exception("tool %s failed (incident %s)", name, incident)
             return to_call_result(internal_error(name, exc, incident), self.catalog.text_format,
-                                  self._structured(ctx))
+                                  self._structured(ctx), self._output_schema(name))
+
+    def _output_schema(self, name: str) -> dict[str, Any] | None:
+        entry = self.catalog.get(name)
+        return entry.tool.output_schema if entry is not None else None
 
     def _structured(self, ctx: ServerRequestContext[Any]) -> bool:
         """Structured content for this connection's client (see ``structured_content``)."""

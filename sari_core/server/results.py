@@ -21,6 +21,7 @@ from sari_core.kernel.verdicts import FoldedVerdict
 from sari_core.models import NextCall
 from sari_core.rendering import render
 from sari_core.responses import error_response
+from sari_core.server.output_schemas import conform
 
 # Error codes the server itself emits (the kernel never sees these calls through).
 UNKNOWN_TOOL = ErrorCode.UNKNOWN_TOOL
@@ -30,13 +31,17 @@ INVALID_ARGS = ErrorCode.INVALID_ARGS
 
 
 def to_call_result(response: dict[str, Any], text_format: str = "model",
-                   structured: bool = True) -> types.CallToolResult:
+                   structured: bool = True,
+                   schema: dict[str, Any] | None = None) -> types.CallToolResult:
     """The MCP result for a response object: the whole object as structured content (unless
     ``structured`` is False), and the text for a model (``text_format="model"``) or the same
-    JSON (``"json"``)."""
+    JSON (``"json"``). A refusal's structured content is held to the tool's output
+    ``schema``."""
     text, content = _encode(response)
     if text_format != "json":
         text = render(content)
+    if structured and schema is not None and not content.get("ok"):
+        content = conform(content, schema)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)],
         structured_content=content if structured else None,

@@ -1,0 +1,63 @@
+"""The official TypeScript SDK client against ``sari serve`` (stdio, every plugin installed):
+it checks each result's structured content against the tool's output schema itself and
+throws on a mismatch, so every bad call must come back as a refusal it accepts."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import jsonschema
+import pytest
+from bad_arguments import bad_calls
+from node_clients import run_ts_client, sari_command, ts_sdk_prefix
+
+
+@pytest.fixture(scope="session")
+def ts_sdk() -> Path:
+    prefix, reason = ts_sdk_prefix()
+    if prefix is None:
+        pytest.skip(f"TypeScript SDK client tests skipped: {reason}")
+    return prefix
+
+
+def make_workspace(root: Path) -> Path:
+    root.mkdir(parents=True)
+    (root / "a.py").write_text("x = 1\n", encoding="utf-8")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    return root
+
+
+def server_env(tmp: Path) -> dict[str, str]:
+    keep = ("PATH", "SYSTEMROOT", "PYENV_VERSION", "VIRTUAL_ENV")
+    return {**{key: os.environ[key] for key in keep if key in os.environ},
+            "HOME": str(tmp / "home"), "SARI_STATE_DIR": str(tmp / "state"),
+            "SARI_CACHE_DIR": str(tmp / "cache")}
+
+
+def test_every_bad_call_comes_back_as_a_refusal_the_ts_sdk_accepts(ts_sdk: Path,
+                                                                  tmp_path: Path) -> None:
+    workspace = make_workspace(tmp_path / "ws")
+    command = sari_command("--workspace", str(workspace))
+    base = {"command": command[0], "args": command[1:], "env": server_env(tmp_path),
+            "cwd": str(workspace), "roots": None}
+    listed = run_ts_client(ts_sdk, {**base, "steps": [{"op": "list"}]})["steps"][0]["tools"]
+    cases = bad_calls(listed)
+    # Listed first: the SDK checks a tool's results against the output schema it listed.
+    report = run_ts_client(ts_sdk, {**base, "steps": [{"op": "list"}, *[
+        {"op": "call", "name": case.tool, "arguments": case.arguments} for case in cases]]})
+    schemas = {tool["name"]: tool.get("outputSchema") for tool in listed}
+    problems = []
+    for case, answer in zip(cases, report["steps"][1:], strict=True):
+        if "thrown" in answer:
+            problems.append(f"{case.label}: the SDK threw {answer['thrown']}")
+            continue
+        if not answer["isError"]:
+            problems.append(f"{case.label}: not marked as an error")
+        if answer["structuredContent"] is not None and schemas[case.tool]:
+            jsonschema.validate(answer["structuredContent"], schemas[case.tool])
+        if case.at_fault not in answer["text"]:
+            problems.append(f"{case.label}: the text does not name {case.at_fault!r}")
+    assert {"search", "read", "edit", "write"} <= set(schemas)
+    assert len(cases) > 50 and problems == []
