@@ -9,10 +9,12 @@ every earlier change before the marker, so a call sees every change made before
 it. Where the order across folders is not guaranteed (Windows), the paths the call
 is about to touch are re-checked as well (``drain(touching=...)``).
 
-When watching is impossible (no backend, watch limit reached), the fallback is the
-stat sweep: the indexer's incremental refresh, correct but linear in the number
-of files, so it is rate-limited to one sweep per ``SARI_SWEEP_INTERVAL`` seconds
-(default 1; 0 sweeps on every call).
+When watching is impossible (no backend, watch limit reached), the fallback is a
+stat check, at most once per ``SARI_SWEEP_INTERVAL`` seconds (default 1): the
+size and mtime of every indexed file and the mtime of every folder, which is far
+cheaper than walking the tree with its ignore rules; the full walk (the indexer's
+incremental refresh) runs at most once a minute. ``SARI_SWEEP_INTERVAL=0`` walks
+on every call.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import Protocol
 
 from sari_core.engine.ignore import IgnoreRules
 from sari_core.engine.paths import PathGuard
+from sari_core.engine.store import IndexStore
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +40,7 @@ Key = tuple[int, str]
 
 SWEEP_INTERVAL_ENV = "SARI_SWEEP_INTERVAL"
 DEFAULT_SWEEP_INTERVAL = 1.0
+FULL_WALK_SECONDS = 60.0  # without a watcher, the whole tree is walked at most this often
 MARKER_WAIT_MS = 2000  # a marker slower than this: sweep once rather than wait longer
 # Backends whose events for all watched folders arrive in one ordered stream.
 ORDERED_PLATFORMS = ("linux", "darwin")
@@ -51,6 +55,10 @@ class ChangeSource(Protocol):
         ...
 
     def drain(self, touching: Iterable[Key] = ()) -> tuple[set[Key], bool]: ...
+
+    def prime(self) -> None:
+        """A full walk of the tree is about to start (a stat source remembers the folders)."""
+        ...
 
     def close(self) -> None: ...
 
@@ -68,25 +76,106 @@ def sweep_interval() -> float:
 
 
 class StatSweep:
-    """The fallback: a full (incremental) sweep, at most once per ``interval`` seconds.
+    """The fallback when nothing watches: cheap checks, and a full walk only now and then.
 
-    Between sweeps only the paths a call is about to touch are re-checked.
+    At most once per ``interval`` seconds a drain compares every indexed file's size and
+    mtime, and every folder's mtime, with what they were (a ``stat`` each: tens of
+    milliseconds for ten thousand files, where a walk that applies the ignore rules takes
+    a second); a changed folder is listed to find files added or removed. The full walk
+    (what the stat check cannot see, such as a changed ``.git/info/exclude``) runs at
+    most once per ``full_interval`` seconds. ``interval`` 0 walks on every call (exact).
+    Between checks only the paths a call is about to touch are re-checked.
     """
 
-    def __init__(self, interval: float | None = None) -> None:
+    def __init__(self, interval: float | None = None, *, guard: PathGuard | None = None,
+                 rules: Sequence[IgnoreRules] = (), store: IndexStore | None = None,
+                 full_interval: float = FULL_WALK_SECONDS) -> None:
         self.interval = sweep_interval() if interval is None else interval
+        self.full_interval = full_interval
+        self._guard = guard
+        self._rules = list(rules)
+        self._store = store
         self._last = float("-inf")
+        self._last_full = float("-inf")
+        self._folders: dict[Key, int] = {}  # folder -> its mtime when last listed
 
     @property
     def exact(self) -> bool:
         return self.interval <= 0
 
+    def prime(self) -> None:
+        """A full walk is about to run: remember every folder's mtime from before it."""
+        if self._guard is None or self._store is None or self.exact:
+            return
+        folders: dict[Key, int] = {}
+        for root_index, rules in enumerate(self._rules):
+            root = str(self._guard.roots[root_index])
+            for folder in rules.walk_dirs():
+                with contextlib.suppress(OSError):
+                    folders[(root_index, folder)] = os.stat(
+                        os.path.join(root, folder) if folder else root).st_mtime_ns
+        self._folders = folders
+        self._last = self._last_full = time.monotonic()
+
     def drain(self, touching: Iterable[Key] = ()) -> tuple[set[Key], bool]:
         now = time.monotonic()
-        if now - self._last >= self.interval:
-            self._last = now
+        if now - self._last < self.interval:
+            return set(touching), False
+        self._last = now
+        if not self._folders or now - self._last_full >= self.full_interval:
+            self._last_full = now
+            self.prime()
             return set(), True
-        return set(touching), False
+        changed, new_folders = self._stat_check()
+        if new_folders:  # folders below a new one are unknown: walk once, next time
+            self._last_full = float("-inf")
+        return changed | set(touching), False
+
+    def _stat_check(self) -> tuple[set[Key], bool]:
+        """Files whose stat changed, and entries added to or gone from changed folders."""
+        assert self._guard is not None and self._store is not None
+        roots = [str(root) for root in self._guard.roots]
+        changed: set[Key] = set()
+        children: dict[Key, set[str]] = {}
+        for root_index, path, size, mtime_ns in self._store.file_stats():
+            folder, _, name = path.rpartition("/")
+            children.setdefault((root_index, folder), set()).add(name)
+            try:
+                info = os.stat(os.path.join(roots[root_index], path))
+            except OSError:
+                changed.add((root_index, path))
+                continue
+            if info.st_size != size or info.st_mtime_ns != mtime_ns:
+                changed.add((root_index, path))
+        new_folders = False
+        for (root_index, folder), mtime_ns in list(self._folders.items()):
+            absolute = os.path.join(roots[root_index], folder) if folder else roots[root_index]
+            try:
+                now_ns = os.stat(absolute).st_mtime_ns
+            except OSError:
+                changed.add((root_index, folder))  # a folder that is gone
+                del self._folders[(root_index, folder)]
+                continue
+            if now_ns == mtime_ns:
+                continue
+            self._folders[(root_index, folder)] = now_ns
+            known = children.get((root_index, folder), set())
+            try:
+                with os.scandir(absolute) as entries:
+                    listed = {entry.name: entry.is_dir(follow_symlinks=False)
+                              for entry in entries}
+            except OSError:
+                continue
+            prefix = f"{folder}/" if folder else ""
+            for name, is_dir in listed.items():
+                if is_dir and (root_index, prefix + name) not in self._folders:
+                    if not self._rules[root_index].is_ignored(prefix + name, True):
+                        changed.add((root_index, prefix + name))
+                        new_folders = True
+                elif not is_dir and name not in known:
+                    changed.add((root_index, prefix + name))
+            changed.update((root_index, prefix + name) for name in known - listed.keys())
+        return changed, new_folders
 
     def close(self) -> None:
         pass
@@ -180,17 +269,21 @@ class NotifyWatcher:
             if time.monotonic() > deadline:
                 return None
 
+    def prime(self) -> None:
+        pass  # events, not snapshots
+
     def close(self) -> None:
         with contextlib.suppress(RuntimeError):
             self._notify.close()
         shutil.rmtree(self._marker_dir, ignore_errors=True)
 
 
-def change_source(guard: PathGuard, rules: Sequence[IgnoreRules], watch: bool) -> ChangeSource:
+def change_source(guard: PathGuard, rules: Sequence[IgnoreRules], watch: bool,
+                  store: IndexStore | None = None) -> ChangeSource:
     """The file-system watcher when asked and available, else the rate-limited stat sweep."""
     if watch:
         try:
             return NotifyWatcher(guard, rules)
         except OSError as exc:
             log.info("sari: watching with rate-limited stat sweeps (%s)", exc)
-    return StatSweep()
+    return StatSweep(guard=guard, rules=rules, store=store)

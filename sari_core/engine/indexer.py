@@ -111,6 +111,7 @@ class Indexer:
         self.cancelled = threading.Event()  # set on close: a running build stops between batches
         self._orphans_swept = False
         self.orphans_removed = 0
+        self.progress = (0, 0)  # (files indexed, files to index) of the running refresh
 
     def _remove_orphan(self, folder_fd: int, name: str, info: os.stat_result) -> None:
         """Delete a temporary file a killed write left behind (first walk only)."""
@@ -153,6 +154,7 @@ class Indexer:
                 todo.append((key, entry))
         gone = [row for key, row in known.items() if key not in seen]
         stats.files = len(seen)
+        self.progress = (0, len(todo))
         bar = Progress(len(todo), progress)
         jobs = SymbolJobs(len(todo))
         try:
@@ -191,6 +193,7 @@ class Indexer:
                     position += 1
                     count += 1
                     bar.advance()
+                    self.progress = (position, len(todo))
                     change = self._index_one(conn, root_index, rel, entry.abs, entry.mtime_ns,
                                              now, report, report, jobs, digests, stats)
                     batch_bytes += stats.last_bytes

@@ -144,6 +144,10 @@ class IndexStore:
         rows = self.reader.execute(f"SELECT {FILE_COLUMNS} FROM files").fetchall()
         return {(int(r[1]), str(r[2])): _file(r) for r in rows}
 
+    def file_stats(self) -> list[tuple[int, str, int, int]]:
+        """(root, path, size, mtime_ns) of every file: what a stat check compares."""
+        return self.reader.execute("SELECT root, path, size, mtime_ns FROM files").fetchall()
+
     def file(self, root: int, path: str, conn: sqlite3.Connection | None = None
              ) -> FileRow | None:
         """One file's row (pass the writer ``conn`` inside a transaction to see its writes)."""

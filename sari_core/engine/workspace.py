@@ -10,8 +10,10 @@ changes seen on disk, so its answer reflects the files as they are now.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -46,6 +48,7 @@ from sari_core.models import (
 log = logging.getLogger(__name__)
 
 READY_WAIT_SECONDS = 2.0  # how long a search waits for a background build before answering
+BUILD_NICENESS = 10  # a background build yields the CPU to the calls it serves
 
 
 class Workspace:
@@ -73,7 +76,8 @@ class Workspace:
         self.outliner = Outliner(self.guard, self.store, self._symbols_ready)
         self.mutator = Mutator(self.guard)
         # Watching starts before the first build, so no change made meanwhile is missed.
-        self._changes: ChangeSource = change_source(self.guard, self._rules, watch)
+        self._changes: ChangeSource = change_source(self.guard, self._rules, watch,
+                                                    self.store)
         self._sync_lock = threading.RLock()
         self._build_lock = threading.Lock()
         self._start_lock = threading.Lock()
@@ -96,6 +100,13 @@ class Workspace:
         """Whether a full build ever finished (an older index answers while it refreshes)."""
         return self._ready.is_set() or self.store.get_meta(COMPLETE_KEY) == "1"
 
+    def index_progress(self) -> tuple[int, int] | None:
+        """(files indexed, files to index) while a build runs in the background, else None
+        (total 0 while the tree is still being walked)."""
+        if self._ready.is_set() or self._thread is None or not self._thread.is_alive():
+            return None
+        return self.indexer.progress
+
     def _answer_from_scan(self) -> bool:
         """A first build runs in the background: a scan answers, at once, until it ends."""
         thread = self._thread
@@ -104,6 +115,7 @@ class Workspace:
     def ensure_index(self, progress: bool | None = None) -> IndexStats:
         """Build or refresh the index (incremental); a progress bar only on a terminal."""
         with self._build_lock:
+            self._changes.prime()
             stats = self.indexer.refresh(progress=wants_progress(progress))
             self.last_stats = stats
             if not self.indexer.cancelled.is_set():
@@ -120,6 +132,11 @@ class Workspace:
             self._thread.start()
 
     def _build_in_background(self) -> None:
+        if sys.platform.startswith("linux"):  # a thread has its own nice value there
+            with contextlib.suppress(OSError, AttributeError):
+                # Calls answered meanwhile (a scan, a read) come first; the symbol worker
+                # processes this thread starts inherit the lower priority.
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BUILD_NICENESS)
         try:
             self.ensure_index(progress=False)
         except Exception as exc:  # noqa: BLE001 - reported through index_ready=False and the log
@@ -165,7 +182,7 @@ class Workspace:
             if sweep:
                 if not self._ready.is_set():
                     return  # the first build is the sweep
-                with self._build_lock:
+                with self._build_lock:  # (the change source primed itself for this walk)
                     changes = self.indexer.refresh(report=True).changes
             elif keys:
                 changes = self.indexer.sync(keys, report_new=self._ready.is_set())

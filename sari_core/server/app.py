@@ -33,6 +33,7 @@ from sari_core.errors import ErrorCode
 from sari_core.kernel import Kernel
 from sari_core.server.catalog import ToolCatalog
 from sari_core.server.connections import ConnectionIds
+from sari_core.server.index_progress import reporting_index_progress
 from sari_core.server.results import (
     internal_error,
     request_too_large,
@@ -181,11 +182,12 @@ class SariServer:
             return request_too_large(name, size, self.max_request_bytes)
         connection_id = self.connections.for_request(ctx)
         started = time.perf_counter()
-        if self.inline_reads and entry.read_only:
-            response = entry.invoke(arguments, connection_id)
-        else:
-            response = await anyio.to_thread.run_sync(entry.invoke, arguments, connection_id,
-                                                      limiter=self.limiter)
+        async with reporting_index_progress(ctx, getattr(self.kernel, "engine", None)):
+            if self.inline_reads and entry.read_only:
+                response = entry.invoke(arguments, connection_id)
+            else:
+                response = await anyio.to_thread.run_sync(entry.invoke, arguments,
+                                                          connection_id, limiter=self.limiter)
         if not isinstance(response, dict) or "ok" not in response:
             raise TypeError(f"{name} returned {type(response).__name__}, not a response object")
         log.debug("tool %s ok=%s in %.1f ms (connection %s)", name, response["ok"],

@@ -234,3 +234,36 @@ def test_a_watcher_without_ordered_events_rechecks_the_touched_paths(repo: Path)
         assert source.drain(touching=[(0, "src/app.py")]) == (set(), False)  # ordered: exact
         source.ordered = False  # as on a backend that delivers folders independently
         assert source.drain(touching=[(0, "src/app.py")]) == ({(0, "src/app.py")}, False)
+
+
+def test_without_a_watcher_changes_are_found_without_walking_the_tree(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Edits, new files (in old and new folders) and deletions are seen by a stat check;
+    the tree is not walked again while the full-walk interval lasts."""
+    import time
+
+    monkeypatch.setenv("SARI_SWEEP_INTERVAL", "0.05")
+    with Workspace([repo], watch=False) as workspace:
+        workspace.ensure_index(progress=False)
+        walks: list[bool] = []
+        original = workspace.indexer.refresh
+
+        def counting_refresh(**kwargs: object) -> object:
+            walks.append(True)
+            return original(**kwargs)
+
+        monkeypatch.setattr(workspace.indexer, "refresh", counting_refresh)
+        time.sleep(0.06)
+        assert workspace.poll_changes() == []
+        write(repo, "src/other.py", "edited_in_place = 1\n")
+        write(repo, "src/brand_new.py", "brand_new_name = 2\n")
+        (repo / "src" / "test_app.py").unlink()
+        time.sleep(0.06)
+        changed = sorted(change.path for change in workspace.poll_changes())
+        assert changed == ["src/brand_new.py", "src/other.py", "src/test_app.py"]
+        assert walks == []
+        write(repo, "fresh/deep/mod.py", "deep_name = 3\n")
+        time.sleep(0.06)
+        assert [c.path for c in workspace.poll_changes()] == ["fresh/deep/mod.py"]
+        found = workspace.search(SearchCall(query="deep_name"))
+        assert [m.path for m in found.matches] == ["fresh/deep/mod.py"]
