@@ -42,17 +42,18 @@ def run_call(args: argparse.Namespace, call: Callable[[Kernel], dict[str, Any]],
     engine = Workspace([workspace_root(args.workspace)], watch=False)
     try:
         first_build = not engine.index_complete
-        if first_build:  # answer from a scan now; the index builds meanwhile, then finishes
-            engine.start_background_index()
+        if first_build:  # answer from a scan now (the whole CPU to it), then build the index
+            engine.scan_before_build = True
         else:
             engine.ensure_index()
         with Kernel(engine) as kernel:
             response = call(kernel)
-        show(args, response, render)
-        if first_build and not engine.index_ready:
-            print("sari: building the index for the next calls (interrupting is safe: the "
-                  "next call resumes it)", file=sys.stderr, flush=True)
-            engine.wait_for_index(None)
+            show(args, response, render)
+            if first_build and not engine.index_ready:
+                print("sari: building the index for the next calls (interrupting is safe: "
+                      "the next call resumes it)", file=sys.stderr, flush=True)
+                engine.scan_before_build = False
+                engine.ensure_index()
     finally:
         engine.close()
     return 0 if response.get("ok") else 1

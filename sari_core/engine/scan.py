@@ -152,9 +152,10 @@ class WorkspaceScan:
               glob: str | None = None) -> list[ScannedFile]:
         """The files with a line matching ``pattern`` and their first matching lines."""
         binary = ripgrep()
-        if binary is None or not pattern.isascii():
+        if binary is None or not pattern.isascii() or "\x00" in pattern:
             # rg matches UTF-8 bytes; the index decodes legacy encodings (Latin-1...), so
-            # a non-ASCII pattern is matched on decoded text, as the index does
+            # a non-ASCII pattern is matched on decoded text, as the index does (and a NUL
+            # cannot be passed as an argument)
             found = self._python_lines(pattern, regex, case_sensitive)
         else:
             found = self._rg_lines(binary, pattern, regex, case_sensitive)

@@ -34,8 +34,17 @@ BUILDING_NOTE = ("The index is still being built: these matches come from a scan
 SCANNED_KINDS = frozenset({"text", "regex", "symbol", "path"})
 
 
-def scan_search(searcher: Searcher, scan: WorkspaceScan, call: SearchCall) -> SearchResult:
-    """Answer ``call`` (text, regex, symbol or path) from ``scan``."""
+def scanned_files(scan: WorkspaceScan, call: SearchCall) -> list[tuple[int, str]]:
+    """(root, path) of every file a text or regex call matches, found by the scan."""
+    found = scan.lines(call.query, regex=call.kind == "regex",
+                       case_sensitive=call.case_sensitive, glob=call.path_glob)
+    return sorted((item.root, item.rel) for item in found)
+
+
+def scan_search(searcher: Searcher, scan: WorkspaceScan, call: SearchCall, *,
+                index_ready: bool = False, notes: list[str] | None = None) -> SearchResult:
+    """Answer ``call`` (text, regex, symbol or path) from ``scan`` (by default: while the
+    first index builds, saying so)."""
     if call.kind == "path":
         rows = [FileHit(-number, root, rel) for number, (root, rel) in
                 enumerate(scan.files(), 1)]
@@ -49,7 +58,8 @@ def scan_search(searcher: Searcher, scan: WorkspaceScan, call: SearchCall) -> Se
     matches, cut = searcher._matches(hits, call.limit)
     return SearchResult(query=call.query, kind=call.kind, matches=matches, total=total,
                         truncated=cut or len(hits) > len(matches) or total > len(matches),
-                        index_ready=False, notes=[BUILDING_NOTE],
+                        index_ready=index_ready,
+                        notes=[BUILDING_NOTE] if notes is None else notes,
                         extra={"total_unit": "definitions" if call.kind == "symbol"
                                else "files", "source": "scan"})
 

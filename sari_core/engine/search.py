@@ -32,6 +32,7 @@ from sari_core.engine.names import matches as name_matches
 from sari_core.engine.names import rank as name_rank
 from sari_core.engine.paths import PathGuard
 from sari_core.engine.regex import Regex, compile_query
+from sari_core.engine.regex_plan import regex_files
 from sari_core.engine.store import IndexStore, SymbolHit
 from sari_core.engine.text_match import (
     FileHit,
@@ -39,7 +40,6 @@ from sari_core.engine.text_match import (
     fold_text,
     glob_spec,
     literal_files,
-    regex_files,
     regex_lines,
 )
 from sari_core.models import SearchCall, SearchMatch, SearchResult

@@ -29,8 +29,9 @@ from sari_core.engine.outline import Outliner
 from sari_core.engine.paths import PathGuard
 from sari_core.engine.progress import wants_progress
 from sari_core.engine.reading import Reader
-from sari_core.engine.scan import WorkspaceScan
-from sari_core.engine.scan_search import SCANNED_KINDS, scan_search
+from sari_core.engine.regex_plan import candidate_query
+from sari_core.engine.scan import WorkspaceScan, ripgrep
+from sari_core.engine.scan_search import SCANNED_KINDS, scan_search, scanned_files
 from sari_core.engine.schema import default_index_path
 from sari_core.engine.search import Searcher
 from sari_core.engine.store import IndexStore
@@ -88,6 +89,8 @@ class Workspace:
         self.last_stats: IndexStats | None = None
         self.ready_wait_seconds = READY_WAIT_SECONDS
         self.build_error: BaseException | None = None
+        # A one-shot caller (the CLI) answers from a scan first and builds afterwards.
+        self.scan_before_build = False
 
     # --- the index ------------------------------------------------------------------
 
@@ -108,9 +111,11 @@ class Workspace:
         return self.indexer.progress
 
     def _answer_from_scan(self) -> bool:
-        """A first build runs in the background: a scan answers, at once, until it ends."""
+        """No full build ever finished and one runs in the background (or the caller builds
+        after answering): a scan answers, at once."""
         thread = self._thread
-        return thread is not None and thread.is_alive() and not self.index_complete
+        building = self.scan_before_build or (thread is not None and thread.is_alive())
+        return building and not self.index_complete
 
     def ensure_index(self, progress: bool | None = None) -> IndexStats:
         """Build or refresh the index (incremental); a progress bar only on a terminal."""
@@ -218,11 +223,22 @@ class Workspace:
             self._sync(touching)
         return self.reader.read(call)
 
+    def _regex_to_ripgrep(self, call: SearchCall) -> bool:
+        """A regex the index cannot narrow (no literal it requires) goes to ripgrep, which
+        scans faster than reading every indexed text (both are linear-time engines)."""
+        if call.kind != "regex" or ripgrep() is None or "\x00" in call.query \
+                or candidate_query(call.query) is not None:
+            return False
+        self.searcher._compile(call)  # refused here exactly as the index refuses it
+        return True
+
     def search(self, call: SearchCall) -> SearchResult:
         if call.kind in SCANNED_KINDS and self._answer_from_scan():
             return scan_search(self.searcher, self.scan, call)
         ready = self.wait_for_index(self.ready_wait_seconds)
         self._sync()
+        if self._regex_to_ripgrep(call):
+            return scan_search(self.searcher, self.scan, call, index_ready=ready, notes=[])
         if call.kind in ("references", "callers", "implementations"):
             return self.navigator.search(call, index_ready=ready)
         return self.searcher.search(call, index_ready=ready)
@@ -231,6 +247,8 @@ class Workspace:
         """Every file a text or regex query matches (the set ``total`` counts)."""
         self.wait_for_index(None)
         self._sync()
+        if self._regex_to_ripgrep(call):
+            return [self.guard.display(root, rel) for root, rel in scanned_files(self.scan, call)]
         return [self._display(hit) for hit in self.searcher.files(call)]
 
     def plan_mutation(self, call: MutationCall) -> list[FileChange]:

@@ -74,3 +74,14 @@ def test_a_refusal_exits_1_with_the_hint(repo: Path, capsys: pytest.CaptureFixtu
     code, _, err = run(capsys, "read", "src/app.py", "--start-line", "2", "--workspace", str(repo))
     assert code == 1
     assert "start_line is only valid for mode='snippet'. Remove it or switch mode." in err
+
+
+def test_the_first_search_of_a_never_indexed_tree_answers_from_a_scan_then_builds(
+        repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "search", "def execute_read", "--workspace", str(repo))
+    assert code == 0
+    assert out.splitlines()[0].startswith("src/app.py:7")
+    assert out.splitlines()[-1].endswith("(index still building)")
+    assert "index is still being built" in err and "building the index" in err
+    code, out, err = run(capsys, "search", "def execute_read", "--workspace", str(repo))
+    assert code == 0 and "(index still building)" not in out and "building" not in err

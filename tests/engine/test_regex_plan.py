@@ -1,0 +1,62 @@
+"""Regex search narrows its candidates with the trigram index, or hands the pattern to rg."""
+
+from __future__ import annotations
+
+import pytest
+
+from sari_core.engine import Workspace
+from sari_core.engine.regex import compile_query
+from sari_core.engine.regex_plan import candidate_query, regex_files
+from sari_core.models import SearchCall
+
+
+@pytest.mark.parametrize(("pattern", "query"), [
+    (r"def \w+_\w+\(self", '("def " AND "(self")'),
+    (r"import (os|sys)$", '("import ")'),
+    (r"foo|barbaz", '("foo") OR ("barbaz")'),
+    (r"ab+cde", '("cde")'),
+    (r"say \"hi\"", '("say ""hi""")'),
+])
+def test_the_literals_a_pattern_requires_become_a_trigram_query(pattern: str, query: str
+                                                                ) -> None:
+    assert candidate_query(pattern) == query
+
+
+@pytest.mark.parametrize("pattern", [r"\d{4}-\d{2}", r"abc|x", r"(?i)hello", r"(abc)?def?",
+                                     r"[A-Z]{3,}_[A-Z]{3,}", r"a.c"])
+def test_a_pattern_without_a_required_literal_is_not_narrowed(pattern: str) -> None:
+    assert candidate_query(pattern) is None
+
+
+PATTERNS = [r"def \w+_\w+\(self", r"import (os|sys)$", r"execute_read|renderPage",
+            r"class \w+", r"\d+", r"[A-Z][a-z]+[A-Z]", r"e.e", r"^\s+return"]
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+@pytest.mark.parametrize("case_sensitive", [True, False])
+def test_narrowed_and_handed_over_answers_equal_a_scan_of_every_text(
+        shared: Workspace, pattern: str, case_sensitive: bool) -> None:
+    rx = compile_query(pattern, case_sensitive=case_sensitive)
+    paths = {row.id: row.path for row in shared.store.text_files()}
+    every = sorted(paths[file_id] for file_id, data in shared.store.utf8_texts(list(paths))
+                   if rx.lines(data, limit=1))
+    assert [hit.path for hit in regex_files(shared.store, rx)] == every
+    call = SearchCall(query=pattern, kind="regex", case_sensitive=case_sensitive)
+    assert shared.matching_files(call) == every
+    result = shared.search(call)
+    assert result.total == len(every) and result.index_ready and not result.notes
+
+
+def test_a_narrowable_pattern_reads_only_its_candidates(shared: Workspace,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    read: list[int] = []
+    original = shared.store.utf8_texts
+
+    def counting(ids):  # type: ignore[no-untyped-def]
+        read.extend(ids)
+        return original(ids)
+
+    monkeypatch.setattr(shared.store, "utf8_texts", counting)
+    found = regex_files(shared.store, compile_query(r"import (os|sys)$", case_sensitive=True))
+    assert [hit.path for hit in found] == ["src/app.py"]
+    assert len(read) < shared.store.count_files()[1] // 2
