@@ -19,10 +19,11 @@ The plugin's policies, each built by ``sari_ripple.new_tracker(policy=...)`` wit
 settings and laid out by ``sari_ripple.round_plan``, so the rows are the plugin's own:
   adaptive (the default), gated, ripple (ripple promotion as first specified), fixed.
 
-Repositories: the tuning set (flask, requests, pluggy: ``../shared/data/commit_rounds`` next to
-the repository) is where every design choice was compared; the check set (attrs, click:
-``bench/data/commit_rounds``, written by ``bench/commit_rounds.py`` from pinned commits) was
-only run afterwards. Nothing is downloaded.
+Repositories, in ``bench/data/commit_rounds`` (paths and sizes of the newest 400 first-parent
+commits of each, written by ``bench/commit_rounds.py``; each file's first line names the
+repository and its first and last commit): the tuning set (``tuning/``: flask, requests,
+pluggy) is where every design choice was compared; the check set (``check/``: attrs, click)
+was only run afterwards. Nothing is downloaded.
 
     python bench/cache_sim.py
     python bench/cache_sim.py --tune DIR_OR_FILES... --check DIR_OR_FILES... [--min-cache-tokens N]
@@ -31,6 +32,7 @@ only run afterwards. Nothing is downloaded.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -60,11 +62,8 @@ from sari_ripple.plan import PromptPlan  # noqa: E402
 from sari_ripple.tracking import TierTracker  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-# The shared data folder next to the repository (or next to a folder holding the worktree).
-DEFAULT_TUNE = next((parent / "shared" / "data" / "commit_rounds" for parent in REPO_ROOT.parents
-                     if (parent / "shared" / "data" / "commit_rounds").is_dir()),
-                    REPO_ROOT.parent / "shared" / "data" / "commit_rounds")
-DEFAULT_CHECK = REPO_ROOT / "bench" / "data" / "commit_rounds"
+DEFAULT_TUNE = REPO_ROOT / "bench" / "data" / "commit_rounds" / "tuning"
+DEFAULT_CHECK = REPO_ROOT / "bench" / "data" / "commit_rounds" / "check"
 QUARTERS = 4
 POLICY_ROWS: tuple[PolicyName, ...] = ("adaptive", "gated", "ripple", "fixed")
 YARDSTICKS = ("uncached", "one-bp", "recency", "recency/file")
@@ -199,6 +198,22 @@ def row(repo: str, name: str, tally: Tally, bound: Tally) -> str:
             f"{tally.breakpoints / max(tally.requests, 1):>8.2f}{cost:>8.3f}")
 
 
+def figures(tally: Tally, bound: Tally) -> dict[str, float]:
+    """One row's figures, as ``--json`` writes them."""
+    return {"prompt_tokens": tally.prompt, "served": tally.read / tally.prompt if tally.prompt
+            else 0.0, "of_bound": tally.read / bound.read if bound.read else 0.0,
+            "written_tokens": tally.written, "cost": tally.cost / tally.prompt if tally.prompt
+            else 0.0, "breakpoints_per_request": tally.breakpoints / max(tally.requests, 1)}
+
+
+def set_figures(results: dict[str, dict[str, Tally]], totals: dict[str, Tally]
+                ) -> dict[str, dict[str, dict[str, float]]]:
+    rows = {repo: {name: figures(tally, tallies[BOUND]) for name, tally in tallies.items()}
+            for repo, tallies in results.items()}
+    rows["all"] = {name: figures(tally, totals[BOUND]) for name, tally in totals.items()}
+    return rows
+
+
 def report_set(title: str, results: dict[str, dict[str, Tally]]) -> dict[str, Tally]:
     """Print one repository set with its totals; return the totals."""
     print(title)
@@ -253,12 +268,18 @@ def main(argv: list[str] | None = None) -> int:
                         help="context window in tokens")
     parser.add_argument("--evict-to", type=float, default=EVICT_TO,
                         help="on overflow, evict down to this share of the window")
+    parser.add_argument("--json", type=Path, metavar="PATH",
+                        help="also write every row's figures as JSON to PATH (the docs' chart "
+                             "reads docs/data/cache_sim.json)")
     options = parser.parse_args(argv)
     print(f"tokens = bytes / {CHARS_PER_TOKEN}; window {options.window} tokens, least recently "
           f"changed evicted first down to {options.evict_to:g} of it; minimum prefix "
           f"{options.min_cache_tokens}; lookback {options.lookback} blocks; cost = plain + "
           f"{WRITE_COST} x written + {READ_COST} x read, over the uncached cost\n")
     all_met = True
+    written: dict[str, object] = {"min_cache_tokens": options.min_cache_tokens,
+                                  "lookback": options.lookback, "window": options.window,
+                                  "evict_to": options.evict_to, "sets": {}}
     for title, arguments, default in (
             ("tuning set (designs compared here)", options.tune, DEFAULT_TUNE),
             ("check set (kept aside, run after the choice)", options.check, DEFAULT_CHECK)):
@@ -273,7 +294,11 @@ def main(argv: list[str] | None = None) -> int:
         totals = report_set(f"{title}: {sum(t[BOUND].requests for t in results.values())} "
                             f"rounds over {len(results)} repositories", results)
         all_met &= targets(title.split(" (")[0], results, totals)
+        written["sets"][title.split(" (")[0]] = set_figures(results, totals)  # type: ignore[index]
     print("all targets met" if all_met else "some targets NOT met")
+    if options.json:
+        options.json.parent.mkdir(parents=True, exist_ok=True)
+        options.json.write_text(json.dumps(written, indent=1) + "\n", encoding="utf-8")
     return 0
 
 

@@ -23,7 +23,7 @@ printed as PASS/FAIL: concept MRR@10 >= 0.6 and >= 1.5x ripgrep's (rg words: wha
 can type; the oracle arm is printed beside it);
 identifier MRR@10 >= 0.95; p50 <= 20 ms warm.
 
-    python bench/search_quality.py [--cache ~/.cache/sari-bench] [--verbose] [--smoke]
+    python bench/search_quality.py [--cache ~/.cache/sari-bench] [--verbose] [--smoke] [--json PATH]
 
 ``--smoke`` runs a tiny generated tree with three queries (what CI runs): it checks the
 bench works, not the targets.
@@ -352,11 +352,26 @@ SMOKE_QUERIES = (
 )
 
 
-def run(corpora: dict[str, Path], queries: Sequence[Query], verbose: bool) -> int:
+def figures_json(figures: Figures, kinds: Sequence[str]) -> dict[str, Any]:
+    """What ``--json`` writes: each arm's scores per kind of query, and Sari's p50."""
+    return {"kinds": {kind: {arm: {"mrr10": ranks.mrr(kind), "hit1": ranks.hit(kind, 1),
+                                   "hit5": ranks.hit(kind, 5),
+                                   "queries": len(ranks.by_kind.get(kind, []))}
+                             for arm, ranks in figures.ranks.items()} for kind in kinds},
+            "p50_ms": statistics.median(figures.latency_ms) if figures.latency_ms else 0.0}
+
+
+def run(corpora: dict[str, Path], queries: Sequence[Query], verbose: bool,
+        json_path: Path | None = None) -> int:
     kinds = list(dict.fromkeys(query.kind for query in queries))
     if verbose:
         print(f"  {'corpus':<9}{'kind':<11}{'sari':>5}{'def':>5}{'rgw':>5}{'rg1':>5}  query")
-    checks = report(measure(corpora, queries, verbose), kinds)
+    figures = measure(corpora, queries, verbose)
+    checks = report(figures, kinds)
+    if json_path is not None:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps(figures_json(figures, kinds), indent=1) + "\n",
+                             encoding="utf-8")
     print("\ntargets:")
     for label, ok in checks:
         print(f"  {'PASS' if ok else 'FAIL'}  {label}")
@@ -369,6 +384,9 @@ def main(argv: Sequence[str] | None = None, printer: Callable[..., None] = print
         "SARI_BENCH_CACHE", Path.home() / ".cache" / "sari-bench")))
     parser.add_argument("--verbose", action="store_true", help="print every query's ranks")
     parser.add_argument("--smoke", action="store_true", help="a tiny generated tree (CI)")
+    parser.add_argument("--json", type=Path, metavar="PATH",
+                        help="also write the scores as JSON to PATH (the docs' chart reads "
+                             "docs/data/search_quality.json)")
     args = parser.parse_args(argv)
     with scratch_folders():
         if args.smoke:
@@ -377,14 +395,14 @@ def main(argv: Sequence[str] | None = None, printer: Callable[..., None] = print
                 for name, text in SMOKE_FILES.items():
                     (root / name).parent.mkdir(parents=True, exist_ok=True)
                     (root / name).write_text(text, encoding="utf-8")
-                run({"smoke": root}, SMOKE_QUERIES, args.verbose)
+                run({"smoke": root}, SMOKE_QUERIES, args.verbose, args.json)
                 return 0  # the smoke run checks the bench works, not the targets
         requirements, queries = load_queries()
         corpora = {name: corpus_root(requirement, args.cache.expanduser())
                    for name, requirement in requirements.items()}
         for name, root in corpora.items():
             printer(f"{name}: {requirements[name]} at {root}")
-        return run(corpora, queries, args.verbose)
+        return run(corpora, queries, args.verbose, args.json)
 
 
 if __name__ == "__main__":

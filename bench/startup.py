@@ -9,7 +9,7 @@ serve side also reports its phases (``SARI_STARTUP_REPORT``). The workspace is
 this repository (the index builds in the background, so its size does not
 delay ``initialize``).
 
-    python bench/startup.py [--rounds 7] [--workspace PATH] [--baseline-python EXE]
+    python bench/startup.py [--rounds 7] [--workspace PATH] [--baseline-python EXE] [--json PATH]
 
 ``--baseline-python`` also times ``sari serve`` run by another interpreter (one whose
 environment holds another version of Sari, e.g. the previous commit) in the same rounds.
@@ -18,6 +18,7 @@ environment holds another version of Sari, e.g. the previous commit) in the same
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import subprocess
 import sys
@@ -51,6 +52,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="also time sari serve run by this interpreter's environment")
     parser.add_argument("--smoke", action="store_true",
                         help="one round: checks the bench works (CI)")
+    parser.add_argument("--json", type=Path, metavar="PATH",
+                        help="also write the medians as JSON to PATH (the docs' chart reads "
+                             "docs/data/startup.json)")
     args = parser.parse_args(argv)
     if args.smoke:
         args.rounds = 1
@@ -78,9 +82,16 @@ def main(argv: list[str] | None = None) -> int:
         before = statistics.median(baseline)
         print(f"baseline sari serve -> initialize      median {before * 1000:7.0f} ms "
               f"({before / floor:.2f}x the SDK import)")
-    for name in serves[0].phases:
-        values = [m.phases.get(name, 0.0) for m in serves]
-        print(f"  phase {name:<34} median {statistics.median(values) * 1000:7.0f} ms")
+    phases = {name: statistics.median(m.phases.get(name, 0.0) for m in serves)
+              for name in serves[0].phases}
+    for name, seconds in phases.items():
+        print(f"  phase {name:<34} median {seconds * 1000:7.0f} ms")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({
+            "rounds": args.rounds, "python": sys.version.split()[0],
+            "sdk_import_seconds": floor, "initialize_seconds": initialize,
+            "phases_seconds": phases}, indent=1) + "\n", encoding="utf-8")
     return 0
 
 
