@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,13 +29,44 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "state" / "execution_log.db"
 
 
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[Any]:
+    """One real PostgreSQL server for the session (skipped, or failed where it is required)."""
+    from postgres_server import PostgresServer, required, unavailable_reason
+
+    reason = unavailable_reason()
+    if reason is not None:
+        if required():
+            pytest.fail(f"PostgreSQL tests are required here but cannot run: {reason}")
+        pytest.skip(reason)
+    server = PostgresServer()
+    yield server
+    server.close()
+
+
 @pytest.fixture
-def make_kernel(db_path: Path) -> Iterator[Callable[..., Kernel]]:
+def pg_url(postgres_server: Any) -> str:
+    """A fresh, empty database on the session's server."""
+    return str(postgres_server.create_database())
+
+
+@pytest.fixture
+def log_backend(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """Where make_kernel's log goes: the SQLite file, or (SARI_TEST_PERSISTENCE_BACKEND=
+    postgresql) a fresh PostgreSQL database, so the same tests hold both backends."""
+    if os.environ.get("SARI_TEST_PERSISTENCE_BACKEND", "sqlite") == "postgresql":
+        return {"database_url": request.getfixturevalue("pg_url")}
+    return {}
+
+
+@pytest.fixture
+def make_kernel(db_path: Path, log_backend: dict[str, Any]) -> Iterator[Callable[..., Kernel]]:
     """Build kernels with the persistence plugin recording into ``db_path``; closed after."""
     kernels: list[Kernel] = []
 
     def build(files: dict[str, str] | None = None, **settings: Any) -> Kernel:
-        options = {"db_path": str(db_path), "install_sigterm_handler": False, **settings}
+        options = {"db_path": str(db_path), "install_sigterm_handler": False, **log_backend,
+                   **settings}
         kernel = Kernel(MemoryEngine(dict(files or FILES), root=ROOT),
                         plugins=[PersistencePlugin()], load_entry_points=False,
                         analytics_sinks=[], settings={"persistence": options})

@@ -7,6 +7,8 @@ import sqlite3
 import threading
 from pathlib import Path
 
+import pytest
+
 from sari_persistence import ExecutionLog
 from sari_persistence.settings import PersistenceSettings
 
@@ -129,3 +131,21 @@ def test_a_full_queue_drops_and_counts_instead_of_blocking(db_path: Path) -> Non
         assert accepted == [True] * 4 + [False] * 16
         assert log.store.stats.dropped_full == 16
         assert [f.content for f in chat.frames()] == ["m0", "m1", "m2", "m3"]
+
+
+def test_secrets_are_redacted_before_they_are_written(make_kernel, db_path) -> None:
+    pytest.importorskip("sari_secretguard")
+    secret = "ghp_" + "Q" * 36
+    kernel = make_kernel()
+    kernel.execute_mutation("edit", {"path": "src/parser.py", "old_string": "split()",
+                                     "new_string": f"split()  # token {secret}",
+                                     "session_id": "s"})
+    chat = ExecutionLog.of(kernel).chat_session("s")
+    chat.user(f"use the token {secret} to push")
+    chat.log.flush()
+    with sqlite3.connect(db_path) as conn:
+        stored = conn.execute("SELECT arguments || response FROM executions").fetchall()
+        frames = conn.execute("SELECT content FROM chat_frames").fetchall()
+    assert stored and frames
+    assert all(secret not in row[0] for row in stored + frames)
+    assert any("REDACTED" in row[0] for row in stored) and "REDACTED" in frames[0][0]

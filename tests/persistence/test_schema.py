@@ -60,10 +60,10 @@ def test_chat_tables_have_exactly_the_seeds_columns_and_indexes(db_path: Path) -
     conn.close()
 
 
-def test_migration_from_the_previous_version_keeps_the_data(db_path: Path) -> None:
-    open_database(db_path, target=SCHEMA_VERSION - 1).close()
+def test_migration_from_the_first_version_keeps_the_data(db_path: Path) -> None:
+    open_database(db_path, target=1).close()
     conn = sqlite3.connect(db_path)
-    assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION - 1,)
+    assert conn.execute("PRAGMA user_version").fetchone() == (1,)
     conn.execute("INSERT INTO chat_sessions VALUES ('old', 1000, '/p', 'acme', 'm')")
     conn.execute("INSERT INTO chat_frames (session_id, timestamp, role, content, tool_name, "
                  "execution_id, compacted, sequence_index) VALUES "

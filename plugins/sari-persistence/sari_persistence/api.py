@@ -30,7 +30,13 @@ from sari_persistence.reads import ChatSessionInfo, CompactionInfo, StoredExecut
 from sari_persistence.records import ChatSessionRecord, FrameRecord, now_ms
 from sari_persistence.search import Page, Query, Scope, search
 from sari_persistence.settings import SECTION, PersistenceSettings
-from sari_persistence.store import ExecutionStore, StoredCompaction, WriterOptions, store_compaction
+from sari_persistence.store import (
+    ExecutionStore,
+    StoredCompaction,
+    WriterOptions,
+    open_store,
+    store_compaction,
+)
 
 if TYPE_CHECKING:
     from sari_core import Kernel
@@ -65,8 +71,10 @@ class ExecutionLog:
         :raises ExecutionLogUnavailable: unreadable, foreign or newer-schema file.
         """
         settings = settings or PersistenceSettings.model_validate({})
-        target = Path(path) if path is not None else settings.resolved_db_path()
-        return cls(ExecutionStore(target, WriterOptions.from_settings(settings)), settings, owns_store=True)
+        if path is None:
+            return cls(open_store(settings), settings, owns_store=True)
+        return cls(ExecutionStore(Path(path), WriterOptions.from_settings(settings),
+                                  machine=settings.machine), settings, owns_store=True)
 
     @classmethod
     def of(cls, kernel: Kernel) -> ExecutionLog:

@@ -13,7 +13,6 @@ the core command prints it as ``hookSpecificOutput.additionalContext``.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,14 +22,14 @@ from sari_core import canonical_root
 from sari_persistence import reads, schema
 from sari_persistence.compaction import live_window, summary_with_log
 from sari_persistence.records import execution_row
+from sari_persistence.schema import ExecutionLogUnavailable
 from sari_persistence.settings import PersistenceSettings
 from sari_persistence.store import (
     INSERT_EXECUTION,
-    ExecutionStore,
     StoredCompaction,
-    WriterOptions,
     ensure_chat_session,
     insert_frame,
+    open_store,
     store_compaction,
 )
 from sari_persistence.transcript import Transcript, read_transcript
@@ -43,16 +42,15 @@ class IngestResult:
     skipped_lines: int
 
 
-def ingest_transcript(conn: sqlite3.Connection, transcript: Transcript, cap: int) -> IngestResult:
+def ingest_transcript(conn: Any, transcript: Transcript, cap: int) -> IngestResult:
     """Write a parsed transcript; frames and executions already present are skipped."""
     ensure_chat_session(conn, transcript.session)
     next_seq: dict[str, int] = {}
     added = sum(1 for frame in transcript.frames
                 if insert_frame(conn, frame, cap, next_seq) is not None)
-    before = conn.total_changes
-    for row in transcript.executions:
-        conn.execute(INSERT_EXECUTION, execution_row(row, cap))
-    return IngestResult(added, conn.total_changes - before, transcript.skipped_lines)
+    executions = sum(max(0, conn.execute(INSERT_EXECUTION, execution_row(row, cap)).rowcount)
+                     for row in transcript.executions)
+    return IngestResult(added, executions, transcript.skipped_lines)
 
 
 def pre_compact(payload: dict[str, Any], settings: PersistenceSettings,
@@ -65,9 +63,9 @@ def pre_compact(payload: dict[str, Any], settings: PersistenceSettings,
     cwd = payload.get("cwd") or workspace
     transcript = read_transcript(Path(str(transcript_path)), session_id, cwd)
     cap = settings.max_payload_chars
-    store = ExecutionStore(settings.resolved_db_path(), WriterOptions.from_settings(settings))
+    store = open_store(settings)
     try:
-        def job(conn: sqlite3.Connection) -> StoredCompaction | None:
+        def job(conn: Any) -> StoredCompaction | None:
             ingest_transcript(conn, transcript, cap)
             # Claude Code replaces the whole conversation by its summary: nothing is retained.
             window = live_window(conn, session_id, keep_last=0)
@@ -90,6 +88,18 @@ def session_start(payload: dict[str, Any], settings: PersistenceSettings,
     """The summary to re-inject after a compaction, or None."""
     if payload.get("source") != "compact":
         return None
+    if settings.database_url is not None:
+        try:
+            store = open_store(settings)
+        except ExecutionLogUnavailable:
+            return None
+        try:
+            with store.reading() as conn:
+                return _summary_to_resume(conn, payload, settings, workspace)
+        except ExecutionLogUnavailable:
+            return None
+        finally:
+            store.close()
     path = settings.resolved_db_path()
     if not path.exists():
         return None
@@ -98,12 +108,17 @@ def session_start(payload: dict[str, Any], settings: PersistenceSettings,
         version = schema.user_version(conn)
         if version == 0 or version > schema.SCHEMA_VERSION:
             return None
-        session_id = str(payload.get("session_id") or "")
-        found = reads.latest_compaction(conn, session_id) if session_id else None
-        cwd = payload.get("cwd") or workspace
-        if found is None and cwd and settings.session_start_fallback_seconds > 0:
-            since = int((time.time() - settings.session_start_fallback_seconds) * 1000)
-            found = reads.latest_project_compaction(conn, canonical_root(cwd), since)
-        return found.summary if found is not None else None
+        return _summary_to_resume(conn, payload, settings, workspace)
     finally:
         conn.close()
+
+
+def _summary_to_resume(conn: Any, payload: dict[str, Any], settings: PersistenceSettings,
+                       workspace: str | None) -> str | None:
+    session_id = str(payload.get("session_id") or "")
+    found = reads.latest_compaction(conn, session_id) if session_id else None
+    cwd = payload.get("cwd") or workspace
+    if found is None and cwd and settings.session_start_fallback_seconds > 0:
+        since = int((time.time() - settings.session_start_fallback_seconds) * 1000)
+        found = reads.latest_project_compaction(conn, canonical_root(cwd), since)
+    return found.summary if found is not None else None

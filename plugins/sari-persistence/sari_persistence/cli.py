@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
 import sys
 from collections.abc import Iterator
+from contextlib import AbstractContextManager, closing, contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
 from sari_core import SettingsError, SettingsSpec, SettingsStore
 from sari_persistence import reads, schema
+from sari_persistence.backends import PostgresBackend
 from sari_persistence.settings import SECTION, PersistenceSettings
 
 PREVIEW_CHARS = 120
@@ -19,7 +20,7 @@ PREVIEW_CHARS = 120
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", help="execution log file (default: the persistence settings' "
-                        "db_path, else execution_log.db in the state folder)")
+                        "database_url or db_path, else execution_log.db in the state folder)")
     sub = parser.add_subparsers(dest="log_command", metavar="ACTION", required=True)
     sessions = sub.add_parser("sessions", help="list chat sessions and tool-call sessions")
     sessions.add_argument("--limit", type=int, default=50)
@@ -39,38 +40,56 @@ def _settings(workspace: Path) -> PersistenceSettings:
     return settings
 
 
-def _open(args: argparse.Namespace) -> tuple[sqlite3.Connection | None, Path]:
-    path = Path(args.db).expanduser() if args.db else _settings(Path.cwd()).resolved_db_path()
+def _open(args: argparse.Namespace) -> tuple[AbstractContextManager[Any] | None, str]:
+    """A context yielding a read connection, and where the log is (as it may be shown)."""
+    if args.db:
+        path = Path(args.db).expanduser()
+    else:
+        settings = _settings(Path.cwd())
+        if settings.database_url is not None:
+            backend = PostgresBackend(settings.database_url.get_secret_value(),
+                                      pool_size=2,
+                                      connect_timeout=settings.connect_timeout_seconds)
+            return _backend_reading(backend), backend.location
+        path = settings.resolved_db_path()
     if not path.exists():
-        return None, path
-    return schema.open_database(path), path
+        return None, str(path)
+    return closing(schema.open_database(path)), str(path)
+
+
+@contextmanager
+def _backend_reading(backend: PostgresBackend) -> Iterator[Any]:
+    try:
+        with backend.reading() as conn:
+            yield conn
+    finally:
+        backend.close()
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        conn, path = _open(args)
+        opened, location = _open(args)
+        if opened is None:
+            print(f"sari log: no execution log yet at {location} (install sari-persistence and "
+                  "run sari serve, or a Claude Code PreCompact hook, to create it).",
+                  file=sys.stderr)
+            return 0 if args.log_command != "show" else 1
+        with opened as conn:
+            if args.log_command == "sessions":
+                return _sessions(conn, args, location)
+            if args.log_command == "show":
+                return _show(conn, args)
+            return _export(conn, args)
     except (schema.ExecutionLogUnavailable, SettingsError) as exc:
         print(f"sari log: {exc}", file=sys.stderr)
         return 1
-    if conn is None:
-        print(f"sari log: no execution log yet at {path} (install sari-persistence and run "
-              "sari serve, or a Claude Code PreCompact hook, to create it).", file=sys.stderr)
-        return 0 if args.log_command != "show" else 1
-    try:
-        if args.log_command == "sessions":
-            return _sessions(conn, args, path)
-        if args.log_command == "show":
-            return _show(conn, args)
-        return _export(conn, args)
-    finally:
-        conn.close()
 
 
-def _sessions(conn: sqlite3.Connection, args: argparse.Namespace, path: Path) -> int:
+def _sessions(conn: Any, args: argparse.Namespace, path: str) -> int:
     chats = reads.chat_sessions(conn, args.limit)
     calls = reads.execution_sessions(conn, args.limit)
     if args.json:
-        print(json.dumps({"db": str(path), "chat_sessions": [c.to_json() for c in chats],
+        print(json.dumps({"db": path, "chat_sessions": [c.to_json() for c in chats],
                           "execution_sessions": calls}, indent=2, sort_keys=True))
         return 0
     print(f"Execution log: {path}")
@@ -91,7 +110,7 @@ def _preview(text: str) -> str:
     return flat if len(flat) <= PREVIEW_CHARS else flat[: PREVIEW_CHARS - 1] + "…"
 
 
-def _show(conn: sqlite3.Connection, args: argparse.Namespace) -> int:
+def _show(conn: Any, args: argparse.Namespace) -> int:
     session = args.session
     chat = reads.chat_session(conn, session)
     executions = reads.executions(conn, session, args.limit)
@@ -131,7 +150,7 @@ def _show(conn: sqlite3.Connection, args: argparse.Namespace) -> int:
     return 0
 
 
-def export_records(conn: sqlite3.Connection, session: str | None) -> Iterator[dict[str, Any]]:
+def export_records(conn: Any, session: str | None) -> Iterator[dict[str, Any]]:
     """Every record (or one session's) as JSON objects tagged with ``type``."""
     if session is None:
         chat_ids = [row[0] for row in conn.execute(
@@ -156,7 +175,7 @@ def export_records(conn: sqlite3.Connection, session: str | None) -> Iterator[di
         yield {"type": "execution", **execution.to_json()}
 
 
-def _export(conn: sqlite3.Connection, args: argparse.Namespace) -> int:
+def _export(conn: Any, args: argparse.Namespace) -> int:
     if not args.output:
         _write_records(conn, args.session, sys.stdout)
         return 0
@@ -165,6 +184,6 @@ def _export(conn: sqlite3.Connection, args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_records(conn: sqlite3.Connection, session: str | None, handle: TextIO) -> None:
+def _write_records(conn: Any, session: str | None, handle: TextIO) -> None:
     for record in export_records(conn, session):
         handle.write(json.dumps(record, sort_keys=True, ensure_ascii=False, default=str) + "\n")

@@ -7,9 +7,9 @@ session's live frames into the compacted window and the retained tail.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sari_persistence import reads
 from sari_persistence.carried import latest_prior
@@ -39,11 +39,11 @@ def split_window(live: Sequence[StoredFrame], keep_last: int) -> Window:
     return Window(list(live[:cut]), list(live[cut:]))
 
 
-def live_window(conn: sqlite3.Connection, session_id: str, keep_last: int) -> Window:
+def live_window(conn: Any, session_id: str, keep_last: int) -> Window:
     return split_window(reads.frames(conn, session_id, include_compacted=False), keep_last)
 
 
-def summary_with_log(conn: sqlite3.Connection | None, window: Sequence[FrameLike],
+def summary_with_log(conn: Any | None, window: Sequence[FrameLike],
                      retained: Sequence[FrameLike], project_root: str | None,
                      settings: PersistenceSettings) -> str:
     """The base summary; failures known to the log count as failures."""
@@ -57,7 +57,7 @@ def summary_with_log(conn: sqlite3.Connection | None, window: Sequence[FrameLike
                          field_chars=settings.summary_field_chars)
 
 
-def project_root_of(conn: sqlite3.Connection | None, session_id: str,
+def project_root_of(conn: Any | None, session_id: str,
                     default: str | None) -> str | None:
     if conn is None:
         return default

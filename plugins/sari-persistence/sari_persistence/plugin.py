@@ -26,7 +26,7 @@ from sari_persistence.compaction import project_root_of, summary_with_log
 from sari_persistence.records import ExecutionRecord, MetricsRecord, now_ms
 from sari_persistence.schema import ExecutionLogUnavailable
 from sari_persistence.settings import SECTION, PersistenceSettings
-from sari_persistence.store import ExecutionStore, WriterOptions, store_compaction
+from sari_persistence.store import ExecutionStore, open_store, store_compaction
 from sari_persistence.tool import tool_spec
 from sari_persistence.writer import install_sigterm_flush
 
@@ -77,8 +77,7 @@ class PersistencePlugin(Plugin):
         self.settings = settings
         self._metrics_to_sqlite = settings.session_metrics_backend == "sqlite"
         try:
-            self.store = ExecutionStore(settings.resolved_db_path(),
-                                        WriterOptions.from_settings(settings))
+            self.store = open_store(settings)
         except ExecutionLogUnavailable as exc:
             # The server keeps serving; context_query and `sari log` report why.
             self.unavailable = str(exc)
@@ -114,13 +113,16 @@ class PersistencePlugin(Plugin):
         settings: PersistenceSettings = session.settings(SECTION)
         default_root = canonical_root(session.roots[0]) if session.roots else None
         store = self.store
-        if store is None:
-            summary = summary_with_log(None, event.frames, event.retained, default_root, settings)
-            return CompactionContribution(summary=summary, insert_before=HONESTY_MARKER)
-        store.flush()
-        with store.reading() as conn:
-            root = project_root_of(conn, event.chat_session_id, default_root)
-            summary = summary_with_log(conn, event.frames, event.retained, root, settings)
+        if store is not None:
+            store.flush()
+            try:
+                with store.reading() as conn:
+                    root = project_root_of(conn, event.chat_session_id, default_root)
+                    summary = summary_with_log(conn, event.frames, event.retained, root, settings)
+                return CompactionContribution(summary=summary, insert_before=HONESTY_MARKER)
+            except ExecutionLogUnavailable as exc:
+                log.warning("sari-persistence: the summary is built without the log: %s", exc)
+        summary = summary_with_log(None, event.frames, event.retained, default_root, settings)
         return CompactionContribution(summary=summary, insert_before=HONESTY_MARKER)
 
     @hookimpl
@@ -132,8 +134,12 @@ class PersistencePlugin(Plugin):
         cap = session.settings(SECTION).max_payload_chars
         compacted = [frame.sequence_index for frame in event.frames]
         retained = [frame.sequence_index for frame in event.retained]
-        store.run_job(lambda conn: store_compaction(conn, event.chat_session_id, compacted,
-                                                    retained, summary, cap))
+        try:
+            store.run_job(lambda conn: store_compaction(conn, event.chat_session_id, compacted,
+                                                        retained, summary, cap))
+        except ExecutionLogUnavailable as exc:
+            log.error("sari-persistence: a compaction of %s was not stored: %s",
+                      event.chat_session_id, exc)
 
     # --- Claude Code --------------------------------------------------------------------
 

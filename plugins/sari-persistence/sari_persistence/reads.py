@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
@@ -15,7 +14,7 @@ FRAME_COLUMNS = ("id", "session_id", "timestamp", "role", "content", "tool_name"
                  "execution_id", "compacted", "sequence_index")
 EXECUTION_READ_COLUMNS = ("id", "session_key", "session_id", "workspace_hash", "tool",
                           "arguments", "ok", "target", "error_code", "reason_codes",
-                          "duration_ms", "timestamp", "response", "source")
+                          "duration_ms", "timestamp", "response", "source", "machine")
 
 
 def iso_time(ms: int) -> str:
@@ -74,6 +73,7 @@ class StoredExecution:
     timestamp: int
     response: Any
     source: str
+    machine: str | None = None  # where it was recorded (None: before machines were kept)
 
     @classmethod
     def from_row(cls, row: Iterable[Any]) -> StoredExecution:
@@ -115,7 +115,7 @@ class ChatSessionInfo:
         return data
 
 
-def chat_sessions(conn: sqlite3.Connection, limit: int = 100) -> list[ChatSessionInfo]:
+def chat_sessions(conn: Any, limit: int = 100) -> list[ChatSessionInfo]:
     rows = conn.execute(
         "SELECT s.session_id, s.created_at, s.project_root, s.llm_provider, s.model, "
         "(SELECT COUNT(*) FROM chat_frames f WHERE f.session_id = s.session_id), "
@@ -124,7 +124,7 @@ def chat_sessions(conn: sqlite3.Connection, limit: int = 100) -> list[ChatSessio
     return [ChatSessionInfo(*row) for row in rows]
 
 
-def chat_session(conn: sqlite3.Connection, session_id: str) -> ChatSessionInfo | None:
+def chat_session(conn: Any, session_id: str) -> ChatSessionInfo | None:
     row = conn.execute(
         "SELECT s.session_id, s.created_at, s.project_root, s.llm_provider, s.model, "
         "(SELECT COUNT(*) FROM chat_frames f WHERE f.session_id = s.session_id), "
@@ -133,10 +133,11 @@ def chat_session(conn: sqlite3.Connection, session_id: str) -> ChatSessionInfo |
     return ChatSessionInfo(*row) if row else None
 
 
-def execution_sessions(conn: sqlite3.Connection, limit: int = 100) -> list[dict[str, Any]]:
+def execution_sessions(conn: Any, limit: int = 100) -> list[dict[str, Any]]:
     """Kernel sessions seen in ``executions``: key, counts, first and last call."""
     rows = conn.execute(
-        "SELECT session_key, COUNT(*), SUM(ok = 0), MIN(timestamp), MAX(timestamp), source "
+        "SELECT session_key, COUNT(*), SUM(CASE WHEN ok = 0 THEN 1 ELSE 0 END), MIN(timestamp), "
+        "MAX(timestamp), MIN(source) "
         "FROM executions GROUP BY session_key ORDER BY MAX(timestamp) DESC, session_key "
         "LIMIT ?", (limit,))
     return [{"session_key": key, "executions": count, "refused": int(refused or 0),
@@ -144,7 +145,7 @@ def execution_sessions(conn: sqlite3.Connection, limit: int = 100) -> list[dict[
             for key, count, refused, first, last, source in rows]
 
 
-def frames(conn: sqlite3.Connection, session_id: str, *, include_compacted: bool = True,
+def frames(conn: Any, session_id: str, *, include_compacted: bool = True,
            limit: int | None = None) -> list[StoredFrame]:
     """A chat session's frames in sequence order."""
     sql = f"SELECT {', '.join(FRAME_COLUMNS)} FROM chat_frames WHERE session_id = ?"
@@ -158,7 +159,7 @@ def frames(conn: sqlite3.Connection, session_id: str, *, include_compacted: bool
     return [StoredFrame.from_row(row) for row in conn.execute(sql, params)]
 
 
-def executions(conn: sqlite3.Connection, session: str, limit: int | None = None
+def executions(conn: Any, session: str, limit: int | None = None
                ) -> list[StoredExecution]:
     """Executions of a kernel session key, or of a client session id (chat session id)."""
     sql = (f"SELECT {', '.join(EXECUTION_READ_COLUMNS)} FROM executions "
@@ -172,13 +173,13 @@ def executions(conn: sqlite3.Connection, session: str, limit: int | None = None
     return [StoredExecution.from_row(row) for row in conn.execute(sql, params)]
 
 
-def execution(conn: sqlite3.Connection, execution_id: str) -> StoredExecution | None:
+def execution(conn: Any, execution_id: str) -> StoredExecution | None:
     row = conn.execute(f"SELECT {', '.join(EXECUTION_READ_COLUMNS)} FROM executions "
                        "WHERE id = ?", (execution_id,)).fetchone()
     return StoredExecution.from_row(row) if row else None
 
 
-def failed_execution_ids(conn: sqlite3.Connection, ids: Iterable[str]) -> set[str]:
+def failed_execution_ids(conn: Any, ids: Iterable[str]) -> set[str]:
     wanted = sorted(set(ids))
     failed: set[str] = set()
     for start in range(0, len(wanted), 500):
@@ -209,18 +210,18 @@ _COMPACTION_SQL = ("SELECT c.id, c.session_id, c.timestamp, c.compacted_count, c
                    "c.summary, c.resume_cursor FROM chat_compactions c ")
 
 
-def compactions(conn: sqlite3.Connection, session_id: str) -> list[CompactionInfo]:
+def compactions(conn: Any, session_id: str) -> list[CompactionInfo]:
     rows = conn.execute(_COMPACTION_SQL + "WHERE c.session_id = ? ORDER BY c.id", (session_id,))
     return [CompactionInfo(*row) for row in rows]
 
 
-def latest_compaction(conn: sqlite3.Connection, session_id: str) -> CompactionInfo | None:
+def latest_compaction(conn: Any, session_id: str) -> CompactionInfo | None:
     row = conn.execute(_COMPACTION_SQL + "WHERE c.session_id = ? ORDER BY c.id DESC LIMIT 1",
                        (session_id,)).fetchone()
     return CompactionInfo(*row) if row else None
 
 
-def latest_project_compaction(conn: sqlite3.Connection, project_root: str, since_ms: int
+def latest_project_compaction(conn: Any, project_root: str, since_ms: int
                               ) -> CompactionInfo | None:
     row = conn.execute(
         _COMPACTION_SQL + "JOIN chat_sessions s ON s.session_id = c.session_id "
@@ -229,7 +230,7 @@ def latest_project_compaction(conn: sqlite3.Connection, project_root: str, since
     return CompactionInfo(*row) if row else None
 
 
-def session_metrics(conn: sqlite3.Connection, session_key: str) -> dict[str, Any] | None:
+def session_metrics(conn: Any, session_key: str) -> dict[str, Any] | None:
     row = conn.execute("SELECT calls_count, refused_count, updated_at, snapshot "
                        "FROM session_metrics WHERE session_key = ?", (session_key,)).fetchone()
     if row is None:

@@ -12,6 +12,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from sari_persistence.redaction import redact_value
+
 TRUNCATION_MARK = "…[+{n} chars]"
 _MIN_STRING_CAP = 64
 
@@ -147,31 +149,36 @@ class FrameRecord:
 
 
 def execution_row(item: ExecutionRecord | ExecutionRow, cap: int,
-                  text_chars: int = 1000) -> tuple[Any, ...]:
-    """The ``executions`` row of a record, payloads bounded to ``cap``.
+                  text_chars: int = 1000, machine: str | None = None) -> tuple[Any, ...]:
+    """The ``executions`` row of a record, payloads redacted and bounded to ``cap``.
 
     :param text_chars: how much of a response's payload text (read text, diff) is kept.
+    :param machine: where the record came from.
     """
     if isinstance(item, ExecutionRow):
         return (item.id, item.session_key, item.session_id, item.workspace_hash, item.tool,
-                bounded_json(item.arguments, cap), int(item.ok), item.target, item.error_code,
-                json.dumps(list(item.reason_codes)), float(item.duration_ms), item.timestamp,
-                bounded_json(compact_response(item.response, text_chars)
-                             if isinstance(item.response, dict) else item.response, cap),
-                item.source)
+                bounded_json(redact_value(item.arguments), cap), int(item.ok), item.target,
+                item.error_code, json.dumps(list(item.reason_codes)), float(item.duration_ms),
+                item.timestamp,
+                bounded_json(redact_value(compact_response(item.response, text_chars)
+                                          if isinstance(item.response, dict) else item.response),
+                             cap),
+                item.source, machine)
     record = item.record
     target = record.target if isinstance(record.target, str) or record.target is None \
         else str(record.target)
     return (record.execution_id, record.session_key, item.session_id,
-            workspace_of(record.session_key), record.tool, bounded_json(record.arguments, cap),
+            workspace_of(record.session_key), record.tool,
+            bounded_json(redact_value(record.arguments), cap),
             int(bool(record.ok)), target, record.error_code, json.dumps(list(record.reason_codes)),
             float(record.duration_ms), int(record.timestamp * 1000),
-            bounded_json(compact_response(record.response, text_chars), cap), item.source)
+            bounded_json(redact_value(compact_response(record.response, text_chars)), cap),
+            item.source, machine)
 
 
 EXECUTION_COLUMNS = ("id", "session_key", "session_id", "workspace_hash", "tool", "arguments",
                      "ok", "target", "error_code", "reason_codes", "duration_ms", "timestamp",
-                     "response", "source")
+                     "response", "source", "machine")
 
 METRIC_COLUMNS = ("reads_count", "reads_lines_total", "reads_chars_total", "search_count",
                   "read_after_search_ratio", "avg_read_span", "max_read_span",

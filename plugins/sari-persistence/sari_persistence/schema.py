@@ -123,7 +123,15 @@ _V2: tuple[str, ...] = (
     )""",
 )
 
-MIGRATIONS: dict[int, tuple[str, ...]] = {1: _V1, 2: _V2}
+# Version 3: the machine an execution came from (many servers on many machines share one
+# database), and executions found by client session id on any machine. The chat tables
+# keep their fixed layout; a frame's session names its project.
+V3: tuple[str, ...] = (
+    "ALTER TABLE executions ADD COLUMN machine TEXT",
+    "CREATE INDEX idx_executions_session_id_timestamp ON executions (session_id, timestamp)",
+)
+
+MIGRATIONS: dict[int, tuple[str, ...]] = {1: _V1, 2: _V2, 3: V3}
 SCHEMA_VERSION = max(MIGRATIONS)
 OWN_TABLES = frozenset({"chat_sessions", "chat_frames", "chat_compactions", "executions"})
 

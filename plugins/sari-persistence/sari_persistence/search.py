@@ -1,16 +1,17 @@
 """Searching past context: frames (FTS5, trigram) and executions, filtered and paged.
 
-Text of three characters or more goes through the ``chat_frames_fts`` index (a
-literal substring match, case-insensitive); shorter text falls back to ``LIKE``.
+On SQLite, text of three characters or more goes through the ``chat_frames_fts``
+index (a literal substring match, case-insensitive); shorter text falls back to
+``LIKE``. On PostgreSQL it is ``ILIKE`` (served by a trigram index when there is one).
 Results are newest first, ties broken by id, so pages are stable.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
+from sari_persistence.dialect import is_postgres, like
 from sari_persistence.reads import (
     EXECUTION_READ_COLUMNS,
     FRAME_COLUMNS,
@@ -76,12 +77,12 @@ def _tool_clause(column: str, tool: str, params: list[Any]) -> str:
     return f"({column} = ? OR {column} LIKE ? ESCAPE '\\')"
 
 
-def _frame_where(query: Query, scope: Scope) -> tuple[str, list[Any]]:
+def _frame_where(query: Query, scope: Scope, conn: Any) -> tuple[str, list[Any]]:
     clauses: list[str] = []
     params: list[Any] = []
     if scope.chat_session_ids is not None:
         if not scope.chat_session_ids:
-            clauses.append("0")
+            clauses.append("1 = 0")
         else:
             clauses.append(f"f.session_id IN ({', '.join('?' * len(scope.chat_session_ids))})")
             params.extend(scope.chat_session_ids)
@@ -90,12 +91,12 @@ def _frame_where(query: Query, scope: Scope) -> tuple[str, list[Any]]:
                        "WHERE project_root = ?)")
         params.append(scope.project_root)
     if query.text:
-        if len(query.text) >= _TRIGRAM_MIN:
+        if len(query.text) >= _TRIGRAM_MIN and not is_postgres(conn):
             clauses.append("f.id IN (SELECT rowid FROM chat_frames_fts "
                            "WHERE chat_frames_fts MATCH ?)")
             params.append(_fts_phrase(query.text))
         else:
-            clauses.append("f.content LIKE ? ESCAPE '\\'")
+            clauses.append(f"f.content {like(conn)} ? ESCAPE '\\'")
             params.append(_like(query.text))
     if query.role:
         clauses.append("f.role = ?")
@@ -116,7 +117,7 @@ def _frame_where(query: Query, scope: Scope) -> tuple[str, list[Any]]:
     return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
 
-def _execution_where(query: Query, scope: Scope) -> tuple[str, list[Any]]:
+def _execution_where(query: Query, scope: Scope, conn: Any) -> tuple[str, list[Any]]:
     clauses: list[str] = []
     params: list[Any] = []
     visible: list[str] = []
@@ -134,13 +135,13 @@ def _execution_where(query: Query, scope: Scope) -> tuple[str, list[Any]]:
         visible.append("e.workspace_hash = ?")
         params.append(scope.workspace_hash)
     if scope.everything:
-        visible = ["1"]
-    clauses.append("(" + " OR ".join(visible) + ")" if visible else "0")
+        visible = ["1 = 1"]
+    clauses.append("(" + " OR ".join(visible) + ")" if visible else "1 = 0")
     if query.text:
-        like = _like(query.text)
-        clauses.append("(e.id = ? OR e.tool LIKE ? ESCAPE '\\' OR e.target LIKE ? ESCAPE '\\' "
-                       "OR e.arguments LIKE ? ESCAPE '\\' OR e.response LIKE ? ESCAPE '\\')")
-        params.extend([query.text, like, like, like, like])
+        pattern, op = _like(query.text), like(conn)
+        clauses.append(f"(e.id = ? OR e.tool {op} ? ESCAPE '\\' OR e.target {op} ? ESCAPE '\\' "
+                       f"OR e.arguments {op} ? ESCAPE '\\' OR e.response {op} ? ESCAPE '\\')")
+        params.extend([query.text, pattern, pattern, pattern, pattern])
     if query.tool:
         clauses.append(_tool_clause("e.tool", query.tool, params))
     if query.execution_id:
@@ -155,12 +156,12 @@ def _execution_where(query: Query, scope: Scope) -> tuple[str, list[Any]]:
     return " WHERE " + " AND ".join(clauses), params
 
 
-def search(conn: sqlite3.Connection, query: Query, scope: Scope, *,
+def search(conn: Any, query: Query, scope: Scope, *,
            want_frames: bool = True, want_executions: bool = True) -> Page:
     """One page of frames and one page of executions (same ``limit``/``offset``)."""
     page = Page()
     if want_frames:
-        where, params = _frame_where(query, scope)
+        where, params = _frame_where(query, scope, conn)
         page.total_frames = int(conn.execute(
             f"SELECT COUNT(*) FROM chat_frames f{where}", params).fetchone()[0])
         columns = ", ".join(f"f.{column}" for column in FRAME_COLUMNS)
@@ -171,7 +172,7 @@ def search(conn: sqlite3.Connection, query: Query, scope: Scope, *,
         page.frames = [StoredFrame.from_row(row) for row in rows]
     # Executions have no role: a role other than tool asks for frames only.
     if want_executions and query.role in (None, "tool"):
-        where, params = _execution_where(query, scope)
+        where, params = _execution_where(query, scope, conn)
         page.total_executions = int(conn.execute(
             f"SELECT COUNT(*) FROM executions e{where}", params).fetchone()[0])
         columns = ", ".join(f"e.{column}" for column in EXECUTION_READ_COLUMNS)

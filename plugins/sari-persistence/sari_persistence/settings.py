@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SecretStr, field_validator
 
 from sari_core import state_dir
 
@@ -20,6 +20,27 @@ class PersistenceSettings(BaseModel):
         None,
         description="Path of the SQLite execution log; null means execution_log.db in the "
                     "user's state folder (SARI_STATE_DIR overrides the platform default).",
+    )
+    database_url: SecretStr | None = Field(
+        None,
+        description="A PostgreSQL database shared by many servers (postgresql://user:pass@host"
+                    ":5432/db, or libpq key=value); null keeps the SQLite file. Operator-only: "
+                    "honoured from the user's config file, SARI_PERSISTENCE__DATABASE_URL or "
+                    "flags, never from a workspace's files. Its password is never shown.",
+    )
+    pool_size: int = Field(
+        4, ge=2, le=64,
+        description="Most PostgreSQL connections one server holds (one writes, the rest read).",
+    )
+    connect_timeout_seconds: float = Field(
+        5.0, gt=0, le=120,
+        description="How long a PostgreSQL connection attempt, or a wait for a pooled "
+                    "connection, may take before the database counts as away.",
+    )
+    machine: str | None = Field(
+        None,
+        description="The name this server's records carry as the machine they came from; "
+                    "null means the host name.",
     )
     record_executions: bool = Field(
         True,
@@ -74,10 +95,15 @@ class PersistenceSettings(BaseModel):
     )
     context_query_other_sessions: bool = Field(
         False,
-        description="Let context_query reach other sessions' frames and executions (its "
-                    "workspace scope, or another chat_session_id). Off: a caller sees only its "
-                    "own session's records, whatever it asks; an HTTP server's other clients "
-                    "stay private.",
+        description="Older spelling of context_query_scope = \"workspace\" (true).",
+    )
+    context_query_scope: Literal["session", "workspace", "team"] = Field(
+        "session",
+        description="How far context_query may reach. session: the caller's own session's "
+                    "records only, whatever it asks (an HTTP server's other clients stay "
+                    "private); workspace: other sessions of this workspace too; team: every "
+                    "session in the log (a shared PostgreSQL log: every machine's). "
+                    "Operator-only: a workspace's files cannot widen it.",
     )
     session_metrics_backend: Literal["memory", "sqlite"] = Field(
         "memory",
@@ -94,6 +120,25 @@ class PersistenceSettings(BaseModel):
         description="On a Claude Code SessionStart(compact) whose session has no summary, reuse "
                     "the newest summary of the same project if it is at most this old.",
     )
+
+    @field_validator("database_url")
+    @classmethod
+    def _postgres_only(cls, value: SecretStr | None) -> SecretStr | None:
+        from sari_persistence.dsn import is_postgres_url
+
+        if value is None or not value.get_secret_value().strip():
+            return None
+        if not is_postgres_url(value.get_secret_value()):
+            raise ValueError("database_url must be a postgresql:// URL or a libpq key=value "
+                             "string (the SQLite file is set with db_path)")
+        return value
+
+    @property
+    def query_reach(self) -> str:
+        """The widest context_query scope allowed (the older boolean counts as workspace)."""
+        if self.context_query_scope == "session" and self.context_query_other_sessions:
+            return "workspace"
+        return self.context_query_scope
 
     def resolved_db_path(self) -> Path:
         """The database file these settings point at."""

@@ -1,23 +1,25 @@
-"""The execution log store: one database file, one writer thread, one read connection.
+"""The execution log store: one backend (SQLite file or PostgreSQL), one writer thread.
 
 Writes go through :class:`~sari_persistence.writer.BatchWriter` (records are
-batched; compactions and ingestions run as jobs in queue order). Reads use a
-separate connection — WAL lets them run while the writer commits — and call
-:meth:`ExecutionStore.flush` first when they must see everything recorded so far.
+batched; compactions and ingestions run as jobs in queue order). Reads borrow a
+connection of the backend (SQLite's WAL, or PostgreSQL's pool, lets them run while
+the writer commits) and call :meth:`ExecutionStore.flush` first when they must see
+everything recorded so far.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
+import socket
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sari_persistence import schema
+from sari_persistence import redaction
+from sari_persistence.backends import PostgresBackend, SqliteBackend
+from sari_persistence.dialect import is_postgres
 from sari_persistence.records import (
     EXECUTION_COLUMNS,
     METRIC_COLUMNS,
@@ -35,8 +37,9 @@ from sari_persistence.writer import BatchWriter, WriterStats
 
 T = TypeVar("T")
 SUMMARY_TOOL = "compaction_summary"
-INSERT_EXECUTION = (f"INSERT OR IGNORE INTO executions ({', '.join(EXECUTION_COLUMNS)}) "
-                     f"VALUES ({', '.join('?' * len(EXECUTION_COLUMNS))})")
+INSERT_EXECUTION = (f"INSERT INTO executions ({', '.join(EXECUTION_COLUMNS)}) "
+                    f"VALUES ({', '.join('?' * len(EXECUTION_COLUMNS))}) ON CONFLICT DO NOTHING")
+Backend = SqliteBackend | PostgresBackend
 
 
 @dataclass(frozen=True)
@@ -55,29 +58,42 @@ class WriterOptions:
 
 
 class ExecutionStore:
-    """The execution log at ``path``.
+    """The execution log in ``location``: an SQLite file's path, or an opened backend.
 
+    :param machine: the name records carry as where they came from (default: host name).
     :raises ExecutionLogUnavailable: when the file is unreadable, foreign or newer.
     """
 
-    def __init__(self, path: Path, options: WriterOptions | None = None,
-                 on_commit: Callable[[int], None] | None = None) -> None:
-        self.path = Path(path)
+    def __init__(self, location: Path | str | Backend, options: WriterOptions | None = None,
+                 on_commit: Callable[[int], None] | None = None,
+                 machine: str | None = None) -> None:
+        self.backend: Backend = (location if isinstance(location, (SqliteBackend, PostgresBackend))
+                                 else SqliteBackend(Path(location)))
         self.options = options or WriterOptions()
-        self._read_conn = schema.open_database(self.path)
-        self._read_lock = threading.Lock()
-        self.writer = BatchWriter(
-            self._connect_writer, self._apply_batch,
-            flush_interval=self.options.flush_interval_ms / 1000.0,
-            batch_size=self.options.batch_size, queue_size=self.options.queue_size,
-            on_commit=on_commit,
-        )
+        self.machine = machine or socket.gethostname()
+        try:
+            self.writer = BatchWriter(
+                self.backend.connect_writer, self._apply_batch,
+                flush_interval=self.options.flush_interval_ms / 1000.0,
+                batch_size=self.options.batch_size, queue_size=self.options.queue_size,
+                on_commit=on_commit, release=self.backend.release_writer,
+                transient=self.backend.transient, describe=self.backend.describe_error,
+                connect_at_start=isinstance(self.backend, SqliteBackend),
+            )
+        except BaseException:
+            self.backend.close()
+            raise
         self._closed = False
 
-    def _connect_writer(self) -> sqlite3.Connection:
-        conn = schema.connect(self.path)
-        conn.execute("PRAGMA synchronous = NORMAL")
-        return conn
+    @property
+    def path(self) -> Path | None:
+        """The SQLite file (None on PostgreSQL)."""
+        return self.backend.path if isinstance(self.backend, SqliteBackend) else None
+
+    @property
+    def location(self) -> str:
+        """Where the log is, as it may be shown (a URL's password is never in it)."""
+        return self.backend.location
 
     # --- producers ----------------------------------------------------------------------
 
@@ -85,7 +101,7 @@ class ExecutionStore:
         """Enqueue a record (execution, metrics, chat session, frame) for the writer."""
         return self.writer.submit(record)
 
-    def run_job(self, fn: Callable[[sqlite3.Connection], T], timeout: float = 30.0) -> T:
+    def run_job(self, fn: Callable[[Any], T], timeout: float = 30.0) -> T:
         """Run a write transaction on the writer thread, after everything queued."""
         return self.writer.run_job(fn, timeout)
 
@@ -101,24 +117,27 @@ class ExecutionStore:
             return
         self._closed = True
         self.writer.close()
-        with self._read_lock:
-            self._read_conn.close()
+        self.backend.close()
 
     @contextmanager
-    def reading(self) -> Iterator[sqlite3.Connection]:
-        """The read connection, exclusively for the block (one reader at a time)."""
-        with self._read_lock:
-            yield self._read_conn
+    def reading(self) -> Iterator[Any]:
+        """A read connection for the block.
+
+        :raises ExecutionLogUnavailable: the database does not answer now.
+        """
+        with self.backend.reading() as conn:
+            yield conn
 
     # --- the writer side ----------------------------------------------------------------
 
-    def _apply_batch(self, conn: sqlite3.Connection, batch: list[Any]) -> None:
+    def _apply_batch(self, conn: Any, batch: list[Any]) -> None:
         cap = self.options.max_payload_chars
         text_chars = self.options.response_text_chars
         next_seq: dict[str, int] = {}
         for item in batch:
             if isinstance(item, (ExecutionRecord, ExecutionRow)):
-                conn.execute(INSERT_EXECUTION, execution_row(item, cap, text_chars))
+                conn.execute(INSERT_EXECUTION, execution_row(item, cap, text_chars,
+                                                             self.machine))
             elif isinstance(item, FrameRecord):
                 insert_frame(conn, item, cap, next_seq)
             elif isinstance(item, ChatSessionRecord):
@@ -129,11 +148,11 @@ class ExecutionStore:
                 raise TypeError(f"unknown execution log record {type(item).__name__}")
 
 
-def ensure_chat_session(conn: sqlite3.Connection, record: ChatSessionRecord) -> None:
+def ensure_chat_session(conn: Any, record: ChatSessionRecord) -> None:
     """Insert the chat session if new; fill fields it did not know yet."""
     conn.execute(
-        "INSERT OR IGNORE INTO chat_sessions (session_id, created_at, project_root, "
-        "llm_provider, model) VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO chat_sessions (session_id, created_at, project_root, "
+        "llm_provider, model) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
         (record.session_id, record.created_at, record.project_root, record.llm_provider,
          record.model))
     conn.execute(
@@ -143,8 +162,11 @@ def ensure_chat_session(conn: sqlite3.Connection, record: ChatSessionRecord) -> 
         (record.project_root, record.llm_provider, record.model, record.session_id))
 
 
-def _next_sequence(conn: sqlite3.Connection, session_id: str, cache: dict[str, int]) -> int:
+def _next_sequence(conn: Any, session_id: str, cache: dict[str, int]) -> int:
     if session_id not in cache:
+        if is_postgres(conn):
+            # Servers on other machines append to the same session: one at a time, until commit.
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext(?))", (session_id,))
         row = conn.execute("SELECT MAX(sequence_index) FROM chat_frames WHERE session_id = ?",
                            (session_id,)).fetchone()
         cache[session_id] = -1 if row[0] is None else int(row[0])
@@ -152,7 +174,7 @@ def _next_sequence(conn: sqlite3.Connection, session_id: str, cache: dict[str, i
     return cache[session_id]
 
 
-def insert_frame(conn: sqlite3.Connection, frame: FrameRecord, cap: int,
+def insert_frame(conn: Any, frame: FrameRecord, cap: int,
                  next_seq: dict[str, int]) -> int | None:
     """Insert one frame (idempotent when it has a ``source_key``); return its sequence index."""
     if frame.source_key is not None:
@@ -162,21 +184,23 @@ def insert_frame(conn: sqlite3.Connection, frame: FrameRecord, cap: int,
         if seen:
             return None
     timestamp = frame.timestamp or now_ms()
-    conn.execute("INSERT OR IGNORE INTO chat_sessions (session_id, created_at) VALUES (?, ?)",
-                 (frame.session_id, timestamp))
+    conn.execute("INSERT INTO chat_sessions (session_id, created_at) VALUES (?, ?) "
+                 "ON CONFLICT DO NOTHING", (frame.session_id, timestamp))
     sequence = _next_sequence(conn, frame.session_id, next_seq)
-    cursor = conn.execute(
+    frame_id = conn.execute(
         "INSERT INTO chat_frames (session_id, timestamp, role, content, tool_name, "
-        "execution_id, compacted, sequence_index) VALUES (?, ?, ?, ?, ?, ?, 0, ?)",
-        (frame.session_id, timestamp, frame.role, bound_text(frame.content, cap),
-         frame.tool_name, frame.execution_id, sequence))
+        "execution_id, compacted, sequence_index) VALUES (?, ?, ?, ?, ?, ?, 0, ?) "
+        "RETURNING id",
+        (frame.session_id, timestamp, frame.role,
+         bound_text(redaction.redact(frame.content), cap), frame.tool_name,
+         frame.execution_id, sequence)).fetchone()[0]
     if frame.source_key is not None:
         conn.execute("INSERT INTO chat_frame_sources (session_id, source_key, frame_id) "
-                     "VALUES (?, ?, ?)", (frame.session_id, frame.source_key, cursor.lastrowid))
+                     "VALUES (?, ?, ?)", (frame.session_id, frame.source_key, frame_id))
     return sequence
 
 
-def upsert_metrics(conn: sqlite3.Connection, record: MetricsRecord) -> None:
+def upsert_metrics(conn: Any, record: MetricsRecord) -> None:
     values = [record.snapshot.get(column) for column in METRIC_COLUMNS]
     values = [v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
               for v in values]
@@ -187,10 +211,27 @@ def upsert_metrics(conn: sqlite3.Connection, record: MetricsRecord) -> None:
         f"refused_count, {', '.join(METRIC_COLUMNS)}, snapshot) "
         f"VALUES (?, ?, ?, 1, ?, {', '.join('?' * len(METRIC_COLUMNS))}, ?) "
         f"ON CONFLICT(session_key) DO UPDATE SET updated_at = excluded.updated_at, "
-        f"calls_count = calls_count + 1, refused_count = refused_count + excluded.refused_count, "
+        f"calls_count = session_metrics.calls_count + 1, "
+        f"refused_count = session_metrics.refused_count + excluded.refused_count, "
         f"{assignments}, snapshot = excluded.snapshot",
         (record.session_key, workspace_of(record.session_key), record.timestamp, refused,
          *values, json.dumps(record.snapshot, sort_keys=True, default=str)))
+
+
+def open_store(settings: Any, on_commit: Callable[[int], None] | None = None) -> ExecutionStore:
+    """The store a :class:`~sari_persistence.settings.PersistenceSettings` points at.
+
+    ``database_url`` set: that PostgreSQL database; otherwise the SQLite file.
+    """
+    url = settings.database_url.get_secret_value() if settings.database_url else None
+    backend: Backend
+    if url:
+        backend = PostgresBackend(url, pool_size=settings.pool_size,
+                                  connect_timeout=settings.connect_timeout_seconds)
+    else:
+        backend = SqliteBackend(settings.resolved_db_path())
+    return ExecutionStore(backend, WriterOptions.from_settings(settings), on_commit,
+                          machine=settings.machine)
 
 
 @dataclass(frozen=True)
@@ -205,7 +246,7 @@ class StoredCompaction:
     summary_sequence_index: int | None = None
 
 
-def store_compaction(conn: sqlite3.Connection, session_id: str, compacted: list[int],
+def store_compaction(conn: Any, session_id: str, compacted: list[int],
                      retained: list[int], summary: str, cap: int,
                      timestamp: int | None = None) -> StoredCompaction:
     """Mark the window compacted, add the ``chat_compactions`` row and the summary frame.
@@ -214,8 +255,8 @@ def store_compaction(conn: sqlite3.Connection, session_id: str, compacted: list[
     :param retained: sequence indexes of the frames kept.
     """
     stamp = timestamp or now_ms()
-    conn.execute("INSERT OR IGNORE INTO chat_sessions (session_id, created_at) VALUES (?, ?)",
-                 (session_id, stamp))
+    conn.execute("INSERT INTO chat_sessions (session_id, created_at) VALUES (?, ?) "
+                 "ON CONFLICT DO NOTHING", (session_id, stamp))
     for start in range(0, len(compacted), 500):
         chunk = compacted[start:start + 500]
         conn.execute(
@@ -231,9 +272,9 @@ def store_compaction(conn: sqlite3.Connection, session_id: str, compacted: list[
         "summary_sequence_index": summary_seq,
     }
     resume_cursor = json.dumps(cursor_value, sort_keys=True)
-    row = conn.execute(
+    compaction_id = conn.execute(
         "INSERT INTO chat_compactions (session_id, timestamp, compacted_count, retained_count, "
-        "summary, resume_cursor) VALUES (?, ?, ?, ?, ?, ?)",
-        (session_id, stamp, len(compacted), len(retained), summary, resume_cursor))
-    return StoredCompaction(int(row.lastrowid or 0), session_id, stamp, len(compacted),
+        "summary, resume_cursor) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+        (session_id, stamp, len(compacted), len(retained), summary, resume_cursor)).fetchone()[0]
+    return StoredCompaction(int(compaction_id), session_id, stamp, len(compacted),
                             len(retained), summary, resume_cursor, summary_seq)

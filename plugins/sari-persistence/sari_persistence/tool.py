@@ -6,9 +6,13 @@ otherwise the workspace — frames of chat sessions of this project (Claude Code
 included) and executions of this workspace. Never another workspace's.
 
 Other sessions' records (another client's arguments and responses) are reached only
-when the ``context_query_other_sessions`` setting allows it; otherwise every scope
-narrows to the calling session. Items are redacted with secretguard's patterns when
-that plugin is installed, before any cut.
+as far as the operator's ``context_query_scope`` allows: ``session`` (the default)
+narrows every scope to the calling session; ``workspace`` lets it reach this
+workspace's other sessions; ``team`` also lets ``scope="team"`` reach every session in
+the log (a shared PostgreSQL log: every machine's). The calling session is the same on
+every machine: its records are found by its session id wherever they were written.
+Items are redacted with secretguard's patterns when that plugin is installed (they
+were before they were written, too), before any cut.
 """
 
 from __future__ import annotations
@@ -32,14 +36,11 @@ from sari_core import (
 )
 from sari_persistence import reads
 from sari_persistence.records import bound_text
+from sari_persistence.redaction import redact_value
+from sari_persistence.schema import ExecutionLogUnavailable
 from sari_persistence.search import Page, Query, Scope, search
 from sari_persistence.settings import SECTION, PersistenceSettings
 from sari_persistence.store import ExecutionStore
-
-try:  # records keep what calls carried (arguments, chat text): redact as reads are
-    from sari_secretguard.patterns import redact as _redact_text
-except ImportError:  # pragma: no cover - secretguard not installed
-    _redact_text = None
 
 TOOL_NAME = "context_query"
 UNAVAILABLE = "EXECUTION_LOG_UNAVAILABLE"
@@ -74,7 +75,7 @@ class ContextQueryArgs(BaseModel):
     until: Annotated[str | float | None, _TIME_SCHEMA] = Field(
         None, description="Not after (ISO 8601).")
     chat_session_id: str | None = None
-    scope: Literal["auto", "session", "workspace"] = Field(
+    scope: Literal["auto", "session", "workspace", "team"] = Field(
         "auto", description="auto: this session if it "
                             "has frames, else the workspace.")
     kind: Literal["both", "frames", "executions"] = "both"
@@ -122,19 +123,23 @@ def _own_session(session: Session) -> Scope:
 
 
 def _scope(args: ContextQueryArgs, session: Session, store: ExecutionStore,
-           other_sessions: bool) -> Scope:
-    if not other_sessions and (args.scope == "workspace" or args.chat_session_id not in (
-            None, session.session_id)):
+           reach: str) -> Scope:
+    """What the call may see: what it asks for, narrowed to what the operator allows."""
+    asks_other = args.scope in ("workspace", "team") or args.chat_session_id not in (
+        None, session.session_id)
+    if reach == "session" and asks_other:
         return _own_session(session)
     if args.chat_session_id:
         keys = (session.key,) if args.chat_session_id == session.session_id else ()
         return Scope(chat_session_ids=(args.chat_session_id,), session_keys=keys, name="session")
+    if args.scope == "team" and reach == "team":
+        return Scope(everything=True, name="team")
     own_chat = None
     if session.session_id:
         with store.reading() as conn:
             own_chat = reads.chat_session(conn, session.session_id)
     if args.scope == "session" or (args.scope == "auto" and own_chat is not None) \
-            or not other_sessions:
+            or reach == "session":
         return _own_session(session)
     return Scope(project_root=canonical_root(session.roots[0]),
                  workspace_hash=session.workspace_id, name="workspace")
@@ -142,15 +147,7 @@ def _scope(args: ContextQueryArgs, session: Session, store: ExecutionStore,
 
 def _redacted(value: Any) -> Any:
     """``value`` with every string in it redacted (the JSON shape is kept)."""
-    if _redact_text is None:
-        return value
-    if isinstance(value, str):
-        return _redact_text(value)[0]
-    if isinstance(value, dict):
-        return {key: _redacted(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_redacted(item) for item in value]
-    return value
+    return redact_value(value)
 
 
 def _frame_item(frame: reads.StoredFrame, cap: int) -> tuple[dict[str, Any], bool]:
@@ -201,6 +198,14 @@ def _payload(page: Page, args: ContextQueryArgs, scope: Scope, limit: int,
     return payload, has_more, cut
 
 
+def _log_health(store: ExecutionStore) -> dict[str, int]:
+    """Records this server could not write, said with the answer (never silently)."""
+    stats = store.stats
+    lost = {"dropped_queue_full": stats.dropped_full, "failed": stats.failed,
+            "lost_at_close": stats.lost}
+    return {key: value for key, value in lost.items() if value}
+
+
 def make_handler(store_of: Callable[[], ExecutionStore | None],
                  unavailable: Callable[[], str | None]) -> Callable[[BaseModel, Session],
                                                                      dict[str, Any]]:
@@ -222,12 +227,20 @@ def make_handler(store_of: Callable[[], ExecutionStore | None],
                       until_ms=parse_time(args.until, "until"),
                       include_compacted=args.include_compacted, limit=limit, offset=args.offset)
         store.flush()  # read your own writes: the scope and the results see every record
-        scope = _scope(args, session, store, settings.context_query_other_sessions)
-        with store.reading() as conn:
-            page = search(conn, query, scope, want_frames=args.kind != "executions",
-                          want_executions=args.kind != "frames")
+        try:
+            scope = _scope(args, session, store, settings.query_reach)
+            with store.reading() as conn:
+                page = search(conn, query, scope, want_frames=args.kind != "executions",
+                              want_executions=args.kind != "frames")
+        except ExecutionLogUnavailable as exc:
+            raise SariError(UNAVAILABLE, f"context_query cannot run now: {exc}",
+                            "The execution log's database does not answer; this session's "
+                            "records are kept and written when it does. Retry later.") from None
         payload, has_more, cut = _payload(page, args, scope, limit,
                                           settings.context_query_item_chars)
+        health = _log_health(store)
+        if health:
+            payload["log_health"] = health
         folded = FoldedVerdict()
         if has_more:
             next_args = args.model_dump(exclude_none=True, exclude_defaults=True)

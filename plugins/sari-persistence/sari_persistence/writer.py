@@ -16,28 +16,40 @@ installed, on SIGTERM) drains the queue before the thread stops.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import logging
 import os
 import queue
 import signal
 import sqlite3
 import threading
+import time
 import weakref
 from collections.abc import Callable
+from concurrent import futures
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from sari_persistence.schema import ExecutionLogUnavailable
+
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-ApplyBatch = Callable[[sqlite3.Connection, list[Any]], None]
+ApplyBatch = Callable[[Any, list[Any]], None]
 _LOCK_RETRIES = 3
+# While the database is away: the first retry after this long, doubling up to the cap.
+_RETRY_FIRST = 0.1
+_RETRY_CAP = 1.0
+# How long closing waits for an away database before counting what is left as lost.
+CLOSE_GRACE_SECONDS = 5.0
+# How often a caller waiting on the writer checks whether the database went away.
+_AWAY_CHECK = 0.05
 
 
 @dataclass
 class _Job:
-    fn: Callable[[sqlite3.Connection], Any]
+    fn: Callable[[Any], Any]
     future: Future[Any] = field(default_factory=Future)
 
 
@@ -62,6 +74,8 @@ class WriterStats:
     dropped_full: int = 0
     failed: int = 0
     batches: int = 0
+    outages: int = 0
+    lost: int = 0  # kept through an outage, then given up at close (the database never came back)
 
 
 class BatchWriter:
@@ -71,12 +85,31 @@ class BatchWriter:
     :param apply_batch: writes a list of records inside an open transaction.
     :param flush_interval: seconds a record may linger before its batch commits.
     :param on_commit: called on the writer thread with the running committed count.
+    :param release: gives the write connection back (default: closes it).
+    :param transient: True for an error meaning the database is away for now: the batch
+        is kept and retried until it answers (new records wait in the bounded queue; what
+        does not fit is dropped and counted), instead of being counted as failed.
+    :param describe: an error as it may be logged (a database URL's password removed).
+    :param connect_at_start: open the connection before the constructor returns (its error
+        is raised there); otherwise the first batch opens it.
     """
 
-    def __init__(self, connect: Callable[[], sqlite3.Connection], apply_batch: ApplyBatch, *,
+    def __init__(self, connect: Callable[[], Any], apply_batch: ApplyBatch, *,
                  flush_interval: float = 0.05, batch_size: int = 256, queue_size: int = 10000,
-                 on_commit: Callable[[int], None] | None = None) -> None:
+                 on_commit: Callable[[int], None] | None = None,
+                 release: Callable[[Any], None] | None = None,
+                 transient: Callable[[BaseException], bool] | None = None,
+                 describe: Callable[[BaseException], str] = str,
+                 connect_at_start: bool = True) -> None:
         self._connect = connect
+        self._release = release or (lambda conn: conn.close())
+        self._transient = transient or (lambda exc: False)
+        self._describe = describe
+        self._conn: Any = None
+        self._down_since: float | None = None
+        self._drops_reported = False
+        self._close_deadline: float | None = None
+        self._connect_at_start = connect_at_start
         self._apply_batch = apply_batch
         self.flush_interval = flush_interval
         self.batch_size = batch_size
@@ -102,12 +135,17 @@ class BatchWriter:
         """Enqueue a record without blocking; False (and counted) when full or closed."""
         if self._closed or self._queue.qsize() >= self.queue_size:
             self.stats.dropped_full += 1
+            if not self._drops_reported and not self._closed:
+                self._drops_reported = True
+                log.error("execution log: %d records wait to be written (the database is away "
+                          "or slow); new records are dropped and counted until they are",
+                          self.queue_size)
             return False
         self.stats.enqueued += 1
         self._queue.put(record)
         return True
 
-    def run_job(self, fn: Callable[[sqlite3.Connection], T], timeout: float | None = 30.0) -> T:
+    def run_job(self, fn: Callable[[Any], T], timeout: float | None = 30.0) -> T:
         """Run ``fn(connection)`` on the writer thread after everything queued; return its value.
 
         ``fn`` runs inside ``BEGIN IMMEDIATE``; it is committed when it returns and rolled
@@ -115,19 +153,42 @@ class BatchWriter:
         """
         if self._closed:
             raise RuntimeError("the execution log writer is closed")
+        if self._down_since is not None:
+            raise ExecutionLogUnavailable("the execution log database is away; records are kept "
+                                          "and written when it answers")
         job = _Job(fn)
         self._queue.put(job)
         self._urgent.set()
+        finished = self._wait_unless_away(
+            lambda seconds: not futures.wait([job.future], seconds).not_done, timeout)
+        if not finished and job.future.cancel():
+            raise ExecutionLogUnavailable("the execution log database is away; records are kept "
+                                          "and written when it answers")
         return job.future.result(timeout)  # type: ignore[no-any-return]
 
     def flush(self, timeout: float | None = 30.0) -> bool:
         """Wait until every record enqueued before this call is committed (or failed)."""
         if self._closed or not self._thread.is_alive():
             return True
+        if self._down_since is not None:
+            return False  # nothing can be committed now; a reader must not wait for it
         marker = _Flush()
         self._queue.put(marker)
         self._urgent.set()
-        return marker.done.wait(timeout)
+        return self._wait_unless_away(marker.done.wait, timeout)
+
+    def _wait_unless_away(self, wait: Callable[[float], bool], timeout: float | None) -> bool:
+        """``wait(seconds)`` until it is True; give up early when the database is away."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            step = _AWAY_CHECK if deadline is None else min(_AWAY_CHECK,
+                                                            deadline - time.monotonic())
+            if wait(max(step, 0.0)):
+                return True
+            if self._down_since is not None or not self._thread.is_alive():
+                return False
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
 
     def close(self, timeout: float = 30.0, *, from_signal: bool = False) -> None:
         """Commit what is queued, stop the thread, close the connection. Idempotent.
@@ -138,6 +199,7 @@ class BatchWriter:
         """
         if self._closed:
             return
+        self._close_deadline = time.monotonic() + min(timeout, CLOSE_GRACE_SECONDS)
         self._closed = True
         if self._thread.is_alive():
             self._queue.put(_STOP)
@@ -151,22 +213,30 @@ class BatchWriter:
     def pending(self) -> int:
         return self._queue.qsize()
 
+    @property
+    def database_away(self) -> bool:
+        """True while the database does not answer (records wait in the queue)."""
+        return self._down_since is not None
+
     # --- the thread -------------------------------------------------------------------
 
     def _run(self) -> None:
         try:
-            conn = self._connect()
+            if self._connect_at_start:
+                self._conn = self._connect()
         except BaseException as exc:  # noqa: BLE001 - re-raised by the constructor
-            self._start_error = exc
-            self._started.set()
-            return
+            if not (isinstance(exc, Exception) and self._transient(exc)):
+                self._start_error = exc
+                self._started.set()
+                return
+            self._away(exc)  # serve anyway; the first batch waits for the database
         self._started.set()
         try:
-            self._loop(conn)
+            self._loop()
         finally:
-            conn.close()
+            self._drop_connection()
 
-    def _loop(self, conn: sqlite3.Connection) -> None:
+    def _loop(self) -> None:
         while True:
             first = self._queue.get()  # idle: the first item of the next batch wakes us
             if not _is_control(first):
@@ -180,10 +250,10 @@ class BatchWriter:
                     items.append(self._queue.get_nowait())
                 except queue.Empty:
                     break
-            if self._process(conn, items):
+            if self._process(items):
                 return
 
-    def _process(self, conn: sqlite3.Connection, items: list[Any]) -> bool:
+    def _process(self, items: list[Any]) -> bool:
         """Commit records in batches and run controls in queue order; True after a stop."""
         batch: list[Any] = []
         stopped = False
@@ -191,21 +261,21 @@ class BatchWriter:
             if not _is_control(item):
                 batch.append(item)
                 if len(batch) >= self.batch_size:
-                    self._commit(conn, batch)
+                    self._commit(batch)
                     batch = []
                 continue
             if batch:
-                self._commit(conn, batch)
+                self._commit(batch)
                 batch = []
             if isinstance(item, _Flush):
                 item.done.set()
             elif isinstance(item, _Job):
-                self._run_job(conn, item)
+                self._run_job(item)
             else:
                 # Stop: whatever is still queued (enqueued concurrently with close) is written.
                 stopped = True
         if batch:
-            self._commit(conn, batch)
+            self._commit(batch)
         if stopped:
             leftovers = []
             while True:
@@ -214,49 +284,114 @@ class BatchWriter:
                 except queue.Empty:
                     break
             if leftovers:
-                self._process(conn, leftovers)
+                self._process(leftovers)
         return stopped
 
-    def _commit(self, conn: sqlite3.Connection, batch: list[Any]) -> None:
-        for attempt in range(_LOCK_RETRIES):
+    def _connection(self) -> Any:
+        if self._conn is None:
+            self._conn = self._connect()
+        return self._conn
+
+    def _drop_connection(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
             try:
-                conn.execute("BEGIN IMMEDIATE")
-                try:
-                    self._apply_batch(conn, batch)
-                    conn.execute("COMMIT")
-                except BaseException:
-                    conn.execute("ROLLBACK")
-                    raise
-            except sqlite3.OperationalError as exc:
-                if "locked" in str(exc) and attempt + 1 < _LOCK_RETRIES:
+                self._release(conn)
+            except Exception:  # noqa: BLE001 - a dead connection may refuse even that
+                log.debug("execution log: releasing a dead connection failed", exc_info=True)
+
+    def _transaction(self, fn: Callable[[Any], T]) -> T:
+        conn = self._connection()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            value = fn(conn)
+            conn.execute("COMMIT")
+        except BaseException:
+            # The connection may be gone; the error re-raised says why.
+            with contextlib.suppress(Exception):
+                conn.execute("ROLLBACK")
+            raise
+        return value
+
+    def _commit(self, batch: list[Any]) -> None:
+        attempt = 0
+        retry_in = _RETRY_FIRST
+        while True:
+            try:
+                self._transaction(lambda conn: self._apply_batch(conn, batch))
+            except Exception as exc:  # noqa: BLE001 - a bad record must not stop the writer
+                if self._transient(exc):
+                    self._drop_connection()
+                    self._away(exc)
+                    if self._wait_for_database(retry_in):
+                        retry_in = min(retry_in * 2, _RETRY_CAP)
+                        continue
+                    self._lost(batch)
+                    return
+                if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc) \
+                        and attempt + 1 < _LOCK_RETRIES:
+                    attempt += 1
                     continue
                 self._failed(batch, exc)
                 return
-            except Exception as exc:  # noqa: BLE001 - a bad record must not stop the writer
-                self._failed(batch, exc)
-                return
+            self._back()
             self.stats.committed += len(batch)
             self.stats.batches += 1
             if self.on_commit is not None:
                 self.on_commit(self.stats.committed)
             return
 
+    # --- the database away and back ---------------------------------------------------
+
+    def _away(self, exc: BaseException) -> None:
+        if self._down_since is not None:
+            return
+        self._down_since = time.monotonic()
+        self.stats.outages += 1
+        log.error("execution log: the database does not answer (%s); tool calls are served and "
+                  "up to %d records wait for it", self._describe(exc), self.queue_size)
+
+    def _wait_for_database(self, seconds: float) -> bool:
+        """Sleep before the next attempt; False once closing has waited long enough."""
+        deadline = self._close_deadline
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            seconds = min(seconds, left)
+        time.sleep(seconds)
+        return True
+
+    def _back(self) -> None:
+        if self._down_since is None:
+            return
+        away = time.monotonic() - self._down_since
+        self._down_since = None
+        self._drops_reported = False
+        log.warning("execution log: the database answers again after %.1f s; the records kept "
+                    "are being written (%d dropped so far because the queue was full)",
+                    away, self.stats.dropped_full)
+
+    def _lost(self, batch: list[Any]) -> None:
+        self.stats.lost += len(batch)
+        log.error("execution log: %d records were not written: the database did not answer "
+                  "before the server stopped (%d lost in all)", len(batch), self.stats.lost)
+
     def _failed(self, batch: list[Any], exc: BaseException) -> None:
         self.stats.failed += len(batch)
         log.error("execution log: a batch of %d records was not written: %s", len(batch), exc)
 
-    def _run_job(self, conn: sqlite3.Connection, job: _Job) -> None:
+    def _run_job(self, job: _Job) -> None:
         if not job.future.set_running_or_notify_cancel():
             return
         try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                value = job.fn(conn)
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+            value = self._transaction(job.fn)
         except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            if isinstance(exc, Exception) and self._transient(exc):
+                self._drop_connection()
+                self._away(exc)
+                exc = ExecutionLogUnavailable(f"the execution log database is away: "
+                                              f"{self._describe(exc)}")
             job.future.set_exception(exc)
         else:
             job.future.set_result(value)

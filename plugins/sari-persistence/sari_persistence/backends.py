@@ -1,0 +1,160 @@
+"""Where the execution log lives: an embedded SQLite file, or a shared PostgreSQL database.
+
+A backend opens the writer's connection, lends read connections, and says which
+errors mean "the database is away for now" (the writer keeps its records and
+retries) rather than "this batch is bad" (the batch is counted as failed).
+SQLite is the default and needs nothing; PostgreSQL is reached through psycopg 3
+and a connection pool, and only its :func:`~sari_persistence.dsn.display` form of
+the URL is ever shown.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sari_persistence import dsn, schema
+from sari_persistence.schema import ExecutionLogUnavailable
+
+log = logging.getLogger(__name__)
+
+
+class SqliteBackend:
+    """The execution log file at ``path``; one read connection, WAL lets it read while writing."""
+
+    name = "sqlite"
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._read_conn = schema.open_database(self.path)
+        self._read_lock = threading.Lock()
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
+    def connect_writer(self) -> sqlite3.Connection:
+        conn = schema.connect(self.path)
+        conn.execute("PRAGMA synchronous = NORMAL")
+        return conn
+
+    def release_writer(self, conn: Any) -> None:
+        conn.close()
+
+    def transient(self, exc: BaseException) -> bool:
+        return False  # a local file does not come back by waiting (a lock is retried apart)
+
+    def describe_error(self, exc: BaseException) -> str:
+        return str(exc)
+
+    @contextmanager
+    def reading(self) -> Iterator[Any]:
+        with self._read_lock:
+            yield self._read_conn
+
+    def close(self) -> None:
+        with self._read_lock:
+            self._read_conn.close()
+
+
+class PostgresBackend:
+    """A PostgreSQL database shared by many servers, through a psycopg connection pool.
+
+    Unreachable at start is not an error: the schema is migrated when the database
+    first answers, and the writer keeps records until then.
+
+    :raises ExecutionLogUnavailable: psycopg is not installed, or the database holds a
+        newer or a foreign schema.
+    """
+
+    name = "postgresql"
+
+    def __init__(self, url: str, *, pool_size: int = 4, connect_timeout: float = 5.0) -> None:
+        try:
+            import psycopg  # noqa: F401
+            from psycopg_pool import ConnectionPool
+        except ImportError as exc:
+            raise ExecutionLogUnavailable(
+                "database_url names PostgreSQL but psycopg is not installed; install it with: "
+                "pip install 'sari-persistence[postgres]'") from exc
+        self._url = url
+        self.location = dsn.display(url)
+        self.connect_timeout = connect_timeout
+        self._ready = threading.Lock()
+        self.migrated = False
+        self.pool = ConnectionPool(
+            # Two kept open: the writer holds one, a reader finds the other ready.
+            url, min_size=2, max_size=max(2, pool_size), open=False, name="sari-persistence",
+            kwargs={"autocommit": True, "connect_timeout": max(1, int(connect_timeout))},
+            check=ConnectionPool.check_connection, reconnect_timeout=24 * 3600)
+        self.pool.open(wait=False)
+        try:
+            self.ensure_schema()
+        except ExecutionLogUnavailable:
+            self.close()
+            raise
+        except Exception as exc:  # noqa: BLE001 - only "away for now" is let through
+            if not self.transient(exc):
+                self.close()
+                raise ExecutionLogUnavailable(
+                    f"execution log {self.location}: {self.describe_error(exc)}") from None
+            log.error("execution log %s is unreachable (%s); tool calls are served and records "
+                      "are kept until it answers", self.location, self.describe_error(exc))
+
+    def describe_error(self, exc: BaseException) -> str:
+        return dsn.scrub(f"{type(exc).__name__}: {exc}", self._url)
+
+    def transient(self, exc: BaseException) -> bool:
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        return isinstance(exc, (psycopg.OperationalError, psycopg.InterfaceError, PoolTimeout))
+
+    def ensure_schema(self) -> None:
+        """Migrate once, when the database first answers (idempotent, cheap afterwards)."""
+        if self.migrated:
+            return
+        from sari_persistence import pg_schema
+
+        with self._ready:
+            if self.migrated:
+                return
+            with self.pool.connection(timeout=self.connect_timeout) as raw:
+                pg_schema.migrate(raw)
+            self.migrated = True
+
+    def connect_writer(self) -> Any:
+        from sari_persistence.dialect import PgConnection
+
+        self.ensure_schema()
+        return PgConnection(self.pool.getconn(timeout=self.connect_timeout))
+
+    def release_writer(self, conn: Any) -> None:
+        # A broken connection is discarded by the pool, which opens a new one when asked.
+        self.pool.putconn(conn.raw)
+
+    @contextmanager
+    def reading(self) -> Iterator[Any]:
+        from sari_persistence.dialect import PgConnection
+
+        try:
+            self.ensure_schema()
+            with self.pool.connection(timeout=self.connect_timeout) as raw:
+                yield PgConnection(raw)
+        except ExecutionLogUnavailable:
+            raise
+        except Exception as exc:
+            if not self.transient(exc):
+                raise
+            raise ExecutionLogUnavailable(
+                f"execution log {self.location} is unreachable: {self.describe_error(exc)}"
+            ) from None
+
+    def close(self) -> None:
+        # Connection attempts still running against an away database are not waited for long.
+        self.pool.close(timeout=1.0)

@@ -1,0 +1,34 @@
+"""Secrets redacted before a record is written (on the writer thread, never on the call's path).
+
+A call's arguments (an edit's new text, a write's content), its response preview and
+chat text may carry a key or a token; what reaches the database, shared by a team
+or not, has them replaced with secretguard's patterns when that plugin is installed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+try:
+    from sari_secretguard.patterns import redact as _redact_text
+except ImportError:  # secretguard not installed: records are kept as the calls carried them
+    _redact_text = None
+
+
+def redact(text: str) -> str:
+    if _redact_text is None or not text:
+        return text
+    return str(_redact_text(text)[0])
+
+
+def redact_value(value: Any) -> Any:
+    """``value`` with every string in it redacted (the JSON shape is kept)."""
+    if _redact_text is None:
+        return value
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {key: redact_value(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact_value(item) for item in value]
+    return value
