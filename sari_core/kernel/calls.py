@@ -13,20 +13,26 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from sari_core import responses
+from sari_core.arguments import LEGACY_READ_TOOLS
 from sari_core.errors import ErrorCode, SariError
 from sari_core.kernel.context import CallContext
 from sari_core.kernel.reasons import ReasonCode
 from sari_core.kernel.sessions import Session, SessionIdRequired
 from sari_core.kernel.verdicts import FoldedVerdict
-from sari_core.models import CallRecord, ReadCall
+from sari_core.models import CallRecord, NextCall, ReadCall
 
 if TYPE_CHECKING:
     from sari_core.kernel import Kernel
 
 _NO_METRICS: dict[str, Any] = {}
+# Refusals no other call of the same tool on the same target gets past.
+_REFUSALS_OF_THE_TARGET = frozenset({
+    ErrorCode.NOT_FOUND, ErrorCode.NOT_A_FILE, ErrorCode.BINARY_FILE,
+    ErrorCode.PATH_OUTSIDE_WORKSPACE, ErrorCode.PROTECTED_PATH, ErrorCode.INVALID_ARGS})
 _NO_FOLD = FoldedVerdict()
 
 
@@ -83,17 +89,44 @@ class Call:
         raise CallBlocked(folded)
 
     def refused(self, exc: SariError) -> dict[str, Any]:
-        """The response to an engine or argument refusal; policy verdicts so far stay attached."""
-        merged = self.folded.merge(FoldedVerdict(next_calls=list(exc.next_calls)),
-                                   self.kernel.reasons)
+        """The response to an engine or argument refusal; policy verdicts so far stay attached.
+
+        What the policies proposed before the engine ran assumed the call would be served
+        (the next window, the rest of a page): after a refusal about the target itself (it is
+        missing, not a file, binary, outside or protected) or its arguments, each of those on
+        the same target would fail again for the same reason, so they are dropped, and the
+        refusal's own next calls (its fix) lead.
+        """
+        policies = self.folded
+        if exc.code in _REFUSALS_OF_THE_TARGET:
+            kept = [call for call in policies.next_calls if not self._same_target(call)]
+            if len(kept) < len(policies.next_calls):
+                policies = replace(policies, next_calls=kept, suggested_next_action=None)
+        merged = FoldedVerdict(next_calls=list(exc.next_calls)).merge(policies,
+                                                                      self.kernel.reasons)
         response = responses.error_response(self.kind, exc.code, exc.message, exc.hint, merged,
                                             self.metrics(), self.execution_id)
         if exc.details:
             response["error"]["details"] = exc.details
         return self.serve(response)
 
+    def _same_target(self, call: NextCall) -> bool:
+        """Whether ``call`` is a call of this call's tool on its target."""
+        family = {"read", *LEGACY_READ_TOOLS} if self.tool in {"read", *LEGACY_READ_TOOLS} \
+            else {self.tool}
+        target = call.arguments.get("target", call.arguments.get("path"))
+        return call.tool in family and target is not None and target == self.kind.get("target")
+
     def blocked(self, folded: FoldedVerdict) -> dict[str, Any]:
-        """The response to a policy's block."""
+        """The response to a policy's block.
+
+        The next calls other policies proposed for serving the call (a window, the rest of a
+        page) would be blocked again on the same target: only the blockers' own are kept there.
+        """
+        kept = [call for call in folded.next_calls
+                if call in folded.blockers_next_calls or not self._same_target(call)]
+        if len(kept) < len(folded.next_calls):
+            folded = replace(folded, next_calls=kept)
         response = responses.error_response(
             self.kind, folded.error_code or "BLOCKED", folded.message, folded.hint, folded,
             self.metrics(), self.execution_id)

@@ -125,6 +125,9 @@ class FoldedVerdict:
     suggested_next_action: str | None = None
     preview_degraded: bool = False
     annotations: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # The next calls the blocking policies proposed (also in next_calls): the others' assumed
+    # the call would be served, and the kernel drops those that repeat the blocked call.
+    blockers_next_calls: list[NextCall] = field(default_factory=list)
 
     def is_empty(self) -> bool:
         return self == _EMPTY
@@ -151,6 +154,8 @@ class FoldedVerdict:
             or first.suggested_next_action or second.suggested_next_action,
             preview_degraded=first.preview_degraded or second.preview_degraded,
             annotations=_merge_annotations(first.annotations, second.annotations),
+            blockers_next_calls=_unique([*first.blockers_next_calls,
+                                         *second.blockers_next_calls]),
         )
 
 
@@ -182,6 +187,8 @@ def fold_verdicts(items: Sequence[PluginVerdict], registry: ReasonRegistry) -> F
         folded.preview_degraded |= verdict.preview_degraded
         if verdict.annotations:
             folded.annotations[item.plugin] = dict(verdict.annotations)
+        if verdict.action == "block":
+            folded.blockers_next_calls.extend(verdict.next_calls)
         if verdict.action == "block" and not folded.blocked:
             folded.blocked = True
             folded.blocked_by = item.plugin
@@ -198,6 +205,7 @@ def fold_verdicts(items: Sequence[PluginVerdict], registry: ReasonRegistry) -> F
     folded.reason_codes = registry.order(codes)
     folded.warnings = _unique(folded.warnings)
     folded.next_calls = _unique(folded.next_calls)
+    folded.blockers_next_calls = _unique(folded.blockers_next_calls)
     folded.annotations = dict(sorted(folded.annotations.items()))
     return folded
 
