@@ -17,6 +17,7 @@ import logging
 import os
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -98,6 +99,9 @@ class SariServer:
         self._threads = worker_threads or _env_int("SARI_SERVER_THREADS", DEFAULT_WORKER_THREADS)
         self._limiter: anyio.CapacityLimiter | None = None
         self.inline_reads = inline_reads
+        self._stdio_connection_id = stdio_connection_id
+        # Awaited before each tool call (the first roots answer of the client, when followed).
+        self.before_call: Callable[[Any], Awaitable[None]] | None = None
         self.lowlevel: Server[Any] = Server(
             "sari",
             version=__version__,
@@ -108,6 +112,15 @@ class SariServer:
             on_call_tool=self._call_tool,
             get_tool_input_schema=self.catalog.input_schema,
         )
+
+    def use_kernel(self, kernel: Kernel) -> Kernel:
+        """Serve ``kernel`` from now on (the client's roots changed); return the one replaced,
+        for the caller to close. The tool list stays what the installed plugins make it."""
+        old = self.kernel
+        self.kernel = kernel
+        self.catalog = ToolCatalog(kernel)
+        self.connections = ConnectionIds(kernel.end_connection, self._stdio_connection_id)
+        return old
 
     @property
     def limiter(self) -> anyio.CapacityLimiter:
@@ -143,6 +156,8 @@ class SariServer:
         request = ClientRequest("tools/call", ctx.request_id, dict(ctx.meta or params.meta or {}),
                                 getattr(ctx, "protocol_version", None))
         try:
+            if self.before_call is not None:
+                await self.before_call(ctx)
             with client_request(request):
                 response = await self._serve(ctx, name, dict(params.arguments or {}))
             return to_call_result(response, self.catalog.text_format, self._structured(ctx),

@@ -61,3 +61,51 @@ def test_every_bad_call_comes_back_as_a_refusal_the_ts_sdk_accepts(ts_sdk: Path,
             problems.append(f"{case.label}: the text does not name {case.at_fault!r}")
     assert {"search", "read", "edit", "write"} <= set(schemas)
     assert len(cases) > 50 and problems == []
+
+
+def _paths(answer: dict) -> list[str]:
+    return [match["path"] for match in (answer.get("structuredContent") or {}).get("matches", [])]
+
+
+def test_the_ts_sdk_clients_roots_are_served_and_followed(ts_sdk: Path, tmp_path: Path) -> None:
+    """No --workspace: the server asks the client for its roots, serves them, and serves
+    the new list after notifications/roots/list_changed, each root guarding its own paths."""
+    made = {}
+    for name in ("alpha", "beta", "cwd"):
+        made[name] = make_workspace(tmp_path / name)
+        (made[name] / f"{name}_only.py").write_text("x = 1\n", encoding="utf-8")
+    command = sari_command()
+    search = [{"op": "call", "name": "search", "arguments": {"query": "beta_only",
+                                                              "kind": "path"}}]
+    report = run_ts_client(ts_sdk, {
+        "command": command[0], "args": command[1:], "env": server_env(tmp_path),
+        "cwd": str(made["cwd"]), "roots": [made["alpha"].as_uri()],
+        "steps": [
+            {"op": "call", "name": "search", "arguments": {"query": "alpha_only",
+                                                            "kind": "path"}},
+            {"op": "call", "name": "search", "arguments": {"query": "cwd_only", "kind": "path"}},
+            {"op": "call", "name": "read", "arguments": {"mode": "file",
+                                                          "target": "../beta/beta_only.py"}},
+            {"op": "roots", "roots": [made["alpha"].as_uri(), made["beta"].as_uri()]},
+            # the new kernel over both roots opens in the background: asked until it serves
+            *[step for _ in range(20) for step in ({"op": "sleep", "ms": 500}, *search)],
+        ]})
+    steps = report["steps"]
+    assert _paths(steps[0]) == ["alpha_only.py"] and _paths(steps[1]) == []
+    assert steps[2]["isError"] and steps[2]["structuredContent"]["error"]["code"] == \
+        "PATH_OUTSIDE_WORKSPACE"
+    later = [_paths(step) for step in steps[4:] if "text" in step]
+    assert ["beta/beta_only.py"] in later, later
+
+
+def test_the_ts_sdk_client_without_roots_gets_the_current_folder(ts_sdk: Path,
+                                                                 tmp_path: Path) -> None:
+    workspace = make_workspace(tmp_path / "cwd")
+    (workspace / "cwd_only.py").write_text("x = 1\n", encoding="utf-8")
+    command = sari_command()
+    report = run_ts_client(ts_sdk, {
+        "command": command[0], "args": command[1:], "env": server_env(tmp_path),
+        "cwd": str(workspace), "roots": None,
+        "steps": [{"op": "call", "name": "search", "arguments": {"query": "cwd_only",
+                                                                  "kind": "path"}}]})
+    assert _paths(report["steps"][0]) == ["cwd_only.py"]

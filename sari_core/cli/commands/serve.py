@@ -30,7 +30,7 @@ DEFAULT_PORT = 8765
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workspace", "-w", action="append", metavar="PATH", default=[],
                         help="workspace root to serve (repeat for several; default: the "
-                             "current folder)")
+                             "client's roots over stdio, else the current folder)")
     parser.add_argument("--transport", choices=("stdio", "http"), default="stdio",
                         help="stdio (default; one client, launched by it) or streamable HTTP "
                              "(many clients)")
@@ -81,10 +81,12 @@ def run(args: argparse.Namespace) -> int:
     roots = workspace_roots(args.workspace)
     if args.transport == "http":
         return _run_http(args, roots, log_file)
-    return _run_stdio(roots, log_file)
+    # Without --workspace a stdio server follows its client's roots (the current folder until
+    # the client names them, and for a client that has none).
+    return _run_stdio(roots, log_file, follow_roots=not args.workspace)
 
 
-def _run_stdio(roots: list[Path], log_file: Path | None) -> int:
+def _run_stdio(roots: list[Path], log_file: Path | None, follow_roots: bool = False) -> int:
     from sari_core.kernel.sessions import new_connection_id
     from sari_core.server.startup import StartupClock
 
@@ -99,17 +101,23 @@ def _run_stdio(roots: list[Path], log_file: Path | None) -> int:
     connection_id = new_connection_id()
     log.info("serving %s over stdio (connection %s, log %s)",
              ", ".join(map(str, roots)), connection_id, log_file)
+    server = None
     try:
         with clock.phase("tool catalog"):
             server = SariServer(kernel, stdio_connection_id=connection_id, inline_reads=True)
+        if follow_roots:
+            from sari_core.server.roots import RootsFollower
+
+            RootsFollower(server, open_kernel, roots).install()
         log.info("start-up: %s", clock.describe())
         clock.report()
         anyio.run(serve_stdio, server)
     except KeyboardInterrupt:
         pass
     finally:
-        kernel.end_connection(connection_id)
-        kernel.close()
+        served = server.kernel if server is not None else kernel  # roots may have replaced it
+        served.end_connection(connection_id)
+        served.close()
     return 0
 
 

@@ -1,0 +1,117 @@
+"""Serving the folders a client declares as its roots (``roots/list``).
+
+A stdio server started without ``--workspace`` serves the current folder until its client
+says otherwise: once the client is initialized, a client that declares the ``roots``
+capability is asked for its roots, and again on each ``notifications/roots/list_changed``.
+When the folders change, a kernel over them replaces the current one (each root keeps its
+own path guard, as with several ``--workspace``); a client without roots, or whose roots
+name no local folder, keeps the current folder. A tool call waits, briefly, for the first
+answer, so it never reads the wrong folder; ``initialize`` and ``tools/list`` never wait.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlparse
+
+import anyio
+import anyio.to_thread
+import mcp_types as types
+
+if TYPE_CHECKING:
+    from sari_core.kernel import Kernel
+    from sari_core.server.app import SariServer
+
+log = logging.getLogger(__name__)
+
+# How long a tool call waits for the client's first roots answer (and the kernel over them)
+# before it is served from the folder already open.
+FIRST_ROOTS_WAIT_SECONDS = 15.0
+
+
+def folders_of(roots: list[types.Root]) -> list[Path]:
+    """The existing local folders among ``roots`` (``file://`` URIs), in the client's order."""
+    folders: list[Path] = []
+    for root in roots:
+        parsed = urlparse(str(root.uri))
+        if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
+            log.info("root %s is not a local folder; not served", root.uri)
+            continue
+        folder = Path(unquote(parsed.path)).resolve()
+        if not folder.is_dir():
+            log.info("root %s is not an existing folder; not served", root.uri)
+            continue
+        if folder not in folders:
+            folders.append(folder)
+    return folders
+
+
+class RootsFollower:
+    """Keeps ``server`` serving its client's roots; ``fallback`` when there are none.
+
+    :param open_kernel: builds a kernel over folders (its index building in the background).
+    """
+
+    def __init__(self, server: SariServer, open_kernel: Callable[[list[Path]], Kernel],
+                 fallback: list[Path]) -> None:
+        self.server = server
+        self.open_kernel = open_kernel
+        self.fallback = fallback
+        self.settled = anyio.Event()
+        self._lock = anyio.Lock()
+
+    def install(self) -> None:
+        lowlevel = self.server.lowlevel
+        lowlevel.add_notification_handler("notifications/initialized", types.NotificationParams,
+                                          self._on_initialized)
+        lowlevel.add_notification_handler("notifications/roots/list_changed",
+                                          types.NotificationParams, self._on_changed)
+        self.server.before_call = self.wait_for_first_roots
+
+    async def wait_for_first_roots(self, ctx: Any) -> None:
+        """Hold a tool call until the client's roots are served (a client that declares
+        none, or speaks the era without a handshake, is never held)."""
+        if _client_has_roots(ctx) and not self.settled.is_set():
+            with anyio.move_on_after(FIRST_ROOTS_WAIT_SECONDS):
+                await self.settled.wait()
+
+    async def _on_initialized(self, ctx: Any, params: types.NotificationParams) -> None:
+        try:
+            if _client_has_roots(ctx):
+                await self._follow(ctx)
+        finally:
+            self.settled.set()
+
+    async def _on_changed(self, ctx: Any, params: types.NotificationParams) -> None:
+        if _client_has_roots(ctx):
+            await self._follow(ctx)
+
+    async def _follow(self, ctx: Any) -> None:
+        try:
+            with warnings.catch_warnings():  # the SDK marks roots deprecated for a future era
+                warnings.simplefilter("ignore")
+                answer = await ctx.session.list_roots()
+        except Exception as exc:  # noqa: BLE001 - a client that cannot answer keeps the folder
+            log.warning("roots/list failed (%s); serving %s", exc, self._current())
+            return
+        folders = folders_of(list(answer.roots)) or self.fallback
+        async with self._lock:
+            if folders == self._current():
+                return
+            log.info("serving the client's roots: %s", ", ".join(map(str, folders)))
+            kernel = await anyio.to_thread.run_sync(self.open_kernel, folders)
+            old = self.server.use_kernel(kernel)
+            await anyio.to_thread.run_sync(old.close)
+
+    def _current(self) -> list[Path]:
+        return list(self.server.kernel.roots)
+
+
+def _client_has_roots(ctx: Any) -> bool:
+    params = getattr(ctx.session, "client_params", None)
+    capabilities = getattr(params, "capabilities", None)
+    return getattr(capabilities, "roots", None) is not None
