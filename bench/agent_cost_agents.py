@@ -29,8 +29,8 @@ from agent_cost_view import View
 from sari_core.costmodel import tokens
 
 CONTEXT_BEFORE = 5  # lines read above a definition's first line (its decorators)
-WINDOW = 60  # lines read from a definition's first line when its end was not seen
-CHUNK = 100  # lines a read that goes on with a definition takes
+WINDOW = 80  # lines read from a definition's first line when its end was not seen
+CHUNK = 200  # lines a read that goes on with a definition takes
 MAX_CONTINUATIONS = 15
 # Claude Code shows an MCP result of more characters only as a preview and a file to read.
 MCP_RESULT_CHARS = 50_000

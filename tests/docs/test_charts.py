@@ -20,7 +20,7 @@ import sari_charts  # noqa: E402 - the hooks folder is put on the path just abov
 def test_every_chart_the_benchmarks_page_asks_for_draws_from_its_data_file() -> None:
     page = (DOCS / "benchmarks.md").read_text(encoding="utf-8")
     names = re.findall(r"<!-- sari:chart ([\w-]+) -->", page)
-    assert {"search-quality", "cache-tiers", "startup"} <= set(names)
+    assert {"agent-cost", "search-quality", "cache-tiers", "startup"} <= set(names)
     for name in names:
         assert sari_charts.render(name, DOCS).lstrip().startswith("<?xml")
 
