@@ -19,9 +19,16 @@ from sari_core.cli import commands as core_commands
 from sari_core.kernel.commands import CommandRegistry
 from sari_core.kernel.manager import SariPluginManager
 
+# Commands run often enough that their start-up counts (an MCP client spawns ``serve`` and
+# waits for ``initialize``): given one of these, only its module is imported.
+FAST_COMMANDS = frozenset({"serve", "search", "read", "index"})
 
-def build_registry() -> CommandRegistry:
+
+def build_registry(only: str | None = None) -> CommandRegistry:
     registry = CommandRegistry()
+    if only in FAST_COMMANDS:
+        importlib.import_module(f"{core_commands.__name__}.{only}").register(registry)
+        return registry
     for module_info in sorted(pkgutil.iter_modules(core_commands.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{core_commands.__name__}.{module_info.name}")
         module.register(registry)
@@ -50,7 +57,8 @@ def build_parser(registry: CommandRegistry) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=os.environ.get("SARI_LOG_LEVEL", "WARNING").upper(),
                         stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
-    parser = build_parser(build_registry())
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(build_registry(argv[0] if argv else None))
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help()
