@@ -34,7 +34,10 @@ from sari_core.errors import ErrorCode
 from sari_core.kernel import Kernel
 from sari_core.server.catalog import ToolCatalog
 from sari_core.server.connections import ConnectionIds
-from sari_core.server.index_progress import reporting_index_progress
+from sari_core.server.index_progress import (
+    note_first_call_while_building,
+    reporting_index_progress,
+)
 from sari_core.server.results import (
     internal_error,
     request_too_large,
@@ -100,6 +103,7 @@ class SariServer:
         self._limiter: anyio.CapacityLimiter | None = None
         self.inline_reads = inline_reads
         self._stdio_connection_id = stdio_connection_id
+        self._told_index_building: set[str] = set()  # connections told the index is building
         # Awaited before each tool call (the first roots answer of the client, when followed).
         self.before_call: Callable[[Any], Awaitable[None]] | None = None
         self.lowlevel: Server[Any] = Server(
@@ -205,6 +209,8 @@ class SariServer:
                                                           connection_id, limiter=self.limiter)
         if not isinstance(response, dict) or "ok" not in response:
             raise TypeError(f"{name} returned {type(response).__name__}, not a response object")
+        note_first_call_while_building(response, getattr(self.kernel, "engine", None),
+                                       self._told_index_building, connection_id)
         log.debug("tool %s ok=%s in %.1f ms (connection %s)", name, response["ok"],
                   (time.perf_counter() - started) * 1000.0, connection_id)
         return response

@@ -6,6 +6,9 @@ files indexed so far, once when it starts and then every second while it runs in
 worker thread; every such call also logs one line to the client
 (``notifications/message``, where the protocol version allows it). Once the index is
 ready nothing is sent.
+
+The model hears it too, once: the first tool call a connection makes while the index
+builds carries one sentence saying so (a search answered from the scan says it itself).
 """
 
 from __future__ import annotations
@@ -73,3 +76,23 @@ async def reporting_index_progress(ctx: Any, engine: object) -> AsyncIterator[No
             yield
         finally:
             group.cancel_scope.cancel()
+
+
+BUILDING_SENTENCE = ("The index is still being built: searches answer from a scan of the "
+                     "workspace until it is ready.")
+
+
+def note_first_call_while_building(response: dict[str, Any], engine: object,
+                                   told: set[str], connection_id: str) -> None:
+    """Add :data:`BUILDING_SENTENCE` to the first response of ``connection_id`` served while
+    the index builds (unless it already says the index is being built); ``told`` remembers
+    the connections that heard it."""
+    if connection_id in told or _state(engine) is None:
+        return
+    told.add(connection_id)
+    block = (response.get("meta") or {}).get("stabilization")
+    if not isinstance(block, dict):
+        return
+    warnings_ = block.setdefault("warnings", [])
+    if not any("index is still being built" in str(text) for text in warnings_):
+        warnings_.insert(0, BUILDING_SENTENCE)

@@ -109,3 +109,38 @@ def test_the_ts_sdk_client_without_roots_gets_the_current_folder(ts_sdk: Path,
         "steps": [{"op": "call", "name": "search", "arguments": {"query": "cwd_only",
                                                                   "kind": "path"}}]})
     assert _paths(report["steps"][0]) == ["cwd_only.py"]
+
+
+def large_tree(root: Path, folders: int = 150, files: int = 100) -> Path:
+    """A tree whose first index takes a while to build (15,000 Python files)."""
+    body = "".join(f"def helper_{n}(value):\n    return value + {n}\n\n" for n in range(25))
+    for folder in range(folders):
+        package = root / f"pkg{folder}"
+        package.mkdir(parents=True)
+        for number in range(files):
+            (package / f"mod{number}.py").write_text(body, encoding="utf-8")
+    (root / "pkg0" / "target.py").write_text("def find_me():\n    return 1\n", encoding="utf-8")
+    return root
+
+
+def test_initialize_and_tools_list_never_wait_for_the_index(ts_sdk: Path, tmp_path: Path) -> None:
+    """On a tree whose index takes a while, the client connects and lists the tools while the
+    index is still building (its first calls are answered, from a scan, not held), and the
+    first call says so in one sentence, once."""
+    workspace = large_tree(tmp_path / "ws")
+    command = sari_command("--workspace", str(workspace))
+    read = {"op": "call", "name": "read", "arguments": {"mode": "file",
+                                                         "target": "pkg0/target.py"}}
+    report = run_ts_client(ts_sdk, {
+        "command": command[0], "args": command[1:], "env": server_env(tmp_path),
+        "cwd": str(workspace), "roots": None,
+        "steps": [{"op": "list"}, read,
+                  {"op": "call", "name": "search", "arguments": {"query": "find_me"}}, read]})
+    listed, first, search, again = report["steps"]
+    assert {"search", "read"} <= {tool["name"] for tool in listed["tools"]}
+    # Had initialize waited for the index, the search would find it complete.
+    assert search["structuredContent"]["meta"]["index_ready"] is False, search["text"][:300]
+    assert _paths(search) == ["pkg0/target.py"]
+    header = first["text"].split("\n")[0]
+    assert "The index is still being built" in header and "def find_me" in first["text"]
+    assert "index is still being built" not in again["text"]
