@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from sari_core.engine.names import folded_name
-from sari_core.engine.schema import connect, open_index
+from sari_core.engine.schema import MMAP_BYTES, connect, open_index
 from sari_core.engine.symbols import SymbolRow
 
 SQL_VARIABLES = 900  # stay under SQLITE_MAX_VARIABLE_NUMBER of old builds
@@ -110,11 +110,15 @@ class IndexStore:
             return
         with self.lock:
             self._writer.execute("PRAGMA synchronous = OFF")
+            # Pages the writer touches through a memory map count in its resident memory:
+            # a build of a large tree would hold most of the index in RSS.
+            self._writer.execute("PRAGMA mmap_size = 0")
         try:
             yield
         finally:
             with self.lock:
                 self._writer.execute("PRAGMA synchronous = NORMAL")
+                self._writer.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
 
     def close(self) -> None:
         with self.lock:
@@ -290,6 +294,11 @@ class IndexStore:
             "SELECT f.id, f.root, f.path, f.ascii FROM fts JOIN files f ON f.id = fts.rowid "
             "WHERE fts MATCH ?", (phrase,)).fetchall()
         return [(int(r[0]), int(r[1]), str(r[2]), bool(r[3])) for r in rows]
+
+    def count_match(self, query: str) -> int:
+        """How many files an FTS query selects (no file rows read)."""
+        return int(self.reader.execute("SELECT count(*) FROM fts WHERE fts MATCH ?",
+                                       (query,)).fetchone()[0])
 
     def symbols(self, where: str, params: Sequence[object], limit: int | None = None
                 ) -> list[SymbolHit]:

@@ -49,7 +49,8 @@ from sari_core.models import (
 log = logging.getLogger(__name__)
 
 READY_WAIT_SECONDS = 2.0  # how long a search waits for a background build before answering
-BUILD_NICENESS = 10  # a background build yields the CPU to the calls it serves
+BUILD_NICENESS = 10
+RIPGREP_CANDIDATE_SHARE = 0.15  # a regex with more candidates than this share goes to rg  # a background build yields the CPU to the calls it serves
 
 
 class Workspace:
@@ -226,11 +227,16 @@ class Workspace:
     def _regex_to_ripgrep(self, call: SearchCall) -> bool:
         """A regex the index cannot narrow (no literal it requires) goes to ripgrep, which
         scans faster than reading every indexed text (both are linear-time engines)."""
-        if call.kind != "regex" or ripgrep() is None or "\x00" in call.query \
-                or candidate_query(call.query) is not None:
+        if call.kind != "regex" or ripgrep() is None or "\x00" in call.query:
             return False
         self.searcher._compile(call)  # refused here exactly as the index refuses it
-        return True
+        query = candidate_query(call.query)
+        if query is None:
+            return True
+        # Candidates that are a large part of the tree are faster scanned by rg (parallel,
+        # straight from the files) than read from the index one by one and checked here.
+        return self.store.count_match(query) > RIPGREP_CANDIDATE_SHARE * \
+            max(self.store.count_files()[1], 1)
 
     def search(self, call: SearchCall) -> SearchResult:
         if call.kind in SCANNED_KINDS and self._answer_from_scan():
