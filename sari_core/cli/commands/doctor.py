@@ -114,6 +114,10 @@ def check_index(roots: list[Path]) -> Check:
     try:
         describe = getattr(engine, "index_status", None)
         status = describe() if callable(describe) else None
+        if isinstance(status, dict) and "ready" in status:
+            # This process built nothing: an index a full build completed (`sari index`, a
+            # server) is ready, whatever is still being built now.
+            status["ready"] = bool(getattr(engine, "index_complete", status["ready"]))
     except Exception as exc:  # noqa: BLE001 - same: the report names the failure
         return Check("index", "error", f"reading the index failed: {type(exc).__name__}: {exc}")
     finally:
@@ -167,13 +171,24 @@ def find_executable(name: str) -> str | None:
     return str(local) if local.is_file() and os.access(local, os.X_OK) else None
 
 
+# What pip installs each language server from.
+LANGUAGE_SERVER_PACKAGES = {"ruff": "ruff", "basedpyright-langserver": "basedpyright"}
+EDIT_VALIDATOR = "sari-lspgate"  # the plugin that validates edits with them
+
+
 def check_language_servers() -> list[Check]:
+    """The language servers sari-lspgate validates edits with; without that plugin they are
+    not used, and installing one would change nothing."""
+    if _version(EDIT_VALIDATOR) == "not installed":
+        return [Check("language servers", "ok", f"not used: {EDIT_VALIDATOR}, which validates "
+                      f"edits with them, is not installed (pip install {EDIT_VALIDATOR})")]
     checks = []
     for name in LANGUAGE_SERVERS:
         path = find_executable(name)
         if path is None:
             checks.append(Check(name, "warn", "not found: edits of Python files are not "
-                                "validated by this server (pip install " + name.split("-")[0] + ")"))
+                                f"validated by {EDIT_VALIDATOR} (pip install "
+                                f"{LANGUAGE_SERVER_PACKAGES[name]})"))
         else:
             checks.append(Check(name, "ok", path))
     return checks
