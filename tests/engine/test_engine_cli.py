@@ -30,7 +30,17 @@ def test_index_then_search_human_readable(repo: Path, capsys: pytest.CaptureFixt
     code, out, _ = run(capsys, "search", "def helper", "--workspace", str(repo))
     assert code == 0
     assert out.splitlines()[0].startswith("src/app.py:12  def helper(value):   [definition")
-    assert out.splitlines()[-1] == "1 files matched, 1 shown"
+    assert out.splitlines()[-1] == "1 file matched; 1 match shown, from 1 file"
+
+
+def test_the_search_footer_counts_files_and_matches_apart(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for name in ("a.py", "b.py", "c.py"):
+        (tmp_path / name).write_text("marker = 1\n" * 4, encoding="utf-8")
+    run(capsys, "index", str(tmp_path))
+    code, out, _ = run(capsys, "search", "marker", "--workspace", str(tmp_path))
+    assert code == 0
+    assert out.splitlines()[-1] == "3 files matched; 10 matches shown, from 3 files"
 
 
 def test_search_indexes_on_first_use_and_json_is_the_response(

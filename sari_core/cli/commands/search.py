@@ -37,10 +37,25 @@ def render(response: dict[str, Any]) -> None:
             label = f"{label} in {match['scope']} {first}-{last}"
         snippet = f"  {match['snippet']}" if match.get("snippet") else ""
         print(f"{where}{snippet}   [{label} {match.get('score', 0):g}]")
+    ready = "" if response.get("meta", {}).get("index_ready", True) else " (index still building)"
+    print(footer(response) + ready)
+
+
+def footer(response: dict[str, Any]) -> str:
+    """How many matched and how many are shown, each counted in its own unit: a text search
+    counts the files that match, and shows matching lines."""
+    matches = response.get("matches", [])
     unit = response.get("meta", {}).get("total_unit", "matches")
     total = response.get("total", len(matches))
-    ready = "" if response.get("meta", {}).get("index_ready", True) else " (index still building)"
-    print(f"{total} {unit} matched, {len(matches)} shown{ready}")
+    if unit != "files":
+        return f"{total} {unit} matched, {len(matches)} shown"
+    files = len({match["path"] for match in matches})
+    return (f"{_count(total, 'file')} matched; {_count(len(matches), 'match', 'matches')} "
+            f"shown, from {_count(files, 'file')}")
+
+
+def _count(number: int, one: str, many: str | None = None) -> str:
+    return f"{number} {one if number == 1 else (many or one + 's')}"
 
 
 def run(args: argparse.Namespace) -> int:
