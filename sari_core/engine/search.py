@@ -277,22 +277,36 @@ class Searcher:
             if rows:
                 notes.append(f"Nothing is named or starts with {name}; these names resemble it.")
 
+        wanted = folded(name)
+        path_penalty: dict[str, float] = {}
+
         def score(row: SymbolHit) -> float:
-            value = _NAME_RANK_SCORES[name_rank(name, row.name)]
+            # rank from the stored folded name: same spelling, same name, prefix, other
+            rank = 0 if row.name == name else 1 if row.folded == wanted else \
+                2 if row.folded.startswith(wanted) else 3
+            if not row.folded:  # a row without its folded name: fold it here
+                rank = name_rank(name, row.name)
+            value = _NAME_RANK_SCORES[rank]
             value += 0.5 if row.kind in ("class", "function", "method", "interface") else 0.0
             # own code, then tests, then installed code (as text search orders files)
-            return value - (0.5 if _is_test(row.path) else 0.0) \
-                - (0.75 if _is_third_party(row.path) else 0.0) - _stub_penalty(row.path)
+            if row.path not in path_penalty:
+                path_penalty[row.path] = (0.5 if _is_test(row.path) else 0.0) \
+                    + (0.75 if _is_third_party(row.path) else 0.0) + _stub_penalty(row.path)
+            return value - path_penalty[row.path]
 
-        ranked = sorted(rows, key=lambda row: (-score(row), row.root, row.path, row.line))
+        scores = {id(row): score(row) for row in rows}
+        ranked = sorted(rows, key=lambda row: (-scores[id(row)], row.root, row.path, row.line))
         top = ranked[:max(call.limit * 2, call.limit)]
         texts = dict(self.store.texts(sorted({row.file_id for row in top})))
+        split: dict[int, list[str]] = {}
         hits = []
         for row in top:
-            lines = texts.get(row.file_id, "").split("\n")
+            if row.file_id not in split:
+                split[row.file_id] = texts.get(row.file_id, "").split("\n")
+            lines = split[row.file_id]
             line = lines[row.line - 1] if 0 < row.line <= len(lines) else ""
             hits.append(_Hit(FileHit(row.file_id, row.root, row.path), row.line, line,
-                             round(score(row), 2), row.kind, row.name,
+                             round(scores[id(row)], 2), row.kind, row.name,
                              max(line.find(row.name), 0), row.end_line))
         return hits, len(ranked), notes
 
@@ -310,8 +324,9 @@ class Searcher:
             rows = self.store.symbols("s.folded >= ? AND s.folded < ? AND s.is_def = 1",
                                       (wanted, wanted + "\x7f"), limit=5000)
         lowered = name.lower()
-        rows = [row for row in rows if name_matches(name, row.name, mode)
-                or (mode == "fuzzy" and lowered in row.name.lower())]
+        if mode == "fuzzy" or not wanted:  # exact and prefix: the index range is the match
+            rows = [row for row in rows if name_matches(name, row.name, mode)
+                    or (mode == "fuzzy" and lowered in row.name.lower())]
         if call.case_sensitive:
             rows = [row for row in rows if name in row.name]
         if call.path_glob:

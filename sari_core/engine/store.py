@@ -59,6 +59,7 @@ class SymbolHit:
     is_def: bool
     line: int
     end_line: int
+    folded: str = ""  # the name without case or word separators (engine.names.folded)
 
 
 def chunks(values: Sequence[int], size: int = SQL_VARIABLES) -> Iterator[Sequence[int]]:
@@ -302,13 +303,14 @@ class IndexStore:
 
     def symbols(self, where: str, params: Sequence[object], limit: int | None = None
                 ) -> list[SymbolHit]:
-        sql = ("SELECT s.file_id, f.root, f.path, s.name, s.kind, s.is_def, s.line, s.end_line "
-               f"FROM symbols s JOIN files f ON f.id = s.file_id WHERE {where} "
+        sql = ("SELECT s.file_id, f.root, f.path, s.name, s.kind, s.is_def, s.line, s.end_line, "
+               f"s.folded FROM symbols s JOIN files f ON f.id = s.file_id WHERE {where} "
                "ORDER BY f.root, f.path, s.line")
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         return [SymbolHit(int(r[0]), int(r[1]), str(r[2]), str(r[3]), str(r[4]), bool(r[5]),
-                          int(r[6]), int(r[7])) for r in self.reader.execute(sql, tuple(params))]
+                          int(r[6]), int(r[7]), str(r[8]))
+                for r in self.reader.execute(sql, tuple(params))]
 
     def definitions_named(self, names: Sequence[str], limit: int
                           ) -> list[tuple[int, str, int, int]]:
