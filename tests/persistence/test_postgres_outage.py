@@ -201,3 +201,38 @@ def test_the_database_password_never_shows_in_logs_errors_or_doctor(
                                 timeout=180)
         assert PASSWORD not in result.stdout + result.stderr, command
     assert PASSWORD not in str(PersistenceSettings(database_url=url).model_dump())
+
+
+def test_the_database_password_never_reaches_telemetry(tmp_path: Path) -> None:
+    pytest.importorskip("sari_otel")
+    from memory_engine import MemoryEngine
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from sari_core.kernel import Kernel
+    from sari_otel import OtelPlugin
+    from sari_persistence.plugin import PersistencePlugin
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    url = f"postgresql://sari:{PASSWORD}@127.0.0.1:{free_port()}/sari"
+    otel = OtelPlugin(tracer_provider=provider)
+    kernel = Kernel(MemoryEngine({"src/parser.py": "x = 1\n"}, root="/srv/app"),
+                    plugins=[PersistencePlugin(), otel], load_entry_points=False,
+                    analytics_sinks=[],
+                    settings={"persistence": {"database_url": url, "connect_timeout_seconds": 1,
+                                              "install_sigterm_handler": False}})
+    try:
+        kernel.execute_read({**READ, "session_id": "s"})
+        refused = kernel.execute_tool("context_query", {"session_id": "s"})
+        otel.flush()
+    finally:
+        kernel.close()
+    spans = exporter.get_finished_spans()
+    assert refused["ok"] is False and len(spans) >= 2
+    shown = repr([(s.name, dict(s.attributes or {}), [dict(e.attributes or {}) for e in s.events])
+                  for s in spans])
+    assert "EXECUTION_LOG_UNAVAILABLE" in shown  # the refusal is there, its secret is not
+    assert PASSWORD not in shown

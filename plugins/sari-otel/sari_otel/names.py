@@ -35,6 +35,16 @@ POLICY_REASON_CODES = "sari.policy.reason_codes"
 POLICY_ERROR_CODE = "sari.policy.error_code"
 CHANGED_PATHS = "sari.changes.paths"
 
+# On the engine's spans: what an operator filters on.
+SEARCH_KIND = "sari.search.kind"
+SEARCH_HITS = "sari.search.hits"
+SEARCH_RETURNED = "sari.search.returned"
+INDEX_STATE = "sari.index.state"  # ready | building
+READ_MODE = "sari.read.mode"
+READ_BYTES = "sari.read.bytes"  # UTF-8 bytes of the text the read returned
+READ_LINES = "sari.read.lines"
+WRITE_PATHS = "sari.write.paths"
+
 VERDICT_EVENT = "sari.policy.verdict"
 EXTERNAL_CHANGE_EVENT = "sari.external_change"
 ENGINE_SPANS = {"read": "sari.engine.read", "search": "sari.engine.search",

@@ -1,8 +1,12 @@
 """The sari-otel plugin: OpenTelemetry spans and metrics for every tool call.
 
-Dormant unless the ``OTEL_*`` environment names an exporter or endpoint: otherwise the
-entry point yields an object with no per-call hook (nothing runs per call) and
-OpenTelemetry is never imported. Active, it notes in the call's context
+Where telemetry goes, first match wins: providers handed to the plugin; the process's
+global providers when the program set any (an application embedding Sari, or
+``opentelemetry-instrument sari serve``: recorded through the global API, no
+``OTEL_*`` needed); providers built from ``OTEL_*`` — installed as the global ones when
+Sari's own command line is the program, kept private inside another program, which
+stays free to choose its SDK. Otherwise the entry point yields an object with no
+per-call hook (nothing runs per call) and OpenTelemetry is never imported. Active, it notes in the call's context
 (``ctx.scratch``) while a call runs — when the policies let the engine start and when
 it finished (``on_read_enter`` last, ``on_read_exit`` / ``on_search_complete`` first,
 ``on_mutation``), every policy's answer (pluggy's hook-call monitoring, which sees
@@ -19,8 +23,19 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sari_core import CallRecord, MutationEvent, Plugin, Session, current_client_request, hookimpl
-from sari_otel import names
+from sari_core import (
+    CallRecord,
+    MutationEvent,
+    Plugin,
+    ReadCall,
+    ReadResult,
+    SearchCall,
+    SearchResult,
+    Session,
+    current_client_request,
+    hookimpl,
+)
+from sari_otel import global_api, names
 from sari_otel.config import telemetry_configured
 from sari_otel.notes import Note
 
@@ -45,20 +60,22 @@ class DormantOtel(Plugin):
 
     @hookimpl
     def on_kernel_start(self, kernel: KernelView) -> None:
-        log.debug("sari-otel: dormant (no OTEL_* exporter or endpoint configured)")
+        log.debug("sari-otel: dormant (no global providers set, no OTEL_* exporter or "
+                  "endpoint configured)")
 
 
 class OtelPlugin(Plugin):
     """Spans and metrics per tool call.
 
-    :param tracer_provider: where spans go; by default built from ``OTEL_*``.
-    :param meter_provider: where metrics go; by default built from ``OTEL_*``.
+    :param tracer_provider: where spans go; by default the global provider the program
+        set, else one built from ``OTEL_*``.
+    :param meter_provider: where metrics go; likewise.
     :param environ: the environment to read (default ``os.environ``).
     :param queue_size: finished calls waiting for the recording thread at most; beyond
         that, telemetry is dropped rather than calls slowed.
 
-    With neither provider given and no telemetry configured in the environment,
-    constructing it returns a :class:`DormantOtel` instead.
+    With neither provider given, none set globally and no telemetry configured in the
+    environment, constructing it returns a :class:`DormantOtel` instead.
     """
 
     name = PLUGIN_NAME
@@ -68,8 +85,9 @@ class OtelPlugin(Plugin):
                 meter_provider: MeterProvider | None = None,
                 environ: Mapping[str, str] | None = None,
                 queue_size: int = DEFAULT_QUEUE_SIZE) -> Any:
-        if tracer_provider is None and meter_provider is None and not telemetry_configured(
-                os.environ if environ is None else environ):
+        if tracer_provider is None and meter_provider is None \
+                and not global_api.host_providers_set() \
+                and not telemetry_configured(os.environ if environ is None else environ):
             return DormantOtel()
         return super().__new__(cls)
 
@@ -80,16 +98,30 @@ class OtelPlugin(Plugin):
         from sari_otel.recorder import CallRecorder
 
         self._owned: list[Any] = []
-        if tracer_provider is None and meter_provider is None:
+        if tracer_provider is not None or meter_provider is not None:
+            self.recorder = CallRecorder.of_providers(tracer_provider, meter_provider)
+            self.destination = "given providers"
+        elif global_api.host_providers_set():
+            self.recorder = CallRecorder.global_api()
+            self.destination = ("global providers configured from OTEL_*"
+                                if global_api.installed_by_sari
+                                else "the program's global providers")
+        else:
             from sari_otel import providers
 
             env = os.environ if environ is None else environ
             tracer_provider = providers.tracer_provider(env)
             meter_provider = providers.meter_provider(env)
             self._owned = [p for p in (tracer_provider, meter_provider) if p is not None]
+            if global_api.sari_is_the_program():
+                global_api.install(tracer_provider, meter_provider)
+                self.recorder = CallRecorder.global_api()
+                self.destination = "global providers configured from OTEL_*"
+            else:
+                self.recorder = CallRecorder.of_providers(tracer_provider, meter_provider)
+                self.destination = "providers of its own, from OTEL_*"
         from sari_otel.background import RecordingThread
 
-        self.recorder = CallRecorder(tracer_provider, meter_provider)
         self.thread = RecordingThread(queue_size)
         self._stop_watching: Callable[[], None] | None = None
 
@@ -139,6 +171,7 @@ class OtelPlugin(Plugin):
 
     @hookimpl
     def on_kernel_start(self, kernel: KernelView) -> None:
+        log.info("sari-otel: recording into %s", self.destination)
         self._stop_watching = kernel.watch_hook_calls(_ignore_call, self._hook_called)
 
     @hookimpl
@@ -168,12 +201,19 @@ class OtelPlugin(Plugin):
         self._note(ctx, "engine_start", "read")
 
     @hookimpl(tryfirst=True)
-    def on_read_exit(self, ctx: CallContext) -> None:
-        self._note(ctx, "engine_end", "read")
+    def on_read_exit(self, call: ReadCall, result: ReadResult, ctx: CallContext) -> None:
+        # Before any policy rewrites the text: what the engine read.
+        self._note(ctx, "engine_end", "read", **{
+            names.READ_MODE: call.mode, names.READ_BYTES: len(result.text.encode("utf-8")),
+            names.READ_LINES: result.lines_returned})
 
     @hookimpl(tryfirst=True)
-    def on_search_complete(self, ctx: CallContext) -> None:
-        self._note(ctx, "engine_end", "search")
+    def on_search_complete(self, call: SearchCall, result: SearchResult,
+                           ctx: CallContext) -> None:
+        self._note(ctx, "engine_end", "search", **{
+            names.SEARCH_KIND: result.kind, names.SEARCH_HITS: result.total,
+            names.SEARCH_RETURNED: len(result.matches),
+            names.INDEX_STATE: "ready" if result.index_ready else "building"})
 
     @hookimpl(trylast=True)
     def on_mutation(self, event: MutationEvent, ctx: CallContext) -> None:
@@ -182,7 +222,7 @@ class OtelPlugin(Plugin):
         elif event.phase == "before":
             self._note(ctx, "engine_start", "write")
         else:
-            self._note(ctx, "engine_end", "write")
+            self._note(ctx, "engine_end", "write", **{names.WRITE_PATHS: len(event.paths)})
 
     @hookimpl
     def on_call_complete(self, record: CallRecord, session: Session, ctx: CallContext) -> None:
@@ -190,8 +230,10 @@ class OtelPlugin(Plugin):
         request = current_client_request()
         # The parent is decided here, where the caller's context is current; the spans are
         # built on the recording thread.
+        parent = self.recorder.parent_of(request)
+        nested = self.recorder.inside_server_span(parent, record.tool)
         self.thread.submit(self.recorder.record, record, session.connection_id, request,
-                           self.recorder.parent_of(request), notes)
+                           parent, notes, nested)
 
 
 def _ignore_call(hook_name: str, impls: Sequence[Any], kwargs: Mapping[str, Any]) -> None:

@@ -13,11 +13,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from opentelemetry import context as context_api
-from opentelemetry import trace
+from opentelemetry import metrics, trace
 from opentelemetry.context import Context
-from opentelemetry.metrics import MeterProvider
+from opentelemetry.metrics import Meter, MeterProvider
 from opentelemetry.propagate import extract
-from opentelemetry.trace import SpanKind, Status, StatusCode, TracerProvider
+from opentelemetry.trace import SpanKind, Status, StatusCode, Tracer, TracerProvider
 
 from sari_core import CallRecord, ClientRequest
 from sari_otel import names
@@ -27,13 +27,37 @@ INSTRUMENTATION = "sari-otel"
 _PRIMITIVES = (str, bool, int, float)
 
 
-class CallRecorder:
-    """Emits a finished call's telemetry to the given providers (either may be None)."""
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
 
-    def __init__(self, tracer_provider: TracerProvider | None,
-                 meter_provider: MeterProvider | None) -> None:
-        self.tracer = tracer_provider.get_tracer(INSTRUMENTATION) if tracer_provider else None
-        self.meter = meter_provider.get_meter(INSTRUMENTATION) if meter_provider else None
+    try:
+        return version(INSTRUMENTATION)
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "0"
+
+
+class CallRecorder:
+    """Emits a finished call's telemetry through a tracer and a meter (either may be None)."""
+
+    @classmethod
+    def of_providers(cls, tracer_provider: TracerProvider | None,
+                     meter_provider: MeterProvider | None) -> CallRecorder:
+        """Into providers handed to the plugin (or built by it from ``OTEL_*``)."""
+        version = _version()
+        return cls(tracer_provider.get_tracer(INSTRUMENTATION, version)
+                   if tracer_provider else None,
+                   meter_provider.get_meter(INSTRUMENTATION, version) if meter_provider else None)
+
+    @classmethod
+    def global_api(cls) -> CallRecorder:
+        """Through the global API: whatever providers the program set get the telemetry."""
+        version = _version()
+        return cls(trace.get_tracer(INSTRUMENTATION, version),
+                   metrics.get_meter(INSTRUMENTATION, version))
+
+    def __init__(self, tracer: Tracer | None, meter: Meter | None) -> None:
+        self.tracer = tracer
+        self.meter = meter
         if self.meter is not None:
             self.duration = self.meter.create_histogram(
                 names.DURATION_METRIC, unit="s", description="Tool call duration on the server.",
@@ -62,8 +86,23 @@ class CallRecorder:
         """
         return parent_context(request) or context_api.get_current()
 
+    @staticmethod
+    def inside_server_span(parent: Context, tool: str) -> bool:
+        """True when the call already runs inside an open ``tools/call <tool>`` server span
+        (the MCP SDK's own, recorded once the program set global providers).
+
+        Called on the call's thread, while that span is still open.
+        """
+        span = trace.get_current_span(parent)
+        return span.is_recording() and getattr(span, "name", None) == f"{names.TOOLS_CALL} {tool}"
+
     def record(self, record: CallRecord, connection_id: str, request: ClientRequest | None,
-               parent: Context, notes: list[Note]) -> None:
+               parent: Context, notes: list[Note], nested: bool = False) -> None:
+        """Spans and metrics of a finished call.
+
+        :param nested: the MCP SDK's server span for this call exists: Sari's becomes its
+            ``INTERNAL`` child ``sari tools/call <tool>`` instead of a second server span.
+        """
         end_ns = int(record.timestamp * 1e9)
         start_ns = end_ns - int(record.duration_ms * 1e6)
         notes = [note for note in notes if start_ns <= note.time_ns <= end_ns]
@@ -72,7 +111,7 @@ class CallRecorder:
         error_type = record.error_code if not record.ok else None
         if self.tracer is not None:
             self._span(record, connection_id, request, parent, notes, start_ns, end_ns, tokens,
-                       error_type, meta)
+                       error_type, meta, nested)
         if self.meter is not None:
             self._metrics(record, notes, tokens, error_type)
 
@@ -80,7 +119,7 @@ class CallRecorder:
 
     def _span(self, record: CallRecord, connection_id: str, request: ClientRequest | None,
               parent: Context, notes: list[Note], start_ns: int, end_ns: int, tokens: int,
-              error_type: str | None, meta: Mapping[str, Any]) -> None:
+              error_type: str | None, meta: Mapping[str, Any], nested: bool) -> None:
         assert self.tracer is not None
         attributes: dict[str, Any] = {
             names.MCP_METHOD: names.TOOLS_CALL, names.GEN_AI_OPERATION: names.EXECUTE_TOOL,
@@ -102,8 +141,9 @@ class CallRecorder:
         for key, value in snapshot.items():
             if isinstance(value, _PRIMITIVES):
                 attributes[names.SESSION_METRIC_PREFIX + key] = value
-        root = self.tracer.start_span(f"{names.TOOLS_CALL} {record.tool}",
-                                      context=parent, kind=SpanKind.SERVER,
+        name = f"{names.TOOLS_CALL} {record.tool}"
+        root = self.tracer.start_span(f"sari {name}" if nested else name, context=parent,
+                                      kind=SpanKind.INTERNAL if nested else SpanKind.SERVER,
                                       attributes=attributes, start_time=start_ns)
         for note in notes:
             if note.kind == "verdict":
@@ -126,7 +166,8 @@ class CallRecorder:
         began = begin.time_ns if begin is not None else start_ns
         span = self.tracer.start_span(names.ENGINE_SPANS[finish.engine],
                                       context=trace.set_span_in_context(root),
-                                      kind=SpanKind.INTERNAL, start_time=began)
+                                      kind=SpanKind.INTERNAL, start_time=began,
+                                      attributes=finish.attributes)
         span.end(end_time=finish.time_ns)
 
     # --- metrics ----------------------------------------------------------------------
