@@ -34,12 +34,23 @@ def workspace_root(path: str) -> Path:
     return root
 
 
+def configured_or_exit(root: Path) -> list[str]:
+    """The ``exclude`` setting for ``root`` (see :mod:`sari_core.engine.exclusions`)."""
+    from sari_core.engine.exclusions import ExcludeError, configured_excludes
+
+    try:
+        return configured_excludes(root)
+    except ExcludeError as exc:
+        raise SystemExit(f"sari: {exc}") from None
+
+
 def run_call(args: argparse.Namespace, call: Callable[[Kernel], dict[str, Any]],
              render: Callable[[dict[str, Any]], None]) -> int:
     """Open the workspace, make sure the index is there, run ``call``, print the answer."""
     from sari_core.engine import Workspace
 
-    engine = Workspace([workspace_root(args.workspace)], watch=False)
+    root = workspace_root(args.workspace)
+    engine = Workspace([root], watch=False, exclude=configured_or_exit(root))
     try:
         first_build = not engine.index_complete
         if first_build:  # answer from a scan now (the whole CPU to it), then build the index

@@ -106,8 +106,12 @@ def check_index(roots: list[Path]) -> Check:
         from sari_core.engine import Workspace
     except ImportError as exc:
         return Check("index", "error", f"the workspace engine cannot be imported: {exc}")
+    from sari_core.engine.exclusions import ExcludeError, configured_excludes
+
     try:
-        engine = Workspace(roots)
+        engine = Workspace(roots, exclude=configured_excludes(roots[0]))
+    except ExcludeError as exc:
+        return Check("index", "error", str(exc))
     except Exception as exc:  # noqa: BLE001 - a broken index is reported, not a crash
         return Check("index", "error", f"opening the workspace failed: {type(exc).__name__}: "
                      f"{exc}")
@@ -126,6 +130,28 @@ def check_index(roots: list[Path]) -> Check:
         return Check("index", "ok", "workspace opens; the index is built by `sari serve` in "
                      "the background")
     return Check("index", "ok", ", ".join(f"{key}={value}" for key, value in status.items()))
+
+
+def check_exclusions(roots: list[Path]) -> Check:
+    """The ``exclude`` rules, each with the number of files it keeps out of every root."""
+    from sari_core.engine.exclusions import ExcludeError, exclude_rules, excluded_counts
+    from sari_core.engine.ignore import IgnoreRules
+
+    try:
+        rules = exclude_rules(roots[0])
+    except ExcludeError as exc:
+        return Check("exclusions", "error", str(exc))
+    if not rules:
+        return Check("exclusions", "ok", "none configured ([tool.sari] exclude in "
+                     "pyproject.toml, exclude in sari.toml or the user's config.toml)")
+    counts = dict.fromkeys((rule.pattern for rule in rules), 0)
+    for root in roots:  # the files the walk lists without the rules
+        found = excluded_counts(rules, (entry.rel for entry in IgnoreRules(root).walk()))
+        for pattern, count in found.items():
+            counts[pattern] += count
+    return Check("exclusions", "ok", "; ".join(
+        f"{rule.pattern} (from {rule.source}) excludes {counts[rule.pattern]} file"
+        f"{'' if counts[rule.pattern] == 1 else 's'}" for rule in rules))
 
 
 def check_plugins(roots: list[Path]) -> list[Check]:
@@ -240,6 +266,7 @@ def check_startup(roots: list[Path]) -> Check:
 
 def collect(roots: list[Path]) -> list[Check]:
     return [check_python(), *check_git(roots), *check_folders(), check_index(roots),
+            check_exclusions(roots),
             *check_plugins(roots), *check_language_servers(), check_languages(),
             check_startup(roots)]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from sari_core.cli.workspace_call import workspace_root
+from sari_core.cli.workspace_call import configured_or_exit, workspace_root
 from sari_core.kernel.commands import CommandRegistry
 
 
@@ -19,7 +19,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from sari_core.engine import Workspace
 
-    with Workspace([workspace_root(args.path)], watch=False) as engine:
+    root = workspace_root(args.path)
+    with Workspace([root], watch=False, exclude=configured_or_exit(root)) as engine:
         stats = engine.ensure_index(progress=args.progress)
         status = engine.index_status()
     index_bytes = int(str(status["bytes"]))

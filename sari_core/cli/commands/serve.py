@@ -63,9 +63,14 @@ def open_kernel(roots: list[Path]) -> Kernel:
     Imports stay inside the commands so that ``sari --help`` does not load the engine.
     """
     from sari_core.engine import Workspace
+    from sari_core.engine.exclusions import ExcludeError, configured_excludes
     from sari_core.kernel import Kernel
 
-    engine = Workspace(roots)
+    try:
+        exclude = configured_excludes(roots[0])
+    except ExcludeError as exc:
+        raise SystemExit(f"sari serve: {exc}") from None
+    engine = Workspace(roots, exclude=exclude)
     try:
         engine.start_background_index()
         return Kernel(engine)
