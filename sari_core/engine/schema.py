@@ -5,7 +5,8 @@ One SQLite file per workspace in the user's cache folder (never in the workspace
 the indexer writes. ``files`` holds what was seen on disk, ``contents`` the text of
 every text file, ``fts`` (FTS5, trigram tokenizer, contentless, ``rowid =
 files.id``) its case-folded trigram index for substring search, ``symbols`` the
-tree-sitter definitions and references. A database that is
+tree-sitter definitions and references, ``word_chunks`` and ``words`` (FTS5) the word
+index of :mod:`sari_core.engine.word_index`. A database that is
 corrupt or of another schema version is deleted and rebuilt, with a log message.
 """
 
@@ -23,7 +24,7 @@ from sari_core.locations import cache_dir, private_file
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 7  # 7: files.symbols_pending (healing), symbols.folded (name index)
+SCHEMA_VERSION = 8  # 8: the word index (word_chunks, words)
 BUSY_TIMEOUT_MS = 30_000
 MMAP_BYTES = 1 << 30  # readers map the index: verifying candidates reads it several times faster
 
@@ -68,6 +69,23 @@ CREATE INDEX IF NOT EXISTS symbols_name ON symbols (name COLLATE NOCASE, is_def)
 CREATE INDEX IF NOT EXISTS symbols_folded ON symbols (folded, is_def);
 CREATE INDEX IF NOT EXISTS files_pending ON files (symbols_pending) WHERE symbols_pending;
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols (file_id);
+-- The word index (engine/word_index.py): chunks of a file's code words, ranked by BM25.
+CREATE TABLE IF NOT EXISTS word_chunks (
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL,
+    line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    scope TEXT NOT NULL,         -- the definition's qualified name ('' outside definitions)
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    body TEXT NOT NULL,
+    path TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS word_chunks_file ON word_chunks (file_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS words USING fts5(
+    name, body, path, content = 'word_chunks', content_rowid = 'id',
+    tokenize = 'porter unicode61'
+);
 """
 
 

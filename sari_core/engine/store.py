@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sari_core.engine import word_index
+from sari_core.engine.grammars import GRAMMARS
 from sari_core.engine.names import folded_name
 from sari_core.engine.schema import MMAP_BYTES, connect, open_index
 from sari_core.engine.symbols import SymbolRow
@@ -251,6 +253,11 @@ class IndexStore:
         if text is not None:
             conn.execute("INSERT INTO contents (id, text) VALUES (?, ?)", (file_id, text))
             conn.execute("INSERT INTO fts (rowid, text) VALUES (?, ?)", (file_id, text))
+        # Words: a source file's chunks follow its definitions (put_symbols), others' now.
+        if text is not None and language not in GRAMMARS:
+            word_index.put_file(conn, file_id)
+        elif previous is not None:
+            word_index.remove_file(conn, file_id)
         return file_id
 
     def _delete_text(self, conn: sqlite3.Connection, file_id: int) -> None:
@@ -270,17 +277,21 @@ class IndexStore:
         if row.kind == "text":
             self._delete_text(conn, row.id)
         conn.execute("DELETE FROM symbols WHERE file_id = ?", (row.id,))
+        word_index.remove_file(conn, row.id)
         conn.execute("DELETE FROM files WHERE id = ?", (row.id,))
 
     def put_symbols(self, conn: sqlite3.Connection, file_id: int,
                     symbols: Iterable[SymbolRow]) -> None:
         """Store a file's symbols (none is an answer too) and clear its pending mark."""
+        symbols = list(symbols)
         conn.executemany(
             "INSERT INTO symbols (file_id, name, folded, kind, is_def, line, end_line) "
             "VALUES (?,?,?,?,?,?,?)",
             ((file_id, row[0], folded_name(row[0]), *row[1:]) for row in symbols))
         conn.execute("UPDATE files SET symbols_pending = 0 WHERE id = ? AND symbols_pending",
                      (file_id,))
+        word_index.put_file(conn, file_id, [(name, kind, line, end_line) for name, kind, is_def,
+                                            line, end_line in symbols if is_def])
 
     def pending_symbols(self) -> int:
         """How many files still wait for their symbols (0 once a build completed)."""
