@@ -194,10 +194,11 @@ def parse_search(args: Mapping[str, Any]) -> SearchCall:
         raise _invalid("query is required and must not be empty.",
                        hint="Search for a literal string, a regex (kind='regex'), a symbol "
                             "(kind='symbol') or a path fragment (kind='path').")
-    unknown = sorted(set(values) - set(SearchCall.model_fields))
+    accepted = set(SearchCall.model_fields) - {"literal"}
+    unknown = sorted(set(values) - accepted)
     if unknown:
         raise _invalid(f"{unknown[0]} is not an argument of search.",
-                       hint=f"Valid arguments: {', '.join(sorted(SearchCall.model_fields))}.")
+                       hint=f"Valid arguments: {', '.join(sorted(accepted))}.")
     if "match" in values and values.get("kind", "text") in ("text", "regex", "path"):
         raise _invalid(f"match is not valid for kind={values.get('kind', 'text')!r}: it matches "
                        "symbol names.", hint="Use kind='symbol', 'references', 'callers' or "
@@ -208,6 +209,8 @@ def parse_search(args: Mapping[str, Any]) -> SearchCall:
     if isinstance(limit, int) and limit > SEARCH_LIMIT_MAX:
         # served, not refused: a refusal would cost a turn, and the result says more exist
         values["limit"] = SEARCH_LIMIT_MAX
+    # No kind: the query is understood (a name, code, a regex or words), not only matched.
+    values["literal"] = "kind" in values
     return _validate(SearchCall, values, "search")  # type: ignore[no-any-return]
 
 

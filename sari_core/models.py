@@ -103,6 +103,9 @@ class SearchCall(BaseModel):
     case_sensitive: bool = False
     match: NameMatch | None = None  # how symbol names match the query (symbol, navigation)
     session_id: str | None = None
+    # kind "text": the literal only. A client's search with no kind is understood instead
+    # (a name, a dotted name, code, a regex or words: engine/default_search.py).
+    literal: bool = True
 
 
 class SearchMatch(BaseModel):
@@ -116,6 +119,9 @@ class SearchMatch(BaseModel):
     candidate_id: str | None = None
     scope: str | None = None  # navigation: the definition enclosing the hit
     scope_lines: list[int] | None = None  # its first and last line
+    # the default search: the definition the hit is in, numbered (short: whole; long:
+    # signature and outline), so the read that would follow is not needed
+    context: str | None = None
 
 
 class SearchResult(BaseModel):

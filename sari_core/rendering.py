@@ -221,7 +221,13 @@ def _search(response: Mapping[str, Any]) -> str:
             snippet = " ".join(str(match.get("snippet") or "").split("\n")[0].split()) \
                 if match.get("snippet") else ""
             line = match.get("line")
-            lines.append(f"  {line}: {snippet}" if line is not None else f"  {snippet}".rstrip())
+            context = str(match.get("context") or "")
+            where = f"{line} in {match['scope']}" if match.get("scope") else f"{line}"
+            if context and context.startswith(f"{line} |"):
+                snippet = ""  # the definition shown below starts with that line
+            lines.append(f"  {where}: {snippet}".rstrip() if line is not None
+                         else f"  {snippet}".rstrip())
+            lines.extend(f"    {row}" for row in context.split("\n") if context)
     return "\n".join(lines)
 
 

@@ -73,7 +73,8 @@ def read_response(call: ReadCall, result: ReadResult, folded: FoldedVerdict,
 def search_response(result: SearchResult, folded: FoldedVerdict, metrics: dict[str, Any],
                     execution_id: str) -> dict[str, Any]:
     matches = [match.model_dump(exclude_none=True) for match in result.matches]
-    tokens = sum(token_estimate(m.get("snippet", "")) for m in matches)
+    tokens = sum(token_estimate(m.get("snippet", "")) + token_estimate(m.get("context", ""))
+                 for m in matches)
     body: dict[str, Any] = {"ok": True, "query": result.query, "kind": result.kind,
                             "matches": matches, "total": result.total}
     extra = {"index_ready": result.index_ready, "execution_id": execution_id, **result.extra}

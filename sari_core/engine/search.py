@@ -27,6 +27,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from sari_core.engine import hit_context
 from sari_core.engine.names import MatchMode, folded, like_pattern
 from sari_core.engine.names import matches as name_matches
 from sari_core.engine.names import rank as name_rank
@@ -138,9 +139,17 @@ class Searcher:
             hits, total, notes = self._symbols(call)
         elif call.kind == "path":
             hits, total = self._paths(call)
+        elif call.kind == "text" and not call.literal:  # no kind given: understood
+            from sari_core.engine.default_search import answer
+
+            hits, total, notes = answer(self, call)
         else:
             hits, total = self._text(call)
-        matches, cut = self._matches(hits, call.limit)
+        matches, cut = self._matches(hits, call.limit, ordered=not call.literal)
+        if call.kind in ("text", "regex"):  # each hit names the definition it is in
+            hit_context.name_scopes(self.store, hits[:len(matches)] if not call.literal
+                                    else self._ordered(hits)[:len(matches)], matches,
+                                    show=not call.literal)
         return SearchResult(query=call.query, kind=call.kind, matches=matches, total=total,
                             truncated=cut or len(hits) > len(matches) or total > len(matches),
                             index_ready=index_ready, notes=notes,
@@ -373,14 +382,18 @@ class Searcher:
 
     # --- output ---------------------------------------------------------------------
 
-    def _matches(self, hits: list[_Hit], limit: int) -> tuple[list[SearchMatch], bool]:
-        ordered = sorted(hits, key=lambda hit: (-hit.score, hit.file.root, hit.file.path,
-                                                hit.line))[:limit]
+    @staticmethod
+    def _ordered(hits: list[_Hit]) -> list[_Hit]:
+        return sorted(hits, key=lambda hit: (-hit.score, hit.file.root, hit.file.path, hit.line))
+
+    def _matches(self, hits: list[_Hit], limit: int, ordered: bool = False
+                 ) -> tuple[list[SearchMatch], bool]:
+        ordered_hits = (hits if ordered else self._ordered(hits))[:limit]
         budget = PREVIEW_BUDGET_CHARS
-        width = min(SNIPPET_CHARS, max(40, budget // max(len(ordered), 1)))
+        width = min(SNIPPET_CHARS, max(40, budget // max(len(ordered_hits), 1)))
         cut = False
         matches = []
-        for hit in ordered:
+        for hit in ordered_hits:
             if hit.kind == "path":
                 snippet = ""
             else:

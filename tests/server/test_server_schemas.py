@@ -32,7 +32,8 @@ def test_mode_only_arguments_name_their_mode() -> None:
 
 
 def test_search_schema_is_exactly_the_search_call() -> None:
-    assert properties("search") == set(SearchCall.model_fields) - {"session_id"}
+    # literal is no argument: a search is literal when the client names its kind
+    assert properties("search") == set(SearchCall.model_fields) - {"session_id", "literal"}
 
 
 def test_a_search_limit_above_the_maximum_is_served_not_refused(tmp_path) -> None:

@@ -86,10 +86,14 @@ class SecretguardPlugin(Plugin):
         for match in result.matches:
             if _is_secret(match.path, settings):  # found by name: the name is not the secret
                 match.snippet = WITHHELD
+                match.context = None if match.context is None else WITHHELD
                 found["secret_file"] += 1
             elif settings.redact:
                 match.snippet, in_snippet = redact(match.snippet, settings.extra_patterns)
                 found += in_snippet
+                if match.context:  # the definition shown with the hit is file text too
+                    match.context, in_context = redact(match.context, settings.extra_patterns)
+                    found += in_context
         return _redacted(+found, f"the results of {call.query!r}")
 
 

@@ -1,0 +1,126 @@
+"""What a search hit sits in, and the definition shown with the first hits.
+
+Every text hit names the definition enclosing it (``scope``, ``scope_lines``), and a hit
+that is a definition names itself (``symbol``), so the next call can be a symbol read.
+
+The default search (no ``kind``) also shows, with its first ``SHOWN_HITS`` hits, the
+definition each is in, so the read that would follow is not needed: a definition of at
+most ``SHORT_LINES`` lines whole, a longer one as its signature and the outline of what it
+defines (numbered as ``read`` numbers lines). A definition is shown once, and all of them
+together within ``SHOWN_CHARS``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from sari_core.engine.scopes import Scope, definition_trees, innermost
+from sari_core.engine.store import IndexStore
+from sari_core.engine.text_match import FileHit
+from sari_core.models import SearchMatch
+from sari_core.outline_rows import row_text
+
+SHOWN_HITS = 2
+SHORT_LINES = 25
+SIGNATURE_LINES = 12  # a signature spread over more lines is cut there
+OUTLINE_ROWS = 12
+SHOWN_CHARS = 2400
+_SIGNATURE_ENDS = (":", "{", "=>", "->", ")")
+
+
+class _HitLike(Protocol):
+    file: FileHit
+    line: int
+
+
+@dataclass(frozen=True)
+class Placed:
+    """Where a hit sits: the definition it is (``own``) or is inside (``scope``)."""
+
+    own: Scope | None
+    scope: Scope | None
+
+
+def place(store: IndexStore, hits: Sequence[tuple[int, int]]) -> list[Placed]:
+    """Per ``(file id, line)``: the definition starting there, else the one enclosing it."""
+    trees = definition_trees(store, sorted({file_id for file_id, _ in hits}))
+    out = []
+    for file_id, line in hits:
+        scope = innermost(trees.get(file_id, []), line) if line else None
+        if scope is not None and scope.line == line:
+            out.append(Placed(scope, _parent(trees.get(file_id, []), scope)))
+        else:
+            out.append(Placed(None, scope))
+    return out
+
+
+def _parent(tree: Sequence[Scope], child: Scope) -> Scope | None:
+    found = None
+    level = tree
+    while True:
+        inside = [scope for scope in level if scope is not child
+                  and scope.line <= child.line and child.end_line <= scope.end_line]
+        if not inside:
+            return found
+        found = min(inside, key=lambda scope: scope.end_line - scope.line)
+        level = found.children
+
+
+def _numbered(lines: Sequence[str], first: int, last: int) -> list[str]:
+    return [f"{number} | {lines[number - 1].rstrip()}" for number in range(first, last + 1)
+            if 0 < number <= len(lines)]
+
+
+def shown(lines: Sequence[str], scope: Scope) -> str:
+    """A short definition whole; a long one's signature and outline."""
+    last = min(scope.end_line, len(lines))
+    if last - scope.line + 1 <= SHORT_LINES:
+        return "\n".join(_numbered(lines, scope.line, last))
+    end = scope.line
+    while end < min(last, scope.line + SIGNATURE_LINES - 1) \
+            and not lines[end - 1].rstrip().endswith(_SIGNATURE_ENDS):
+        end += 1
+    # A signature over several lines is shown as one: its parameters, not their layout.
+    first = lines[scope.line - 1].rstrip()
+    rest = " ".join(lines[number - 1].strip() for number in range(scope.line + 1, end + 1))
+    joined = f"{first}{rest}" if first.endswith(("(", "[")) else f"{first} {rest}".rstrip()
+    out = [f"{scope.line} | {joined.replace(', )', ')').replace(',)', ')')}"]
+    rows = [row_text(child.kind, child.name, child.line, child.end_line, 1)
+            for child in scope.children[:OUTLINE_ROWS]]
+    more = len(scope.children) - OUTLINE_ROWS
+    if more > 0:
+        rows.append(f"  ... {more} more")
+    out.extend(rows)
+    out.append(f"  ({scope.kind} {scope.name}: lines {scope.line}-{scope.end_line})")
+    return "\n".join(out)
+
+
+def name_scopes(store: IndexStore, hits: Sequence[_HitLike], matches: Sequence[SearchMatch],
+                show: bool) -> None:
+    """Fill each match's definition (``symbol`` for a definition, else ``scope``); with
+    ``show``, the first hits' definitions as :func:`shown` writes them."""
+    placed = place(store, [(hit.file.id, hit.line) for hit in hits])
+    texts: dict[int, list[str]] = {}
+    if show:
+        wanted = sorted({hit.file.id for hit in hits[:SHOWN_HITS]})
+        texts = {file_id: text.split("\n") for file_id, text in store.texts(wanted)}
+    budget = SHOWN_CHARS
+    seen: set[tuple[int, int]] = set()
+    for index, (hit, where, match) in enumerate(zip(hits, placed, matches, strict=False)):
+        if where.own is not None:
+            match.symbol = where.own.qualified
+            match.end_line = where.own.end_line
+        if where.scope is not None:
+            match.scope = where.scope.qualified
+            match.scope_lines = [where.scope.line, where.scope.end_line]
+        definition = where.own or where.scope
+        if not show or index >= SHOWN_HITS or definition is None \
+                or (hit.file.id, definition.line) in seen:
+            continue
+        seen.add((hit.file.id, definition.line))
+        text = shown(texts.get(hit.file.id, []), definition)
+        if len(text) <= budget:
+            match.context = text
+            budget -= len(text)

@@ -1,0 +1,186 @@
+"""Search by words: the chunks of the word index ranked for a query in words.
+
+Ranking (documented in docs/engine.md):
+
+* candidates: the chunks holding any of the query's words (English filler words such as
+  "where", "the", "is" left out) or their spellings in code (``environment``: ``env``,
+  ``environ``; see :mod:`sari_core.engine.code_vocabulary`), the best ``CANDIDATES`` by BM25 over three columns
+  weighted ``name`` 4, ``body`` 1, ``path`` 1.5 (see :mod:`sari_core.engine.word_index`);
+* each candidate's BM25 score is then multiplied by:
+
+  - ``1 + COVERAGE * c`` where ``c`` is the share of the query's words the chunk holds
+    (all of "redirects followed" beats many mentions of one of them);
+  - ``1 + NAME_WORD * n`` where ``n`` is the share of the query's words in the
+    definition's own name (a definition named for the concept before a mention of it);
+  - ``DEFINITION`` for a definition's chunk (code, not prose or module-level lines);
+  - ``PROSE`` for docs, changelogs and package metadata, and for everything else instead
+    when the query asks for docs ("changelog", "readme", "docs", ...); ``TEST`` for test
+    files unless it asks for tests; ``THIRD_PARTY`` for installed code;
+
+* hits are ordered by that score; at most ``PER_FILE`` chunks of one file are kept. Path
+  depth plays no part.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from sari_core.engine.code_vocabulary import glued, spellings
+from sari_core.engine.store import IndexStore
+from sari_core.engine.word_index import code_words
+
+CANDIDATES = 400
+PER_FILE = 3
+WEIGHTS = (4.0, 1.0, 1.5)  # BM25 weights of the name, body and path columns
+COVERAGE = 1.5
+NAME_WORD = 1.0
+DEFINITION = 1.3
+PROSE = 0.3
+TEST = 0.3
+THIRD_PARTY = 0.6
+# Words of a question that say nothing about the code.
+FILLER = frozenset((
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "could", "do", "does", "did",
+    "for", "from", "how", "i", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or",
+    "should", "so", "that", "the", "their", "them", "then", "there", "these", "this",
+    "those", "to", "was", "we", "were", "what", "when", "where", "which", "while", "who",
+    "whom", "why", "will", "with", "would", "you", "your", "find", "code", "handled",
+    "happens", "done", "s"))
+_DOC_WORDS = frozenset(("doc", "docs", "documentation", "documented", "readme", "changelog",
+                        "changes", "history", "release", "notes", "example", "examples",
+                        "tutorial", "guide", "license", "manual"))
+_TEST_WORDS = frozenset(("test", "tests", "testing", "fixture", "fixtures", "pytest"))
+_PROSE_SUFFIXES = (".md", ".rst", ".txt", ".adoc", ".html", ".htm", ".ipynb", ".tex")
+_PROSE_NAMES = re.compile(
+    r"(^|/)(changelog|changes|history|news|authors|contributors|license|copying|notice|"
+    r"pkg-info|readme|sources\.txt|release[-_]?notes)[^/]*$", re.IGNORECASE)
+_DOCS_FOLDER = re.compile(r"(^|/)(docs?|documentation|man|site)/", re.IGNORECASE)
+_TEST_PATH = re.compile(r"(^|/)(tests?|testing|__tests__|spec)(/|$)|(^|/)test_[^/]*$|_test\.")
+_THIRD_PARTY = re.compile(
+    r"(^|/)(site-packages|dist-packages|node_modules|vendor|third_party|_vendor)(/|$)")
+_ENDINGS = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "s", "ly")
+
+
+@dataclass(frozen=True)
+class WordHit:
+    file_id: int
+    root: int
+    path: str
+    line: int
+    end_line: int
+    scope: str
+    kind: str
+    score: float
+
+
+def stem(word: str) -> str:
+    """A light stem for comparing words here (the index itself uses Porter's)."""
+    for ending in _ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            return word[:-len(ending)]
+    return word
+
+
+def query_terms(query: str) -> list[str]:
+    """The query's words as the index spells them, filler left out (kept if all are)."""
+    words = [word.lower() for word in code_words(query).split()]
+    kept = [word for word in words if word not in FILLER]
+    return list(dict.fromkeys(kept or words))
+
+
+def term_groups(terms: Sequence[str]) -> list[tuple[str, ...]]:
+    """Per query word, the spellings that count as it (the word first); then one group per
+    pair of neighbours code glues together (``envvar``), counting for both."""
+    groups = [(term, *spellings(term)) for term in terms]
+    for first, second in zip(terms, terms[1:], strict=False):
+        joined = tuple(glued(first, second))
+        if joined:
+            groups.append(joined)
+    return groups
+
+
+def is_prose(path: str) -> bool:
+    lowered = path.lower()
+    return lowered.endswith(_PROSE_SUFFIXES) or bool(_PROSE_NAMES.search(path)) \
+        or bool(_DOCS_FOLDER.search(path))
+
+
+def is_test(path: str) -> bool:
+    return "test" in path.lower() and bool(_TEST_PATH.search(path.lower()))
+
+
+def _share(rowid: int, holders: Sequence[set[int]], count: int) -> float:
+    """The share of the ``count`` query words a chunk holds (``holders[i]``: the chunks
+    holding group ``i``); a glued pair found counts for both its words."""
+    if not count:
+        return 0.0
+    found = sum((1 if index < count else 2) for index, rows in enumerate(holders)
+                if rowid in rows)
+    return min(1.0, found / count)
+
+
+def _holders(store: IndexStore, groups: Sequence[tuple[str, ...]], column: str = ""
+             ) -> list[set[int]]:
+    """Per group, the chunks holding one of its spellings (in ``column`` if named)."""
+    out = []
+    for group in groups:
+        expression = _any_of(group)
+        if column:
+            expression = f"{column} : ({expression})"
+        out.append({int(row[0]) for row in store.reader.execute(
+            "SELECT rowid FROM words WHERE words MATCH ?", (expression,))})
+    return out
+
+
+def _any_of(spellings: Iterable[str]) -> str:
+    return " OR ".join('"' + spelling.replace('"', '""') + '"'
+                       for spelling in dict.fromkeys(spellings))
+
+
+def search_words(store: IndexStore, query: str, limit: int, glob_match=None
+                 ) -> tuple[list[WordHit], int]:
+    """The best chunks for ``query`` (at most ``limit``) and how many files hold its words."""
+    terms = query_terms(query)
+    if not terms:
+        return [], 0
+    groups = term_groups(terms)
+    expression = _any_of(spelling for group in groups for spelling in group)
+    rows = store.reader.execute(
+        "SELECT c.id, c.file_id, f.root, f.path, c.line, c.end_line, c.scope, c.kind,"
+        f" bm25(words, {WEIGHTS[0]}, {WEIGHTS[1]}, {WEIGHTS[2]}) AS rank"
+        " FROM words JOIN word_chunks c ON c.id = words.rowid JOIN files f ON f.id = c.file_id"
+        " WHERE words MATCH ? ORDER BY rank LIMIT ?", (expression, CANDIDATES)).fetchall()
+    anywhere, named = _holders(store, groups), _holders(store, groups, "name")
+    asks_docs = any(term in _DOC_WORDS for term in terms)
+    asks_tests = any(term in _TEST_WORDS for term in terms)
+    hits: list[WordHit] = []
+    files: set[int] = set()
+    for rowid, file_id, root, path, line, end_line, scope, kind, rank in rows:
+        if glob_match is not None and not glob_match(path):
+            continue
+        files.add(int(file_id))
+        score = -float(rank)
+        score *= 1 + COVERAGE * _share(rowid, anywhere, len(terms))
+        score *= 1 + NAME_WORD * _share(rowid, named, len(terms))
+        if kind != "text":
+            score *= DEFINITION
+        if asks_docs != is_prose(path):
+            score *= PROSE
+        if not asks_tests and is_test(path):
+            score *= TEST
+        if _THIRD_PARTY.search(path):
+            score *= THIRD_PARTY
+        hits.append(WordHit(int(file_id), int(root), str(path), int(line), int(end_line),
+                            str(scope), str(kind), score))
+    hits.sort(key=lambda hit: (-hit.score, hit.path, hit.line))
+    kept: list[WordHit] = []
+    per_file: dict[int, int] = {}
+    for hit in hits:
+        if per_file.get(hit.file_id, 0) < PER_FILE:
+            per_file[hit.file_id] = per_file.get(hit.file_id, 0) + 1
+            kept.append(hit)
+            if len(kept) >= limit:
+                break
+    return kept, len(files)
