@@ -9,6 +9,8 @@ Arms, in the same run, over the same unpacked trees:
 
 * **sari**: ``search {"query": ...}`` with no ``kind``, through the kernel with the default
   policies, as a client calls it; ranked by the order of its matches;
+* **sari kind=text**: the same call naming ``kind: "text"``, a plain literal search (what
+  the default call was before it understood queries);
 * **rg words**: ripgrep (``rg -c -i -F WORD``, its defaults) once per word of the query
   (words of three letters or more, common English words left out), files ranked by the
   sum of the counts;
@@ -65,6 +67,8 @@ STOP_WORDS = frozenset((
     "them", "then", "there", "these", "this", "to", "under", "up", "was", "what", "when",
     "where", "which", "while", "who", "why", "will", "with", "like", "before", "after"))
 ARMS = ("sari", "rg words", "rg best word")
+# the same call with kind "text": a plain literal search, as the default was before
+LITERAL_ARM = "sari kind=text"
 
 
 @dataclass(frozen=True)
@@ -242,11 +246,12 @@ def open_sari(root: Path) -> Any:
                   analytics_sinks=[])
 
 
-def sari_hits(kernel: Any, query: str) -> tuple[list[tuple[str, int | None, str | None]], int]:
+def sari_hits(kernel: Any, query: str, **args: Any
+              ) -> tuple[list[tuple[str, int | None, str | None]], int]:
     """(path, line, enclosing definition) per match, and the answer's size in tokens."""
     from sari_core.costmodel import tokens
 
-    body = kernel.execute_search({"query": query})
+    body = kernel.execute_search({"query": query, **args})
     hits = [(match["path"], match.get("line"), match.get("scope") or match.get("symbol"))
             for match in body.get("matches", [])]
     return hits, tokens(json.dumps(body))
@@ -258,7 +263,8 @@ def sari_hits(kernel: Any, query: str) -> tuple[list[tuple[str, int | None, str 
 @dataclass
 class Figures:
     ranks: dict[str, Ranks] = field(default_factory=lambda: {arm: Ranks() for arm in
-                                                             (*ARMS, "sari definition")})
+                                                             (*ARMS, "sari definition",
+                                                              LITERAL_ARM)})
     latency_ms: list[float] = field(default_factory=list)
     rg_latency_ms: list[float] = field(default_factory=list)
     answer_tokens: dict[str, list[int]] = field(default_factory=dict)
@@ -288,12 +294,16 @@ def measure(corpora: dict[str, Path], queries: Sequence[Query], verbose: bool,
                 if not hits:
                     figures.empty[query.kind] = figures.empty.get(query.kind, 0) + 1
                 sari = file_rank([hit[0] for hit in hits], query.answers)
+                literal = file_rank([hit[0] for hit in sari_hits(kernel, query.query,
+                                                                 kind="text")[0]],
+                                    query.answers)
                 defined = definition_rank(hits, root, query.answers)
                 started = time.perf_counter()
                 words, best = rg_arms(rg, root, query) if rg else (None, None)
                 figures.rg_latency_ms.append((time.perf_counter() - started) * 1000)
                 for arm, rank in (("sari", sari), ("sari definition", defined),
-                                  ("rg words", words), ("rg best word", best)):
+                                  ("rg words", words), ("rg best word", best),
+                                  (LITERAL_ARM, literal)):
                     figures.ranks[arm].add(query.kind, rank)
                 if verbose:
                     print(f"  {name:<9}{query.kind:<11}{_cell(sari):>5}{_cell(defined):>5}"
@@ -310,7 +320,7 @@ def _cell(rank: int | None) -> str:
 def report(figures: Figures, kinds: Sequence[str]) -> list[tuple[str, bool]]:
     print(f"\n{'kind':<11}{'arm':<17}{'MRR@10':>8}{'hit@1':>8}{'hit@5':>8}")
     for kind in kinds:
-        for arm in ("sari", "sari definition", "rg words", "rg best word"):
+        for arm in ("sari", "sari definition", LITERAL_ARM, "rg words", "rg best word"):
             ranks = figures.ranks[arm]
             count = len(ranks.by_kind.get(kind, []))
             print(f"{kind:<11}{arm:<17}{ranks.mrr(kind):>8.3f}{ranks.hit(kind, 1):>8.3f}"

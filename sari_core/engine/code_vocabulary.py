@@ -2,9 +2,9 @@
 
 An agent asks for "environment variable"; the code says ``envvar``, ``environ``, ``env``.
 Each group below is one word and the spellings code commonly gives it; a query word in a
-group also matches the others. Two neighbouring query words whose short forms code glues
-together (``env`` + ``var``: ``envvar``; ``config`` + ``dir``: ``configdir``) match the
-glued name too.
+group also matches the others. Two neighbouring query words also match the name code
+glues them into (``look up``: ``lookup``, ``file name``: ``filename``), their short forms
+too (``env`` + ``var``: ``envvar``; ``config`` + ``dir``: ``configdir``).
 """
 
 from __future__ import annotations
@@ -105,5 +105,7 @@ def short_forms(word: str) -> list[str]:
 
 
 def glued(first: str, second: str) -> list[str]:
-    """Names code makes of two neighbouring words: ``env`` + ``var`` -> ``envvar``."""
-    return [a + b for a in short_forms(first) for b in short_forms(second)]
+    """Names code makes of two neighbouring words: ``look`` + ``up`` -> ``lookup``,
+    ``file`` + ``name`` -> ``filename``, ``env`` + ``var`` -> ``envvar``."""
+    return list(dict.fromkeys([first + second, *(a + b for a in short_forms(first)
+                                                  for b in short_forms(second))]))

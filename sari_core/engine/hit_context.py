@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from sari_core.engine.scopes import Scope, definition_trees, innermost
+from sari_core.engine.scopes import Scope, build_tree, innermost
 from sari_core.engine.store import IndexStore
 from sari_core.engine.text_match import FileHit
 from sari_core.models import SearchMatch
@@ -44,13 +44,17 @@ class Placed:
 
 
 def place(store: IndexStore, hits: Sequence[tuple[int, int]]) -> list[Placed]:
-    """Per ``(file id, line)``: the definition starting there, else the one enclosing it."""
-    trees = definition_trees(store, sorted({file_id for file_id, _ in hits}))
+    """Per ``(file id, line)``: the definition starting there, else the one enclosing it
+    (only the definitions holding the line are read, not the file's whole tree)."""
     out = []
     for file_id, line in hits:
-        scope = innermost(trees.get(file_id, []), line) if line else None
+        rows = store.reader.execute(
+            "SELECT name, kind, line, end_line FROM symbols WHERE file_id = ? AND is_def = 1 "
+            "AND line <= ? AND end_line >= ?", (file_id, line, line)).fetchall() if line else []
+        chain = build_tree([(str(r[0]), str(r[1]), int(r[2]), int(r[3])) for r in rows])
+        scope = innermost(chain, line) if line else None
         if scope is not None and scope.line == line:
-            out.append(Placed(scope, _parent(trees.get(file_id, []), scope)))
+            out.append(Placed(scope, _parent(chain, scope)))
         else:
             out.append(Placed(None, scope))
     return out
@@ -66,6 +70,18 @@ def _parent(tree: Sequence[Scope], child: Scope) -> Scope | None:
             return found
         found = min(inside, key=lambda scope: scope.end_line - scope.line)
         level = found.children
+
+
+def _with_children(store: IndexStore, file_id: int, scope: Scope) -> Scope:
+    """``scope`` with the definitions directly inside it, for its outline."""
+    rows = store.reader.execute(
+        "SELECT name, kind, line, end_line FROM symbols WHERE file_id = ? AND is_def = 1 "
+        "AND line >= ? AND end_line <= ?", (file_id, scope.line, scope.end_line)).fetchall()
+    inside = build_tree([(str(r[0]), str(r[1]), int(r[2]), int(r[3])) for r in rows])
+    found = next((top for top in inside if top.line == scope.line and top.name == scope.name),
+                 None)
+    return Scope(scope.name, scope.kind, scope.line, scope.end_line, scope.qualified,
+                 found.children if found is not None else [])
 
 
 def _numbered(lines: Sequence[str], first: int, last: int) -> list[str]:
@@ -120,7 +136,7 @@ def name_scopes(store: IndexStore, hits: Sequence[_HitLike], matches: Sequence[S
                 or (hit.file.id, definition.line) in seen:
             continue
         seen.add((hit.file.id, definition.line))
-        text = shown(texts.get(hit.file.id, []), definition)
+        text = shown(texts.get(hit.file.id, []), _with_children(store, hit.file.id, definition))
         if len(text) <= budget:
             match.context = text
             budget -= len(text)

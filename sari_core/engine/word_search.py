@@ -26,13 +26,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from sari_core.engine.code_vocabulary import glued, spellings
 from sari_core.engine.store import IndexStore
 from sari_core.engine.word_index import code_words
 
-CANDIDATES = 400
-PER_FILE = 3
+CANDIDATES = 200
+PER_FILE = 4
 WEIGHTS = (4.0, 1.0, 1.5)  # BM25 weights of the name, body and path columns
 COVERAGE = 1.5
 NAME_WORD = 1.0
@@ -101,12 +102,14 @@ def term_groups(terms: Sequence[str]) -> list[tuple[str, ...]]:
     return groups
 
 
+@lru_cache(maxsize=4096)
 def is_prose(path: str) -> bool:
     lowered = path.lower()
     return lowered.endswith(_PROSE_SUFFIXES) or bool(_PROSE_NAMES.search(path)) \
         or bool(_DOCS_FOLDER.search(path))
 
 
+@lru_cache(maxsize=4096)
 def is_test(path: str) -> bool:
     return "test" in path.lower() and bool(_TEST_PATH.search(path.lower()))
 
