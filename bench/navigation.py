@@ -14,7 +14,11 @@ it* are answered three ways:
 * server-backed: the same searches answered through sari-lspgate's running server
   (``exact:basedpyright``), the way the plugin answers them: definitions from the index.
 
-Precision and recall are over (file, line) pairs, summed over the names. Latency (limit
+Precision and recall are over (file, line) pairs, summed over the names (by name), and
+per symbol: each definition of each name asked as ``path:line`` (what an agent asks
+when it means that one definition), index-only and server-backed, against what the
+server says at that definition alone (the index's lines labelled as the definition
+itself are left out, as the server's answer holds no declaration). Latency (limit
 50) is the median over the names of: the index; the server-backed first ask of each
 question (before anything else asked the server about that name); the server-backed
 ask computed again on the warm server (a change seen in between, so no kept answer
@@ -63,6 +67,8 @@ MOST_USED = 15
 CHOSEN = 30
 READ_WINDOW = 60
 ALL = 100_000
+# per symbol: the answer to path:line, and (what an agent got before) the bare name's
+SYMBOL_ARMS = ("index", "server", "index, by name", "server, by name")
 
 
 def fetch(requirement: str, cache: Path) -> Path:
@@ -101,9 +107,12 @@ def choose_names(workspace: Workspace, package: str) -> list[str]:
 
 
 async def _ground_truth(server: LanguageServer, root: Path, definitions: list[tuple[str, int]],
-                        name: str) -> dict[str, set[Pair]]:
-    truth: dict[str, set[Pair]] = {kind: set() for kind in KINDS}
+                        name: str) -> dict[tuple[str, int], dict[str, set[Pair]]]:
+    """Per definition of ``name``: what the server says references and calls it."""
+    truth: dict[tuple[str, int], dict[str, set[Pair]]] = {}
     for path, line in definitions:
+        mine: dict[str, set[Pair]] = {kind: set() for kind in KINDS}
+        truth[(path, line)] = mine
         text = (root / path).read_text(encoding="utf-8").split("\n")
         for number in range(line - 1, min(line + 20, len(text))):
             column = re.search(rf"\b{re.escape(name)}\b", text[number])
@@ -117,7 +126,7 @@ async def _ground_truth(server: LanguageServer, root: Path, definitions: list[tu
                                      context=lsp.ReferenceContext(include_declaration=False))
         refs = await server.request(lambda c, p=params: c.text_document_references_async(p),
                                     60) or []
-        truth["references"] |= {(_rel(root, ref.uri), ref.range.start.line + 1) for ref in refs}
+        mine["references"] |= {(_rel(root, ref.uri), ref.range.start.line + 1) for ref in refs}
         prepare = lsp.CallHierarchyPrepareParams(text_document=document, position=position)
         items = await server.request(
             lambda c, p=prepare: c.text_document_prepare_call_hierarchy_async(p), 60) or []
@@ -125,9 +134,13 @@ async def _ground_truth(server: LanguageServer, root: Path, definitions: list[tu
             incoming = lsp.CallHierarchyIncomingCallsParams(item=item)
             calls = await server.request(
                 lambda c, p=incoming: c.call_hierarchy_incoming_calls_async(p), 60) or []
-            truth["callers"] |= {(_rel(root, call.from_.uri), where.start.line + 1)
-                                 for call in calls for where in call.from_ranges}
+            mine["callers"] |= {(_rel(root, call.from_.uri), where.start.line + 1)
+                                for call in calls for where in call.from_ranges}
     return truth
+
+
+def _union(truth: dict[tuple[str, int], dict[str, set[Pair]]]) -> dict[str, set[Pair]]:
+    return {kind: set().union(*(mine[kind] for mine in truth.values())) for kind in KINDS}
 
 
 def _rel(root: Path, uri: str) -> str:
@@ -135,8 +148,11 @@ def _rel(root: Path, uri: str) -> str:
     return Path(unquote(urlparse(uri).path)).relative_to(root).as_posix()
 
 
-def _pairs(result: Any) -> set[Pair]:
-    return {(match.path, int(match.line)) for match in result.matches}
+def _pairs(result: Any, uses_only: bool = False) -> set[Pair]:
+    """(file, line) of each match; ``uses_only`` leaves out the lines labelled as the
+    definition itself (the server's answers hold no declaration either)."""
+    return {(match.path, int(match.line)) for match in result.matches
+            if not (uses_only and match.kind == "definition")}
 
 
 def _ms(run: Callable[[], Any]) -> tuple[float, Any]:
@@ -218,6 +234,9 @@ def run_bench(root: Path, workspace: Workspace, runner: ValidationRunner, names:
     print(f"basedpyright ready in {time.perf_counter() - started:.1f} s; "
           f"{len(names)} names: {', '.join(names)}")
     totals = {(path, kind): [0, 0, 0] for path in ("index", "server") for kind in KINDS}
+    # per symbol: each definition asked about as path:line, against the server at it alone
+    per_symbol = {(path, kind): [0, 0, 0] for path in SYMBOL_ARMS for kind in KINDS}
+    symbols = 0
     latency: dict[str, list[float]] = {arm: [] for arm in ("index", "first", "computed", "kept")}
     costs = {"sari": [], "grep": []}
     kernel = Kernel(workspace, load_entry_points=False, analytics_sinks=[])
@@ -235,7 +254,23 @@ def run_bench(root: Path, workspace: Workspace, runner: ValidationRunner, names:
             served[kind] = _pairs(exact) if exact is not None else set()
         definitions = [(row.path, row.line) for row in workspace.store.symbols(
             "s.is_def = 1 AND s.name = ? AND f.path LIKE '%.py'", (name,))]
-        truth = runner.loop.run(_ground_truth(server, root, definitions, name), timeout=3600)
+        each = runner.loop.run(_ground_truth(server, root, definitions, name), timeout=3600)
+        truth = _union(each)
+        if len(definitions) > 1:  # per symbol differs from by name only where names are shared
+            symbols += len(definitions)
+        by_name = {kind: _pairs(workspace.search(SearchCall(query=name, kind=kind, limit=ALL)))
+                   for kind in KINDS}
+        for (path, line), mine in each.items():
+            for kind in KINDS:
+                asked = SearchCall(query=f"{path}:{line}", kind=kind, limit=ALL)
+                exact = runner.navigate(asked)
+                answers = {"index": _pairs(workspace.search(asked), uses_only=True),
+                           "server": _pairs(exact) if exact is not None else set(),
+                           "index, by name": by_name[kind], "server, by name": served[kind]}
+                for arm, found in answers.items():
+                    cell = per_symbol[(arm, kind)]
+                    for position, value in enumerate(score(found, mine[kind])):
+                        cell[position] += value
         for kind in KINDS:
             index = _pairs(workspace.search(SearchCall(query=name, kind=kind, limit=ALL)))
             rows = []
@@ -259,7 +294,12 @@ def run_bench(root: Path, workspace: Workspace, runner: ValidationRunner, names:
         _, grep_results = grep_and_read_cost(root, name)
         costs["grep"].append(session_cost(grep_results))
     kernel.close()
-    return report(totals, latency, costs)
+    print(f"\nper symbol (each definition asked as path:line; {symbols} definitions share "
+          "their name with another):")
+    for (path, kind), (hit, size, want) in per_symbol.items():
+        print(f"  {path:<16}{kind:<11} precision {ratio(hit, size):.3f}  recall "
+              f"{ratio(hit, want):.3f}  ({hit} right of {size} found, {want} true)")
+    return report(totals, latency, costs, per_symbol)
 
 
 def _wait_for_server(runner: ValidationRunner) -> LanguageServer:
@@ -273,8 +313,8 @@ def _wait_for_server(runner: ValidationRunner) -> LanguageServer:
 
 
 def report(totals: dict[tuple[str, str], list[int]], latency: dict[str, list[float]],
-           costs: dict[str, list[Any]]) -> int:
-    print("\nover all names (file, line pairs):")
+           costs: dict[str, list[Any]], per_symbol: dict[tuple[str, str], list[int]]) -> int:
+    print("\nby name, over all names (file, line pairs):")
     figures = {}
     for (path, kind), (hit, size, want) in totals.items():
         figures[(path, kind)] = (ratio(hit, size), ratio(hit, want))
@@ -295,7 +335,13 @@ def report(totals: dict[tuple[str, str], list[int]], latency: dict[str, list[flo
     print(f"  'who calls X' x{count}: Sari {sari_turns} turns, {sari_tokens} result tokens, "
           f"cost {sari:,.0f}; grep-and-read {grep_turns} turns, {grep_tokens} result tokens, "
           f"cost {grep:,.0f} (cached, input-token units); grep/Sari {grep / sari:.2f}x")
+    symbol = {key: (ratio(hit, size), ratio(hit, want))
+              for key, (hit, size, want) in per_symbol.items()}
     checks = [
+        ("per symbol, server-backed precision and recall >= 0.95 (references, callers)",
+         all(min(symbol[("server", kind)]) >= 0.95 for kind in KINDS)),
+        ("per symbol, index-only precision >= 0.7 (references, callers)",
+         all(symbol[("index", kind)][0] >= 0.7 for kind in KINDS)),
         ("server-backed precision >= 0.95 (references, callers)",
          all(figures[("server", kind)][0] >= 0.95 for kind in KINDS)),
         ("server-backed recall >= 0.95 (references, callers)",

@@ -1,9 +1,14 @@
-"""``search kind=references|callers|implementations`` answered from the index, by name.
+"""``search kind=references|callers|implementations`` answered from the index.
 
-Names are matched as names (tags carry no scopes or types), so the answer is a
-superset of what a type checker would say: every place the name is used, called or
-extended, whatever it resolves to. Results say so: ``extra.precision`` is
-``name-based``. Each hit names the definition enclosing it and that definition's
+Names are matched as names (tags carry no scopes or types), so for a bare name the
+answer is a superset of what a type checker would say: every place the name is used,
+called or extended, whatever it resolves to. Results say so: ``extra.precision`` is
+``name-based``. A query naming one definition (``Session.send``, ``pkg.files.close``,
+``src/pkg/core.py:120``: :mod:`sari_core.engine.symbol_target`) is answered for that
+definition: references and callers are narrowed by the class, module or import written
+at each use (:mod:`sari_core.engine.narrowing`); ``extra.precision`` is then
+``narrowed-by-index`` and a note says how many uses were kept and how many of them the
+index could not judge. Each hit names the definition enclosing it and that definition's
 lines (``scope``, ``scope_lines``), so an agent reads just that range.
 
 * ``callers``: the call sites the tags found (``@reference.call``), one per line, and
@@ -17,8 +22,9 @@ lines (``scope``, ``scope_lines``), so an agent reads just that range.
   text index; the lines that define the name are included as ``kind="definition"``
   (overloads and redefinitions are references of each other).
 
-``definitions`` lists where a name is defined (absolute path and lines), for a plugin
-that asks a language server about each definition.
+``definitions`` lists where the query's definitions are (absolute path and lines): the
+one it names, else every definition of the name, for a plugin that asks a language
+server about each.
 """
 
 from __future__ import annotations
@@ -30,13 +36,16 @@ from pathlib import Path
 
 from sari_core.engine.grammars import GRAMMARS
 from sari_core.engine.names import MatchMode, like_pattern, matches, rank
+from sari_core.engine.narrowing import Narrower, Use, note
 from sari_core.engine.paths import PathGuard
 from sari_core.engine.scopes import Scope, definition_trees, innermost
 from sari_core.engine.store import IndexStore
+from sari_core.engine.symbol_target import Target, resolve
 from sari_core.engine.text_match import glob_spec, literal_files
 from sari_core.models import SearchCall, SearchMatch, SearchResult
 
 PRECISION = "name-based"
+NARROWED = "narrowed-by-index"  # one definition's: uses judged by class, module, import
 MAX_NAMES = 20  # distinct names a prefix or fuzzy query expands to
 MAX_LOCATIONS = 20_000
 SNIPPET_CHARS = 160
@@ -97,7 +106,15 @@ class Navigator:
 
     def definitions(self, query: str, mode: MatchMode | None,
                     limit: int = MAX_NAMES * 10) -> list[Definition]:
-        """Every indexed definition of the names ``query`` matches, by file and line."""
+        """The indexed definitions ``query`` names: the one a ``Class.method``,
+        ``module.func`` or ``path:line`` query names, else every definition of the names
+        it matches, by file and line."""
+        if mode is None:
+            target = resolve(self.store, query)
+            if target.chosen and not target.note:
+                return [Definition(self.guard.resolved(n.row.root, n.row.path).abs, n.row.line,
+                                   n.row.end_line, n.row.name, n.row.kind)
+                        for n in target.chosen][:limit]
         rows = self._symbol_rows("f.root, f.path, s.line, s.end_line, s.name, s.kind",
                                  self.names(query, mode), "s.is_def = 1", (), limit)
         return [Definition(self.guard.resolved(int(root), str(path)).abs, int(line),
@@ -105,8 +122,19 @@ class Navigator:
                 for root, path, line, end_line, name, kind in rows]
 
     def search(self, call: SearchCall, *, index_ready: bool = True) -> SearchResult:
-        names = self.names(call.query, call.match)
+        target = resolve(self.store, call.query) if call.match is None else None
+        names = [target.name] if target is not None and target.name \
+            else self.names(call.query, call.match)
         found = self._find(names, call)
+        notes: list[str] = []
+        precision = PRECISION
+        if target is not None and target.note:
+            notes.append(target.note)
+        elif target is not None and target.narrowed and call.kind != "implementations":
+            before = len(found)
+            found, undecided = self._narrowed(found, target)
+            notes.append(note(target, before, len(found), undecided))
+            precision = NARROWED
         trees = definition_trees(self.store, sorted({loc.file_id for loc in found}))
         texts = dict(self.store.texts(sorted({loc.file_id for loc in found[:call.limit]})))
         matches_out = []
@@ -115,8 +143,24 @@ class Navigator:
             matches_out.append(self._match(loc, scope, texts.get(loc.file_id, ""), call.kind))
         return SearchResult(
             query=call.query, kind=call.kind, matches=matches_out, total=len(found),
-            truncated=len(found) > len(matches_out), index_ready=index_ready,
-            extra={"total_unit": "locations", "precision": PRECISION, "names": names})
+            truncated=len(found) > len(matches_out), index_ready=index_ready, notes=notes,
+            extra={"total_unit": "locations", "precision": precision, "names": names})
+
+    def _narrowed(self, found: list[Location], target: Target) -> tuple[list[Location], int]:
+        """The uses that can be the chosen definition's, and how many were undecided."""
+        narrower = Narrower(self.store, target)
+        ids = sorted({loc.file_id for loc in found})
+        trees = definition_trees(self.store, ids)
+        texts = dict(self.store.texts(ids))
+        kept = []
+        for loc in found:
+            text = texts.get(loc.file_id, "")
+            lines = text.split("\n")
+            line = lines[loc.line - 1] if 0 < loc.line <= len(lines) else ""
+            use = Use(loc.file_id, loc.path, loc.line, line, loc.is_definition)
+            if narrower.keep(use, trees.get(loc.file_id, []), text):
+                kept.append(loc)
+        return kept, narrower.undecided
 
     def locations(self, call: SearchCall) -> list[Location]:
         """Every location a navigation query finds (what ``total`` counts)."""

@@ -55,17 +55,21 @@ def _exact(kernel: Kernel, **args: Any) -> dict[str, Any]:
 def test_callers_of_a_method_are_the_calls_of_that_method_only(make_kernel: KernelFactory
                                                                 ) -> None:
     kernel = make_kernel(FILES, prewarm=True, ruff=False)
-    # By name, both `total` methods' calls are callers of `Cart.total`...
-    by_name = kernel.execute_search({"query": "Cart.total", "kind": "callers"})
+    # The index narrows Cart.total by what the call is made through (cart: a Cart)...
+    narrowed = kernel.execute_search({"query": "Cart.total", "kind": "callers"})
+    assert narrowed["meta"]["precision"] == "narrowed-by-index"
+    assert [m["line"] for m in narrowed["matches"]] == [12]
+    # ...and by name both `total` methods' calls are callers of `total`
+    by_name = kernel.execute_search({"query": "total", "kind": "callers"})
     assert by_name["meta"]["precision"] == "name-based"
     assert [m["line"] for m in by_name["matches"]] == [12, 16]
     response = _exact(kernel, query="Cart.total", kind="callers")
     assert response["meta"]["precision"] == "exact:basedpyright"
-    # ...the server resolves both definitions named total; each call site once, with its
-    # enclosing function and lines.
+    # the server is asked at Cart.total alone: its call site, with its enclosing function
     hits = [(m["path"], m["line"], m["scope"], m["scope_lines"]) for m in response["matches"]]
-    assert hits == [("shop/cart.py", 12, "checkout", [11, 12]),
-                    ("shop/cart.py", 16, "bill", [15, 16])]
+    assert hits == [("shop/cart.py", 12, "checkout", [11, 12])]
+    both = _exact(kernel, query="total", kind="callers")
+    assert [m["line"] for m in both["matches"]] == [12, 16]
 
 
 def test_callers_of_get_leave_out_the_dict_get_calls(make_kernel: KernelFactory) -> None:

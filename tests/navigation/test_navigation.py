@@ -170,10 +170,13 @@ def test_definitions_of_a_name_are_every_indexed_definition_with_its_file(kernel
                                                                           ) -> None:
     navigator = kernel.engine.navigator  # type: ignore[attr-defined]
     root = kernel.engine.roots[0]
-    found = navigator.definitions("Cart.count", None)
+    found = navigator.definitions("count", None)
     assert [(d.path, d.line, d.end_line, d.name, d.kind) for d in found] == [
         (root / "shop/cart.py", 5, 6, "count", "method"),
         (root / "shop/cart.py", 12, 13, "count", "method")]
+    # a dotted name or a location names one of them
+    assert [d.line for d in navigator.definitions("Cart.count", None)] == [12]
+    assert [d.line for d in navigator.definitions("shop/cart.py:6", None)] == [5]
     assert {d.path.is_absolute() for d in found} == {True}
     # a match mode expands the name as search does; a name used but never defined has none
     assert [d.name for d in navigator.definitions("Tot", "prefix")] == ["total"]

@@ -1,8 +1,9 @@
 """Exact navigation from the warm language servers: references, callers, implementations.
 
-The definitions of the name come from Sari's index (it knows each one's file and line);
-a workspace without them in its index asks the server (``workspace/symbol``). Every
-definition is then asked for ``textDocument/references`` (without the declaration),
+The definitions come from Sari's index (it knows each one's file and line): the one
+definition a ``Class.method``, ``module.func`` or ``path:line`` query names, or every
+definition of a bare name; a workspace without them in its index asks the server
+(``workspace/symbol``). Every definition is then asked for ``textDocument/references`` (without the declaration),
 ``callHierarchy/incomingCalls`` or ``textDocument/implementation``, all at once
 (pipelined JSON-RPC: the server works through the queue while answers are read). Hits
 get the definition enclosing them from ``textDocument/documentSymbol`` (kept per file
@@ -106,8 +107,9 @@ def index_definitions(engine: object) -> DefinitionSource | None:
 
 
 def question(server: LanguageServer, call: SearchCall) -> Hashable:
-    """What an answer is kept under: the server, the kind and the name as matched."""
-    return (server.name, str(server.root), call.kind, target_name(call.query), call.match)
+    """What an answer is kept under: the server, the kind and the symbol as asked
+    (``Session.send`` and ``Adapter.send`` are two questions)."""
+    return (server.name, str(server.root), call.kind, call.query.strip(), call.match)
 
 
 class ExactNavigator:
@@ -147,7 +149,8 @@ class ExactNavigator:
     async def answer(self, call: SearchCall,
                      definitions: Sequence[Definition] = ()) -> SearchResult | None:
         """Ask the servers in turn; ``definitions`` are the index's for ``call.query``."""
-        name = target_name(call.query)
+        # a path:line query names its definition's name only through the index's answer
+        name = definitions[0].name if definitions else target_name(call.query)
         for server, patterns in self.servers:
             if not server.running or not _provides(server, call.kind):
                 continue

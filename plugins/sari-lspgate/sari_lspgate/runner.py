@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sari_core import SearchCall, SearchResult, canonical_root, target_name
+from sari_core import SearchCall, SearchResult, canonical_root
 from sari_lspgate.answers import AnswerCache
 from sari_lspgate.command_validator import CommandValidator
 from sari_lspgate.diagnostics import Diagnostic
@@ -181,7 +181,8 @@ class ValidationRunner:
         definitions = []
         if self.definitions is not None:
             try:  # read here, on the caller's thread: the index is the caller's
-                definitions = list(self.definitions(target_name(call.query), call.match))
+                # the whole query: Class.method, module.func or path:line names one definition
+                definitions = list(self.definitions(call.query, call.match))
             except Exception as exc:  # noqa: BLE001 - the server can still resolve the name
                 log.info("lspgate: no definitions from the index: %r", exc)
         return self.loop.run(navigator.answer(call, definitions), timeout=self._run_timeout)
