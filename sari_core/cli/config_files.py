@@ -2,7 +2,8 @@
 
 Every change is computed in memory first, checked (the other entries must come
 out unchanged), then written atomically after a timestamped backup of the old
-file into Sari's state folder. TOML is spliced as text, so a user's comments and layout survive.
+file into Sari's state folder. TOML is edited with tomlkit, which keeps a user's comments
+and layout.
 """
 
 from __future__ import annotations
@@ -10,13 +11,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import tomlkit
+import tomlkit.items
 
 from sari_core.locations import private_dir
 
@@ -63,20 +66,21 @@ def with_json_server(data: dict[str, Any], name: str, entry: dict[str, Any],
     return updated
 
 
-def toml_string(value: str) -> str:
-    # A JSON string is a valid TOML basic string (same escapes, \\uXXXX included).
-    return json.dumps(value, ensure_ascii=False)
+def _entry(values: dict[str, str | list[str]], inline: bool = False) -> Any:
+    entry = tomlkit.inline_table() if inline else tomlkit.table()
+    for key, value in values.items():
+        entry[key] = value
+    return entry
 
 
 def toml_table(header: str, values: dict[str, str | list[str]]) -> str:
-    lines = [f"[{header}]"]
-    for key, value in values.items():
-        if isinstance(value, list):
-            rendered = "[" + ", ".join(toml_string(item) for item in value) + "]"
-        else:
-            rendered = toml_string(value)
-        lines.append(f"{key} = {rendered}")
-    return "\n".join(lines) + "\n"
+    """``[header]`` (``"table.name"``) holding ``values``, as TOML text."""
+    table, _, name = header.partition(".")
+    document = tomlkit.document()
+    outer = tomlkit.table(is_super_table=True)
+    outer.add(name, _entry(values))
+    document.add(table, outer)
+    return tomlkit.dumps(document)
 
 
 def _parse_toml(text: str, path: Path) -> dict[str, Any]:
@@ -89,42 +93,50 @@ def _parse_toml(text: str, path: Path) -> dict[str, Any]:
 
 def with_toml_server(text: str, table: str, name: str, values: dict[str, str | list[str]],
                      path: Path) -> str:
-    """``text`` with the ``[table.name]`` table (and its sub-tables) replaced by ``values``.
+    """``text`` with ``table.name`` set to ``values``, edited with tomlkit: comments, order
+    and layout of everything else are kept, and an entry written inline stays inline.
 
-    Only that table's lines change. Refuses when the table is written in a form
-    this splice cannot replace (inline or dotted keys); the result is re-parsed
-    and must leave every other value exactly as it was.
+    The result is re-parsed and must leave every other value exactly as it was; a form the
+    edit cannot rewrite cleanly (dotted keys) is refused with what to do instead.
     """
     before = _parse_toml(text, path)
-    header = re.compile(
-        rf'^\s*\[\s*{re.escape(table)}\s*\.\s*(?:{re.escape(name)}|"{re.escape(name)}")'
-        rf'\s*(?:\.[^\]]*)?\]\s*(?:#.*)?$')
-    any_header = re.compile(r"^\s*\[")
-    kept: list[str] = []
-    inside = False
-    found = False
-    for line in text.splitlines(keepends=True):
-        if any_header.match(line):
-            inside = bool(header.match(line))
-            found = found or inside
-        if not inside:
-            kept.append(line)
-    existing = before.get(table, {}).get(name) if isinstance(before.get(table), dict) else None
-    if existing is not None and not found:
-        raise ConfigFileError(
-            f"{path} defines {table}.{name} inline or with dotted keys; replace it by hand "
-            "with the snippet from --print (nothing was changed).")
-    body = "".join(kept).rstrip("\n")
-    block = toml_table(f"{table}.{name}", values)
-    updated = f"{body}\n\n{block}" if body else block
+    document = tomlkit.parse(text)
+    servers = document.get(table)
+    if servers is None:
+        outer = tomlkit.table(is_super_table=True)
+        outer.add(name, _entry(values))
+        document.add(table, outer)
+    elif isinstance(servers, (tomlkit.items.Table, tomlkit.items.InlineTable)):
+        existing = servers.get(name)
+        if isinstance(existing, tomlkit.items.Table):
+            # Rewritten in place: the comments and blank lines around it are its trivia.
+            for key in [key for key in existing if key not in values]:
+                del existing[key]
+            previous = None
+            for key, value in values.items():
+                if key in existing or previous is None:
+                    existing[key] = value
+                else:  # next to the keys before it, not after the comments closing the table
+                    existing.value._insert_after(previous, key, value)
+                previous = key
+        else:
+            inline = isinstance(servers, tomlkit.items.InlineTable) \
+                or isinstance(existing, tomlkit.items.InlineTable)
+            servers[name] = _entry(values, inline=inline)
+    else:
+        raise ConfigFileError(f"{path}: {table!r} is not a table; nothing was changed.")
+    updated = tomlkit.dumps(document)
+    if not updated.endswith("\n"):
+        updated += "\n"
     after = _parse_toml(updated, path)
     expected = {key: value for key, value in before.items() if key != table}
     got = {key: value for key, value in after.items() if key != table}
     others_before = {k: v for k, v in before.get(table, {}).items() if k != name}
     others_after = {k: v for k, v in after.get(table, {}).items() if k != name}
     if got != expected or others_before != others_after or after[table][name] != values:
-        raise ConfigFileError(f"{path}: could not add {table}.{name} without touching other "
-                              "entries; add the --print snippet by hand (nothing was changed).")
+        raise ConfigFileError(f"{path}: could not set {table}.{name} without touching other "
+                              "entries (dotted keys?); add the --print snippet by hand "
+                              "(nothing was changed).")
     return updated
 
 

@@ -145,14 +145,55 @@ def test_codex_print_is_a_mcp_servers_table(project: Path, capsys) -> None:
         "command": "sari", "args": ["serve", "--workspace", str(project.resolve())]}}}
 
 
-def test_codex_inline_definition_is_refused(project: Path, capsys) -> None:
+def test_codex_inline_definition_is_updated_inline(project: Path) -> None:
     config = Path.home() / ".codex" / "config.toml"
     config.parent.mkdir()
-    original = 'mcp_servers = { sari = { command = "x" } }\n'
-    config.write_text(original, encoding="utf-8")
-    assert main(["install", "codex"]) == 1
-    assert "inline" in capsys.readouterr().err
-    assert config.read_text(encoding="utf-8") == original
+    config.write_text('mcp_servers = { sari = { command = "x" } }  # inline\n',
+                      encoding="utf-8")
+    assert main(["install", "codex", "--command", "/opt/sari"]) == 0
+    text = config.read_text(encoding="utf-8")
+    assert text.startswith("mcp_servers = {") and text.rstrip().endswith("# inline")
+    assert tomllib.loads(text)["mcp_servers"]["sari"]["command"] == "/opt/sari"
+
+
+CODEX_COMMENTED = """# Codex settings, edited by hand
+model = "o4-mini"          # the default model
+approval_policy = "on-request"
+
+# --- MCP servers ---
+[mcp_servers.docs]   # documentation server
+command = "docs-server"
+args = [
+  "--port",  # keep this first
+  "1",
+]
+
+[mcp_servers.sari]
+command = "old-sari"   # replaced by install
+
+# profiles below
+[profiles.fast]
+model = "gpt-5"   # fast one
+"""
+
+
+def test_codex_config_with_comments_keeps_every_comment_and_its_layout(project: Path) -> None:
+    config = Path.home() / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(CODEX_COMMENTED, encoding="utf-8")
+    assert main(["install", "codex", "--command", "/opt/sari"]) == 0
+    text = config.read_text(encoding="utf-8")
+    assert tomllib.loads(text)["mcp_servers"]["sari"] == {
+        "command": "/opt/sari", "args": ["serve", "--workspace", str(project.resolve())]}
+    # every line but the replaced value is still there, blank lines too, in the same order
+    kept = [line for line in CODEX_COMMENTED.splitlines() if "old-sari" not in line]
+    lines, at = text.splitlines(), 0
+    for line in kept:
+        assert line in lines[at:], (line, text)
+        at = lines.index(line, at) + 1
+    assert 'command = "/opt/sari"   # replaced by install' in lines  # its comment too
+    assert main(["install", "codex", "--command", "/opt/sari"]) == 0  # again: unchanged
+    assert config.read_text(encoding="utf-8") == text
 
 
 def test_cursor_project_and_user_scopes(project: Path) -> None:
