@@ -1,4 +1,8 @@
-"""Cost of sari-persistence on the read path, and the execution log's sustained insert rate.
+"""Cost of sari-persistence on the read path, its insert rate, and a team's load, per backend.
+
+Both backends side by side: the embedded SQLite file and a PostgreSQL database (``--database-url``,
+else a throwaway server started from the machine's PostgreSQL binaries; where there are none
+the PostgreSQL rows say why).
 
 Read path: the same reads through two kernels in one process — one without the plugin,
 one recording every call into a fresh execution_log.db — interleaved in blocks so drift
@@ -18,8 +22,14 @@ between calls (the figure is then the cost on the call's own path).
 Insert rate: CallRecords shaped like real read responses (about 2 KB each) submitted to an
 ExecutionStore as fast as possible; the clock stops when the last one is committed.
 
+Team load (bench/persistence_load.py): ``--servers`` processes x ``--sessions`` sessions making
+calls back to back for ``--team-seconds``; throughput and p99 write latency (acknowledged to
+committed), and the rows counted in the database against the records acknowledged.
+
     python bench/persistence.py [--reads 20000] [--paced-reads 8000] [--gap-us 500]
                                 [--inserts 100000] [--engines stub,disk,sari]
+                                [--backends sqlite,postgresql] [--database-url URL]
+                                [--servers 8] [--sessions 4] [--team-seconds 20] [--smoke]
 """
 
 from __future__ import annotations
@@ -44,7 +54,10 @@ from sari_core.models import CallRecord, Location, ReadCall, ReadResult  # noqa:
 from sari_persistence import ExecutionLog  # noqa: E402
 from sari_persistence.plugin import PersistencePlugin  # noqa: E402
 from sari_persistence.records import ExecutionRecord  # noqa: E402
-from sari_persistence.store import ExecutionStore, WriterOptions  # noqa: E402
+from sari_persistence.settings import PersistenceSettings  # noqa: E402
+from sari_persistence.store import open_store  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
 
 TEXT = "".join(f"    value_{i} = compute(value_{i - 1}, factor={i})\n" for i in range(1, 41))
 BLOCK = 250
@@ -99,14 +112,13 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def compare(make_engine: Callable[[], Any], reads: int, gap: float, db_path: Path
+def compare(make_engine: Callable[[], Any], reads: int, gap: float, where: dict[str, str]
             ) -> tuple[list[float], list[float], list[float], Any]:
     """Interleaved blocks of reads through a kernel without and one with the plugin."""
     bare = Kernel(make_engine(), load_entry_points=False, analytics_sinks=[])
     recording = Kernel(make_engine(), plugins=[PersistencePlugin()], load_entry_points=False,
                        analytics_sinks=[],
-                       settings={"persistence": {"db_path": str(db_path),
-                                                 "install_sigterm_handler": False}})
+                       settings={"persistence": {**where, "install_sigterm_handler": False}})
     for kernel in (bare, recording):  # warm up caches, pydantic, the writer
         read_block(kernel, 300, [])
     without: list[float] = []
@@ -131,8 +143,8 @@ def compare(make_engine: Callable[[], Any], reads: int, gap: float, db_path: Pat
 
 
 def bench_read_path(engines: list[str], reads: int, paced_reads: int, gap_us: int,
-                    db_dir: Path) -> None:
-    print(f"read path: {len(TARGETS)} stdlib files, 40 lines per read")
+                    backend: Backend) -> None:
+    print(f"read path, {backend.name}: {len(TARGETS)} stdlib files, 40 lines per read")
     print("ratio: p50 with / p50 without; paired: median over adjacent block pairs of that "
           "ratio (robust to load from other processes)")
     print(f"{'engine':<7}{'schedule':<18}{'reads':>7}{'p50 without':>13}{'p50 with':>10}"
@@ -148,7 +160,7 @@ def bench_read_path(engines: list[str], reads: int, paced_reads: int, gap_us: in
             continue
         for index, (name, count, gap) in enumerate(schedules):
             without, with_plugin, pairs, stats = compare(
-                ENGINES[engine], count, gap, db_dir / f"read_{engine}_{index}.db")
+                ENGINES[engine], count, gap, backend.fresh(f"read_{engine}_{index}"))
             p50_without, p50_with = statistics.median(without), statistics.median(with_plugin)
             paired = statistics.median(pairs)
             print(f"{engine:<7}{name:<18}{len(without):>7}{p50_without:>11.2f}µs"
@@ -175,9 +187,10 @@ def call_record(number: int) -> CallRecord:
                       timestamp=time.time(), response=response)
 
 
-def bench_inserts(count: int, db_dir: Path) -> None:
+def bench_inserts(count: int, backend: Backend) -> None:
     records = [ExecutionRecord(call_record(n), "bench") for n in range(count)]
-    store = ExecutionStore(db_dir / "inserts.db", WriterOptions(queue_size=count + 1))
+    where = backend.fresh("inserts")
+    store = open_store(PersistenceSettings.model_validate({**where, "queue_size": count + 1}))
     started = time.perf_counter()
     for record in records:
         store.submit(record)
@@ -186,12 +199,74 @@ def bench_inserts(count: int, db_dir: Path) -> None:
     elapsed = time.perf_counter() - started
     stats = store.stats
     store.close()
-    size = (db_dir / "inserts.db").stat().st_size
-    print(f"sustained inserts: {stats.committed} executions (~{len(str(records[0].record.response))}"
+    size = backend.size(where)
+    print(f"sustained inserts, {backend.name}: {stats.committed} executions (~{len(str(records[0].record.response))}"
           f" B response each) in {elapsed:.2f} s = {stats.committed / elapsed:,.0f} records/s "
           f"({stats.batches} transactions, mean batch {stats.committed / max(1, stats.batches):.0f})")
     print(f"enqueue cost on the caller's side: {1e6 * submitted / count:.2f} µs per record; "
           f"database {size / 1e6:.1f} MB ({size / max(1, stats.committed):.0f} B per execution)")
+
+
+class Backend:
+    """Where a bench writes: fresh SQLite files in a folder, or fresh PostgreSQL databases."""
+
+    def __init__(self, name: str, folder: Path, server: Any = None, url: str | None = None):
+        self.name, self.folder, self.server, self.url = name, folder, server, url
+
+    def fresh(self, label: str) -> dict[str, str]:
+        if self.name == "sqlite":
+            return {"db_path": str(self.folder / f"{label}.db")}
+        if self.server is not None:
+            return {"database_url": self.server.create_database()}
+        import psycopg
+
+        with psycopg.connect(self.url, autocommit=True) as conn:  # a schema of its own
+            schema = f"bench_{label}_{time.time_ns()}"
+            conn.execute(f'CREATE SCHEMA "{schema}"')
+        joiner = "&" if "?" in str(self.url) else "?"
+        return {"database_url": f"{self.url}{joiner}options=-csearch_path%3D{schema}"}
+
+    def target(self, where: dict[str, str]) -> str:
+        return where.get("database_url") or where["db_path"]
+
+    def size(self, where: dict[str, str]) -> int:
+        if self.name == "sqlite":
+            return Path(where["db_path"]).stat().st_size
+        import psycopg
+
+        with psycopg.connect(where["database_url"]) as conn:
+            return int(conn.execute("SELECT pg_total_relation_size('executions')").fetchone()[0])
+
+
+def postgres_backend(url: str | None, folder: Path) -> tuple[Backend | None, str | None]:
+    """A PostgreSQL backend, or why there is none here."""
+    if url:
+        return Backend("postgresql", folder, url=url), None
+    from postgres_server import PostgresServer, unavailable_reason
+
+    reason = unavailable_reason()
+    if reason is not None:
+        return None, reason
+    # fsync on: a commit costs what it costs on a real server.
+    return Backend("postgresql", folder, server=PostgresServer(fsync=True)), None
+
+
+def bench_team(backend: Backend, servers: int, sessions: int, seconds: float,
+               gap_ms: float) -> dict[str, Any]:
+    from persistence_load import team_load
+
+    where = backend.fresh(f"team_{int(gap_ms)}")
+    result = team_load(backend.target(where), servers, sessions, seconds, gap_ms, backend.folder)
+    pace = f"{gap_ms:g} ms between a session's calls" if gap_ms else "calls back to back"
+    print(f"team load, {backend.name}: {servers} servers x {sessions} sessions, {pace}, "
+          f"for {seconds:g} s: "
+          f"{result['calls']:,} calls, all written in {result['elapsed']:.1f} s = "
+          f"{result['throughput']:,.0f} records/s, "
+          f"write latency p50 {result['p50_ms']:.1f} ms p99 {result['p99_ms']:.1f} ms; "
+          f"acknowledged {result['acknowledged']:,}, counted in the database "
+          f"{result['counted']:,}, lost {result['lost']} (dropped {result['dropped']}, "
+          f"failed {result['failed']})")
+    return result
 
 
 def main() -> int:
@@ -201,12 +276,39 @@ def main() -> int:
     parser.add_argument("--gap-us", type=int, default=500, help="idle time between paced reads")
     parser.add_argument("--inserts", type=int, default=100000)
     parser.add_argument("--engines", default="stub,disk,sari")
+    parser.add_argument("--backends", default="sqlite,postgresql")
+    parser.add_argument("--database-url", help="an existing PostgreSQL database to write into "
+                        "(a schema of its own per run); default: a throwaway local server")
+    parser.add_argument("--servers", type=int, default=8)
+    parser.add_argument("--sessions", type=int, default=4)
+    parser.add_argument("--team-seconds", type=float, default=20.0)
+    parser.add_argument("--gaps-ms", default="0,10", help="pauses between a session's calls "
+                        "in the team load, one run each (0: back to back, the saturated case)")
+    parser.add_argument("--smoke", action="store_true", help="a few seconds: CI checks it runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.reads, args.paced_reads, args.inserts = 500, 250, 2000
+        args.engines, args.servers, args.sessions, args.team_seconds = "stub", 2, 2, 1.0
     print(f"python {sys.version.split()[0]}")
     with tempfile.TemporaryDirectory(prefix="sari-bench-persistence-") as folder:
-        bench_read_path(args.engines.split(","), args.reads, args.paced_reads, args.gap_us,
-                        Path(folder))
-        bench_inserts(args.inserts, Path(folder))
+        for name in args.backends.split(","):
+            backend: Backend | None = Backend("sqlite", Path(folder))
+            if name == "postgresql":
+                backend, reason = postgres_backend(args.database_url, Path(folder))
+                if backend is None:
+                    print(f"postgresql: not measured: {reason}")
+                    continue
+            assert backend is not None
+            try:
+                bench_read_path(args.engines.split(","), args.reads, args.paced_reads,
+                                args.gap_us, backend)
+                bench_inserts(args.inserts, backend)
+                for gap in args.gaps_ms.split(","):
+                    bench_team(backend, args.servers, args.sessions, args.team_seconds,
+                               float(gap))
+            finally:
+                if backend.server is not None:
+                    backend.server.close()
     return 0
 
 

@@ -172,7 +172,7 @@ def execution_row(item: ExecutionRecord | ExecutionRow, cap: int,
             bounded_json(redact_value(record.arguments), cap),
             int(bool(record.ok)), target, record.error_code, json.dumps(list(record.reason_codes)),
             float(record.duration_ms), int(record.timestamp * 1000),
-            bounded_json(redact_value(compact_response(record.response, text_chars)), cap),
+            bounded_json(compact_response(record.response, text_chars), cap),
             item.source, machine)
 
 

@@ -1,8 +1,11 @@
 """Secrets redacted before a record is written (on the writer thread, never on the call's path).
 
-A call's arguments (an edit's new text, a write's content), its response preview and
-chat text may carry a key or a token; what reaches the database, shared by a team
-or not, has them replaced with secretguard's patterns when that plugin is installed.
+A call's arguments (an edit's new text, a write's content), an ingested transcript's tool
+results and chat text may carry a key or a token; what reaches the database, shared by a
+team or not, has them replaced with secretguard's patterns when that plugin is installed.
+A served call's response needs nothing more: secretguard redacted it before the client
+got it. Strings shorter than any secret pattern matches are not scanned (most arguments
+are paths and short queries: the patterns cost microseconds per string).
 """
 
 from __future__ import annotations
@@ -15,8 +18,12 @@ except ImportError:  # secretguard not installed: records are kept as the calls 
     _redact_text = None
 
 
+# No secret pattern matches fewer characters than this (s://u:p@ is the shortest).
+_SHORTEST_SECRET = 8
+
+
 def redact(text: str) -> str:
-    if _redact_text is None or not text:
+    if _redact_text is None or len(text) < _SHORTEST_SECRET:
         return text
     return str(_redact_text(text)[0])
 
