@@ -195,8 +195,9 @@ class SariAgent(ScriptedAgent):
         return "".join(block.text for block in result.content if block.type == "text")
 
     def search(self, query: str, kind: str) -> None:
-        response = self.kernel.execute_search(
-            {"query": query, "kind": kind, "session_id": self.sid})
+        # A plain search is the call with no kind, as an agent makes it.
+        arguments = {"query": query} if kind == "text" else {"query": query, "kind": kind}
+        response = self.kernel.execute_search({**arguments, "session_id": self.sid})
         text = self.shown(response)
         self.record(text)
         if response["ok"]:

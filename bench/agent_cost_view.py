@@ -17,7 +17,12 @@ from typing import Any
 DEF_LINE = re.compile(r"^\s*(?:async\s+def|def|class)\s+([A-Za-z_]\w*)")
 NUMBERED = re.compile(r"^(\d+)\t(.*)$")  # a read's line, as built-in tools and Sari print it
 GREP = re.compile(r"^([^:\n]+):(\d+):(.*)$")  # ripgrep's path:line:text
-MATCH = re.compile(r"^\s+(\d+): ?(.*)$")  # a match under its file in Sari's search answer
+# A match under its file in Sari's search answer ("  12: text", "  12 in Class.method: text"),
+# and a line of the definition shown with it ("    12 | text").
+MATCH = re.compile(r"^\s+(\d+)(?: in [^:]+)?: ?(.*)$")
+SHOWN_ROW = re.compile(r"^\s+(\d+) \| ?(.*)$")
+# The range a search answer states for a long definition it shows: "(function name: lines 3-90)".
+STATED_RANGE = re.compile(r"^\s*\(\w+ ([A-Za-z_][\w.]*): lines (\d+)-(\d+)\)\s*$")
 # A range a tool stated: an outline entry ("kind name 10-42", "kind name 7" for one line) or a
 # symbol read's header ("path (name) lines 10-42").
 OUTLINE_ENTRY = re.compile(r"^\s*\w+ ([A-Za-z_][\w.]*) (\d+)(?:-(\d+))?\s*$")
@@ -89,8 +94,9 @@ class View:
         self.hits.update(hits)
 
     def see_search(self, text: str) -> None:
-        """Sari's search answer: a file's path on its own line, its matches under it; any
-        numbered lines it shows (a definition shown whole) count as shown too."""
+        """Sari's search answer: a file's path on its own line, its matches under it, and the
+        definitions it shows with them: their lines count as shown, the ranges it states
+        (a long definition's, and those of the outline rows under its signature) as told."""
         hits: dict[str, list[int]] = {}
         path: str | None = None
         for line in text.split("\n")[1:]:
@@ -100,9 +106,20 @@ class View:
                 continue
             if path is None:
                 continue
-            match = MATCH.match(line) or NUMBERED.match(line.strip())
-            if match and self.see(path, int(match.group(1)), match.group(2)):
+            row = SHOWN_ROW.match(line)
+            if row:
+                self.see(path, int(row.group(1)), row.group(2))
+                continue
+            stated = STATED_RANGE.match(line) or OUTLINE_ENTRY.match(line)
+            if stated and (STATED_RANGE.match(line) or line.startswith("      ")):
+                name = stated.group(1).rsplit(".", 1)[-1]
+                first = int(stated.group(2))
+                self.told.setdefault((path, name), (first, int(stated.group(3) or first)))
+                continue
+            match = MATCH.match(line)
+            if match:
                 hits.setdefault(path, []).append(int(match.group(1)))
+                self.see(path, int(match.group(1)), match.group(2))
         self.hits.update(hits)
 
     # --- what the agent knows about a definition ------------------------------------------
