@@ -1,20 +1,23 @@
-"""Index-only navigation for one definition: the uses of a name that can be another's, dropped.
+"""Index-only navigation for one definition: the uses of a name that are not it, dropped.
 
-The index knows names, not types, so a use of ``send`` may be ``Session.send`` or
-``Adapter.send``. When the query names one definition among several (see
-:mod:`sari_core.engine.symbol_target`), each use is judged by what is written there:
+The index knows names, not types, so a line using ``send`` may use ``Session.send``,
+``Adapter.send`` or a variable called ``send``. When the query names one definition
+(see :mod:`sari_core.engine.symbol_target`), each occurrence on a line is judged by what
+is written there:
 
-* the definition lines: the chosen one's kept, the others' dropped;
-* ``self.send`` / ``cls.send``: by the class the line is in (the chosen class or a class
-  extending it: kept; a class defining or inheriting another ``send``: dropped);
-* ``Session.send``, ``super().send``: by the class named (or the one extended);
-* ``sessions.send``: by the module named;
-* ``session.send`` (a variable): by the words of the variable against the classes' names
-  (``adapter`` is an ``HTTPAdapter``'s) when they tell one class from the others;
-* a bare ``send(...)``: a method is not called bare, a module function is called bare where
-  it is defined or imported (``from pkg.sessions import send``), not where another is.
+* the definition lines: the chosen one's kept, the others' dropped; comments and
+  occurrences inside quotes are no uses;
+* ``x.send`` for a method: ``self``/``cls`` by the class the line is in (the chosen class
+  or one extending it: kept; a class of another ``send``: dropped), ``Session.send`` by the
+  class named, ``session.send`` by the words of the variable against the classes' names
+  (``adapter`` is an ``HTTPAdapter``'s) when they tell one from the others;
+* ``x.close`` for a module's function or class: kept only through its module's name;
+* a bare ``close``: never a method; for a function or class, not a keyword argument, an
+  assignment, another definition, nor a parameter or local of the function it is in, and
+  only in its own file or one importing it (from its module, not another's).
 
-A use nothing decides is kept and counted: the answer says how many were kept unjudged.
+A line is kept when one occurrence is, dropped when every one is; a line nothing decides
+is kept and counted: the answer says how many were kept unjudged.
 """
 
 from __future__ import annotations
@@ -28,6 +31,13 @@ from sari_core.engine.symbol_target import Named, Target, module_of
 
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _IGNORED_WORDS = frozenset(("self", "cls", "obj", "the", "a", "my", "base", "get"))
+_COMMENTS = ("#", "//", "/*", "* ", "--")
+
+
+def _in_string(line: str, column: int) -> bool:
+    """Is ``column`` inside a quoted string of ``line`` (quotes counted before it)?"""
+    before = line[:column]
+    return before.count('"') % 2 == 1 or before.count("'") % 2 == 1
 
 
 @dataclass(frozen=True)
@@ -56,11 +66,11 @@ class Narrower:
         self.mine = mine | _extending(store, mine)
         self.theirs = (theirs | _extending(store, theirs)) - self.mine
         self.functions = [n for n in target.chosen if n.parent is None]
+        self.methods = [n for n in target.chosen if n.parent is not None]
         self.other_functions = [n for n in target.others if n.parent is None]
         self.undecided = 0
-        self._receiver = re.compile(
-            rf"(\w+(?:\(\))?)\s*\.\s*{re.escape(self.name)}(?![\w$])")
-        self._bare = re.compile(rf"(?<![\w$.]){re.escape(self.name)}(?![\w$])")
+        self._word = re.compile(rf"(?<![\w$]){re.escape(self.name)}(?![\w$])")
+        self._receiver = re.compile(r"(\w+(?:\(\))?)\s*\.\s*\Z")
 
     def keep(self, use: Use, tree: list[Scope], file_text: str) -> bool:
         key = (use.file_id, use.line)
@@ -68,19 +78,30 @@ class Narrower:
             return True
         if key in self.other_lines:
             return False
-        found = self._receiver.search(use.text)
-        if found:
-            verdict = self._by_receiver(found.group(1), use, tree)
-        elif self._bare.search(use.text):
-            verdict = self._bare_use(use, file_text)
-        else:
-            verdict = None
-        if verdict is None:
-            self.undecided += 1
+        if use.text.lstrip().startswith(_COMMENTS):
+            return False  # a comment names it; it does not use it
+        verdicts = []
+        for found in self._word.finditer(use.text):
+            if _in_string(use.text, found.start()):
+                continue
+            before, after = use.text[:found.start()], use.text[found.end():]
+            if before.rstrip().endswith("."):
+                receiver = self._receiver.search(before.rstrip())
+                verdicts.append(self._by_receiver(receiver.group(1) if receiver else "", use,
+                                                  tree))
+            else:
+                verdicts.append(self._bare_use(use, file_text, before, after, tree))
+        if not verdicts or all(verdict is False for verdict in verdicts):
+            return False
+        if True in verdicts:
             return True
-        return verdict
+        self.undecided += 1
+        return True
 
     def _by_receiver(self, receiver: str, use: Use, tree: list[Scope]) -> bool | None:
+        if not self.methods:  # a module's function or class: only through its module
+            parts = {part for n in self.functions for part in module_of(n.row.path).split(".")}
+            return receiver in parts
         if receiver == "super()":  # the class extended, which the index does not resolve
             return None
         if receiver in ("self", "cls", "this"):
@@ -96,10 +117,6 @@ class Narrower:
             return True
         if receiver in self.theirs:
             return False
-        if self.functions and receiver == module_of(self.functions[0].row.path).rsplit(".")[-1]:
-            return True
-        if any(receiver == module_of(n.row.path).rsplit(".")[-1] for n in self.other_functions):
-            return False
         return self._by_words(receiver)
 
     def _by_words(self, variable: str) -> bool | None:
@@ -112,25 +129,45 @@ class Narrower:
             return mine
         return None
 
-    def _bare_use(self, use: Use, file_text: str) -> bool | None:
-        if not self.functions:  # a method is called through something, not bare
-            return False if self.other_functions else None
+    def _bare_use(self, use: Use, file_text: str, before: str, after: str,
+                  tree: list[Scope]) -> bool | None:
+        if self.methods and not self.functions:
+            return False  # a method is used through something, not bare
+        rest = after.lstrip()
+        if rest.startswith("=") and not rest.startswith("=="):
+            return False  # a keyword argument or a variable of that name
+        if before.rstrip().endswith(("def", "class", "function", "fn", "func")):
+            return False  # another definition of the name
+        if self._shadowed(use, file_text, tree):
+            return False  # a parameter or a local variable of the function it is in
         mine_files = {n.row.file_id for n in self.functions}
         their_files = {n.row.file_id for n in self.other_functions}
         if use.file_id in mine_files:
             return True
         if use.file_id in their_files:
             return False
-        modules = {module_of(n.row.path).rsplit(".", 1)[-1] for n in self.functions}
+        modules = {part for n in self.functions for part in module_of(n.row.path).split(".")}
         others = {module_of(n.row.path).rsplit(".", 1)[-1] for n in self.other_functions}
-        imported = re.search(rf"from\s+[\w.]*?(\w+)\s+import\s+[^\n]*\b{re.escape(self.name)}\b",
-                             file_text)
-        if imported:
-            if imported.group(1) in modules:
-                return True
-            if imported.group(1) in others:
-                return False
-        return None
+        imported = re.search(
+            rf"(?:from\s+[\w.]*?(\w+)\s+)?import\s+[^\n]*\b{re.escape(self.name)}\b",
+            file_text)
+        if imported is None:
+            return False  # neither defined nor imported here: a local name, not this one
+        return not (imported.group(1) in others and imported.group(1) not in modules)
+
+    def _shadowed(self, use: Use, file_text: str, tree: list[Scope]) -> bool:
+        """Is the name a parameter or an assigned local of the function holding the use?"""
+        scope = innermost(tree, use.line)
+        if scope is None or scope.kind not in ("function", "method"):
+            return False
+        lines = file_text.split("\n")
+        head = " ".join(lines[scope.line - 1:min(scope.line + 5, len(lines))])
+        params = head[head.find("(") + 1:head.find(")")] if "(" in head else ""
+        if self._word.search(params):
+            return True
+        assigned = re.compile(rf"^\s*{re.escape(self.name)}\s*(?::[^=]*)?=(?!=)")
+        return any(assigned.match(lines[number - 1])
+                   for number in range(scope.line, min(use.line, len(lines)) + 1))
 
 
 def _last(qualified: str | None) -> str:

@@ -130,7 +130,7 @@ class Navigator:
         precision = PRECISION
         if target is not None and target.note:
             notes.append(target.note)
-        elif target is not None and target.narrowed and call.kind != "implementations":
+        elif target is not None and target.named and call.kind != "implementations":
             before = len(found)
             found, undecided = self._narrowed(found, target)
             notes.append(note(target, before, len(found), undecided))

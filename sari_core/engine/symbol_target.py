@@ -44,10 +44,7 @@ class Target:
     chosen: list[Named] = field(default_factory=list)  # the definitions it names
     others: list[Named] = field(default_factory=list)  # other definitions of that name
     note: str | None = None  # why it could not be narrowed, when it could not
-
-    @property
-    def narrowed(self) -> bool:
-        return bool(self.chosen) and bool(self.others)
+    named: bool = False  # the query named one definition (a dotted name or a location)
 
 
 def module_of(path: str) -> str:
@@ -92,7 +89,7 @@ def resolve(store: IndexStore, query: str) -> Target:
     if not chosen:
         return Target(name, every, [], f"No indexed definition is {wanted}; these are the "
                                        f"results for every definition named {name}.")
-    return Target(name, chosen, [named for named in every if named not in chosen])
+    return Target(name, chosen, [named for named in every if named not in chosen], named=True)
 
 
 def _at(store: IndexStore, path: str, line: int) -> Target:
@@ -107,4 +104,5 @@ def _at(store: IndexStore, path: str, line: int) -> Target:
                                         limit=MAX_DEFINITIONS))
     chosen = [named for named in every if named.row.file_id == row.file_id
               and named.row.line == row.line]
-    return Target(row.name, chosen, [named for named in every if named not in chosen])
+    return Target(row.name, chosen, [named for named in every if named not in chosen],
+                  named=True)
