@@ -15,7 +15,8 @@ Ranking (documented in docs/engine.md):
   - ``DEFINITION`` for a definition's chunk (code, not prose or module-level lines);
   - ``PROSE`` for docs, changelogs and package metadata, and for everything else instead
     when the query asks for docs ("changelog", "readme", "docs", ...); ``TEST`` for test
-    files unless it asks for tests; ``THIRD_PARTY`` for installed code;
+    files unless it asks for tests; ``EXAMPLE`` for examples, demos and benchmarks unless it
+    asks for docs or examples; ``THIRD_PARTY`` for installed code;
 
 * hits are ordered by that score; at most ``PER_FILE`` chunks of one file are kept. Path
   depth plays no part.
@@ -40,6 +41,7 @@ NAME_WORD = 1.0
 DEFINITION = 1.3
 PROSE = 0.3
 TEST = 0.3
+EXAMPLE = 0.5
 THIRD_PARTY = 0.6
 # Words of a question that say nothing about the code.
 FILLER = frozenset((
@@ -57,6 +59,8 @@ _PROSE_SUFFIXES = (".md", ".rst", ".txt", ".adoc", ".html", ".htm", ".ipynb", ".
 _PROSE_NAMES = re.compile(
     r"(^|/)(changelog|changes|history|news|authors|contributors|license|copying|notice|"
     r"pkg-info|readme|sources\.txt|release[-_]?notes)[^/]*$", re.IGNORECASE)
+# Code beside the project's own: examples, samples, demos, benchmarks.
+_EXAMPLES = re.compile(r"(^|/)(examples?|samples?|demos?|benchmarks?|bench)/", re.IGNORECASE)
 _DOCS_FOLDER = re.compile(r"(^|/)(docs?|documentation|man|site)/", re.IGNORECASE)
 _TEST_PATH = re.compile(r"(^|/)(tests?|testing|__tests__|spec)(/|$)|(^|/)test_[^/]*$|_test\.")
 _THIRD_PARTY = re.compile(
@@ -173,6 +177,8 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
             score *= PROSE
         if not asks_tests and is_test(path):
             score *= TEST
+        if not asks_docs and _EXAMPLES.search(path):
+            score *= EXAMPLE
         if _THIRD_PARTY.search(path):
             score *= THIRD_PARTY
         hits.append(WordHit(int(file_id), int(root), str(path), int(line), int(end_line),

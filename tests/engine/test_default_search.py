@@ -44,6 +44,9 @@ FILES = {
         "\n"
         "def parseHTTPHeader(line):\n"
         "    return line.split(':', 1)\n"),
+    "examples/redirects.py": "def main(session):\n"
+                             "    # where the redirects are followed\n"
+                             "    print(session.redirects_followed)\n",
     "tests/test_sessions.py": "def test_redirects_are_followed():\n"
                               "    assert follow_redirects() is not None\n",
 }
@@ -101,7 +104,8 @@ def test_a_definition_chunk_holds_its_own_lines_not_its_methods() -> None:
     assert "follow its redirects" in by_scope["Session.resolve_redirects"]
 
 
-def test_words_find_the_definition_before_changelogs_and_tests(workspace: Workspace) -> None:
+def test_words_find_the_definition_before_changelogs_tests_and_examples(
+        workspace: Workspace) -> None:
     result = default(workspace, "where are redirects followed")
     first = result.matches[0]
     assert (first.path, first.line, first.kind) == ("src/pkg/sessions.py", 5, "definition")
@@ -171,3 +175,13 @@ def test_the_word_index_follows_a_changed_file(tmp_path: Path) -> None:
         rows = engine.store.reader.execute("SELECT count(*) FROM word_chunks").fetchone()[0]
         indexed = engine.store.reader.execute("SELECT count(*) FROM words").fetchone()[0]
         assert rows == indexed == 1
+
+
+def test_the_project_s_code_comes_before_the_same_code_in_examples(tmp_path: Path) -> None:
+    code = "def parse_config_file(path):\n    return open(path).read()\n"
+    for folder in ("examples", "src"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "config.py").write_text(code, encoding="utf-8")
+    with Workspace([tmp_path], index_path=tmp_path / "index.sqlite", watch=False) as engine:
+        engine.ensure_index(progress=False)
+        assert default(engine, "parse the config file").matches[0].path == "src/config.py"
