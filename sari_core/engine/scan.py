@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from sari_core.engine.ignore import DEFAULT_EXCLUDED_DIRS, IgnoreRules
+from sari_core.engine import fdwalk
+from sari_core.engine.ignore import DEFAULT_EXCLUDED_DIRS, Chain, IgnoreRules
 from sari_core.engine.names import folded, words
 from sari_core.engine.regex import compile_query
 from sari_core.engine.text_match import contains, glob_spec
@@ -94,6 +95,7 @@ class WorkspaceScan:
         self.rules = list(rules)
         self.extra_excludes = list(extra_excludes)
         self._ignored_dirs: dict[tuple[int, str], bool] = {}
+        self._chains: dict[tuple[int, str], Chain] = {}  # .gitignore chain per folder
 
     # --- the workspace's file set ---------------------------------------------------
 
@@ -101,15 +103,33 @@ class WorkspaceScan:
         """Whether the index would hold this file (the same ignore decisions)."""
         rules = self.rules[root]
         folder = rel.rpartition("/")[0]
-        if folder and self._dir_ignored(root, folder):
+        if not folder:
+            return not rules.is_ignored(rel)
+        if self._dir_ignored(root, folder):
             return False
-        return not rules.is_ignored(rel) if not folder else \
-            not rules.decide(rules.chain_for(folder), rel, False)
+        return not fdwalk.is_temp_name(rel.rpartition("/")[2]) and \
+            not rules.decide(self._chain(root, folder), rel, False)
+
+    def _chain(self, root: int, folder: str) -> Chain:
+        key = (root, folder)
+        chain = self._chains.get(key)
+        if chain is None:
+            chain = self._chains[key] = self.rules[root].chain_for(folder)
+        return chain
+
+    def _fresh(self) -> None:
+        """Forget the cached decisions: a .gitignore may have changed since the last scan."""
+        self._ignored_dirs.clear()
+        self._chains.clear()
 
     def _dir_ignored(self, root: int, folder: str) -> bool:
         key = (root, folder)
-        if key not in self._ignored_dirs:
-            self._ignored_dirs[key] = self.rules[root].is_ignored(folder, True)
+        if key not in self._ignored_dirs:  # as IgnoreRules.is_ignored decides, one level
+            parent, _, name = folder.rpartition("/")  # at a time, each level cached
+            rules = self.rules[root]
+            self._ignored_dirs[key] = (bool(parent) and self._dir_ignored(root, parent)) \
+                or rules._excluded_dir(name, os.path.join(self.roots[root], folder)) \
+                or rules.decide(self._chain(root, parent), folder, True)
         return self._ignored_dirs[key]
 
     def _split(self, path: str) -> tuple[int, str] | None:
@@ -134,6 +154,7 @@ class WorkspaceScan:
 
     def files(self) -> Iterator[tuple[int, str]]:
         """Every file of the workspace (root index, path relative to it)."""
+        self._fresh()
         binary = ripgrep()
         if binary is None:
             for root, rules in enumerate(self.rules):
@@ -151,6 +172,7 @@ class WorkspaceScan:
     def lines(self, pattern: str, *, regex: bool, case_sensitive: bool,
               glob: str | None = None) -> list[ScannedFile]:
         """The files with a line matching ``pattern`` and their first matching lines."""
+        self._fresh()
         binary = ripgrep()
         if binary is None or not pattern.isascii() or "\x00" in pattern:
             # rg matches UTF-8 bytes; the index decodes legacy encodings (Latin-1...), so
@@ -162,6 +184,28 @@ class WorkspaceScan:
         spec = glob_spec(glob) if glob else None
         return [item for item in found if (spec is None or spec.match_file(item.rel))
                 and self.belongs(item.root, item.rel)]
+
+    def matching_files(self, pattern: str, *, regex: bool, case_sensitive: bool,
+                       glob: str | None = None) -> list[tuple[int, str]] | None:
+        """(root, path) of the files with a line matching ``pattern``, from ``rg -l``;
+        None when rg cannot answer it exactly (no rg, a non-ASCII pattern, a NUL)."""
+        self._fresh()
+        binary = ripgrep()
+        if binary is None or not pattern.isascii() or "\x00" in pattern:
+            return None
+        command = [*self._rg_command(binary), "--files-with-matches", "--null"]
+        command += [] if regex else ["--fixed-strings"]
+        command += ["--case-sensitive"] if case_sensitive else ["--ignore-case"]
+        output = subprocess.run([*command, "--regexp", pattern, "--", *self.roots],
+                                capture_output=True, check=False).stdout
+        spec = glob_spec(glob) if glob else None
+        out = []
+        for raw in output.split(b"\0"):
+            key = self._split(os.fsdecode(raw)) if raw else None
+            if key is not None and (spec is None or spec.match_file(key[1])) \
+                    and self.belongs(*key):
+                out.append(key)
+        return sorted(out)
 
     def _rg_lines(self, binary: str, pattern: str, regex: bool, case_sensitive: bool
                   ) -> list[ScannedFile]:

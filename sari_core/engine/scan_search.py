@@ -34,13 +34,6 @@ BUILDING_NOTE = ("The index is still being built: these matches come from a scan
 SCANNED_KINDS = frozenset({"text", "regex", "symbol", "path"})
 
 
-def scanned_files(scan: WorkspaceScan, call: SearchCall) -> list[tuple[int, str]]:
-    """(root, path) of every file a text or regex call matches, found by the scan."""
-    found = scan.lines(call.query, regex=call.kind == "regex",
-                       case_sensitive=call.case_sensitive, glob=call.path_glob)
-    return sorted((item.root, item.rel) for item in found)
-
-
 def scan_search(searcher: Searcher, scan: WorkspaceScan, call: SearchCall, *,
                 index_ready: bool = False, notes: list[str] | None = None) -> SearchResult:
     """Answer ``call`` (text, regex, symbol or path) from ``scan`` (by default: while the

@@ -133,7 +133,9 @@ class Searcher:
         self.store = store
         self.guard = guard
 
-    def search(self, call: SearchCall, *, index_ready: bool = True) -> SearchResult:
+    def search(self, call: SearchCall, *, index_ready: bool = True,
+               files: list[FileHit] | None = None) -> SearchResult:
+        """:param files: the matching files when found elsewhere (a regex ripgrep ran)."""
         notes: list[str] = []
         if call.kind == "symbol":
             hits, total, notes = self._symbols(call)
@@ -144,7 +146,7 @@ class Searcher:
 
             hits, total, notes = answer(self, call)
         else:
-            hits, total = self._text(call)
+            hits, total = self._text(call, files)
         matches, cut = self._matches(hits, call.limit, ordered=not call.literal)
         if call.kind in ("text", "regex"):  # each hit names the definition it is in
             hit_context.name_scopes(self.store, hits[:len(matches)] if not call.literal
@@ -171,8 +173,9 @@ class Searcher:
 
     # --- text and regex -------------------------------------------------------------
 
-    def _text(self, call: SearchCall) -> tuple[list[_Hit], int]:
-        files = self.files(call)
+    def _text(self, call: SearchCall, files: list[FileHit] | None = None
+              ) -> tuple[list[_Hit], int]:
+        files = self.files(call) if files is None else files
         if not files:
             return [], 0
         words = self._query_names(call.query)

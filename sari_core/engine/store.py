@@ -151,6 +151,16 @@ class IndexStore:
         rows = self.reader.execute(f"SELECT {FILE_COLUMNS} FROM files").fetchall()
         return {(int(r[1]), str(r[2])): _file(r) for r in rows}
 
+    def text_file_ids(self, keys: Iterable[tuple[int, str]]) -> dict[tuple[int, str], int]:
+        """(root, path) -> id of those of ``keys`` that are indexed text files."""
+        out: dict[tuple[int, str], int] = {}
+        for root, path in keys:
+            row = self.reader.execute("SELECT id FROM files WHERE root = ? AND path = ? AND "
+                                      "kind = 'text'", (root, path)).fetchone()
+            if row is not None:
+                out[(root, path)] = int(row[0])
+        return out
+
     def file_stats(self) -> list[tuple[int, str, int, int]]:
         """(root, path, size, mtime_ns) of every file: what a stat check compares."""
         return self.reader.execute("SELECT root, path, size, mtime_ns FROM files").fetchall()

@@ -31,7 +31,7 @@ from sari_core.engine.progress import wants_progress
 from sari_core.engine.reading import Reader
 from sari_core.engine.regex_plan import candidate_query
 from sari_core.engine.scan import WorkspaceScan, ripgrep
-from sari_core.engine.scan_search import SCANNED_KINDS, scan_search, scanned_files
+from sari_core.engine.scan_search import SCANNED_KINDS, scan_search
 from sari_core.engine.schema import default_index_path
 from sari_core.engine.search import Searcher
 from sari_core.engine.store import IndexStore
@@ -238,13 +238,25 @@ class Workspace:
         return self.store.count_match(query) > RIPGREP_CANDIDATE_SHARE * \
             max(self.store.count_files()[1], 1)
 
+    def _ripgrep_files(self, call: SearchCall) -> list[FileHit] | None:
+        """The indexed files rg finds matching a regex call (None: rg cannot say)."""
+        found = self.scan.matching_files(call.query, regex=True,
+                                         case_sensitive=call.case_sensitive,
+                                         glob=call.path_glob)
+        if found is None:
+            return None
+        ids = self.store.text_file_ids(found)
+        return [FileHit(ids[key], *key) for key in found if key in ids]
+
     def search(self, call: SearchCall) -> SearchResult:
         if call.kind in SCANNED_KINDS and self._answer_from_scan():
             return scan_search(self.searcher, self.scan, call)
         ready = self.wait_for_index(self.ready_wait_seconds)
         self._sync()
         if self._regex_to_ripgrep(call):
-            return scan_search(self.searcher, self.scan, call, index_ready=ready, notes=[])
+            found = self._ripgrep_files(call)
+            if found is not None:  # ranked from the index, as any regex search is
+                return self.searcher.search(call, index_ready=ready, files=found)
         if call.kind in ("references", "callers", "implementations"):
             return self.navigator.search(call, index_ready=ready)
         return self.searcher.search(call, index_ready=ready)
@@ -254,7 +266,9 @@ class Workspace:
         self.wait_for_index(None)
         self._sync()
         if self._regex_to_ripgrep(call):
-            return [self.guard.display(root, rel) for root, rel in scanned_files(self.scan, call)]
+            found = self._ripgrep_files(call)
+            if found is not None:
+                return [self._display(hit) for hit in found]
         return [self._display(hit) for hit in self.searcher.files(call)]
 
     def plan_mutation(self, call: MutationCall) -> list[FileChange]:
