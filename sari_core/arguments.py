@@ -12,6 +12,12 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from sari_core.argument_bounds import (
+    MAX_QUERY_CHARS,
+    MAX_SYMBOL_CHARS,
+    bounded_path,
+    bounded_text,
+)
 from sari_core.errors import ErrorCode, SariError
 from sari_core.models import MutationCall, NextCall, ReadCall, SearchCall
 
@@ -168,8 +174,21 @@ def parse_read(args: Mapping[str, Any], entrypoint: str = "read") -> ReadCall:
     if "against" in values and values["against"] not in ("HEAD", "WORKTREE", "INDEX"):
         raise _invalid(f"against={values['against']!r} is not supported: use HEAD, WORKTREE or INDEX.",
                        hint="Commit and snapshot baselines are not supported in v1.")
+    _bound_read_names(values)
     values["entrypoint"] = entrypoint
     return _validate(ReadCall, values, "read")  # type: ignore[no-any-return]
+
+
+def _bound_read_names(values: dict[str, Any]) -> None:
+    """Bound the target (and path) of a read and normalise its paths, before any policy
+    sees them (see sari_core.argument_bounds)."""
+    if values["mode"] == "symbol":
+        bounded_text("target", values["target"], MAX_SYMBOL_CHARS,
+                     "Give the symbol's name, e.g. 'Parser.parse'.")
+        if isinstance(values.get("path"), str):
+            values["path"] = bounded_path("path", values["path"])
+    else:
+        values["target"] = bounded_path("target", values["target"])
 
 
 def legacy_read_args(tool: str, args: Mapping[str, Any]) -> dict[str, Any]:
@@ -203,6 +222,16 @@ def parse_search(args: Mapping[str, Any]) -> SearchCall:
         raise _invalid(f"match is not valid for kind={values.get('kind', 'text')!r}: it matches "
                        "symbol names.", hint="Use kind='symbol', 'references', 'callers' or "
                        "'implementations', or remove match.")
+    kind = values.get("kind", "text")
+    if kind in ("text", "regex", "path"):
+        bounded_text("query", query, MAX_QUERY_CHARS, "Search for a shorter, distinctive part "
+                     "of the text; read the lines around the hits for the rest.")
+    else:
+        bounded_text("query", query, MAX_SYMBOL_CHARS, "Give the symbol's name, e.g. "
+                     "'Parser.parse'.")
+    if isinstance(values.get("path_glob"), str):
+        bounded_text("path_glob", values["path_glob"], MAX_QUERY_CHARS,
+                     "Give a shorter glob, e.g. 'src/**/*.py'.")
     limit = values.get("limit", 10)
     if isinstance(limit, int) and limit < 1:
         raise _invalid("limit must be >= 1.", hint="Leave limit out for the default of 10.")
@@ -228,6 +257,7 @@ def parse_mutation(tool: str, args: Mapping[str, Any]) -> MutationCall:
             raise _invalid(f"{key} is required for {tool}.", hint=f"Add {key}.")
     _require_types(values, {"path": "a string", "old_string": "a string", "new_string": "a string",
                             "content": "a string", "expected_occurrences": "an integer"}, tool)
+    values["path"] = bounded_path("path", values["path"])
     if tool == "edit":
         if values["old_string"] == "":
             raise _invalid("old_string must not be empty.",

@@ -7,6 +7,13 @@ backtracking: backreferences (``\\1``), lookahead and lookbehind (``(?=``,
 ``(?<=``...), possessive quantifiers and atomic groups, ``\\Z`` (RE2 spells it
 ``\\z``). Such a pattern is refused with ``INVALID_ARGS`` and a hint naming the
 construct and a way around it.
+
+Linear is not yet cheap: the time is the text's length times the size of the compiled
+program, and a program can be made huge in a few kilobytes (thousands of nested groups,
+counted repetitions of counted repetitions). A pattern compiling to more than
+``MAX_PROGRAM_SIZE`` instructions is refused, and patterns run without capture groups
+(a search needs where a match starts, never what a group caught), which keeps RE2 on its
+DFA instead of the slower engines that track groups.
 """
 
 from __future__ import annotations
@@ -41,6 +48,13 @@ class BytesPattern(Protocol):
 
 
 _TEXT_ENDS = re.compile(r"\\[Az]")
+
+# RE2's own default memory budget, stated: the compiled program and the DFA's state cache
+# share it (a program too large for it is refused by RE2 itself).
+MAX_MEMORY_BYTES = 8 << 20
+# Instructions of the program as written (its groups capturing). Everyday patterns stay
+# under a few hundred; "\w{1000}" is about 3,000 and ".{1000}" about 8,000.
+MAX_PROGRAM_SIZE = 20_000
 
 
 @dataclass(frozen=True)
@@ -88,16 +102,12 @@ class Regex:
 
 def compile_query(pattern: str, *, case_sensitive: bool) -> Regex:
     """Compile a search query (``^``/``$`` match at line breaks), or refuse it."""
-    options = re2.Options()
-    options.case_sensitive = case_sensitive
-    options.log_errors = False  # the refusal is the caller's answer, not a log line
-    whole_texts = re2.Options()
-    whole_texts.case_sensitive = case_sensitive
-    whole_texts.log_errors = False
-    whole_texts.never_nl = True
     try:
-        compiled = re2.compile("(?m)" + pattern, options)
-        on_bytes = re2.compile(("(?m)" + pattern).encode("utf-8"), whole_texts)
+        as_written = re2.compile("(?m)" + pattern, _options(case_sensitive, capture=True))
+        _refuse_oversized(pattern, as_written.programsize)
+        compiled = re2.compile("(?m)" + pattern, _options(case_sensitive))
+        on_bytes = re2.compile(("(?m)" + pattern).encode("utf-8"),
+                               _options(case_sensitive, never_nl=True))
     except re2.error as exc:
         raise _refusal(pattern, exc) from None
     except (UnicodeError, TypeError):
@@ -105,6 +115,30 @@ def compile_query(pattern: str, *, case_sensitive: bool) -> Regex:
                         "or another character without a UTF-8 form).",
                         "Send the pattern as plain UTF-8 text.") from None
     return Regex(pattern, compiled, on_bytes)
+
+
+def _options(case_sensitive: bool, *, capture: bool = False, never_nl: bool = False
+             ) -> re2.Options:
+    options = re2.Options()
+    options.case_sensitive = case_sensitive
+    options.log_errors = False  # the refusal is the caller's answer, not a log line
+    options.max_mem = MAX_MEMORY_BYTES
+    options.never_capture = not capture
+    options.never_nl = never_nl
+    return options
+
+
+def _refuse_oversized(pattern: str, program_size: int) -> None:
+    if program_size <= MAX_PROGRAM_SIZE:
+        return
+    raise SariError(
+        ErrorCode.INVALID_ARGS,
+        f"query compiles to {program_size:,} regex instructions, over the "
+        f"{MAX_PROGRAM_SIZE:,} a search may run (deeply nested groups or large counted "
+        "repetitions such as {1,1000} make a program that big).",
+        "Use fewer groups and smaller repetition counts (.* instead of .{1,1000}), or "
+        "search for a literal part with kind='text' and read the lines around the hits.",
+        details={"program_size": program_size, "max_program_size": MAX_PROGRAM_SIZE})
 
 
 def _refusal(pattern: str, exc: Exception) -> SariError:

@@ -97,21 +97,37 @@ def cut(text: str, length: int) -> str:
 
 
 @lru_cache(maxsize=64)
-def _glob_regex(globs: tuple[str, ...]) -> re.Pattern[str] | None:
-    """One expression matching a path whose whole, or any part after a ``/``, matches a glob
-    (a search checks thousands of paths: one match each instead of one per glob and part)."""
+def _glob_regexes(globs: tuple[str, ...]) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
+    """Two expressions, together matching a path whose whole, or any part after a ``/``,
+    matches a glob (a search checks thousands of paths: one match each instead of one per
+    glob and part).
+
+    A glob starting with ``*`` matches some part of a path exactly when it matches the
+    whole path (its ``*`` takes any text before the part, slashes included), so those are
+    tried once, on the whole path; only the others are tried after every ``/``. Trying a
+    ``*`` glob after every ``/`` of a path made of thousands of parts scanned the rest of
+    the path at each one: time growing with the square of the path's length.
+    """
+    whole = [glob for glob in globs if glob.startswith("*")]
+    parts = [glob for glob in globs if not glob.startswith("*")]
+    return _alternatives(whole, "^"), _alternatives(parts, "(?:^|/)")
+
+
+def _alternatives(globs: list[str], anchor: str) -> re.Pattern[str] | None:
     if not globs:
         return None
     alternatives = "|".join(f"(?:{translate(glob.lower())})" for glob in globs)
-    return re.compile(f"(?:^|/)(?:{alternatives})")
+    return re.compile(f"{anchor}(?:{alternatives})")
 
 
 def matches_glob(path: str, globs: Iterable[str]) -> bool:
     """Whether a workspace path, or any trailing part of it, matches one of ``globs``."""
-    regex = _glob_regex(tuple(globs))
-    if regex is None:
+    whole, parts = _glob_regexes(tuple(globs))
+    if whole is None and parts is None:
         return False
     normalized = re.sub(r"/+", "/", path.replace("\\", "/").lower())
     while normalized.startswith("./"):
         normalized = normalized[2:]
-    return regex.search(normalized.strip("/")) is not None
+    normalized = normalized.strip("/")
+    return any(regex is not None and regex.search(normalized) is not None
+               for regex in (whole, parts))
