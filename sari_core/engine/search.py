@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sari_core.engine import hit_context
+from sari_core.engine import hit_context, work_budget
 from sari_core.engine.names import MatchMode, folded, like_pattern
 from sari_core.engine.names import matches as name_matches
 from sari_core.engine.names import rank as name_rank
@@ -137,23 +137,28 @@ class Searcher:
                files: list[FileHit] | None = None) -> SearchResult:
         """:param files: the matching files when found elsewhere (a regex ripgrep ran)."""
         notes: list[str] = []
-        if call.kind == "symbol":
-            hits, total, notes = self._symbols(call)
-        elif call.kind == "path":
-            hits, total = self._paths(call)
-        elif call.kind == "text" and not call.literal:  # no kind given: understood
-            from sari_core.engine.default_search import answer
+        with work_budget.bounded() as budget:
+            if call.kind == "symbol":
+                hits, total, notes = self._symbols(call)
+            elif call.kind == "path":
+                hits, total = self._paths(call)
+            elif call.kind == "text" and not call.literal:  # no kind given: understood
+                from sari_core.engine.default_search import answer
 
-            hits, total, notes = answer(self, call)
-        else:
-            hits, total = self._text(call, files)
+                hits, total, notes = answer(self, call)
+            else:
+                hits, total = self._text(call, files)
+        partial = budget.note()
+        if partial is not None:
+            notes = [*notes, partial]
         matches, cut = self._matches(hits, call.limit, ordered=not call.literal)
         if call.kind in ("text", "regex"):  # each hit names the definition it is in
             hit_context.name_scopes(self.store, hits[:len(matches)] if not call.literal
                                     else self._ordered(hits)[:len(matches)], matches,
                                     show=not call.literal)
         return SearchResult(query=call.query, kind=call.kind, matches=matches, total=total,
-                            truncated=cut or len(hits) > len(matches) or total > len(matches),
+                            truncated=cut or partial is not None or len(hits) > len(matches)
+                            or total > len(matches),
                             index_ready=index_ready, notes=notes,
                             extra={"total_unit": "definitions" if call.kind == "symbol"
                                    else "files"})
@@ -192,6 +197,10 @@ class Searcher:
         rx = self._compile(call) if call.kind == "regex" else None
         hits: list[_Hit] = []
         for file_id, text in self.store.texts(list(by_id)):
+            # past the budget, the first matching file's lines still come: a file list
+            # without a single line would cost the client another call
+            if not work_budget.spend(len(text)) and hits:
+                break
             file = by_id[file_id]
             found = self._regex_hits(rx, text) if rx is not None else \
                 self._literal_hits(call.query, text, call.case_sensitive)
@@ -359,6 +368,8 @@ class Searcher:
         scoped = glob_spec(call.path_glob) if call.path_glob else None
         hits = []
         for row in rows:
+            if not work_budget.spend():
+                break
             if scoped is not None and not scoped.match_file(row.path):
                 continue
             path = row.path if call.case_sensitive else row.path.lower()
