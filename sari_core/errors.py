@@ -33,6 +33,7 @@ class ErrorCode:
     MUTATION_VETOED = "MUTATION_VETOED"
     UNKNOWN_TOOL = "UNKNOWN_TOOL"
     REQUEST_TOO_LARGE = "REQUEST_TOO_LARGE"
+    BUSY = "BUSY"
 
 
 class SariError(Exception):

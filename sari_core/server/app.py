@@ -5,10 +5,12 @@ high-level decorator API cannot express: plugin tools with schemas taken from
 their pydantic models, the contract object as structured content *and* text with
 ``isError`` on refusals, and a server-issued id per connection.
 
-Kernel calls are synchronous (SQLite, git, language servers); each runs in a
-worker thread so one slow call never stalls the other connections. A stdio
-server (one client) may serve its reads on the event loop instead
-(``inline_reads``): there the hop to a thread is pure cost.
+Kernel calls are synchronous (SQLite, git, language servers); each runs on a bounded
+pool of worker threads (:mod:`sari_core.server.workers`) so one slow call never stalls
+``ping``, ``initialize`` or the other connections, and a call beyond the pool's queue is
+answered ``BUSY`` at once. A stdio server (one client) may serve its ``read`` calls on the
+event loop instead (``inline_reads``): there the hop to a thread is pure cost. A search
+always goes to the pool: its cost depends on the workspace and the query.
 """
 
 from __future__ import annotations
@@ -20,8 +22,6 @@ import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import anyio
-import anyio.to_thread
 import mcp_types as types
 import pydantic_core
 from mcp.server.context import ServerRequestContext
@@ -46,11 +46,15 @@ from sari_core.server.results import (
     unknown_tool,
 )
 from sari_core.server.wire_screen import has_lone_surrogate
+from sari_core.server.workers import DEFAULT_QUEUE, DEFAULT_THREADS, Busy, WorkerPool
 
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024
-DEFAULT_WORKER_THREADS = 16
+DEFAULT_WORKER_THREADS = DEFAULT_THREADS
+# Served on the event loop by a stdio server with inline_reads: their work is bounded by
+# the file's size, not by the workspace (search is not among them).
+INLINE_TOOLS = frozenset({"read", "read_file", "read_symbol", "get_snippet"})
 
 # No server instructions: Claude Code shows a server's instructions to its model on every turn,
 # in a block of ~30 tokens of its own, and what they would say (search, then read what it
@@ -77,12 +81,15 @@ class SariServer:
         process serves exactly one client. Leave None for a server shared by several
         connections (streamable HTTP, in-process tests).
     :param max_request_bytes: refuse tool arguments larger than this (JSON bytes).
-    :param worker_threads: how many kernel calls may run at once.
-    :param inline_reads: serve search and read on the event loop instead of a worker
-        thread. Only for a server with one client (stdio): its reads are short and hold
-        the GIL anyway, so the hop to a thread and back is pure cost; mutations and
-        plugin tools, which may wait on language servers or databases, still go to a
-        worker thread. A server shared by many clients must leave it off.
+    :param worker_threads: how many kernel calls may run at once (``SARI_SERVER_THREADS``).
+    :param worker_queue: how many more may wait for a worker (``SARI_SERVER_QUEUE``);
+        beyond that a call is answered ``BUSY`` at once.
+    :param inline_reads: serve reads on the event loop instead of a worker thread. Only
+        for a server with one client (stdio): its reads are short and hold the GIL
+        anyway, so the hop to a thread and back is pure cost; searches, mutations and
+        plugin tools, which may scan the workspace or wait on language servers or
+        databases, still go to a worker thread. A server shared by many clients must
+        leave it off.
     """
 
     def __init__(
@@ -92,6 +99,7 @@ class SariServer:
         stdio_connection_id: str | None = None,
         max_request_bytes: int | None = None,
         worker_threads: int | None = None,
+        worker_queue: int | None = None,
         inline_reads: bool = False,
     ) -> None:
         self.kernel = kernel
@@ -99,8 +107,10 @@ class SariServer:
         self.connections = ConnectionIds(kernel.end_connection, stdio_connection_id)
         self.max_request_bytes = max_request_bytes or _env_int(
             "SARI_MAX_REQUEST_BYTES", DEFAULT_MAX_REQUEST_BYTES)
-        self._threads = worker_threads or _env_int("SARI_SERVER_THREADS", DEFAULT_WORKER_THREADS)
-        self._limiter: anyio.CapacityLimiter | None = None
+        self.workers = WorkerPool(
+            worker_threads or _env_int("SARI_SERVER_THREADS", DEFAULT_WORKER_THREADS),
+            worker_queue if worker_queue is not None
+            else _env_int("SARI_SERVER_QUEUE", DEFAULT_QUEUE))
         self.inline_reads = inline_reads
         self._stdio_connection_id = stdio_connection_id
         self._told_index_building: set[str] = set()  # connections told the index is building
@@ -125,12 +135,6 @@ class SariServer:
         self.catalog = ToolCatalog(kernel)
         self.connections = ConnectionIds(kernel.end_connection, self._stdio_connection_id)
         return old
-
-    @property
-    def limiter(self) -> anyio.CapacityLimiter:
-        if self._limiter is None:
-            self._limiter = anyio.CapacityLimiter(self._threads)
-        return self._limiter
 
     def require_handshake(self) -> None:
         """Make auto-negotiating clients open handshake-era (stateful) connections.
@@ -202,11 +206,15 @@ class SariServer:
         connection_id = self.connections.for_request(ctx)
         started = time.perf_counter()
         async with reporting_index_progress(ctx, getattr(self.kernel, "engine", None)):
-            if self.inline_reads and entry.read_only:
+            if self.inline_reads and entry.read_only and name in INLINE_TOOLS:
                 response = entry.invoke(arguments, connection_id)
             else:
-                response = await anyio.to_thread.run_sync(entry.invoke, arguments,
-                                                          connection_id, limiter=self.limiter)
+                try:
+                    response = await self.workers.run(name, connection_id, entry.invoke,
+                                                      arguments, connection_id)
+                except Busy as busy:
+                    log.warning("tool %s answered BUSY: %s", name, busy)
+                    return busy.response
         if not isinstance(response, dict) or "ok" not in response:
             raise TypeError(f"{name} returned {type(response).__name__}, not a response object")
         note_first_call_while_building(response, getattr(self.kernel, "engine", None),

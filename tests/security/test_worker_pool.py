@@ -1,0 +1,122 @@
+"""A slow call holds a worker, never the event loop: ``ping`` and other clients are answered
+meanwhile, and a call beyond the pool's queue is answered BUSY at once with a retry hint.
+
+The slow call is a search the engine holds until the test releases it, so nothing
+here depends on timing: the bounds are hang guards.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp import Client
+from memory_engine import MemoryEngine
+
+from sari_core.kernel import Kernel
+from sari_core.models import SearchCall, SearchResult
+from sari_core.server import SariServer
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
+from server_fixture_files import FILES  # noqa: E402
+
+HANG_GUARD_SECONDS = 30
+
+
+class HeldSearch(MemoryEngine):
+    """A search for ``hold`` waits until ``release`` is set."""
+
+    def __init__(self) -> None:
+        super().__init__(dict(FILES))
+        self.release = threading.Event()
+        self.held = threading.Event()
+
+    def search(self, call: SearchCall) -> SearchResult:
+        if call.query == "hold":
+            self.held.set()
+            self.release.wait(HANG_GUARD_SECONDS)
+        return super().search(call)
+
+
+def _server(engine: HeldSearch, **options: Any) -> SariServer:
+    kernel = Kernel(engine, plugins=[], load_entry_points=False, analytics_sinks=[])
+    return SariServer(kernel, **options)
+
+
+def _body(result: types.CallToolResult) -> dict[str, Any]:
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+async def _held(engine: HeldSearch) -> None:
+    while not engine.held.is_set():
+        await anyio.sleep(0.01)
+
+
+async def test_a_search_on_a_stdio_server_leaves_ping_answered() -> None:
+    engine = HeldSearch()
+    server = _server(engine, inline_reads=True)  # as `sari serve` over stdio
+    order: list[str] = []
+    async with Client(server.lowlevel, mode="legacy") as client:
+
+        async def search() -> None:
+            assert _body(await client.call_tool("search", {"query": "hold"}))["ok"]
+            order.append("search")
+
+        with anyio.fail_after(HANG_GUARD_SECONDS):
+            async with anyio.create_task_group() as group:
+                group.start_soon(search)
+                await _held(engine)
+                await client.send_ping()
+                order.append("ping")
+                engine.release.set()
+    assert order == ["ping", "search"]
+
+
+async def test_a_call_beyond_the_queue_is_busy_at_once_and_served_later() -> None:
+    engine = HeldSearch()
+    server = _server(engine, worker_threads=1, worker_queue=0)
+    async with Client(server.lowlevel, mode="legacy") as first, \
+            Client(server.lowlevel, mode="legacy") as second:
+
+        async def hold() -> None:
+            assert _body(await first.call_tool("search", {"query": "hold"}))["ok"]
+
+        with anyio.fail_after(HANG_GUARD_SECONDS):
+            async with anyio.create_task_group() as group:
+                group.start_soon(hold)
+                await _held(engine)
+                busy = _body(await second.call_tool("search", {"query": "helper"}))
+                await second.send_ping()
+                engine.release.set()
+            again = _body(await second.call_tool("search", {"query": "helper"}))
+    assert busy["ok"] is False
+    assert busy["error"]["code"] == "BUSY"
+    assert busy["error"]["details"]["retry_after_seconds"] > 0
+    assert "again" in busy["error"]["hint"]
+    assert again["ok"] is True
+
+
+async def test_one_connection_cannot_take_every_worker() -> None:
+    engine = HeldSearch()
+    server = _server(engine, worker_threads=4)
+    server.workers.per_connection = 1
+    async with Client(server.lowlevel, mode="legacy") as greedy, \
+            Client(server.lowlevel, mode="legacy") as other:
+
+        async def hold() -> None:
+            await greedy.call_tool("search", {"query": "hold"})
+
+        with anyio.fail_after(HANG_GUARD_SECONDS):
+            async with anyio.create_task_group() as group:
+                group.start_soon(hold)
+                await _held(engine)
+                refused = _body(await greedy.call_tool("search", {"query": "helper"}))
+                served = _body(await other.call_tool("search", {"query": "helper"}))
+                engine.release.set()
+    assert refused["ok"] is False and refused["error"]["code"] == "BUSY"
+    assert served["ok"] is True
