@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from sari_core.engine import fdwalk
+from sari_core.engine import fdwalk, work_budget
 from sari_core.engine.ignore import DEFAULT_EXCLUDED_DIRS, Chain, IgnoreRules
 from sari_core.engine.names import folded, words
 from sari_core.engine.regex import compile_query
@@ -196,8 +196,13 @@ class WorkspaceScan:
         command = [*self._rg_command(binary), "--files-with-matches", "--null"]
         command += [] if regex else ["--fixed-strings"]
         command += ["--case-sensitive"] if case_sensitive else ["--ignore-case"]
-        output = subprocess.run([*command, "--regexp", pattern, "--", *self.roots],
-                                capture_output=True, check=False).stdout
+        try:
+            output = subprocess.run([*command, "--regexp", pattern, "--", *self.roots],
+                                    capture_output=True, check=False,
+                                    timeout=work_budget.remaining()).stdout
+        except subprocess.TimeoutExpired as late:  # the files rg listed by then
+            work_budget.stop("its deadline")
+            output = (late.stdout or b"").rpartition(b"\0")[0]
         spec = glob_spec(glob) if glob else None
         out = []
         for raw in output.split(b"\0"):
@@ -214,10 +219,15 @@ class WorkspaceScan:
                    "--max-columns", str(PREVIEW_COLUMNS), "--max-columns-preview"]
         command += [] if regex else ["--fixed-strings"]
         command += ["--case-sensitive"] if case_sensitive else ["--ignore-case"]
-        completed = subprocess.run([*command, "--regexp", pattern, "--", *self.roots],
-                                   capture_output=True, check=False)
+        try:
+            stdout = subprocess.run([*command, "--regexp", pattern, "--", *self.roots],
+                                    capture_output=True, check=False,
+                                    timeout=work_budget.remaining()).stdout
+        except subprocess.TimeoutExpired as late:  # the lines rg printed by then
+            work_budget.stop("its deadline")
+            stdout = (late.stdout or b"").rpartition(b"\n")[0]
         by_path: dict[bytes, ScannedFile | None] = {}
-        for record in completed.stdout.split(b"\n"):
+        for record in stdout.split(b"\n"):
             path, _, rest = record.partition(b"\0")
             if not rest:
                 continue
@@ -241,6 +251,8 @@ class WorkspaceScan:
             for entry in rules.walk():
                 if entry.size > MAX_INDEX_BYTES:
                     continue
+                if not work_budget.spend(entry.size):
+                    return out
                 try:
                     with open(entry.abs, "rb") as handle:
                         data = handle.read()

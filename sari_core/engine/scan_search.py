@@ -11,6 +11,7 @@ from __future__ import annotations
 import heapq
 import re
 
+from sari_core.engine import work_budget
 from sari_core.engine.names import matches as name_matches
 from sari_core.engine.names import rank as name_rank
 from sari_core.engine.scan import ScannedFile, WorkspaceScan, definition_on, symbol_pattern
@@ -37,7 +38,21 @@ SCANNED_KINDS = frozenset({"text", "regex", "symbol", "path"})
 def scan_search(searcher: Searcher, scan: WorkspaceScan, call: SearchCall, *,
                 index_ready: bool = False, notes: list[str] | None = None) -> SearchResult:
     """Answer ``call`` (text, regex, symbol or path) from ``scan`` (by default: while the
-    first index builds, saying so)."""
+    first index builds, saying so), within the work budget."""
+    with work_budget.bounded() as budget:
+        hits, total = _hits(searcher, scan, call)
+    partial = budget.note()
+    notes = [BUILDING_NOTE] if notes is None else list(notes)
+    matches, cut = searcher._matches(hits, call.limit)
+    return SearchResult(query=call.query, kind=call.kind, matches=matches, total=total,
+                        truncated=cut or partial is not None or len(hits) > len(matches)
+                        or total > len(matches),
+                        index_ready=index_ready, notes=[*notes, *([partial] if partial else [])],
+                        extra={"total_unit": "definitions" if call.kind == "symbol"
+                               else "files", "source": "scan"})
+
+
+def _hits(searcher: Searcher, scan: WorkspaceScan, call: SearchCall) -> tuple[list[_Hit], int]:
     if call.kind == "path":
         rows = [FileHit(-number, root, rel) for number, (root, rel) in
                 enumerate(scan.files(), 1)]
@@ -48,13 +63,7 @@ def scan_search(searcher: Searcher, scan: WorkspaceScan, call: SearchCall, *,
         if call.kind == "regex":
             searcher._compile(call)  # a bad pattern is the same structured error as indexed
         hits, total = _text(searcher, scan, call)
-    matches, cut = searcher._matches(hits, call.limit)
-    return SearchResult(query=call.query, kind=call.kind, matches=matches, total=total,
-                        truncated=cut or len(hits) > len(matches) or total > len(matches),
-                        index_ready=index_ready,
-                        notes=[BUILDING_NOTE] if notes is None else notes,
-                        extra={"total_unit": "definitions" if call.kind == "symbol"
-                               else "files", "source": "scan"})
+    return hits, total
 
 
 def _definitions(item: ScannedFile, names: set[str]) -> dict[int, tuple[str, int]]:

@@ -78,6 +78,20 @@ def bounded(seconds: float = SEARCH_SECONDS, scan_bytes: int = SEARCH_SCAN_BYTES
         _CURRENT.reset(token)
 
 
+def remaining() -> float | None:
+    """Seconds left before the deadline of the budget in force (None when none is): the
+    timeout of a subprocess doing the scan."""
+    budget = _CURRENT.get()
+    return None if budget is None else max(0.0, budget.deadline - time.monotonic())
+
+
+def stop(reason: str) -> None:
+    """Mark the budget in force stopped (a subprocess ran out of time, say)."""
+    budget = _CURRENT.get()
+    if budget is not None and budget.stopped is None:
+        budget.stopped = reason
+
+
 def spend(scanned: int = 0) -> bool:
     """:meth:`WorkBudget.spend` on the budget in force; True when none is."""
     budget = _CURRENT.get()

@@ -156,3 +156,22 @@ def test_a_search_past_its_deadline_answers_at_once(tmp_path: Path) -> None:
             late = engine.search(SearchCall(query="needle_.*", kind="regex"))
     assert late.total == 0 and late.truncated
     assert any("deadline" in note for note in late.notes)
+
+
+@pytest.mark.parametrize("walker", ["rg", "python"])
+def test_a_scan_before_the_index_stops_at_the_deadline_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, walker: str) -> None:
+    from sari_core.engine import scan
+    from sari_core.engine.scan_search import scan_search
+
+    if walker == "python":
+        monkeypatch.setattr(scan, "ripgrep", lambda: None)
+    root = _many_matching_files(tmp_path)
+    with Workspace([root], index_path=tmp_path / "index.sqlite") as engine:
+        whole = scan_search(engine.searcher, engine.scan, SearchCall(query="needle_word"))
+        with work_budget.bounded(seconds=0):
+            late = scan_search(engine.searcher, engine.scan,
+                               SearchCall(query="needle_.*", kind="regex"))
+    assert whole.total == 12 and len(whole.notes) == 1
+    assert late.total < 12 and late.truncated
+    assert any("deadline" in note for note in late.notes)
