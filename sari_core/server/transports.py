@@ -9,9 +9,10 @@ from collections.abc import Callable
 import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
 
-from sari_core.server import http_sessions
+from sari_core.server import http_read_timeout, http_sessions
 from sari_core.server.app import SariServer
 from sari_core.server.http_guard import HostRule, HttpGuard
+from sari_core.server.http_read_timeout import protocol_with_deadline
 from sari_core.server.stdio_pipes import DEFAULT_LINE_LIMIT, serve_streams
 
 log = logging.getLogger(__name__)
@@ -95,7 +96,9 @@ async def serve_http(
     http_sessions.bound_sessions(server.lowlevel.session_manager, http_sessions.max_sessions())
     guarded = HttpGuard(app, HostRule(port, allowed_names), token)
     config = uvicorn.Config(guarded, log_config=None, access_log=False, lifespan="on",
-                            timeout_graceful_shutdown=5)
+                            timeout_graceful_shutdown=5,
+                            # a client trickling a request is disconnected (see the module)
+                            http=protocol_with_deadline(http_read_timeout.read_seconds()))
     uvicorn_server = uvicorn.Server(config)
     if on_ready is not None:
         on_ready(url_of(sock))
