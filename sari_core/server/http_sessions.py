@@ -1,15 +1,23 @@
-"""Bounds on streamable-HTTP sessions: an idle timeout and a cap that evicts the oldest.
+"""Bounds on streamable-HTTP sessions: an idle timeout, a cap per client and a cap in all.
 
 Health checks and one-shot command-line clients open a session (``initialize``)
 and never close it. Each holds its transport, its server task and its policy
 session until it expires, so an unbounded number of them is unbounded memory.
-Two bounds hold it:
+Three bounds hold it:
 
 - an idle timeout: a session with no request for ``SARI_HTTP_SESSION_IDLE_SECONDS``
   (default 600) is closed, and its policy session ends with it;
-- a cap: at ``SARI_HTTP_MAX_SESSIONS`` (default 64) open sessions, a new one
-  evicts the session idle the longest. Sessions with a request in flight are
-  never evicted; only when every session is busy is the new one refused (503).
+- a cap per client: a client holding ``SARI_HTTP_MAX_SESSIONS_PER_CLIENT`` (default 16)
+  sessions that opens one more loses its own session idle the longest, never
+  another client's;
+- a cap in all: at ``SARI_HTTP_MAX_SESSIONS`` (default 64) open sessions, a new one
+  evicts the session idle the longest of the client holding the most. Sessions with
+  a request in flight are never evicted; only when none can be is the new one refused
+  (503).
+
+A client is told apart by its address, its credential (``Authorization``) and its
+``User-Agent``: on one machine every local client shares the loopback address, and a
+client opening sessions by the dozen must not push out the editor's one idle session.
 
 The SDK's session manager refuses new sessions at its own cap instead of
 evicting; the admission step is wrapped here (:func:`bound_sessions`).
@@ -17,10 +25,13 @@ evicting; the admission step is wrapped here (:func:`bound_sessions`).
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 import os
+from collections import Counter
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any
 
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -29,6 +40,10 @@ log = logging.getLogger(__name__)
 
 DEFAULT_IDLE_SECONDS = 600.0
 DEFAULT_MAX_SESSIONS = 64
+DEFAULT_MAX_SESSIONS_PER_CLIENT = 16
+
+# The client of the request being admitted (set around the SDK's request handling).
+_CLIENT: ContextVar[str] = ContextVar("sari_http_client", default="")
 
 
 def _positive(name: str, default: float) -> float:
@@ -56,6 +71,21 @@ def max_sessions() -> int:
     return int(_positive("SARI_HTTP_MAX_SESSIONS", DEFAULT_MAX_SESSIONS))
 
 
+def max_sessions_per_client() -> int:
+    """How many HTTP sessions one client may hold at once."""
+    return int(_positive("SARI_HTTP_MAX_SESSIONS_PER_CLIENT", DEFAULT_MAX_SESSIONS_PER_CLIENT))
+
+
+def client_key(scope: dict[str, Any]) -> str:
+    """Who opens a session: address, credential and User-Agent (the credential hashed,
+    so the key can be logged)."""
+    headers = dict(scope.get("headers") or [])
+    client = scope.get("client") or ("", 0)
+    credential = hashlib.sha256(headers.get(b"authorization", b"")).hexdigest()[:12]
+    agent = headers.get(b"user-agent", b"").decode("latin-1")[:80]
+    return f"{client[0]} {credential} {agent}"
+
+
 def _idle_since(transport: Any) -> float:
     """When the session's idle countdown ends (infinite while a request is in flight)."""
     scope = getattr(transport, "idle_scope", None)
@@ -64,39 +94,96 @@ def _idle_since(transport: Any) -> float:
     return float(scope.deadline)
 
 
-def evict_oldest_idle(manager: StreamableHTTPSessionManager, cap: int) -> int:
-    """Close idle sessions, oldest first, until a new one fits under ``cap``.
-
-    A session is evicted by ending its idle countdown now: its server task winds
-    down exactly as on an idle timeout (the transport terminates and the policy
-    session ends). It is forgotten at once, so its id answers 404 from here on.
-
-    :return: how many sessions were evicted.
-    """
+def _evict(manager: StreamableHTTPSessionManager, session_id: str, why: str) -> None:
+    """End a session's idle countdown now: its server task winds down exactly as on an idle
+    timeout (the transport terminates and the policy session ends). It is forgotten at
+    once, so its id answers 404 from here on."""
     sessions: dict[str, Any] = manager._server_instances  # noqa: SLF001 - see module doc
-    evicted = 0
-    while len(sessions) >= cap:
-        candidates = [(deadline, session_id) for session_id, transport in sessions.items()
-                      if (deadline := _idle_since(transport)) != math.inf]
-        if not candidates:
-            return evicted  # every session is busy: the SDK refuses the new one
-        _, oldest = min(candidates)
-        transport = sessions.pop(oldest)
-        manager._session_owners.pop(oldest, None)  # noqa: SLF001
-        transport.idle_scope.cancel()
-        evicted += 1
-        log.info("HTTP session %s evicted: %d sessions open (cap %d)", oldest, len(sessions),
-                 cap)
-    return evicted
+    transport = sessions.pop(session_id)
+    manager._session_owners.pop(session_id, None)  # noqa: SLF001
+    transport.idle_scope.cancel()
+    log.info("HTTP session %s evicted: %s", session_id, why)
 
 
-def bound_sessions(manager: StreamableHTTPSessionManager, cap: int) -> None:
-    """Make ``manager`` evict the oldest idle session when a new one would exceed ``cap``."""
+def _oldest_idle(manager: StreamableHTTPSessionManager, among: set[str]) -> str | None:
+    sessions: dict[str, Any] = manager._server_instances  # noqa: SLF001
+    candidates = [(deadline, session_id) for session_id in among
+                  if (deadline := _idle_since(sessions[session_id])) != math.inf]
+    return min(candidates)[1] if candidates else None
+
+
+class SessionBounds:
+    """Who opened each session, and the evictions that make room for a new one."""
+
+    def __init__(self, manager: StreamableHTTPSessionManager, cap: int, per_client: int) -> None:
+        self.manager = manager
+        self.cap = cap
+        self.per_client = per_client
+        self.owners: dict[str, str] = {}  # session id -> client key
+
+    def _held(self) -> dict[str, set[str]]:
+        """client -> its open sessions (forgetting sessions that have ended)."""
+        sessions = self.manager._server_instances  # noqa: SLF001
+        self.owners = {sid: owner for sid, owner in self.owners.items() if sid in sessions}
+        held: dict[str, set[str]] = {}
+        for session_id in sessions:
+            held.setdefault(self.owners.get(session_id, ""), set()).add(session_id)
+        return held
+
+    def make_room(self, client: str) -> bool:
+        """Evict what must go for ``client`` to open a session; False when nothing may."""
+        held = self._held()
+        mine = held.get(client, set())
+        while len(mine) >= self.per_client:
+            oldest = _oldest_idle(self.manager, mine)
+            if oldest is None:
+                return False  # every one of its sessions is busy
+            _evict(self.manager, oldest, f"its client opened more than {self.per_client}")
+            mine.discard(oldest)
+        total = sum(len(ids) for ids in held.values())
+        counts = Counter({owner: len(ids) for owner, ids in held.items()})
+        while total >= self.cap:
+            for owner, _ in counts.most_common():
+                oldest = _oldest_idle(self.manager, held[owner])
+                if oldest is not None:
+                    break
+            else:
+                return False  # every session is busy: the SDK refuses the new one
+            _evict(self.manager, oldest, f"{total} sessions open (cap {self.cap})")
+            held[owner].discard(oldest)
+            counts[owner] -= 1
+            total -= 1
+        return True
+
+    def admitted(self, session_id: str, client: str) -> None:
+        self.owners[session_id] = client
+
+
+def bound_sessions(manager: StreamableHTTPSessionManager, cap: int,
+                   per_client: int | None = None) -> SessionBounds:
+    """Make ``manager`` evict idle sessions, per client and in all, when a new one would
+    exceed a cap (see the module doc)."""
+    bounds = SessionBounds(manager, cap, per_client or max_sessions_per_client())
     admit: Callable[[Any], Any] = manager._admit_session  # noqa: SLF001
+    handle: Callable[..., Any] = manager._handle_stateful_request  # noqa: SLF001
     manager.max_sessions = cap  # busy sessions only: the SDK refuses beyond them
 
     def admit_evicting(requestor: Any) -> Any:
-        evict_oldest_idle(manager, cap)
-        return admit(requestor)
+        client = _CLIENT.get()
+        if not bounds.make_room(client):
+            return None
+        transport = admit(requestor)
+        if transport is not None:
+            bounds.admitted(transport.mcp_session_id, client)
+        return transport
+
+    async def handle_naming_client(scope: Any, receive: Any, send: Any) -> None:
+        token = _CLIENT.set(client_key(scope))
+        try:
+            await handle(scope, receive, send)
+        finally:
+            _CLIENT.reset(token)
 
     manager._admit_session = admit_evicting  # type: ignore[method-assign]  # noqa: SLF001
+    manager._handle_stateful_request = handle_naming_client  # type: ignore[method-assign]  # noqa: SLF001
+    return bounds
