@@ -2,9 +2,10 @@
 
 The event loop answers ``ping``, ``initialize`` and every other client's requests; a
 kernel call (SQLite, git, a regex over the workspace) runs on one of ``threads`` worker
-threads instead. When every worker is taken, at most ``queue`` calls wait for one, and
-one connection may have at most ``per_connection`` calls running or waiting: a call
-beyond either bound is not started and is answered at once with ``BUSY`` and a retry
+threads instead. One connection may occupy at most ``per_connection`` workers at once
+(half the pool by default), so a client sending calls by the dozen leaves workers for
+the others; its further calls wait. At most ``queue`` calls wait in all: a call that
+would wait beyond that is not started and is answered at once with ``BUSY`` and a retry
 hint, rather than waiting behind work whose end nobody can promise. Each search bounds
 its own time (see ``engine.work_budget``), so a worker is never held for long.
 """
@@ -23,7 +24,6 @@ from sari_core.server.results import server_refusal
 
 DEFAULT_THREADS = 16
 DEFAULT_QUEUE = 64
-DEFAULT_PER_CONNECTION = 12
 RETRY_AFTER_SECONDS = 2
 
 _Result = TypeVar("_Result")
@@ -38,39 +38,54 @@ class Busy(Exception):
 
 
 class WorkerPool:
-    """At most ``threads`` calls at once, ``queue`` more waiting, ``per_connection`` each."""
+    """At most ``threads`` calls at once, ``per_connection`` of one connection, ``queue``
+    more waiting."""
 
     def __init__(self, threads: int = DEFAULT_THREADS, queue: int = DEFAULT_QUEUE,
-                 per_connection: int = DEFAULT_PER_CONNECTION) -> None:
+                 per_connection: int | None = None) -> None:
         self.threads = threads
         self.queue = queue
-        self.per_connection = per_connection
+        self.per_connection = per_connection or max(1, threads // 2)
         self._limiter: anyio.CapacityLimiter | None = None
-        self._in_flight: Counter[str] = Counter()
+        self._threads: anyio.CapacityLimiter | None = None
+        self._shares: dict[str, anyio.CapacityLimiter] = {}
+        self._users: Counter[str] = Counter()
+        self.waiting = 0
 
     @property
     def limiter(self) -> anyio.CapacityLimiter:
         if self._limiter is None:  # made inside the event loop that uses it
             self._limiter = anyio.CapacityLimiter(self.threads)
+            self._threads = anyio.CapacityLimiter(self.threads)
         return self._limiter
 
     async def run(self, tool: str, connection_id: str, work: Callable[..., _Result],
                   *args: Any) -> _Result:
-        """``work(*args)`` on a worker thread, or :class:`Busy` at once when over a bound."""
-        waiting = self.limiter.statistics().tasks_waiting
-        if self._in_flight[connection_id] >= self.per_connection:
-            raise Busy(busy(tool, f"this connection already has {self.per_connection} calls "
-                                  "running or waiting"))
-        if self.limiter.available_tokens == 0 and waiting >= self.queue:
-            raise Busy(busy(tool, f"all {self.threads} workers are taken and {waiting} calls "
-                                  "are waiting"))
-        self._in_flight[connection_id] += 1
+        """``work(*args)`` on a worker thread, or :class:`Busy` at once when it would have to
+        wait and ``queue`` calls wait already."""
+        pool = self.limiter
+        share = self._shares.get(connection_id)
+        if share is None:
+            share = self._shares[connection_id] = anyio.CapacityLimiter(self.per_connection)
+        must_wait = pool.available_tokens == 0 or share.available_tokens == 0
+        if must_wait and self.waiting >= self.queue:
+            raise Busy(busy(tool, f"all {self.threads} workers are taken and {self.waiting} "
+                                  "calls are waiting"))
+        self._users[connection_id] += 1
+        self.waiting += 1
+        queued = True
         try:
-            return await anyio.to_thread.run_sync(work, *args, limiter=self.limiter)
+            async with share, pool:
+                self.waiting -= 1
+                queued = False
+                return await anyio.to_thread.run_sync(work, *args, limiter=self._threads)
         finally:
-            self._in_flight[connection_id] -= 1
-            if not self._in_flight[connection_id]:
-                del self._in_flight[connection_id]
+            if queued:
+                self.waiting -= 1
+            self._users[connection_id] -= 1
+            if not self._users[connection_id]:
+                del self._users[connection_id]
+                self._shares.pop(connection_id, None)
 
 
 def busy(tool: str, why: str) -> dict[str, Any]:
