@@ -7,6 +7,7 @@ and ``urllib``. The time bounds are hang guards with wide margins.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import time
@@ -89,10 +90,8 @@ def test_sockets_trickling_a_request_are_closed_and_others_still_served(
             open_ones = list(slow)
             while open_ones and time.monotonic() < deadline:
                 for sock in open_ones:
-                    try:
+                    with contextlib.suppress(OSError):
                         sock.send(b"a")  # one more byte now and then: the trickle
-                    except OSError:
-                        pass
                 time.sleep(0.5)
                 open_ones = [sock for sock in open_ones if not _closed_by_server(sock)]
             assert not open_ones, f"{len(open_ones)} of {SLOW_SOCKETS} slow sockets still open"
