@@ -13,6 +13,7 @@ optional quantifier or inside a group is not required.
 
 from __future__ import annotations
 
+from sari_core.engine import work_budget
 from sari_core.engine.regex import Regex
 from sari_core.engine.store import IndexStore
 from sari_core.engine.text_match import (
@@ -112,6 +113,6 @@ def regex_files(store: IndexStore, rx: Regex, *, glob: str | None = None) -> lis
     else:
         rows = glob_filter((FileHit(r[0], r[1], r[2]) for r in store.match(query)), glob)
     by_id = {hit.id: hit for hit in rows}
-    out = [by_id[file_id] for file_id, data in store.utf8_texts(list(by_id))
+    out = [by_id[file_id] for file_id, data in work_budget.within(store.utf8_texts(list(by_id)))
            if rx.lines(data, limit=1)]
     return sorted(out, key=lambda hit: (hit.root, hit.path))

@@ -23,10 +23,9 @@ line by line, as grep does.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TypeVar
 
 import pathspec
 
@@ -35,7 +34,6 @@ from sari_core.engine.regex import Regex
 from sari_core.engine.store import IndexStore
 
 TRIGRAM = 3
-_Text = TypeVar("_Text", str, bytes)
 _SPECIAL = set(".^$*+?{}[]\\|()")
 _ESCAPED_LITERALS = set(".^$*+?{}[]\\|()-/#&~\"'=:<>,;@%!` ")
 _NUMERIC_ESCAPES = set("xuUN0123456789")
@@ -130,10 +128,10 @@ def literal_files(store: IndexStore, query: str, *, case_sensitive: bool,
     if case_sensitive and (has_case(query) or not query.isascii()):
         # Exact bytes: UTF-8 substring search is exactly text substring search.
         needle = query.encode("utf-8")
-        hits = [by_id[file_id] for file_id, data in _within_budget(store.utf8_texts(list(by_id)))
+        hits = [by_id[file_id] for file_id, data in work_budget.within(store.utf8_texts(list(by_id)))
                 if needle in data]
     elif not case_sensitive and not query.isascii():
-        hits = [by_id[file_id] for file_id, text in _within_budget(store.texts(list(by_id)))
+        hits = [by_id[file_id] for file_id, text in work_budget.within(store.texts(list(by_id)))
                 if contains(text, query, False)]
     return sorted(hits, key=lambda hit: (hit.root, hit.path))
 
@@ -151,7 +149,7 @@ def _short_scan(store: IndexStore, query: str, case_sensitive: bool, glob: str |
     by_id = {hit.id: hit for hit in rows}
     needle = query.encode("utf-8") if case_sensitive else query.lower().encode("ascii")
     out: list[FileHit] = []
-    for file_id, data in _within_budget(store.utf8_texts(list(by_id))):
+    for file_id, data in work_budget.within(store.utf8_texts(list(by_id))):
         if case_sensitive:
             found = needle in data
         elif any(special in data for special in _FOLDS_INTO_ASCII):
@@ -168,7 +166,7 @@ def _scan(store: IndexStore, glob: str | None, predicate: Callable[[str], bool]
     rows = glob_filter((FileHit(row.id, row.root, row.path) for row in store.text_files()), glob)
     by_id = {hit.id: hit for hit in rows}
     out: list[FileHit] = []
-    for file_id, text in _within_budget(store.texts(list(by_id))):
+    for file_id, text in work_budget.within(store.texts(list(by_id))):
         if predicate(text):
             out.append(by_id[file_id])
     return sorted(out, key=lambda hit: (hit.root, hit.path))
@@ -273,14 +271,7 @@ def regex_files(store: IndexStore, rx: Regex, *, glob: str | None = None
         rows = glob_filter((FileHit(r[0], r[1], r[2]) for r in store.match(phrase(literal))),
                            glob)
     by_id = {hit.id: hit for hit in rows}
-    out = [by_id[file_id] for file_id, data in _within_budget(store.utf8_texts(list(by_id)))
+    out = [by_id[file_id] for file_id, data in work_budget.within(store.utf8_texts(list(by_id)))
            if matches(data)]
     return sorted(out, key=lambda hit: (hit.root, hit.path))
 
-
-def _within_budget(texts: Iterable[tuple[int, _Text]]) -> Iterator[tuple[int, _Text]]:
-    """The texts, until the work budget in force says stop (see engine.work_budget)."""
-    for file_id, text in texts:
-        if not work_budget.spend(len(text)):
-            return
-        yield file_id, text

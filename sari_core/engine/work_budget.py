@@ -16,9 +16,10 @@ answers True.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import TypeVar
 
 SEARCH_SECONDS = 5.0  # after this a search answers with what it found
 SEARCH_SCAN_BYTES = 256 << 20  # file text one search may scan (a large monorepo, many times)
@@ -59,6 +60,7 @@ class WorkBudget:
                 "path_glob or a longer literal part in the query.")
 
 
+_Text = TypeVar("_Text", str, bytes)
 _CURRENT: ContextVar[WorkBudget | None] = ContextVar("sari_work_budget", default=None)
 
 
@@ -96,3 +98,11 @@ def spend(scanned: int = 0) -> bool:
     """:meth:`WorkBudget.spend` on the budget in force; True when none is."""
     budget = _CURRENT.get()
     return True if budget is None else budget.spend(scanned)
+
+
+def within(texts: Iterable[tuple[int, _Text]]) -> Iterator[tuple[int, _Text]]:
+    """``(id, text)`` pairs, each spent on the budget in force, until it says stop."""
+    for file_id, text in texts:
+        if not spend(len(text)):
+            return
+        yield file_id, text
