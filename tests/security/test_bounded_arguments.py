@@ -127,6 +127,10 @@ def _many_matching_files(tmp_path: Path, count: int = 12) -> Path:
     for number in range(count):
         (root / f"part{number:02}.txt").write_text(f"needle_word {number}\n" + "x" * 1000 + "\n",
                                                    encoding="utf-8")
+    # many more files without it, so a regex is checked on the index's candidates (a regex
+    # matching a large share of the tree goes to ripgrep, bounded by the deadline alone)
+    for number in range(count * 8):
+        (root / f"other{number:03}.txt").write_text("nothing here\n", encoding="utf-8")
     return root
 
 
