@@ -19,6 +19,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from sari_core.engine import work_budget
 from sari_core.engine.changes import ChangeSource, Key, change_source
 from sari_core.engine.ignore import IgnoreRules
 from sari_core.engine.indexer import COMPLETE_KEY, Indexer, IndexStats
@@ -253,13 +254,14 @@ class Workspace:
             return scan_search(self.searcher, self.scan, call)
         ready = self.wait_for_index(self.ready_wait_seconds)
         self._sync()
-        if self._regex_to_ripgrep(call):
-            found = self._ripgrep_files(call)
-            if found is not None:  # ranked from the index, as any regex search is
-                return self.searcher.search(call, index_ready=ready, files=found)
-        if call.kind in ("references", "callers", "implementations"):
-            return self.navigator.search(call, index_ready=ready)
-        return self.searcher.search(call, index_ready=ready)
+        with work_budget.bounded():  # ripgrep's file list and the ranking share one deadline
+            if self._regex_to_ripgrep(call):
+                found = self._ripgrep_files(call)
+                if found is not None:  # ranked from the index, as any regex search is
+                    return self.searcher.search(call, index_ready=ready, files=found)
+            if call.kind in ("references", "callers", "implementations"):
+                return self.navigator.search(call, index_ready=ready)
+            return self.searcher.search(call, index_ready=ready)
 
     def matching_files(self, call: SearchCall) -> list[str]:
         """Every file a text or regex query matches (the set ``total`` counts)."""

@@ -152,12 +152,16 @@ def test_a_search_past_its_work_budget_answers_with_what_it_found_and_says_so(
                for note in partial.notes)
 
 
-def test_a_search_past_its_deadline_answers_at_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize("pattern", [
+    "needle_.*",  # narrowed by the index
+    "n.e.d.l.e",  # no literal to narrow it: ripgrep lists the files
+])
+def test_a_search_past_its_deadline_answers_at_once(tmp_path: Path, pattern: str) -> None:
     root = _many_matching_files(tmp_path)
     with Workspace([root], index_path=tmp_path / "index.sqlite") as engine:
         engine.ensure_index(progress=False)
         with work_budget.bounded(seconds=0):
-            late = engine.search(SearchCall(query="needle_.*", kind="regex"))
+            late = engine.search(SearchCall(query=pattern, kind="regex"))
     assert late.total == 0 and late.truncated
     assert any("deadline" in note for note in late.notes)
 
