@@ -31,6 +31,8 @@ log = logging.getLogger(__name__)
 # How long a tool call waits for the client's first roots answer (and the kernel over them)
 # before it is served from the folder already open.
 FIRST_ROOTS_WAIT_SECONDS = 15.0
+# How long the client may take to answer roots/list; one that never does keeps the folder.
+ROOTS_ANSWER_SECONDS = 5.0
 
 
 def folders_of(roots: list[types.Root]) -> list[Path]:
@@ -71,11 +73,15 @@ class RootsFollower:
         lowlevel.add_notification_handler("notifications/roots/list_changed",
                                           types.NotificationParams, self._on_changed)
         self.server.before_call = self.wait_for_first_roots
+        # A server can ask for roots only on a connection opened with the initialize
+        # handshake (the 2026 era has no server-to-client requests): clients that probe
+        # server/discover first (Claude Code does) are led to the handshake instead.
+        self.server.require_handshake()
 
     async def wait_for_first_roots(self, ctx: Any) -> None:
         """Hold a tool call until the client's roots are served (a client that declares
         none, or speaks the era without a handshake, is never held)."""
-        if _client_has_roots(ctx) and not self.settled.is_set():
+        if _client_has_roots(ctx) and _handshake_era(ctx) and not self.settled.is_set():
             with anyio.move_on_after(FIRST_ROOTS_WAIT_SECONDS):
                 await self.settled.wait()
 
@@ -83,6 +89,9 @@ class RootsFollower:
         try:
             if _client_has_roots(ctx):
                 await self._follow(ctx)
+            else:
+                log.info("the client declares no roots; serving %s",
+                         ", ".join(map(str, self._current())))
         finally:
             self.settled.set()
 
@@ -91,13 +100,17 @@ class RootsFollower:
             await self._follow(ctx)
 
     async def _follow(self, ctx: Any) -> None:
+        log.debug("asking the client for its roots")
         try:
             with warnings.catch_warnings():  # the SDK marks roots deprecated for a future era
                 warnings.simplefilter("ignore")
-                answer = await ctx.session.list_roots()
+                with anyio.fail_after(ROOTS_ANSWER_SECONDS):
+                    answer = await ctx.session.list_roots()
         except Exception as exc:  # noqa: BLE001 - a client that cannot answer keeps the folder
-            log.warning("roots/list failed (%s); serving %s", exc, self._current())
+            log.warning("roots/list failed (%s); serving %s", type(exc).__name__,
+                        ", ".join(map(str, self._current())))
             return
+        log.info("the client's roots: %s", ", ".join(str(root.uri) for root in answer.roots))
         folders = folders_of(list(answer.roots)) or self.fallback
         async with self._lock:
             if folders == self._current():
@@ -115,3 +128,10 @@ def _client_has_roots(ctx: Any) -> bool:
     params = getattr(ctx.session, "client_params", None)
     capabilities = getattr(params, "capabilities", None)
     return getattr(capabilities, "roots", None) is not None
+
+
+def _handshake_era(ctx: Any) -> bool:
+    """Whether the connection was opened with ``initialize`` (protocol versions before the
+    2026 era), the only kind a server may send requests on."""
+    version = str(getattr(ctx, "protocol_version", None) or "")
+    return bool(version) and version < "2026"

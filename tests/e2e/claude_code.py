@@ -136,11 +136,13 @@ def sari_command() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "sari_core.cli.main"]
 
 
-def mcp_config(workspace: Path, env: dict[str, str]) -> dict[str, object]:
-    command = sari_command()
-    return {"mcpServers": {"sari": {"type": "stdio", "command": command[0],
-                                    "args": [*command[1:], "serve", "--workspace",
-                                             str(workspace)],
+def mcp_config(workspace: Path, env: dict[str, str],
+               serve_argv: Sequence[str] | None = None) -> dict[str, object]:
+    """The CLI's MCP config for Sari: ``sari serve --workspace WORKSPACE``, or ``serve_argv``
+    (the whole command line) when given."""
+    argv = list(serve_argv) if serve_argv is not None else \
+        [*sari_command(), "serve", "--workspace", str(workspace)]
+    return {"mcpServers": {"sari": {"type": "stdio", "command": argv[0], "args": argv[1:],
                                     "env": env}}}
 
 
@@ -148,7 +150,8 @@ def run_session(claude: Path, workspace: Path, home: Path, turns: Sequence[Turn]
                 *, allowed_tools: Sequence[str] = ("mcp__sari__search", "mcp__sari__read"),
                 sari_env: dict[str, str] | None = None,
                 extra_env: dict[str, str] | None = None,
-                extra_args: Sequence[str] = ()) -> SessionRun:
+                extra_args: Sequence[str] = (),
+                serve_argv: Sequence[str] | None = None) -> SessionRun:
     """Run one ``claude -p`` session in ``workspace`` and return what happened.
 
     :param claude: the Claude Code executable.
@@ -160,12 +163,13 @@ def run_session(claude: Path, workspace: Path, home: Path, turns: Sequence[Turn]
     :param sari_env: environment for ``sari serve`` (e.g. ``SARI_PLUGINS``).
     :param extra_env: more environment for the CLI (and so for its hooks).
     :param extra_args: more command-line arguments for the CLI (``--disallowedTools Read``).
+    :param serve_argv: how the CLI starts Sari (default ``sari serve --workspace WORKSPACE``).
     :return: the :class:`SessionRun`.
     """
     home.mkdir(parents=True, exist_ok=True)
     config_dir = home / ".claude"
     config_path = home / "mcp.json"
-    config_path.write_text(json.dumps(mcp_config(workspace, dict(sari_env or {}))))
+    config_path.write_text(json.dumps(mcp_config(workspace, dict(sari_env or {}), serve_argv)))
     with MessagesStandIn(turns) as api, RefusingProxy() as proxy:
         env = {key: value for key, value in os.environ.items()
                if not key.startswith(("ANTHROPIC_", "CLAUDE_"))}

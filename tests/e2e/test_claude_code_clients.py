@@ -1,0 +1,67 @@
+"""What the real Claude Code CLI makes of Sari's client-facing contract: ``read``'s offset
+is the first line shown, as in its own Read; a call with a bad argument is answered with a
+refusal the model reads (naming the fix), not a broken session; without ``--workspace`` the
+server serves the project the CLI runs in, even when started elsewhere; and the tools are
+listed while the index is still building."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from claude_code import run_session, sari_command
+from messages_standin import ToolCall, Turn
+from test_claude_code_e2e import CART, make_workspace, sent_to_model, tool_use_ids
+
+READ = "mcp__sari__read"
+SEARCH = "mcp__sari__search"
+
+
+def test_read_offset_is_the_first_line_shown_as_in_the_clis_read(claude: Path,
+                                                                 tmp_path: Path) -> None:
+    workspace = make_workspace(tmp_path)
+    turns = [Turn(calls=(ToolCall(READ, {"mode": "file", "target": "shop/cart.py",
+                                         "offset": 5, "limit": 3}),)),
+             Turn(text="done")]
+    run = run_session(claude, workspace, tmp_path / "home", turns, "Read the cart.",
+                      allowed_tools=(READ,), sari_env={"SARI_PLUGINS": "none"})
+    assert run.returncode == 0, run.stderr
+    [read] = tool_use_ids(run, READ)
+    header, *lines = sent_to_model(run, read).splitlines()
+    assert header.startswith("shop/cart.py lines 5-7 of"), header
+    assert lines == [f"{n}\t{CART.splitlines()[n - 1]}" for n in (5, 6, 7)]
+
+
+def test_a_bad_argument_reaches_the_model_as_a_refusal_naming_the_fix(claude: Path,
+                                                                      tmp_path: Path) -> None:
+    workspace = make_workspace(tmp_path)
+    turns = [Turn(calls=(ToolCall(READ, {"mode": "file", "target": "shop/cart.py",
+                                         "offset": -3}),)),
+             Turn(calls=(ToolCall(READ, {"mode": "file", "target": "shop/no_such.py"}),)),
+             Turn(text="done")]
+    run = run_session(claude, workspace, tmp_path / "home", turns, "Read the cart.",
+                      allowed_tools=(READ,), sari_env={"SARI_PLUGINS": "none"})
+    assert run.returncode == 0, run.stderr
+    negative, missing = tool_use_ids(run, READ)
+    assert "offset must be >= 1" in sent_to_model(run, negative)
+    assert 'search(query="no_such.py", kind="path")' in sent_to_model(run, missing)
+
+
+def test_without_workspace_the_project_the_cli_runs_in_is_served(claude: Path,
+                                                                 tmp_path: Path) -> None:
+    """Sari is started in another folder: it serves the CLI's project only if it asks the
+    CLI for its roots."""
+    workspace = make_workspace(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "decoy.py").write_text("def total():\n    return 0\n", encoding="utf-8")
+    serve = " ".join(shlex.quote(part) for part in [*sari_command(), "serve"])
+    argv = ["sh", "-c", f"cd {shlex.quote(str(elsewhere))} && exec {serve}"]
+    turns = [Turn(calls=(ToolCall(SEARCH, {"query": "cart", "kind": "path"}),)),
+             Turn(text="done")]
+    run = run_session(claude, workspace, tmp_path / "home", turns, "Find the cart.",
+                      allowed_tools=(SEARCH,), sari_env={"SARI_PLUGINS": "none"},
+                      serve_argv=argv)
+    assert run.returncode == 0, run.stderr
+    [search] = tool_use_ids(run, SEARCH)
+    assert "shop/cart.py" in sent_to_model(run, search), sent_to_model(run, search)
