@@ -69,6 +69,8 @@ class Narrower:
         self.methods = [n for n in target.chosen if n.parent is not None]
         self.other_functions = [n for n in target.others if n.parent is None]
         self.undecided = 0
+        self._texts: dict[int, list[str]] = {}
+        self._text_of = lambda file_id: store.text_of(file_id) or ""
         self._word = re.compile(rf"(?<![\w$]){re.escape(self.name)}(?![\w$])")
         self._receiver = re.compile(r"(\w+(?:\(\))?)\s*\.\s*\Z")
 
@@ -117,14 +119,27 @@ class Narrower:
             return True
         if receiver in self.theirs:
             return False
-        return self._by_words(receiver)
+        typed = _type_of(receiver, use, tree, self._lines(use))
+        if typed is not None:  # x = Session(...), or x: Session, in the function it is in
+            return typed in self.mine
+        by_words = self._by_words(receiver)
+        if by_words is not None:
+            return by_words
+        # Nothing tells the receiver's type: another class's method of that name, or a
+        # builtin container's (x.get, x.items), is as likely as this one.
+        return False if self.theirs or self.name in _BUILTIN_METHODS else None
+
+    def _lines(self, use: Use) -> list[str]:
+        if use.file_id not in self._texts:
+            self._texts = {use.file_id: self._text_of(use.file_id).split("\n")}
+        return self._texts[use.file_id]
 
     def _by_words(self, variable: str) -> bool | None:
         words = _words(variable)
         if not words:
             return None
-        mine = any(words & _words(name) for name in self.mine)
-        theirs = any(words & _words(name) for name in self.theirs)
+        mine = any(_shares_word(words, name) for name in self.mine)
+        theirs = any(_shares_word(words, name) for name in self.theirs)
         if mine != theirs:
             return mine
         return None
@@ -168,6 +183,36 @@ class Narrower:
         assigned = re.compile(rf"^\s*{re.escape(self.name)}\s*(?::[^=]*)?=(?!=)")
         return any(assigned.match(lines[number - 1])
                    for number in range(scope.line, min(use.line, len(lines)) + 1))
+
+
+# Methods of Python's own containers and strings: ``x.get`` on an unknown ``x`` is as likely
+# one of these as a method of the workspace.
+_BUILTIN_METHODS = frozenset(name for kind in (dict, list, set, str, bytes, tuple, frozenset)
+                             for name in dir(kind) if not name.startswith("_"))
+
+
+def _shares_word(words: set[str], class_name: str) -> bool:
+    """Does a variable's word name the class (``adapter``: ``HTTPAdapter``; ``sess`` and
+    ``session``: ``Session``, a word of three letters or more starting one of its words)?"""
+    mine = _words(class_name)
+    return bool(words & mine) or any(len(word) >= 3 and other.startswith(word)
+                                     for word in words for other in mine)
+
+
+def _type_of(variable: str, use: Use, tree: list[Scope], lines: list[str]) -> str | None:
+    """The class ``variable`` was made from or annotated with, in the function holding
+    the use (``x = Session(...)``, ``x: Session``, ``def f(x: Session)``), else None."""
+    scope = innermost(tree, use.line)
+    first = scope.line if scope is not None else max(1, use.line - 50)
+    name = re.escape(variable)
+    made = re.compile(rf"(?<![\w.]){name}\s*(?::\s*[\w.\[\]|, ]*?)?=\s*([A-Z]\w*)\s*\(")
+    annotated = re.compile(rf"(?<![\w.]){name}\s*:\s*(?:[\w]+\.)*([A-Z]\w*)")
+    for number in range(min(use.line, len(lines)), first - 1, -1):
+        text = lines[number - 1]
+        found = made.search(text) or annotated.search(text)
+        if found:
+            return found.group(1)
+    return None
 
 
 def _last(qualified: str | None) -> str:

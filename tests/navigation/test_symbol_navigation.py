@@ -39,7 +39,10 @@ FILES = {
         "    session.send(1)\n"                            # 6
         "    adapter.send(2)\n"                            # 7
         "    Session.send(session, 3)\n"                   # 8
-        "    return thing.send(4)\n"),                     # 9
+        "    thing.send(4)\n"                              # 9
+        "    made = Session()\n"                           # 10
+        "    made.send(5)\n"                               # 11
+        "    return thing.resend(6)\n"),                   # 12
     "pkg/files.py": "def close(handle):\n    handle.shut()\n",
     "pkg/sockets.py": "def close(sock):\n    sock.shut()\n",
     "pkg/use_files.py": "from pkg.files import close\n\nclose(1)\n",
@@ -83,10 +86,15 @@ def test_references_of_a_method_leave_out_another_class_s(workspace: Workspace) 
     result = ask(workspace, "Session.send")
     found = where(result)
     assert {("pkg/sessions.py", 6), ("pkg/sessions.py", 11), ("pkg/api.py", 6),
-            ("pkg/api.py", 8), ("pkg/api.py", 9)} <= found
-    assert not found & {("pkg/adapters.py", 2), ("pkg/adapters.py", 6), ("pkg/api.py", 7)}
+            ("pkg/api.py", 8), ("pkg/api.py", 11)} <= found
+    # another class's, and an unknown receiver where another class defines the name
+    assert not found & {("pkg/adapters.py", 2), ("pkg/adapters.py", 6), ("pkg/api.py", 7),
+                        ("pkg/api.py", 9)}
     assert result.extra["precision"] == "narrowed-by-index"
-    assert "1 of them through a receiver of unknown type" in result.notes[0]
+    # a method only Session defines: an unknown receiver is kept, and counted
+    resend = ask(workspace, "Session.resend")
+    assert ("pkg/api.py", 12) in where(resend)
+    assert "1 of them through a receiver of unknown type" in resend.notes[0]
 
 
 def test_callers_of_a_module_function_follow_its_import(workspace: Workspace) -> None:
