@@ -264,8 +264,9 @@ def bench_team(backend: Backend, servers: int, sessions: int, seconds: float,
           f"{result['throughput']:,.0f} records/s, "
           f"write latency p50 {result['p50_ms']:.1f} ms p99 {result['p99_ms']:.1f} ms; "
           f"acknowledged {result['acknowledged']:,}, counted in the database "
-          f"{result['counted']:,}, lost {result['lost']} (dropped {result['dropped']}, "
-          f"failed {result['failed']})")
+          f"{result['counted']:,}, lost {result['lost']} (of which the servers reported: failed "
+          f"{result['failed']}, lost at close {result['reported_lost']}; not acknowledged: "
+          f"dropped {result['dropped']} with the queue full)")
     return result
 
 

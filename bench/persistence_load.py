@@ -81,9 +81,10 @@ def child(target: str, machine: str, seconds: float, sessions: int, gap_ms: floa
     for thread in threads:
         thread.join()
     kernel.close()  # drains the queue
+    drained_at = time.time()
     stats = store.stats
     ordered = sorted(latencies) or [0.0]
-    return {"machine": machine, "calls": sum(calls), "acknowledged": stats.enqueued,
+    return {"machine": machine, "calls": sum(calls), "drained_at": drained_at, "acknowledged": stats.enqueued,
             "committed": stats.committed, "dropped": stats.dropped_full,
             "failed": stats.failed, "lost": stats.lost,
             "p50_ms": 1000 * statistics.median(ordered),
@@ -119,14 +120,14 @@ def team_load(target: str, servers: int, sessions: int, seconds: float, gap_ms: 
                 for n in range(servers)]
     time.sleep(1.0)  # every server open (and the schema migrated) before the clock starts
     go.touch()
-    started = time.perf_counter()
+    started = time.time()
     results = []
     for process in children:
         out, err = process.communicate(timeout=seconds + 300)
         if process.returncode != 0:
             raise RuntimeError(f"a load server failed: {err[-2000:]}")
         results.append(json.loads(out.strip().splitlines()[-1]))
-    elapsed = time.perf_counter() - started  # until the last server drained its queue
+    elapsed = max(r["drained_at"] for r in results) - started  # the last queue drained
     in_database = counted(target)
     acknowledged = sum(r["acknowledged"] for r in results)
     rows = sum(in_database.get(r["machine"], 0) for r in results)
@@ -135,6 +136,7 @@ def team_load(target: str, servers: int, sessions: int, seconds: float, gap_ms: 
             "counted": rows, "lost": acknowledged - rows,
             "dropped": sum(r["dropped"] for r in results),
             "failed": sum(r["failed"] for r in results),
+            "reported_lost": sum(r["lost"] for r in results),
             "throughput": rows / elapsed, "elapsed": elapsed,
             "p99_ms": max(r["p99_ms"] for r in results),
             "p50_ms": statistics.median(r["p50_ms"] for r in results)}

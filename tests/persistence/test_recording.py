@@ -149,3 +149,27 @@ def test_secrets_are_redacted_before_they_are_written(make_kernel, db_path) -> N
     assert stored and frames
     assert all(secret not in row[0] for row in stored + frames)
     assert any("REDACTED" in row[0] for row in stored) and "REDACTED" in frames[0][0]
+
+
+def test_records_still_waiting_when_closing_gives_up_are_counted_as_lost() -> None:
+    import time
+
+    from sari_persistence.writer import BatchWriter
+
+    class Connection:
+        def execute(self, sql: str, *args: object) -> None:
+            pass
+
+        def close(self) -> None:
+            pass
+
+    def slow_batch(conn: object, batch: list[object]) -> None:
+        time.sleep(0.05)
+
+    writer = BatchWriter(Connection, slow_batch, batch_size=1, queue_size=1000)
+    for number in range(200):
+        assert writer.submit(number)
+    writer.close(timeout=0.3)
+    stats = writer.stats
+    assert stats.lost > 100
+    assert stats.committed + stats.lost + 1 >= 200  # one batch may be mid-commit

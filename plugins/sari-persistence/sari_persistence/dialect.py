@@ -55,6 +55,10 @@ class PgConnection:
             return self.raw.execute(statement)
         return self.raw.execute(to_pyformat(sql), list(params))
 
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        with self.raw.cursor() as cursor:
+            cursor.executemany(to_pyformat(sql), rows)
+
     def close(self) -> None:
         self.raw.close()
 

@@ -10,6 +10,7 @@ are paths and short queries: the patterns cost microseconds per string).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 try:
@@ -20,10 +21,17 @@ except ImportError:  # secretguard not installed: records are kept as the calls 
 
 # No secret pattern matches fewer characters than this (s://u:p@ is the shortest).
 _SHORTEST_SECRET = 8
+# What every one of secretguard's patterns needs somewhere in the text: a long token-like
+# run (keys, tokens, key material), a URL's "://", a PEM "-----" line, or a word naming a
+# secret (assignments, headers). Text with none of them is not scanned by every pattern.
+_MIGHT_HOLD_A_SECRET = re.compile(
+    r"[A-Za-z0-9+/=_-]{16,}|://|-----|xox|(?i:key|secret|token|passw|pwd|credential|"
+    r"authorization)")
 
 
 def redact(text: str) -> str:
-    if _redact_text is None or len(text) < _SHORTEST_SECRET:
+    if _redact_text is None or len(text) < _SHORTEST_SECRET \
+            or not _MIGHT_HOLD_A_SECRET.search(text):
         return text
     return str(_redact_text(text)[0])
 

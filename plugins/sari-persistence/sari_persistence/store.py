@@ -134,10 +134,10 @@ class ExecutionStore:
         cap = self.options.max_payload_chars
         text_chars = self.options.response_text_chars
         next_seq: dict[str, int] = {}
+        executions = []
         for item in batch:
             if isinstance(item, (ExecutionRecord, ExecutionRow)):
-                conn.execute(INSERT_EXECUTION, execution_row(item, cap, text_chars,
-                                                             self.machine))
+                executions.append(execution_row(item, cap, text_chars, self.machine))
             elif isinstance(item, FrameRecord):
                 insert_frame(conn, item, cap, next_seq)
             elif isinstance(item, ChatSessionRecord):
@@ -146,6 +146,9 @@ class ExecutionStore:
                 upsert_metrics(conn, item)
             else:
                 raise TypeError(f"unknown execution log record {type(item).__name__}")
+        if executions:
+            # One statement for the batch: on PostgreSQL one pipelined round trip, not one each.
+            conn.executemany(INSERT_EXECUTION, executions)
 
 
 def ensure_chat_session(conn: Any, record: ChatSessionRecord) -> None:

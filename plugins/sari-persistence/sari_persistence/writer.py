@@ -207,6 +207,15 @@ class BatchWriter:
                 self._urgent.set()
             if threading.current_thread() is not self._thread:
                 self._thread.join(timeout)
+                if self._thread.is_alive():
+                    # The process may exit now and take the daemon thread with it: every
+                    # accepted record not yet committed or failed is counted (a batch being
+                    # committed at this moment may still make it).
+                    stats = self.stats
+                    left = stats.enqueued - stats.committed - stats.failed - stats.lost
+                    stats.lost += left
+                    log.error("execution log: %d records were still waiting after %.0f s of "
+                              "closing; they are counted as lost", left, timeout)
         _OPEN_WRITERS.discard(self)
 
     @property
