@@ -1,4 +1,5 @@
-"""The official TypeScript MCP SDK client (npm, pinned), driving ``sari serve`` over stdio.
+"""The official TypeScript MCP SDK client and the MCP Inspector CLI (npm, pinned), driving
+``sari serve`` over stdio.
 
 ``python tests/e2e/node_clients.py PREFIX`` installs the pinned packages with npm into
 ``PREFIX`` (tox's ``commands_pre``); where npm is missing it prints why and exits 0, and the
@@ -22,6 +23,9 @@ HERE = Path(__file__).parent
 PREFIX_VARIABLE = "SARI_NODE_CLIENTS_PREFIX"
 TS_SDK = "@modelcontextprotocol/sdk"
 TS_SDK_VERSION = "1.32.2"
+INSPECTOR = "@modelcontextprotocol/inspector"
+INSPECTOR_VERSION = "2.12.0"
+PACKAGES = {TS_SDK: TS_SDK_VERSION, INSPECTOR: INSPECTOR_VERSION}
 
 
 def ts_sdk_prefix() -> tuple[Path | None, str]:
@@ -36,6 +40,26 @@ def ts_sdk_prefix() -> tuple[Path | None, str]:
     if not package.exists():
         return None, f"no {TS_SDK} under {prefix} (npm install failed?)"
     return Path(prefix), ""
+
+
+def inspector_cli(prefix: Path) -> Path | None:
+    """The Inspector's command-line client under ``prefix``, or None."""
+    binary = prefix / "node_modules" / ".bin" / "mcp-inspector"
+    return binary if binary.exists() else None
+
+
+def run_inspector(prefix: Path, server: list[str], *arguments: str,
+                  timeout: float = 180.0) -> dict[str, Any]:
+    """``mcp-inspector --cli SERVER... ARGUMENTS``: its JSON answer."""
+    binary = inspector_cli(prefix)
+    assert binary is not None, f"no {INSPECTOR} under {prefix}"
+    completed = subprocess.run([str(binary), "--cli", *server, *arguments], capture_output=True,
+                               text=True, timeout=timeout, check=False)
+    try:  # a tool error result is printed too, with a non-zero exit
+        return json.loads(completed.stdout)  # type: ignore[no-any-return]
+    except json.JSONDecodeError:
+        raise AssertionError(f"the Inspector CLI failed (exit {completed.returncode}):\n"
+                             f"{completed.stdout[-2000:]}\n{completed.stderr[-2000:]}") from None
 
 
 def sari_command(*arguments: str) -> list[str]:
@@ -65,17 +89,26 @@ def main(prefix: str) -> int:
     if npm is None:
         print("npm is not installed: the TypeScript SDK client tests will be skipped.")
         return 0
-    package = Path(prefix) / "node_modules" / TS_SDK / "package.json"
-    if package.exists() and f'"version": "{TS_SDK_VERSION}"' in package.read_text():
-        print(f"{TS_SDK} {TS_SDK_VERSION} already installed in {prefix}")
+    wanted = [f"{name}@{version}" for name, version in PACKAGES.items()
+              if f'"version": "{version}"' not in _package_json(Path(prefix), name)]
+    if not wanted:
+        print(f"{', '.join(PACKAGES)} already installed in {prefix}")
         return 0
+    # All of them in one install: npm --no-save removes the packages a command does not name.
+    wanted = [f"{name}@{version}" for name, version in PACKAGES.items()]
     started = time.monotonic()
-    argv = [npm, "install", "--prefix", prefix, "--no-audit", "--no-fund", "--no-save",
-            f"{TS_SDK}@{TS_SDK_VERSION}"]
+    argv = [npm, "install", "--prefix", prefix, "--no-audit", "--no-fund", "--no-save", *wanted]
     completed = subprocess.run(argv, check=False)
-    print(f"npm install {TS_SDK}@{TS_SDK_VERSION}: exit {completed.returncode} in "
+    print(f"npm install {' '.join(wanted)}: exit {completed.returncode} in "
           f"{time.monotonic() - started:.1f} s")
     return completed.returncode
+
+
+def _package_json(prefix: Path, name: str) -> str:
+    try:
+        return (prefix / "node_modules" / name / "package.json").read_text(encoding="utf-8")
+    except OSError:
+        return ""
 
 
 if __name__ == "__main__":
