@@ -186,3 +186,38 @@ def test_sari_log_reads_the_postgresql_log_and_never_prints_its_password(
     assert [json.loads(line)["type"] for line in exported.stdout.splitlines()] == ["execution"]
     for result in (listed, shown, exported):
         assert password not in result.stdout + result.stderr
+
+
+def test_metrics_compactions_and_text_search_are_kept_as_on_sqlite(pg_url: str) -> None:
+    from sari_persistence import ExecutionLog
+
+    kernel = kernel_on(pg_url, "host-a", session_metrics_backend="sqlite")
+    try:
+        for _ in range(3):
+            kernel.execute_read({"mode": "file", "target": "src/parser.py", "session_id": "m"})
+        chat = ExecutionLog.of(kernel).chat_session("chat-1", project_root="/srv/app")
+        for number in range(8):
+            chat.user(f"message {number} about src/parser.py")
+        outcome = chat.compact(keep_last=2, kernel=kernel)
+        found = chat.query(text="MESSAGE 3")  # case-insensitive, as FTS5 trigram is
+    finally:
+        kernel.close()
+    assert (outcome.compacted_count, outcome.retained_count) == (6, 2)
+    assert outcome.compaction is not None and "Files mentioned: [src/parser.py]" in outcome.summary
+    assert [frame.content for frame in found.frames] == ["message 3 about src/parser.py"]
+    assert rows(pg_url, "SELECT calls_count FROM session_metrics") == [(3,)]
+    assert rows(pg_url, "SELECT count(*), sum(compacted) FROM chat_frames") == [(9, 6)]
+
+
+def test_claude_code_hooks_store_and_reinject_through_postgresql(pg_url: str) -> None:
+    from test_claude_code import pre_compact_input, session_start_input
+
+    from sari_persistence import claude_code
+
+    settings = PersistenceSettings(database_url=pg_url, install_sigterm_handler=False)
+    stored = claude_code.pre_compact(pre_compact_input("manual"), settings, None)
+    assert stored is not None
+    assert claude_code.pre_compact(pre_compact_input("manual"), settings, None) is None
+    assert rows(pg_url, "SELECT count(*) FROM chat_compactions") == [(1,)]
+    summary = claude_code.session_start(session_start_input("compact"), settings, None)
+    assert summary == stored.summary
