@@ -70,6 +70,7 @@ class Narrower:
         self.other_functions = [n for n in target.others if n.parent is None]
         self.undecided = 0
         self._texts: dict[int, list[str]] = {}
+        self._prose: dict[int, set[int]] = {}
         self._text_of = lambda file_id: store.text_of(file_id) or ""
         self._word = re.compile(rf"(?<![\w$]){re.escape(self.name)}(?![\w$])")
         self._receiver = re.compile(r"(\w+(?:\(\))?)\s*\.\s*\Z")
@@ -80,8 +81,9 @@ class Narrower:
             return True
         if key in self.other_lines:
             return False
-        if use.text.lstrip().startswith(_COMMENTS):
-            return False  # a comment names it; it does not use it
+        if use.text.lstrip().startswith(_COMMENTS) \
+                or use.line in self._prose_lines(use.file_id, file_text):
+            return False  # a comment or a docstring names it; it does not use it
         verdicts = []
         for found in self._word.finditer(use.text):
             if _in_string(use.text, found.start()):
@@ -128,6 +130,11 @@ class Narrower:
         # Nothing tells the receiver's type: another class's method of that name, or a
         # builtin container's (x.get, x.items), is as likely as this one.
         return False if self.theirs or self.name in _BUILTIN_METHODS else None
+
+    def _prose_lines(self, file_id: int, file_text: str) -> set[int]:
+        if file_id not in self._prose:
+            self._prose[file_id] = _triple_quoted_lines(file_text)
+        return self._prose[file_id]
 
     def _lines(self, use: Use) -> list[str]:
         if use.file_id not in self._texts:
@@ -189,6 +196,26 @@ class Narrower:
 # one of these as a method of the workspace.
 _BUILTIN_METHODS = frozenset(name for kind in (dict, list, set, str, bytes, tuple, frozenset)
                              for name in dir(kind) if not name.startswith("_"))
+
+
+_TRIPLE = re.compile(r'"""|\'\'\'')
+
+
+def _triple_quoted_lines(text: str) -> set[int]:
+    """The lines inside triple-quoted strings (docstrings), their quote lines included."""
+    lines: set[int] = set()
+    opened: tuple[str, int] | None = None
+    line = 1
+    position = 0
+    for found in _TRIPLE.finditer(text):
+        line += text.count("\n", position, found.start())
+        position = found.start()
+        if opened is None:
+            opened = (found.group(), line)
+        elif found.group() == opened[0]:
+            lines.update(range(opened[1], line + 1))
+            opened = None
+    return lines
 
 
 def _shares_word(words: set[str], class_name: str) -> bool:
