@@ -248,13 +248,26 @@ def open_sari(root: Path) -> Any:
 
 def sari_hits(kernel: Any, query: str, **args: Any
               ) -> tuple[list[tuple[str, int | None, str | None]], int]:
-    """(path, line, enclosing definition) per match, and the answer's size in tokens."""
+    """(path, line, enclosing definition) per match, and the size in tokens of the text
+    the model is shown (the rendered answer)."""
     from sari_core.costmodel import tokens
+    from sari_core.rendering import render
 
     body = kernel.execute_search({"query": query, **args})
     hits = [(match["path"], match.get("line"), match.get("scope") or match.get("symbol"))
             for match in body.get("matches", [])]
-    return hits, tokens(json.dumps(body))
+    return hits, tokens(render(body))
+
+
+def shown_tokens(kernel: Any, query: str) -> int:
+    """Tokens of the rendered answer without the definitions shown with its first hits."""
+    from sari_core.costmodel import tokens
+    from sari_core.rendering import render
+
+    body = kernel.execute_search({"query": query})
+    for match in body.get("matches", []):
+        match.pop("context", None)
+    return tokens(render(body))
 
 
 # --- the run ----------------------------------------------------------------------------
@@ -268,6 +281,7 @@ class Figures:
     latency_ms: list[float] = field(default_factory=list)
     rg_latency_ms: list[float] = field(default_factory=list)
     answer_tokens: dict[str, list[int]] = field(default_factory=dict)
+    bare_tokens: dict[str, list[int]] = field(default_factory=dict)
     empty: dict[str, int] = field(default_factory=dict)
 
 
@@ -291,6 +305,8 @@ def measure(corpora: dict[str, Path], queries: Sequence[Query], verbose: bool,
                     timings.append((time.perf_counter() - started) * 1000)
                 figures.latency_ms.append(statistics.median(timings))
                 figures.answer_tokens.setdefault(query.kind, []).append(size)
+                figures.bare_tokens.setdefault(query.kind, []).append(
+                    shown_tokens(kernel, query.query))
                 if not hits:
                     figures.empty[query.kind] = figures.empty.get(query.kind, 0) + 1
                 sari = file_rank([hit[0] for hit in hits], query.answers)
@@ -328,8 +344,10 @@ def report(figures: Figures, kinds: Sequence[str]) -> list[tuple[str, bool]]:
     for kind in kinds:
         sizes = figures.answer_tokens.get(kind, [])
         if sizes:
-            print(f"sari answers, {kind}: median {statistics.median(sizes):.0f} tokens, "
-                  f"{figures.empty.get(kind, 0)} of {len(sizes)} with no match")
+            bare = statistics.median(figures.bare_tokens.get(kind, [0]))
+            print(f"sari answers, {kind}: median {statistics.median(sizes):.0f} tokens as "
+                  f"shown to the model ({bare:.0f} without the definitions shown with the "
+                  f"first hits), {figures.empty.get(kind, 0)} of {len(sizes)} with no match")
     p50 = statistics.median(figures.latency_ms) if figures.latency_ms else 0.0
     slowest = max(figures.latency_ms, default=0.0)
     rg_p50 = statistics.median(figures.rg_latency_ms) if figures.rg_latency_ms else 0.0
