@@ -134,11 +134,17 @@ def _same_failure(before: dict[str, Any], after: dict[str, Any], call: dict[str,
             and _target(call["arguments"]) == _target(failed))
 
 
-@pytest.mark.parametrize("names", [(), tuple(sorted(_installed()))],
-                         ids=["core", "every read policy"])
+STRICT = {**TIGHT, "refgate": {**TIGHT["refgate"], "strict": True},
+          "budget": {**TIGHT["budget"], "max_reads_per_session": 8}}
+
+
+@pytest.mark.parametrize("names,settings", [
+    ((), TIGHT), (tuple(sorted(_installed())), TIGHT), (tuple(sorted(_installed())), STRICT)],
+    ids=["core", "every read policy", "every read policy, strict and a small budget"])
 def test_every_next_call_proposed_moves_forward(tmp_path: Path, tree: Path,
-                                                names: tuple[str, ...]) -> None:
-    kernel = _kernel(tree, names, TIGHT)
+                                                names: tuple[str, ...],
+                                                settings: dict[str, Any]) -> None:
+    kernel = _kernel(tree, names, settings)
     seen: set[str] = set()
     try:
         for tool, arguments in SCENARIO:
@@ -151,7 +157,11 @@ def test_every_next_call_proposed_moves_forward(tmp_path: Path, tree: Path,
                     (tool, arguments, call, followed.get("error"))
     finally:
         kernel.close()
-    if names:  # the walk meets the read policies' reason codes, not only the kernel's
+    # the walk meets the read policies' reason codes, not only the kernel's
+    if names and settings is TIGHT:
         assert {"AGGREGATION_DEDUPLICATED", "BUDGET_WINDOW_AT_MATCH",
                 "LOW_RELEVANCE_OUTSIDE_TOPK", "PREVIEW_DEGRADED", "REFGATE_READ_WINDOWED",
                 "SECRET_FILE_BLOCKED", "SECRET_REDACTED"} <= seen, seen
+    elif names:
+        assert {"BUDGET_HARD_LIMIT", "BUDGET_SOFT_LIMIT", "SEARCH_FIRST_REQUIRED",
+                "SEARCH_REF_REQUIRED"} <= seen, seen
