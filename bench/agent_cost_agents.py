@@ -150,15 +150,22 @@ class ScriptedAgent:
 
     def read_on(self, path: str, dotted: str, truth: tuple[int, int]) -> None:
         """Read on with a definition the agent has started until it has seen it whole: to
-        its end when a tool stated it, else ``CHUNK`` lines at a time."""
+        its end when a tool stated it, ``WINDOW`` lines when it has seen only its first line,
+        else ``CHUNK`` lines at a time."""
         for _ in range(MAX_CONTINUATIONS):
             gap = self.view.first_missing(truth, path)
             if gap is None or self.stopped:
                 return
             end = self.view.end_of(path, dotted, truth)
+            start = self.view.start_of(path, dotted, truth) or gap
+            if end is not None and end >= gap:
+                last = end
+            elif gap <= start + 1:  # only its first line seen (a search hit): a first look
+                last = start + WINDOW
+            else:
+                last = gap + CHUNK - 1
             seen = self.view.count()
-            self.continue_read(path, gap, end if end is not None and end >= gap
-                               else gap + CHUNK - 1)
+            self.continue_read(path, gap, last)
             if self.view.count() == seen:
                 return
 
