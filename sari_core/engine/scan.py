@@ -34,6 +34,7 @@ from sari_core.engine.regex import compile_query
 from sari_core.engine.text_match import contains, glob_spec
 from sari_core.engine.textfile import BINARY_SNIFF_BYTES, MAX_INDEX_BYTES, decode, is_binary
 
+RG_ERROR = 2  # rg's exit status for an error (a pattern it cannot parse, among others)
 LINES_PER_FILE = 20  # line hits kept per file (what ranking looks at)
 PREVIEW_COLUMNS = 400  # longer lines come back cut (minified code)
 # Words that introduce a definition in the languages Sari parses, and what kind it is.
@@ -96,6 +97,10 @@ class WorkspaceScan:
         self.extra_excludes = list(extra_excludes)
         self._ignored_dirs: dict[tuple[int, str], bool] = {}
         self._chains: dict[tuple[int, str], Chain] = {}  # .gitignore chain per folder
+        # A root inside another: rg would list its files once per root, under one path;
+        # such a workspace is scanned in Python, root by root.
+        self._nested = any(inner != outer and inner.startswith(outer.rstrip(os.sep) + os.sep)
+                           for inner in self.roots for outer in self.roots)
 
     # --- the workspace's file set ---------------------------------------------------
 
@@ -132,6 +137,10 @@ class WorkspaceScan:
                 or rules.decide(self._chain(root, parent), folder, True)
         return self._ignored_dirs[key]
 
+    def _ripgrep(self) -> str | None:
+        """rg, when it can list this workspace's files exactly."""
+        return None if self._nested else ripgrep()
+
     def _split(self, path: str) -> tuple[int, str] | None:
         for index, root in enumerate(self.roots):
             if path.startswith(root) and path[len(root):len(root) + 1] in ("/", os.sep):
@@ -155,7 +164,7 @@ class WorkspaceScan:
     def files(self) -> Iterator[tuple[int, str]]:
         """Every file of the workspace (root index, path relative to it)."""
         self._fresh()
-        binary = ripgrep()
+        binary = self._ripgrep()
         if binary is None:
             for root, rules in enumerate(self.rules):
                 for entry in rules.walk():
@@ -173,7 +182,7 @@ class WorkspaceScan:
               glob: str | None = None) -> list[ScannedFile]:
         """The files with a line matching ``pattern`` and their first matching lines."""
         self._fresh()
-        binary = ripgrep()
+        binary = self._ripgrep()
         if binary is None or not pattern.isascii() or "\x00" in pattern:
             # rg matches UTF-8 bytes; the index decodes legacy encodings (Latin-1...), so
             # a non-ASCII pattern is matched on decoded text, as the index does (and a NUL
@@ -181,6 +190,8 @@ class WorkspaceScan:
             found = self._python_lines(pattern, regex, case_sensitive)
         else:
             found = self._rg_lines(binary, pattern, regex, case_sensitive)
+            if found is None:
+                found = self._python_lines(pattern, regex, case_sensitive)
         spec = glob_spec(glob) if glob else None
         return [item for item in found if (spec is None or spec.match_file(item.rel))
                 and self.belongs(item.root, item.rel)]
@@ -190,16 +201,19 @@ class WorkspaceScan:
         """(root, path) of the files with a line matching ``pattern``, from ``rg -l``;
         None when rg cannot answer it exactly (no rg, a non-ASCII pattern, a NUL)."""
         self._fresh()
-        binary = ripgrep()
+        binary = self._ripgrep()
         if binary is None or not pattern.isascii() or "\x00" in pattern:
             return None
         command = [*self._rg_command(binary), "--files-with-matches", "--null"]
         command += [] if regex else ["--fixed-strings"]
         command += ["--case-sensitive"] if case_sensitive else ["--ignore-case"]
         try:
-            output = subprocess.run([*command, "--regexp", pattern, "--", *self.roots],
-                                    capture_output=True, check=False,
-                                    timeout=work_budget.remaining()).stdout
+            done = subprocess.run([*command, "--regexp", pattern, "--", *self.roots],
+                                  capture_output=True, check=False,
+                                  timeout=work_budget.remaining())
+            output = done.stdout
+            if done.returncode == RG_ERROR and not output:
+                return None  # a pattern RE2 takes and rg's syntax refuses (e.g. \")
         except subprocess.TimeoutExpired as late:  # the files rg listed by then
             work_budget.stop("its deadline")
             output = (late.stdout or b"").rpartition(b"\0")[0]
@@ -213,16 +227,19 @@ class WorkspaceScan:
         return sorted(out)
 
     def _rg_lines(self, binary: str, pattern: str, regex: bool, case_sensitive: bool
-                  ) -> list[ScannedFile]:
+                  ) -> list[ScannedFile] | None:
         command = [*self._rg_command(binary), "--null", "--line-number", "--no-heading",
                    "--with-filename", "--max-count", str(LINES_PER_FILE),
                    "--max-columns", str(PREVIEW_COLUMNS), "--max-columns-preview"]
         command += [] if regex else ["--fixed-strings"]
         command += ["--case-sensitive"] if case_sensitive else ["--ignore-case"]
         try:
-            stdout = subprocess.run([*command, "--regexp", pattern, "--", *self.roots],
-                                    capture_output=True, check=False,
-                                    timeout=work_budget.remaining()).stdout
+            done = subprocess.run([*command, "--regexp", pattern, "--", *self.roots],
+                                  capture_output=True, check=False,
+                                  timeout=work_budget.remaining())
+            stdout = done.stdout
+            if done.returncode == RG_ERROR and not stdout:
+                return None  # a pattern RE2 takes and rg's syntax refuses (e.g. \")
         except subprocess.TimeoutExpired as late:  # the lines rg printed by then
             work_budget.stop("its deadline")
             stdout = (late.stdout or b"").rpartition(b"\n")[0]
