@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -165,9 +166,9 @@ def first_answer_cli(root: Path, cache: Path, query: str) -> tuple[float, str]:
                                env=server_env(cache))
     assert process.stdout is not None
     lines = []
-    for line in process.stdout:  # the answer ends with its "N files matched" line
+    for line in process.stdout:  # the answer ends with its "N files matched..." line
         lines.append(line)
-        if " matched, " in line:
+        if re.match(r"\d[\d,]* \w+ matched\b", line):
             break
     elapsed = time.perf_counter() - started
     process.terminate()  # it goes on building the index for later calls
