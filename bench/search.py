@@ -298,8 +298,8 @@ def warm(root: Path, index: Path, repeat: int, literals: list[str], regexes: lis
 
     with Workspace([root], index_path=index, watch=True) as engine:
         engine.ensure_index(progress=False)
-        literal = compare("literal", engine, root, [SearchCall(query=q) for q in literals],
-                          repeat, text_peer)
+        literal = compare("literal", engine, root, [SearchCall(query=q, literal=True)
+                                                     for q in literals], repeat, text_peer)
         regex = compare("regex", engine, root, [SearchCall(query=q, kind="regex")
                                                  for q in regexes], repeat, text_peer)
         symbol = compare("symbol", engine, root, [SearchCall(query=q, kind="symbol")
