@@ -52,9 +52,10 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024
 DEFAULT_WORKER_THREADS = DEFAULT_THREADS
-# Served on the event loop by a stdio server with inline_reads: their work is bounded by
-# the file's size, not by the workspace (search is not among them).
-INLINE_TOOLS = frozenset({"read", "read_file", "read_symbol", "get_snippet"})
+# Served on the event loop by a stdio server with inline_reads: reads of a file or a range,
+# whose work is bounded by the file's size. Search, symbol and outline reads (which may wait
+# for the index) and diffs (git) go to a worker.
+INLINE_READ_MODES = {"read": ("file", "snippet"), "read_file": (None,), "get_snippet": (None,)}
 
 # No server instructions: Claude Code shows a server's instructions to its model on every turn,
 # in a block of ~30 tokens of its own, and what they would say (search, then read what it
@@ -206,7 +207,8 @@ class SariServer:
         connection_id = self.connections.for_request(ctx)
         started = time.perf_counter()
         async with reporting_index_progress(ctx, getattr(self.kernel, "engine", None)):
-            if self.inline_reads and entry.read_only and name in INLINE_TOOLS:
+            if self.inline_reads and entry.read_only \
+                    and arguments.get("mode") in INLINE_READ_MODES.get(name, ()):
                 response = entry.invoke(arguments, connection_id)
             else:
                 try:

@@ -18,7 +18,7 @@ from mcp import Client
 from memory_engine import MemoryEngine
 
 from sari_core.kernel import Kernel
-from sari_core.models import SearchCall, SearchResult
+from sari_core.models import ReadCall, ReadResult, SearchCall, SearchResult
 from sari_core.server import SariServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
@@ -28,12 +28,19 @@ HANG_GUARD_SECONDS = 30
 
 
 class HeldSearch(MemoryEngine):
-    """A search for ``hold`` waits until ``release`` is set."""
+    """A search for ``hold`` (or an outline of ``hold.py``) waits until ``release`` is set."""
 
     def __init__(self) -> None:
         super().__init__(dict(FILES))
         self.release = threading.Event()
         self.held = threading.Event()
+
+    def read(self, call: ReadCall) -> ReadResult:
+        if call.mode == "outline" and call.target == "hold.py":
+            self.held.set()
+            self.release.wait(HANG_GUARD_SECONDS)
+            call = call.model_copy(update={"mode": "file", "target": "README.md"})
+        return super().read(call)
 
     def search(self, call: SearchCall) -> SearchResult:
         if call.query == "hold":
@@ -75,6 +82,27 @@ async def test_a_search_on_a_stdio_server_leaves_ping_answered() -> None:
                 order.append("ping")
                 engine.release.set()
     assert order == ["ping", "search"]
+
+
+async def test_an_outline_on_a_stdio_server_leaves_ping_answered() -> None:
+    engine = HeldSearch()
+    server = _server(engine, inline_reads=True)
+    order: list[str] = []
+    async with Client(server.lowlevel, mode="legacy") as client:
+
+        async def outline() -> None:
+            assert _body(await client.call_tool("read", {"mode": "outline",
+                                                         "target": "hold.py"}))["ok"]
+            order.append("outline")
+
+        with anyio.fail_after(HANG_GUARD_SECONDS):
+            async with anyio.create_task_group() as group:
+                group.start_soon(outline)
+                await _held(engine)
+                await client.send_ping()
+                order.append("ping")
+                engine.release.set()
+    assert order == ["ping", "outline"]
 
 
 async def test_a_call_beyond_the_queue_is_busy_at_once_and_served_later() -> None:
