@@ -21,12 +21,13 @@ except ImportError:  # secretguard not installed: records are kept as the calls 
 
 # No secret pattern matches fewer characters than this (s://u:p@ is the shortest).
 _SHORTEST_SECRET = 8
-# What every one of secretguard's patterns needs somewhere in the text: a long token-like
-# run (keys, tokens, key material), a URL's "://", a PEM "-----" line, or a word naming a
-# secret (assignments, headers). Text with none of them is not scanned by every pattern.
+# What every one of secretguard's patterns needs somewhere in the text: a token-like run
+# (keys and tokens: 16 or more letters, digits, _ or -; key material: 40 or more base64
+# characters), a URL's "://", a PEM "-----" line, or a word naming a secret (assignments,
+# headers). Text with none of them (a path, a short query) is not scanned by every pattern.
 _MIGHT_HOLD_A_SECRET = re.compile(
-    r"[A-Za-z0-9+/=_-]{16,}|://|-----|xox|(?i:key|secret|token|passw|pwd|credential|"
-    r"authorization)")
+    r"[A-Za-z0-9_-]{16,}|[A-Za-z0-9+/=]{40,}|://|-----|xox|(?i:key|secret|token|passw|pwd|"
+    r"credential|authorization)")
 
 
 def redact(text: str) -> str:
