@@ -21,7 +21,6 @@ import re
 import shutil
 import subprocess
 import sys
-import sysconfig
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -67,6 +66,8 @@ def definition_on(line: str) -> tuple[str, str] | None:
 @cache
 def ripgrep() -> str | None:
     """The ``rg`` binary: the ripgrep wheel's (next to this interpreter), else the PATH's."""
+    import sysconfig  # (slow to import; only the first scan needs it)
+
     name = "rg.exe" if os.name == "nt" else "rg"
     for folder in (Path(sys.executable).parent, Path(sysconfig.get_path("scripts"))):
         candidate = folder / name
