@@ -67,13 +67,14 @@ class Narrower:
         self.theirs = (theirs | _extending(store, theirs)) - self.mine
         self.functions = [n for n in target.chosen if n.parent is None]
         self.methods = [n for n in target.chosen if n.parent is not None]
+        self.modules = {part for n in (*target.chosen, *target.others)
+                        for part in module_of(n.row.path).split(".")} - self.mine
         self.other_functions = [n for n in target.others if n.parent is None]
         self.undecided = 0
         self._texts: dict[int, list[str]] = {}
         self._prose: dict[int, set[int]] = {}
         self._text_of = lambda file_id: store.text_of(file_id) or ""
         self._word = re.compile(rf"(?<![\w$]){re.escape(self.name)}(?![\w$])")
-        self._receiver = re.compile(r"(\w+(?:\(\))?)\s*\.\s*\Z")
 
     def keep(self, use: Use, tree: list[Scope], file_text: str) -> bool:
         key = (use.file_id, use.line)
@@ -90,9 +91,16 @@ class Narrower:
                 continue
             before, after = use.text[:found.start()], use.text[found.end():]
             if before.rstrip().endswith("."):
-                receiver = self._receiver.search(before.rstrip())
-                verdicts.append(self._by_receiver(receiver.group(1) if receiver else "", use,
-                                                  tree))
+                if _IMPORT.match(use.text):
+                    verdicts.append(False)  # a part of a module's dotted path
+                    continue
+                receiver = _receiver(before.rstrip())
+                if self.methods and not self.functions and not (
+                        after.lstrip().startswith("(") or (
+                            _called(after) and receiver in ("self", "cls", "this", *self.mine))):
+                    verdicts.append(False)  # x.name = ..., x.name.y: a data attribute
+                    continue
+                verdicts.append(self._by_receiver(receiver, use, tree))
             else:
                 verdicts.append(self._bare_use(use, file_text, before, after, tree))
         if not verdicts or all(verdict is False for verdict in verdicts):
@@ -112,15 +120,14 @@ class Narrower:
             owner = _class_at(tree, use.line)
             if owner is None:
                 return None
-            if owner in self.mine:
-                return True
-            if owner in self.theirs:
-                return False
-            return None
+            # a class neither defining nor inheriting (as far as the index sees) the method
+            # is a mixin or a sibling: a type checker does not resolve the name there either
+            return owner in self.mine
         if receiver in self.mine:
             return True
-        if receiver in self.theirs:
-            return False
+        if receiver in self.theirs or (receiver in self.modules
+                                       and self._imports_module(use, receiver)):
+            return False  # another class, or an imported module: not an instance of this one
         typed = _type_of(receiver, use, tree, self._lines(use))
         if typed is not None:  # x = Session(...), or x: Session, in the function it is in
             return typed in self.mine
@@ -130,6 +137,11 @@ class Narrower:
         # Nothing tells the receiver's type: another class's method of that name, or a
         # builtin container's (x.get, x.items), is as likely as this one.
         return False if self.theirs or self.name in _BUILTIN_METHODS else None
+
+    def _imports_module(self, use: Use, module: str) -> bool:
+        imported = re.compile(rf"\s*(import\s+([\w.]+\.)?{re.escape(module)}\b|from\s+\S+"
+                              rf"\s+import\s+.*\b{re.escape(module)}\b)")
+        return any(imported.match(line) for line in self._lines(use))
 
     def _prose_lines(self, file_id: int, file_text: str) -> set[int]:
         if file_id not in self._prose:
@@ -198,6 +210,33 @@ _BUILTIN_METHODS = frozenset(name for kind in (dict, list, set, str, bytes, tupl
                              for name in dir(kind) if not name.startswith("_"))
 
 
+_IMPORT = re.compile(r"\s*(from|import)\s")
+
+
+def _called(after: str) -> bool:
+    """Is the name called (or handed on as a value: ``f(x.send)``, ``key=x.send``)?"""
+    rest = after.lstrip()
+    return not rest or rest[0] in "(),]}:;" or rest.startswith(("if ", "else", "or ", "and "))
+
+
+def _receiver(before: str) -> str:
+    """What ``before`` ends with, ahead of the dot: ``session`` in ``session.``, the class
+    called in ``requests.Request(...).`` (``Request``), ``super()``; else ''."""
+    text = before[:-1].rstrip() if before.endswith(".") else before
+    if text.endswith("()") and text[:-2].endswith("super"):
+        return "super()"
+    if text.endswith(")"):  # a call: the name called, past its balanced arguments
+        depth = 0
+        for index in range(len(text) - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(text[index], 0)
+            if depth == 0:
+                callee = re.search(r"(\w+)\s*\Z", text[:index])
+                return callee.group(1) if callee else ""
+        return ""
+    found = re.search(r"(\w+)\s*\Z", text)
+    return found.group(1) if found else ""
+
+
 _TRIPLE = re.compile(r'"""|\'\'\'')
 
 
@@ -232,7 +271,8 @@ def _type_of(variable: str, use: Use, tree: list[Scope], lines: list[str]) -> st
     scope = innermost(tree, use.line)
     first = scope.line if scope is not None else max(1, use.line - 50)
     name = re.escape(variable)
-    made = re.compile(rf"(?<![\w.]){name}\s*(?::\s*[\w.\[\]|, ]*?)?=\s*([A-Z]\w*)\s*\(")
+    made = re.compile(
+        rf"(?<![\w.]){name}\s*(?::\s*[\w.\[\]|, ]*?)?=\s*(?:\w+\.)*([A-Z]\w*)\s*\(")
     annotated = re.compile(rf"(?<![\w.]){name}\s*:\s*(?:[\w]+\.)*([A-Z]\w*)")
     for number in range(min(use.line, len(lines)), first - 1, -1):
         text = lines[number - 1]
