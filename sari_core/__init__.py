@@ -30,6 +30,7 @@ from sari_core.kernel.sessions import Session, canonical_root, workspace_hash
 from sari_core.kernel.settings import SettingsError, SettingsSpec, SettingsStore
 from sari_core.kernel.stabilization import StabilizationField
 from sari_core.kernel.tools import ToolSpec
+from sari_core.kernel.trust import OperatorOnly
 from sari_core.kernel.verdicts import FoldedVerdict, Verdict
 from sari_core.kernel.view import KernelView
 from sari_core.locations import open_private, private_dir, private_file, state_dir
@@ -65,7 +66,7 @@ __all__ = [
     "ClientRequest", "Command", "CompactionContribution", "CompactionEvent", "CountsReferences",
     "Definition", "Engine", "ErrorCode", "FileChange", "FoldedVerdict", "IndexesDefinitions",
     "Kernel", "KernelView", "ListsMatchingFiles", "MatchMode", "MutationEvent", "NextCall",
-    "OutlineRow", "Plugin", "ReadCall", "ReadResult", "ReasonCode", "ReasonCodeSpec", "SariError",
+    "OperatorOnly", "OutlineRow", "Plugin", "ReadCall", "ReadResult", "ReasonCode", "ReasonCodeSpec", "SariError",
     "SearchCall", "SearchMatch", "SearchResult", "Session", "SettingsError", "SettingsSpec",
     "SettingsStore", "StabilizationField", "TierEntry", "ToolSpec", "Verdict", "canonical_root",
     "current_client_request", "glob_spec", "hookimpl", "matches", "names_symbol",

@@ -1,7 +1,8 @@
 """Where Sari keeps its files: never in the workspace, always in the user's folders.
 
 ``SARI_STATE_DIR`` and ``SARI_CACHE_DIR`` override the platform defaults (tests
-and CI point them at temporary folders).
+and CI point them at temporary folders); ``SARI_CONFIG_FILE`` names the operator's
+config file instead of ``config.toml`` in the user's config folder.
 
 What Sari keeps there (the index holds the full text of the workspace, secrets
 included; the execution log holds every call's arguments) is the user's alone:
@@ -32,6 +33,13 @@ def cache_dir() -> Path:
     return Path(override) if override else Path(platformdirs.user_cache_dir("sari"))
 
 
+def config_file() -> Path:
+    """The operator's own settings file (``SARI_CONFIG_FILE``, else ``config.toml`` in the
+    platform's user config folder): the side of the configuration the agent cannot write."""
+    override = os.environ.get("SARI_CONFIG_FILE")
+    return Path(override) if override else Path(platformdirs.user_config_dir("sari")) / "config.toml"
+
+
 def log_dir() -> Path:
     return state_dir() / "logs"
 
@@ -55,8 +63,9 @@ def _tighten(path: Path, mode: int) -> None:
 
 def private_dir(path: Path) -> Path:
     """Create folder ``path`` (and its parents); the folders from Sari's state or cache
-    folder down to it are 0700. A folder elsewhere (an explicit index path) only gets
-    0700 when Sari creates it."""
+    folder down to it are 0700. Every folder Sari creates is 0700, whatever the umask —
+    the parents too (``~/.cache``, ``~/.local/state``), as the XDG base directory rules
+    ask; an existing folder above Sari's own is left as it is."""
     base = _sari_base(path)
     chain = [path, *path.parents]
     owned = chain[:chain.index(base) + 1] if base is not None else [path]
@@ -65,10 +74,13 @@ def private_dir(path: Path) -> Path:
             if folder in owned:
                 _tighten(folder, PRIVATE_DIR_MODE)
             continue
-        with contextlib.suppress(FileExistsError):  # made meanwhile by another process
-            folder.mkdir(mode=PRIVATE_DIR_MODE if folder in owned else 0o777)
-        if folder in owned:
-            _tighten(folder, PRIVATE_DIR_MODE)  # it may be another process's, made looser
+        try:
+            folder.mkdir(mode=PRIVATE_DIR_MODE)
+        except FileExistsError:  # made meanwhile by another process
+            if folder in owned:
+                _tighten(folder, PRIVATE_DIR_MODE)  # it may be looser
+            continue
+        _tighten(folder, PRIVATE_DIR_MODE)  # the umask only takes bits away; this makes sure
     return path
 
 

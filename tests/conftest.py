@@ -14,6 +14,8 @@ import pytest
 _TMP = Path(tempfile.mkdtemp(prefix="sari-tests-"))
 os.environ.setdefault("SARI_STATE_DIR", str(_TMP / "state"))
 os.environ.setdefault("SARI_CACHE_DIR", str(_TMP / "cache"))
+# No test reads the operator's own config file; one that needs one points here.
+os.environ.setdefault("SARI_CONFIG_FILE", str(_TMP / "config" / "config.toml"))
 
 # `workspace_root` and `kernels`, for the plugin folders' `make_kernel` fixtures.
 pytest_plugins = ["kernel_fixtures"]
@@ -22,5 +24,6 @@ pytest_plugins = ["kernel_fixtures"]
 @pytest.fixture(autouse=True)
 def _isolated_plugin_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """No test inherits allow/deny lists or strict mode from the shell."""
-    for var in ("SARI_PLUGINS", "SARI_DISABLE_PLUGINS", "SARI_STRICT_SESSION_ID"):
+    for var in ("SARI_PLUGINS", "SARI_DISABLE_PLUGINS", "SARI_STRICT_SESSION_ID",
+                "SARI_TRUSTED_WORKSPACES"):
         monkeypatch.delenv(var, raising=False)

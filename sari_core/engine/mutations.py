@@ -41,6 +41,19 @@ def to_crlf(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\n", "\r\n")
 
 
+# A new file is rw-r--r-- at most (the umask only takes away); no file the agent wrote
+# is left executable, setuid or setgid unless the operator keeps those bits.
+NEW_FILE_MODE = 0o644
+NOT_EXECUTABLE = 0o666
+
+
+def written_mode(current: int | None, keep_executable_bits: bool) -> int:
+    """The permission bits a written file gets, from those it had (None: a new file)."""
+    if current is None:
+        return NEW_FILE_MODE & ~_umask()
+    return current if keep_executable_bits else current & NOT_EXECUTABLE
+
+
 def _umask() -> int:
     try:
         with open("/proc/self/status", encoding="ascii") as status:
@@ -100,8 +113,9 @@ def _no_match(display: str, text: str, old: str) -> SariError:
 class Mutator:
     """Plans and applies edits and writes inside the workspace roots."""
 
-    def __init__(self, guard: PathGuard) -> None:
+    def __init__(self, guard: PathGuard, keep_executable_bits: bool = False) -> None:
         self.guard = guard
+        self.keep_executable_bits = keep_executable_bits
 
     # --- planning -------------------------------------------------------------------
 
@@ -212,7 +226,8 @@ class Mutator:
                                 [NextCall(tool="read", arguments={"mode": "file",
                                                                   "target": target.display})])
             try:
-                self._replace(folder, target, current, mode, change.new_text)
+                self._replace(folder, target, current,
+                              written_mode(mode, self.keep_executable_bits), change.new_text)
             except OSError as exc:
                 raise os_error(exc, target.display) from None
 
@@ -237,7 +252,7 @@ class Mutator:
 
     @staticmethod
     def _replace(folder: int | None, target: ResolvedPath, current: TextFile | None,
-                 mode: int | None, new_text: str | None) -> None:
+                 mode: int, new_text: str | None) -> None:
         if new_text is None:
             if folder is None:
                 os.remove(target.abs)
@@ -245,7 +260,6 @@ class Mutator:
                 os.unlink(target.name, dir_fd=folder)
             return
         data = encode(new_text, current.encoding if current else "utf-8")
-        mode = mode if mode is not None else 0o666 & ~_umask()
         if folder is None:
             atomic_write(target.abs, data, mode)
         else:

@@ -61,11 +61,13 @@ class Workspace:
     :param index_path: the SQLite file (default: ``cache_dir()/index/<workspace_hash>.sqlite``).
     :param watch: notice changes with inotify (Linux) instead of a stat sweep per call.
     :param exclude: extra exclusions, as ``.gitignore`` lines applying at every root.
+    :param keep_executable_bits: an edit or write over an executable file keeps its exec
+        bits (by default they are dropped: no file the agent wrote is left executable).
     """
 
     def __init__(self, roots: Sequence[str | os.PathLike[str]], *,
                  index_path: Path | None = None, watch: bool = True,
-                 exclude: Sequence[str] = ()) -> None:
+                 exclude: Sequence[str] = (), keep_executable_bits: bool = False) -> None:
         self.guard = PathGuard(roots)
         self.roots: list[Path] = list(self.guard.roots)
         self.index_path = Path(index_path) if index_path else default_index_path(self.roots)
@@ -77,7 +79,7 @@ class Workspace:
         self.reader = Reader(self.guard, self.store, self._symbols_ready)
         self.navigator = Navigator(self.store, self.guard)
         self.outliner = Outliner(self.guard, self.store, self._symbols_ready)
-        self.mutator = Mutator(self.guard)
+        self.mutator = Mutator(self.guard, keep_executable_bits)
         # Watching starts before the first build, so no change made meanwhile is missed.
         self._changes: ChangeSource = change_source(self.guard, self._rules, watch,
                                                     self.store)
@@ -93,6 +95,15 @@ class Workspace:
         self.build_error: BaseException | None = None
         # A one-shot caller (the CLI) answers from a scan first and builds afterwards.
         self.scan_before_build = False
+
+    @property
+    def keep_executable_bits(self) -> bool:
+        """Whether an edit or write over an executable file keeps its exec bits."""
+        return self.mutator.keep_executable_bits
+
+    @keep_executable_bits.setter
+    def keep_executable_bits(self, keep: bool) -> None:
+        self.mutator.keep_executable_bits = keep
 
     # --- the index ------------------------------------------------------------------
 

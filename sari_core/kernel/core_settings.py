@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel, Field
+
+from sari_core.kernel.trust import OperatorOnly
 
 
 class CoreSettings(BaseModel):
     """Settings of the kernel itself."""
 
-    fail_closed_plugins: list[str] = Field(
+    fail_closed_plugins: Annotated[list[str], OperatorOnly(
+        "a plugin left out lets its failures pass calls it should refuse",
+        workspace_may="add")] = Field(
         default_factory=list,
         description="Plugins whose failure refuses the call (PLUGIN_ERROR) instead of letting it go on.",
     )
@@ -16,3 +22,8 @@ class CoreSettings(BaseModel):
     session_ttl_seconds: float = Field(3600.0, gt=0, description="Idle time after which a session's runtime state is dropped.")
     analytics_enabled: bool = Field(True, description="Write analytics events to the JSON-lines sink in the state folder.")
     analytics_queue_size: int = Field(2000, ge=1, description="Bound of the analytics queue; when full, the newest event is dropped.")
+    keep_executable_bits: Annotated[bool, OperatorOnly(
+        "lets a file the agent wrote stay executable", workspace_may="disable")] = Field(
+        False,
+        description="An edit or write over an executable file keeps its exec bits; by default "
+                    "they are dropped, so no file the agent wrote is left executable.")

@@ -38,7 +38,7 @@ from sari_core.kernel.sessions import (
     strict_session_mode,
     workspace_hash,
 )
-from sari_core.kernel.settings import SettingsSpec, SettingsStore
+from sari_core.kernel.settings import SettingsSpec, SettingsStore, settings_notice
 from sari_core.kernel.stabilization import StabilizationFields
 from sari_core.kernel.tools import ToolSpec
 from sari_core.kernel.verdicts import FoldedVerdict
@@ -105,6 +105,10 @@ class Kernel:
         specs = [SettingsSpec(CORE_SECTION, CoreSettings), *self.pm.settings_specs()]
         self.settings = SettingsStore.load(specs, self.roots[0], settings, environ)
         self.core: CoreSettings = self.settings.get(CORE_SECTION)
+        # What was ignored in the workspace's config, said once, in the first call's answer.
+        self._settings_notice: str | None = settings_notice(self.settings.notices)
+        if hasattr(self.engine, "keep_executable_bits"):  # an engine that writes files
+            self.engine.keep_executable_bits = self.core.keep_executable_bits
         self.pm.reasons = self.reasons
         self.pm.fail_closed = frozenset(self.core.fail_closed_plugins)
         self.tools: dict[str, ToolSpec] = self.pm.tools()
@@ -201,6 +205,10 @@ class Kernel:
             flight.open(connection_id)
             if watch_disk:
                 flight.folded = self._external_changes(flight) or flight.folded
+            notice, self._settings_notice = self._settings_notice, None
+            if notice:
+                flight.folded = flight.folded.merge(FoldedVerdict(warnings=[notice]),
+                                                    self.reasons)
             return flight.serve(body(flight))
         except CallBlocked as blocked:
             return flight.blocked(blocked.folded)

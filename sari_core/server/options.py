@@ -9,6 +9,7 @@ presentation choices of the server, not policy: the kernel never reads them.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Mapping
@@ -28,8 +29,13 @@ STRUCTURED_CONTENT: tuple[StructuredContent, ...] = ("auto", "always", "never")
 # Clients that show the model JSON.stringify(structuredContent) instead of the text block
 # whenever a result carries structured content (observed in their public issue trackers).
 STRUCTURED_FIRST_CLIENTS = ("claude-code", "codex")
+OPTION_KEYS = ("text_format", "legacy_tools", "structured_content")
+OPTION_VARIABLES = ("SARI_TEXT_FORMAT", "SARI_LEGACY_TOOLS", "SARI_STRUCTURED_CONTENT")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
+
+
+log = logging.getLogger(__name__)
 
 
 class OptionsError(ValueError):
@@ -63,8 +69,8 @@ def _top_level(path: Path, table: tuple[str, ...]) -> Mapping[str, Any]:
     try:
         with path.open("rb") as handle:
             data: Any = tomllib.load(handle)
-    except (FileNotFoundError, tomllib.TOMLDecodeError):
-        return {}  # the kernel's settings loader reports a broken file with its location
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}  # the kernel's settings loader reports a broken file
     for key in table:
         data = data.get(key, {}) if isinstance(data, Mapping) else {}
     return data if isinstance(data, Mapping) else {}
@@ -79,33 +85,38 @@ def _flag(value: object, origin: str) -> bool:
     raise OptionsError(f"legacy_tools (from {origin}) must be true or false, not {value!r}")
 
 
+def _checked(key: str, value: object, origin: str) -> object:
+    """The value of option ``key`` as the server uses it; OptionsError names a bad one."""
+    if key == "legacy_tools":
+        return _flag(value, origin)
+    allowed = TEXT_FORMATS if key == "text_format" else STRUCTURED_CONTENT
+    if value not in allowed:
+        raise OptionsError(f"{key} (from {origin}) must be one of "
+                           f"{', '.join(allowed)}, not {value!r}")
+    return value
+
+
 def load_options(workspace: Path | None,
                  environ: Mapping[str, str] | None = None) -> ServerOptions:
-    """The options for a server on ``workspace`` (None: environment and defaults only)."""
+    """The options for a server on ``workspace`` (None: environment and defaults only).
+
+    A bad value in a workspace file (the agent can write those) is logged and left out,
+    so the server starts on the defaults; a bad value in the environment stops it.
+    """
     environ = os.environ if environ is None else environ
-    values: dict[str, tuple[object, str]] = {}
+    values: dict[str, object] = {}
     if workspace is not None:
         for path, table, origin in (
                 (workspace / "pyproject.toml", ("tool", "sari"), "pyproject.toml [tool.sari]"),
                 (workspace / "sari.toml", (), "sari.toml")):
             found = _top_level(path, table)
-            for key in ("text_format", "legacy_tools", "structured_content"):
+            for key in OPTION_KEYS:
                 if key in found:
-                    values[key] = (found[key], origin)
-    for key, variable in (("text_format", "SARI_TEXT_FORMAT"),
-                          ("legacy_tools", "SARI_LEGACY_TOOLS"),
-                          ("structured_content", "SARI_STRUCTURED_CONTENT")):
+                    try:
+                        values[key] = _checked(key, found[key], origin)
+                    except OptionsError as exc:
+                        log.warning("presentation option ignored: %s", exc)
+    for key, variable in zip(OPTION_KEYS, OPTION_VARIABLES, strict=True):
         if environ.get(variable, "").strip():
-            values[key] = (environ[variable].strip(), variable)
-    text_format, origin = values.get("text_format", ("model", "default"))
-    if text_format not in TEXT_FORMATS:
-        raise OptionsError(f"text_format (from {origin}) must be one of "
-                           f"{', '.join(TEXT_FORMATS)}, not {text_format!r}")
-    legacy = values.get("legacy_tools", (False, "default"))
-    structured, origin = values.get("structured_content", ("auto", "default"))
-    if structured not in STRUCTURED_CONTENT:
-        raise OptionsError(f"structured_content (from {origin}) must be one of "
-                           f"{', '.join(STRUCTURED_CONTENT)}, not {structured!r}")
-    return ServerOptions(text_format=text_format,  # type: ignore[arg-type]
-                         legacy_tools=_flag(*legacy),
-                         structured_content=structured)  # type: ignore[arg-type]
+            values[key] = _checked(key, environ[variable].strip(), variable)
+    return ServerOptions(**values)  # type: ignore[arg-type]

@@ -213,3 +213,31 @@ def plugin_settings_problems(plugins: Iterable[tuple[str, object]]) -> list[str]
         if spec is not None:
             problems += settings_problems(spec.section, spec.model, plugin_page(name, plugin))
     return problems
+
+
+# --- who may set what: the operator-only settings ---------------------------------------
+
+_TRUST_ROW = re.compile(r"^\|\s*`(?P<key>[\w.]+)`\s*\|(?P<who>[^|]+)\|(?P<why>[^|]+)\|\s*$", re.M)
+
+
+def trust_problems(models: dict[str, type[BaseModel]], page: str) -> list[str]:
+    """Every operator-only field is in the trust table with who may set it and why, and
+    the table lists no field that is not operator-only."""
+    from sari_core.kernel.trust import operator_only_fields
+
+    start = page.find("## Who may set what")
+    table = page[start:page.find("\n## ", start + 1)] if start >= 0 else ""
+    rows = {m["key"]: (m["who"].strip(), m["why"].strip()) for m in _TRUST_ROW.finditer(table)}
+    problems = []
+    marked = {f"{section}.{key}": marker for section, model in models.items()
+              for key, marker in operator_only_fields(model).items()}
+    for key, marker in sorted(marked.items()):
+        if key not in rows:
+            problems.append(f"operator-only setting {key}: not in the trust table of "
+                            f"{_relative(CORE_SETTINGS_PAGE)}")
+        elif rows[key] != (marker.describe(), marker.why):
+            problems.append(f"operator-only setting {key}: the table says {rows[key]}, the "
+                            f"model says {(marker.describe(), marker.why)}")
+    problems += [f"setting {key}: in the trust table but not operator-only"
+                 for key in sorted(set(rows) - set(marked))]
+    return problems

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from typing import Annotated
 
 import pluggy
 import pytest
@@ -23,6 +24,7 @@ from drift import (
     registry_json,
     session_surface_problems,
     settings_problems,
+    trust_problems,
 )
 from pydantic import BaseModel, Field
 
@@ -32,6 +34,7 @@ from sari_core.kernel.manager import SariPluginManager
 from sari_core.kernel.reasons import ReasonCode, ReasonCodeSpec
 from sari_core.kernel.sessions import Session
 from sari_core.kernel.settings import SettingsSpec
+from sari_core.kernel.trust import OperatorOnly
 
 
 def assert_documented(problems: list[str]) -> None:
@@ -219,3 +222,22 @@ def test_a_setting_and_code_added_to_an_installed_plugin_are_reported() -> None:
     ]
     assert added(plugin_reason_code_problems(original), plugin_reason_code_problems(plugins)) == [
         "plugin secretguard: reason code SECRET_UNDOCUMENTED is not on docs/plugins/secretguard.md"]
+
+
+def test_every_operator_only_setting_is_in_the_trust_table() -> None:
+    models: dict[str, type[BaseModel]] = {"core": CoreSettings}
+    for _, plugin in installed_plugins():
+        register = getattr(plugin, "sari_register_settings", None)
+        spec = register() if register else None
+        if spec is not None:
+            models[spec.section] = spec.model
+    assert trust_problems(models, page_text(CORE_SETTINGS_PAGE)) == []
+
+
+def test_an_operator_only_setting_added_without_docs_is_reported() -> None:
+    class Planted(BaseModel):
+        command: Annotated[list[str], OperatorOnly("runs a program")] = Field(
+            default_factory=list)
+
+    problems = trust_problems({"planted": Planted}, page_text(CORE_SETTINGS_PAGE))
+    assert any("planted.command" in problem for problem in problems)

@@ -64,10 +64,10 @@ def test_crlf_files_stay_crlf(kernel: Kernel, repo: Path) -> None:
 
 def test_file_mode_and_encoding_are_kept(kernel: Kernel, repo: Path) -> None:
     script = write(repo, "tools/run.sh", "#!/bin/sh\necho old\n")
-    os.chmod(script, 0o755)
+    os.chmod(script, 0o640)
     assert kernel.execute_mutation("edit", {"path": "tools/run.sh", "old_string": "old",
                                             "new_string": "new"})["ok"]
-    assert stat.S_IMODE(script.stat().st_mode) == 0o755
+    assert stat.S_IMODE(script.stat().st_mode) == 0o640
     assert script.read_text() == "#!/bin/sh\necho new\n"
     assert kernel.execute_mutation("edit", {"path": LATIN1, "old_string": "crème",
                                             "new_string": "crêpe"})["ok"]

@@ -1,4 +1,6 @@
-"""Plugin settings from pyproject.toml, sari.toml and the environment; clear errors."""
+"""Plugin settings from pyproject.toml, sari.toml and the environment; clear errors.
+
+What the workspace may not set, and what a broken workspace file does: test_settings_trust."""
 
 from __future__ import annotations
 
@@ -34,10 +36,9 @@ def test_layers_pyproject_then_sari_toml_then_env(tmp_path: Path) -> None:
     assert store.get("demo").max_reads == 40
 
 
-def test_invalid_value_names_the_key_and_source(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text('[tool.sari.demo]\nmax_reads = 0\n')
-    with pytest.raises(SettingsError, match=r"demo\.max_reads .*pyproject\.toml"):
-        SettingsStore.load([SPEC], tmp_path, environ={})
+def test_invalid_operator_value_names_the_key_and_source(tmp_path: Path) -> None:
+    with pytest.raises(SettingsError, match=r"demo\.max_reads .*environment"):
+        SettingsStore.load([SPEC], tmp_path, environ={"SARI_DEMO__MAX_READS": "0"})
 
 
 def test_unknown_key_is_an_error(tmp_path: Path) -> None:
@@ -45,7 +46,8 @@ def test_unknown_key_is_an_error(tmp_path: Path) -> None:
         SettingsStore.load([SPEC], tmp_path, environ={"SARI_DEMO__MAX_RAEDS": "3"})
 
 
-def test_broken_toml_is_reported(tmp_path: Path) -> None:
-    (tmp_path / "sari.toml").write_text("[demo\n")
-    with pytest.raises(SettingsError, match="sari.toml"):
-        SettingsStore.load([SPEC], tmp_path, environ={})
+def test_broken_operator_file_is_an_error(tmp_path: Path) -> None:
+    operator = tmp_path / "operator.toml"
+    operator.write_text("[demo\n")
+    with pytest.raises(SettingsError, match="operator.toml"):
+        SettingsStore.load([SPEC], None, environ={}, operator_file=operator)

@@ -101,10 +101,12 @@ def test_gate_check_reports_errors_with_exit_status_1(workspace: Path) -> None:
 
 
 def test_gate_check_fail_closed_exits_3_when_a_validator_is_missing(workspace: Path) -> None:
-    (workspace / "pyproject.toml").write_text(
-        '[tool.sari.lspgate]\nruff = false\nbasedpyright = false\nfailure_mode = "closed"\n'
-        '[[tool.sari.lspgate.language_servers]]\nname = "ghost"\n'
+    # The operator's own file: a workspace file may not name a language server.
+    operator = workspace.parent / "operator.toml"
+    operator.write_text(
+        '[lspgate]\nruff = false\nbasedpyright = false\nfailure_mode = "closed"\n'
+        '[[lspgate.language_servers]]\nname = "ghost"\n'
         'command = ["sari-no-such-language-server"]\npatterns = ["*.py"]\n')
-    result = sari(["gate", "check", "app.py"], workspace)
+    result = sari(["gate", "check", "app.py"], workspace, SARI_CONFIG_FILE=str(operator))
     assert result.returncode == 3
     assert "LSP_UNAVAILABLE" in result.stderr and "not found" in result.stderr

@@ -70,7 +70,8 @@ async def test_everything_a_server_session_leaves_is_private(tmp_path: Path,
     assert any(name.endswith(".jsonl") for name in names)
     assert any(name.endswith(".sqlite") for name in names)
     assert _loose(modes) == {}
-    assert oct(stat.S_IMODE(os.stat(root / "new.py").st_mode)) == oct(0o664)  # workspace: umask
+    # In the workspace: 0644 at most, and the umask may take more away.
+    assert oct(stat.S_IMODE(os.stat(root / "new.py").st_mode)) == oct(0o644)
 
 
 def test_an_index_left_readable_by_an_older_version_is_tightened(tmp_path: Path,

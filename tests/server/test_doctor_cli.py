@@ -28,14 +28,25 @@ def test_reports_every_area(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPa
     assert status == (1 if any(c["status"] == "error" for c in checks.values()) else 0)
 
 
-def test_invalid_setting_is_an_error(tmp_path: Path, capsys,
-                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_invalid_operator_setting_is_an_error(tmp_path: Path, capsys,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SARI_PLUGINS", "none")
-    (tmp_path / "sari.toml").write_text("[core]\nmax_sessions = 0\n", encoding="utf-8")
+    monkeypatch.setenv("SARI_CORE__MAX_SESSIONS", "0")
     status, checks = report(capsys, tmp_path)
     assert status == 1
     assert checks["settings"]["status"] == "error"
     assert "core.max_sessions" in checks["settings"]["detail"]
+
+
+def test_invalid_workspace_config_is_reported_not_fatal(tmp_path: Path, capsys,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SARI_PLUGINS", "none")
+    (tmp_path / "sari.toml").write_text("[core]\nmax_sessions = 0\n", encoding="utf-8")
+    status, checks = report(capsys, tmp_path)
+    assert checks["settings"]["status"] == "ok"
+    assert checks["workspace config"]["status"] == "warn"
+    assert "core.max_sessions" in checks["workspace config"]["detail"]
+    assert status == (1 if any(c["status"] == "error" for c in checks.values()) else 0)
 
 
 def test_missing_workspace_is_an_error(tmp_path: Path, capsys) -> None:

@@ -116,7 +116,7 @@ class LspGatePlugin(Plugin):
 
     @hookimpl
     def sari_navigation_languages(self) -> list[str]:
-        from sari_lspgate.runner import builtin_servers
+        from sari_lspgate.python_servers import builtin_servers
         from sari_lspgate.settings import load_settings
         from sari_lspgate.validators import language_id_for, resolve_executable
 

@@ -25,6 +25,7 @@ from sari_lspgate.diagnostics import Diagnostic
 from sari_lspgate.event_loop import LoopThread
 from sari_lspgate.lsp_server import LanguageServer
 from sari_lspgate.navigation import Answer, DefinitionSource, ExactNavigator, Outlines
+from sari_lspgate.python_servers import basedpyright_settings, builtin_servers
 from sari_lspgate.settings import LanguageServerConfig, LspGateSettings
 from sari_lspgate.validators import (
     ValidatorResult,
@@ -59,20 +60,6 @@ class ChangeTarget:
     old_known: bool = True
 
 
-def builtin_servers(settings: LspGateSettings) -> list[LanguageServerConfig]:
-    """ruff and basedpyright (unless turned off), then the configured servers."""
-    servers = []
-    if settings.ruff:
-        servers.append(LanguageServerConfig(name="ruff", command=["ruff", "server"],
-                                            patterns=settings.python_patterns,
-                                            language_id="python"))
-    if settings.basedpyright:
-        servers.append(LanguageServerConfig(
-            name="basedpyright", command=["basedpyright-langserver", "--stdio"],
-            patterns=settings.python_patterns, language_id="python"))
-    return servers + [server for server in settings.language_servers if server.enabled]
-
-
 def _digest(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -90,6 +77,9 @@ class ValidationRunner:
         self.definitions = definitions
         self.roots = [Path(canonical_root(root)) for root in roots] or [Path.cwd()]
         self.server_configs = builtin_servers(settings)
+        # The built-in basedpyright gets its interpreter per root (basedpyright_settings).
+        self._basedpyright = next((c for c in self.server_configs if c.name == "basedpyright"
+                                   and settings.basedpyright), None)
         self.command_configs = [c for c in settings.command_validators if c.enabled]
         self._language_ids = {c.name: c.language_id for c in self.server_configs
                               if c.language_id}
@@ -140,7 +130,9 @@ class ValidationRunner:
                 server = LanguageServer(
                     config.name, config.command, root,
                     initialization_options=config.initialization_options,
-                    settings=config.settings, settle_seconds=config.settle_seconds,
+                    settings=(basedpyright_settings(s, root) if config is self._basedpyright
+                              else config.settings),
+                    settle_seconds=config.settle_seconds,
                     startup_timeout=s.startup_timeout_seconds,
                     diagnostics_timeout=s.diagnostics_timeout_seconds,
                     max_restarts=s.max_restarts)

@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
+
+from sari_core import OperatorOnly
 
 SECTION = "lspgate"
 
 SeverityName = Literal["error", "warning", "information", "hint"]
 ParserName = Literal["cargo-json", "tsc", "go-vet", "gnu"]
+
+RUNS_A_PROGRAM = OperatorOnly("runs a program")
+# A validator that cannot start or answer in time counts as unavailable, which lets the
+# edit through (failure_mode open): a workspace may not shorten the waits either.
+WAIT = OperatorOnly("a shorter wait makes validators unavailable, a longer one holds edits")
 
 
 class LanguageServerConfig(BaseModel):
@@ -57,44 +64,61 @@ class CommandValidatorConfig(BaseModel):
 class LspGateSettings(BaseModel):
     """What validates an edit, what gates the session, and what happens when a validator fails."""
 
-    enabled: bool = Field(
+    enabled: Annotated[bool, OperatorOnly("false turns the gate off", workspace_may="enable")] = Field(
         True, description="Validate mutations and gate the session; false turns the plugin off.")
-    ruff: bool = Field(
+    ruff: Annotated[bool, OperatorOnly("false stops a validator", workspace_may="enable")] = Field(
         True, description="Validate Python files with `ruff server` (syntax errors and lint).")
-    basedpyright: bool = Field(
+    basedpyright: Annotated[bool, OperatorOnly(
+        "false stops a validator", workspace_may="enable")] = Field(
         True, description="Validate Python files with `basedpyright-langserver --stdio` "
                           "(type errors).")
-    python_patterns: list[str] = Field(
+    python: Annotated[str | None, RUNS_A_PROGRAM] = Field(
+        None,
+        description="Interpreter basedpyright asks for the installed packages' search paths "
+                    "(it runs it); null means the interpreter Sari itself runs on.")
+    workspace_venv: Annotated[bool, OperatorOnly(
+        "runs the workspace's own interpreter", workspace_may="disable")] = Field(
+        False,
+        description="Let basedpyright pick the workspace's own environment (its .venv, "
+                    "running .venv/bin/python) when python is not set. Only for a workspace "
+                    "the operator trusts: the agent can write that interpreter.")
+    python_patterns: Annotated[list[str], OperatorOnly(
+        "a pattern left out leaves those files unvalidated", workspace_may="add")] = Field(
         default_factory=lambda: ["*.py", "*.pyi"],
         description="Files the built-in Python servers (ruff, basedpyright) validate.")
-    language_servers: list[LanguageServerConfig] = Field(
+    language_servers: Annotated[list[LanguageServerConfig], RUNS_A_PROGRAM] = Field(
         default_factory=list,
         description="Further language servers: name, command, patterns (rust-analyzer, gopls, "
                     "typescript-language-server --stdio...).")
-    command_validators: list[CommandValidatorConfig] = Field(
+    command_validators: Annotated[list[CommandValidatorConfig], RUNS_A_PROGRAM] = Field(
         default_factory=list,
         description="Checkers run as commands with a diagnostics parser (cargo check "
                     "--message-format=json, tsc --noEmit, go vet).")
-    gate_severities: list[SeverityName] = Field(
+    gate_severities: Annotated[list[SeverityName], OperatorOnly(
+        "a severity left out no longer gates", workspace_may="add")] = Field(
         default_factory=lambda: ["error"],
         description="Diagnostic severities that gate the session when an edit introduces them.")
-    failure_mode: Literal["open", "closed"] = Field(
+    failure_mode: Annotated[Literal["open", "closed"], OperatorOnly(
+        "open lets edits through unvalidated", workspace_may=("open", "closed"))] = Field(
         "open",
         description="When a validator is missing, hangs or crashes: open lets the edit through "
                     "with an LSP_UNAVAILABLE warning; closed gates the file as if it had an error.")
-    startup_timeout_seconds: float = Field(
+    startup_timeout_seconds: Annotated[float, WAIT] = Field(
         30.0, gt=0.0, description="Longest wait for a language server to start and initialize.")
-    diagnostics_timeout_seconds: float = Field(
+    diagnostics_timeout_seconds: Annotated[float, WAIT] = Field(
         15.0, gt=0.0,
         description="Longest wait for a language server's diagnostics of one document version "
                     "(the first one after a start may also use startup_timeout_seconds).")
-    command_timeout_seconds: float = Field(
+    command_timeout_seconds: Annotated[float, WAIT] = Field(
         120.0, gt=0.0, description="Longest run of a command validator; it is killed after.")
-    max_restarts: int = Field(
+    max_restarts: Annotated[int, OperatorOnly(
+        "fewer restarts make a crashing validator unavailable sooner",
+        workspace_may="raise")] = Field(
         5, ge=0,
         description="Restarts of a crashed language server allowed within 10 minutes; past it "
                     "the server counts as unavailable until the window has passed.")
-    gate_external_changes: bool = Field(
+    gate_external_changes: Annotated[bool, OperatorOnly(
+        "false lets changes made outside Sari pass", workspace_may="enable")] = Field(
         True, description="Changes made outside Sari (noticed on disk) gate the session too; "
                           "false only reports their new errors as a warning.")
     max_examples: int = Field(

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, SecretStr, field_validator
 
-from sari_core import state_dir
+from sari_core import OperatorOnly, state_dir
 
 SECTION = "persistence"
 DB_FILENAME = "execution_log.db"
@@ -16,12 +16,14 @@ DB_FILENAME = "execution_log.db"
 class PersistenceSettings(BaseModel):
     """Where the execution log lives, how records reach it, and the summary's knobs."""
 
-    db_path: str | None = Field(
+    db_path: Annotated[str | None, OperatorOnly(
+        "writes every call's arguments to a file of its choosing")] = Field(
         None,
         description="Path of the SQLite execution log; null means execution_log.db in the "
                     "user's state folder (SARI_STATE_DIR overrides the platform default).",
     )
-    database_url: SecretStr | None = Field(
+    database_url: Annotated[SecretStr | None, OperatorOnly(
+        "sends every call's arguments to a database of its choosing")] = Field(
         None,
         description="A PostgreSQL database shared by many servers (postgresql://user:pass@host"
                     ":5432/db, or libpq key=value); null keeps the SQLite file. Operator-only: "
@@ -42,7 +44,8 @@ class PersistenceSettings(BaseModel):
         description="The name this server's records carry as the machine they came from; "
                     "null means the host name.",
     )
-    record_executions: bool = Field(
+    record_executions: Annotated[bool, OperatorOnly(
+        "false stops recording calls", workspace_may="enable")] = Field(
         True,
         description="Record every tool call (served or refused) in the executions table.",
     )
@@ -93,11 +96,14 @@ class PersistenceSettings(BaseModel):
         description="Longest frame content or payload one context_query item carries; longer "
                     "text is cut and marked content_truncated.",
     )
-    context_query_other_sessions: bool = Field(
+    context_query_other_sessions: Annotated[bool, OperatorOnly(
+        "true shows other sessions' records", workspace_may="disable")] = Field(
         False,
         description="Older spelling of context_query_scope = \"workspace\" (true).",
     )
-    context_query_scope: Literal["session", "workspace", "team"] = Field(
+    context_query_scope: Annotated[Literal["session", "workspace", "team"], OperatorOnly(
+        "a wider scope shows other sessions' records",
+        workspace_may=("team", "workspace", "session"))] = Field(
         "session",
         description="How far context_query may reach. session: the caller's own session's "
                     "records only, whatever it asks (an HTTP server's other clients stay "

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
+
+from sari_core import OperatorOnly
 
 ReadMode = Literal["file", "symbol", "snippet", "diff_preview"]
 
@@ -12,12 +14,14 @@ ReadMode = Literal["file", "symbol", "snippet", "diff_preview"]
 class RefgateSettings(BaseModel):
     """How strictly reads must follow search results."""
 
-    strict: bool = Field(
+    strict: Annotated[bool, OperatorOnly(
+        "false serves blind reads strict mode refuses", workspace_may="enable")] = Field(
         False,
         description="Refuse a blind read (a file no search of the session returned, wider "
                     "than max_range_lines) instead of serving its first window.",
     )
-    policy: Literal["enforce", "warn"] = Field(
+    policy: Annotated[Literal["enforce", "warn"], OperatorOnly(
+        "warn serves what enforce refuses", workspace_may=("warn", "enforce"))] = Field(
         "enforce",
         description="With strict: enforce refuses a blind read; warn serves it with the "
                     "same reason codes, message and next_calls attached as a warning.",
@@ -32,7 +36,8 @@ class RefgateSettings(BaseModel):
                     "three, or too many, get the window), after which the file's next read "
                     "is served as asked; or as its first max_range_lines lines.",
     )
-    max_range_lines: int = Field(
+    max_range_lines: Annotated[int, OperatorOnly(
+        "a wider range serves larger blind reads", workspace_may="lower")] = Field(
         100, ge=1,
         description="Widest read served as asked (snippet start_line..end_line plus "
                     "context, or file limit) of a file no search returned, or of lines of a "
@@ -47,7 +52,8 @@ class RefgateSettings(BaseModel):
                     "they hold a definition (blind_reads = \"outline\", without strict): the "
                     "session has drifted from what it searched for. 0 turns it off.",
     )
-    gated_modes: list[ReadMode] = Field(
+    gated_modes: Annotated[list[ReadMode], OperatorOnly(
+        "a mode left out is not gated", workspace_may="add")] = Field(
         default_factory=lambda: ["file", "symbol", "snippet", "diff_preview"],
         description="Read modes the gate applies to; reads in other modes pass untouched.",
     )

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import re
+from typing import Annotated
 
 from pydantic import BaseModel, Field, field_validator
+
+from sari_core import OperatorOnly
 
 # Globs match a workspace-relative path or any trailing part of it, case-insensitively:
 # ``.aws/credentials`` matches ``home/.aws/credentials``, ``*.pem`` matches ``certs/site.pem``.
@@ -26,7 +29,8 @@ DEFAULT_ALLOWED_GLOBS = [".env.example", ".env.sample", ".env.template", "*.pub"
 class SecretguardSettings(BaseModel):
     """What counts as a secret file, and whether payloads are redacted."""
 
-    blocked_globs: list[str] = Field(
+    blocked_globs: Annotated[list[str], OperatorOnly(
+        "a glob left out serves that secret file", workspace_may="add")] = Field(
         default_factory=lambda: list(DEFAULT_BLOCKED_GLOBS),
         description="Files whose reads are refused and whose search snippets are withheld.",
     )
@@ -34,14 +38,17 @@ class SecretguardSettings(BaseModel):
         default_factory=list,
         description="More globs to block, added to blocked_globs (so a team keeps the defaults).",
     )
-    allowed_globs: list[str] = Field(
+    allowed_globs: Annotated[list[str], OperatorOnly(
+        "an allowed glob serves files a blocked glob hides")] = Field(
         default_factory=lambda: list(DEFAULT_ALLOWED_GLOBS),
         description="Exceptions: files matching these are served even if a blocked glob matches.",
     )
-    redact: bool = Field(
+    redact: Annotated[bool, OperatorOnly(
+        "false serves secrets in clear", workspace_may="enable")] = Field(
         True, description="Redact likely secrets (private keys, tokens) from read and search payloads.",
     )
-    extra_patterns: list[str] = Field(
+    extra_patterns: Annotated[list[str], OperatorOnly(
+        "each pattern runs over every payload, and a slow one stalls every read")] = Field(
         default_factory=list,
         description="More regular expressions whose matches are redacted (whole match).",
     )

@@ -184,7 +184,11 @@ def check_plugins(roots: list[Path]) -> list[Check]:
         checks.append(Check("settings", "error", str(exc)))
     else:
         sections = ", ".join(store.sections())
-        checks.append(Check("settings", "ok", f"valid for {roots[0]} (sections: {sections})"))
+        trusted = ", a workspace the operator trusts" if store.trusted_workspace else ""
+        checks.append(Check("settings", "ok",
+                            f"valid for {roots[0]}{trusted} (sections: {sections})"))
+        # What the workspace's own files tried and the server ignores (it still starts).
+        checks += [Check("workspace config", "warn", notice) for notice in store.notices]
     return checks
 
 
