@@ -16,10 +16,16 @@ from functools import lru_cache
 
 _KEY_LABEL = r"[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?"
 _KEY_END = rf"-----END {_KEY_LABEL}-----"
-_SECRET_NAME = (
-    r"[\w.-]*(?:api[_-]?key|apikey|secret|secret[_-]?key|token|passw(?:or)?d|pwd|"
+_SECRET_WORD = (
+    r"(?:api[_-]?key|apikey|secret|secret[_-]?key|token|passw(?:or)?d|pwd|"
     r"access[_-]?key|private[_-]?key|client[_-]?secret|credentials?)"
 )
+# A variable name holding a secret word anywhere (DB_PASSWORD_PRIMARY, API_KEY_ID), of
+# bounded length: an unbounded [\w.-]* tried from every word boundary of a long run like
+# "a.a.a." takes time quadratic in the run.
+_SECRET_VARIABLE = rf"(?=[\w.-]{{0,64}}{_SECRET_WORD})[\w.-]{{1,128}}"
+# A literal default: not a template (${X}, <x>, {x}, %s) and at least three characters.
+_LITERAL = r"(?![$<{%\[])[^\"'`\n]{3,}"
 
 
 @dataclass(frozen=True)
@@ -50,16 +56,29 @@ PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern("stripe_key", re.compile(r"\b[rs]k_live_[0-9A-Za-z]{16,}\b")),
     # scheme://user:password@host (git remotes, database URLs): the password only; template
     # values (${PASS}, <password>) and the placeholder words of example files are left alone.
+    # The scheme is bounded: unbounded, a long run of "a-a-a-" took time quadratic in it.
     SecretPattern("url_credentials", re.compile(
-        r"\b[a-z][a-z0-9+.-]*://[^/\s:@\"']*:((?![$<{%])(?!(?:password|passwd|pass|secret|"
+        r"\b[a-z][a-z0-9+.-]{0,31}://[^/\s:@\"']*:((?![$<{%])(?!(?:password|passwd|pass|secret|"
         r"changeme|example|x+|\*+)@)[^/\s@\"']+)@", re.I), 1),
     # An HTTP Authorization header (git's http.extraHeader, curl lines): the credential.
     SecretPattern("authorization_header", re.compile(
         r"(?i)\bauthorization\s*:\s*(?:bearer|basic|token|digest)\s+([A-Za-z0-9._~+/=-]{6,})"),
         1),
+    # The literal default of a secret-named environment lookup: os.environ.get("DB_PASSWORD",
+    # "..."), os.getenv, environ.setdefault, env("X", default="..."), config(...), Ruby's
+    # ENV.fetch; then JavaScript's process.env.X || "..." (or ??); then shell's ${X:-...}.
+    SecretPattern("env_default", re.compile(
+        rf"(?i)\b(?:getenv|environ\.get|environ\.setdefault|env(?:\.\w+)?|config|fetch)"
+        rf"\(\s*([\"']){_SECRET_VARIABLE}\1\s*,\s*(?:default\s*=\s*)?([\"'])({_LITERAL})\2"), 3),
+    SecretPattern("env_default", re.compile(
+        rf"(?i)\bprocess\.env(?:\.{_SECRET_VARIABLE}|\[\s*([\"']){_SECRET_VARIABLE}\1\s*\])"
+        rf"\s*(?:\|\||\?\?)\s*([\"'`])({_LITERAL})\2"), 3),
+    SecretPattern("env_default", re.compile(
+        rf"(?i)\$\{{{_SECRET_VARIABLE}:?[-=]((?![$<{{%\[])[^}}\s\"']{{3,}})\}}"), 1),
     # api_key = "...", "password": "...": the quoted value only; placeholders are left alone.
+    # The name's secret word is matched alone: what precedes it in the name changes nothing.
     SecretPattern("assignment", re.compile(
-        rf"(?i)\b{_SECRET_NAME}[\"']?\s*[:=]\s*([\"'])((?![$<{{%\[])[^\"'\s]{{8,}})\1"), 2),
+        rf"(?i){_SECRET_WORD}[\"']?\s*[:=]\s*([\"'])((?![$<{{%\[])[^\"'\s]{{8,}})\1"), 2),
 )
 
 
