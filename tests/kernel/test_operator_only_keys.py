@@ -62,6 +62,8 @@ LOOSER: dict[tuple[str, str], tuple[Any, Any]] = {
     ("persistence", "db_path"): ("/tmp/elsewhere.db", None),
     ("persistence", "record_executions"): (False, None),
     ("persistence", "context_query_other_sessions"): (True, None),
+    ("persistence", "database_url"): ("postgresql://u:p@elsewhere:5432/log", None),
+    ("persistence", "context_query_scope"): ("team", None),
 }
 
 
