@@ -8,10 +8,10 @@ Baselines (``against``):
 * ``WORKTREE`` — working-tree edits not staged yet (``git diff``); untracked
   files appear as new files.
 
-git runs only on the workspace's own repository (the one holding the workspace
-root, found from the root upwards and passed as ``GIT_DIR``/``GIT_WORK_TREE``, so
-a repository planted in a subfolder is never used: a target inside one is
-refused). Nothing that can run a command is taken from the workspace: filter
+git runs only on the workspace's own repository (the nearest ``.git`` at the
+workspace root or above, found by Sari and passed as ``GIT_DIR``/``GIT_WORK_TREE``,
+so a repository planted in a subfolder is never used — a target inside one is
+refused — nor a bare one planted at the root). Nothing that can run a command is taken from the workspace: filter
 drivers are blanked, external diff drivers and textconv are off, fsmonitor and
 hooks are disabled; the environment is fixed (no pager, no colour, no optional
 locks) and the pathspec is literal, so a path is never a pattern.
@@ -98,16 +98,28 @@ def _git(args: list[str], repo: Repository, config: tuple[str, ...] = (),
 
 
 def repository_of(root: Path) -> Repository:
-    """The repository holding workspace root ``root`` (found from the root upwards only),
-    or NOT_A_GIT_REPOSITORY."""
-    done = _run(["rev-parse", "--absolute-git-dir", "--show-toplevel"], root)
-    lines = done.stdout.decode("utf-8", "replace").splitlines()
-    if done.returncode != 0 or len(lines) < 2 or not lines[1]:
-        raise SariError(ErrorCode.NOT_A_GIT_REPOSITORY,
-                        "the workspace is not inside a git repository, so there is no baseline "
-                        "to diff against.", "Read the file with mode='file' instead, or run "
-                        "git init and commit.")
-    return Repository(Path(os.path.realpath(lines[0])), Path(os.path.realpath(lines[1])))
+    """The repository holding workspace root ``root``, or NOT_A_GIT_REPOSITORY.
+
+    Sari finds it itself: the nearest ``.git`` (a folder, or a file naming one) at the
+    root or above, handed to git as ``GIT_DIR`` with its folder as the work tree. git's
+    own discovery would also take a folder holding ``HEAD``, ``objects`` and ``refs`` for
+    a bare repository — files the agent can write at the workspace root — and read the
+    ``config`` beside them.
+    """
+    for folder in (root, *root.parents):
+        dotgit = folder / ".git"
+        if not os.path.lexists(dotgit):
+            continue
+        candidate = Repository(dotgit, folder)
+        done = _run(["rev-parse", "--absolute-git-dir"], folder, candidate)
+        lines = done.stdout.decode("utf-8", "replace").splitlines()
+        if done.returncode == 0 and lines and lines[0]:
+            return Repository(Path(os.path.realpath(lines[0])), Path(os.path.realpath(folder)))
+        break  # a broken .git: git would stop here too
+    raise SariError(ErrorCode.NOT_A_GIT_REPOSITORY,
+                    "the workspace is not inside a git repository, so there is no baseline "
+                    "to diff against.", "Read the file with mode='file' instead, or run "
+                    "git init and commit.")
 
 
 def _nested_repository(target: ResolvedPath, repo: Repository) -> str | None:
