@@ -121,6 +121,22 @@ def test_basedpyright_runs_the_workspace_interpreter_only_when_the_operator_allo
         assert change["introduced"] == [], change["introduced"]
 
 
+@pytest.mark.skipif(os.name != "posix", reason="a shell-script interpreter needs POSIX")
+def test_basedpyrights_own_config_naming_the_venv_does_not_run_it(
+        tmp_path: Path, kernels: list[Kernel], marker: Path) -> None:
+    root = tmp_path / f"ws{len(kernels)}"
+    _plant_interpreter(root, marker)
+    config = '{"venvPath": ".", "venv": ".venv", "pythonPath": ".venv/bin/python"}'
+    kernel = lspgate_kernel(root, {"pkg/calc.py": MODULE, "pyrightconfig.json": config},
+                            ruff=False)
+    kernels.append(kernel)
+    response = edit(kernel, "pkg/calc.py", "a + b", "b + a", "s")
+    assert response["ok"] is True
+    validators = gate_note(response)["changes"][0]["validators"]
+    assert {v["name"]: v["status"] for v in validators} == {"basedpyright": "ok"}
+    assert not marker.exists()
+
+
 def test_an_interpreter_the_agent_rewrote_is_not_left_executable(
         tmp_path: Path, kernels: list[Kernel], marker: Path) -> None:
     root = tmp_path / f"ws{len(kernels)}"
