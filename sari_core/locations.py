@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO
 
@@ -33,10 +34,10 @@ def cache_dir() -> Path:
     return Path(override) if override else Path(platformdirs.user_cache_dir("sari"))
 
 
-def config_file() -> Path:
+def config_file(environ: Mapping[str, str] | None = None) -> Path:
     """The operator's own settings file (``SARI_CONFIG_FILE``, else ``config.toml`` in the
     platform's user config folder): the side of the configuration the agent cannot write."""
-    override = os.environ.get("SARI_CONFIG_FILE")
+    override = (os.environ if environ is None else environ).get("SARI_CONFIG_FILE")
     return Path(override) if override else Path(platformdirs.user_config_dir("sari")) / "config.toml"
 
 

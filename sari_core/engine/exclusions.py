@@ -11,11 +11,15 @@ later source adding to the earlier ones, from:
 3. the environment: ``SARI_EXCLUDE``, a JSON list or comma-separated lines.
 
 Rules only narrow what Sari sees, so the workspace may set them as freely as the user.
+A workspace value that is not a list of strings is logged and left out (the agent can
+write those files; a broken one must not stop the server); the user's or the
+environment's stops it, naming the source.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 from collections.abc import Iterable, Mapping
@@ -23,15 +27,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import platformdirs
-
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
+from sari_core.locations import config_file
+
+log = logging.getLogger(__name__)
+
 ENV = "SARI_EXCLUDE"
-CONFIG_FILE_ENV = "SARI_CONFIG_FILE"
 
 
 class ExcludeError(ValueError):
@@ -44,13 +49,6 @@ class ExcludeRule:
 
     pattern: str
     source: str
-
-
-def user_config_file(environ: Mapping[str, str] | None = None) -> Path:
-    environ = os.environ if environ is None else environ
-    override = environ.get(CONFIG_FILE_ENV)
-    return Path(override) if override else \
-        Path(platformdirs.user_config_dir("sari")) / "config.toml"
 
 
 def _toml(path: Path) -> dict[str, Any]:
@@ -83,19 +81,28 @@ def exclude_rules(workspace: Path | None,
                   environ: Mapping[str, str] | None = None) -> list[ExcludeRule]:
     """Every configured rule for ``workspace``, each once, in source order."""
     environ = os.environ if environ is None else environ
-    sources: list[tuple[str, object]] = []
-    user = user_config_file(environ)
-    sources.append((str(user), _toml(user).get("exclude")))
+    sources: list[tuple[str, object, bool]] = []  # (source, value, from the workspace)
+    user = config_file(environ)
+    sources.append((str(user), _toml(user).get("exclude"), False))
     if workspace is not None:
-        pyproject = _toml(workspace / "pyproject.toml").get("tool", {}).get("sari", {})
-        sources.append(("pyproject.toml [tool.sari]", pyproject.get("exclude")))
-        sources.append(("sari.toml", _toml(workspace / "sari.toml").get("exclude")))
+        tool = _toml(workspace / "pyproject.toml").get("tool", {})
+        pyproject = tool.get("sari", {}) if isinstance(tool, Mapping) else {}
+        if isinstance(pyproject, Mapping):
+            sources.append(("pyproject.toml [tool.sari]", pyproject.get("exclude"), True))
+        sources.append(("sari.toml", _toml(workspace / "sari.toml").get("exclude"), True))
     if environ.get(ENV):
-        sources.append((ENV, _from_env(environ[ENV])))
+        sources.append((ENV, _from_env(environ[ENV]), False))
     rules: list[ExcludeRule] = []
     seen: set[str] = set()
-    for source, value in sources:
-        for pattern in _patterns(value, source):
+    for source, value, from_workspace in sources:
+        try:
+            patterns = _patterns(value, source)
+        except ExcludeError as exc:
+            if not from_workspace:
+                raise
+            log.warning("exclude ignored: %s", exc)
+            continue
+        for pattern in patterns:
             if pattern not in seen:
                 seen.add(pattern)
                 rules.append(ExcludeRule(pattern, source))

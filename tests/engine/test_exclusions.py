@@ -55,8 +55,11 @@ def test_the_users_config_and_the_environment_add_rules(tmp_path: Path,
         ("web/**", str(tmp_path / "user-config.toml")),
         ("data/**", "pyproject.toml [tool.sari]"), ("*.min.js", "pyproject.toml [tool.sari]"),
         ("src/**", "SARI_EXCLUDE")]
+    # A broken workspace value is left out (the server still starts); the user's stops it.
     (root / "sari.toml").write_text("exclude = 5\n", encoding="utf-8")
-    with pytest.raises(ExcludeError, match=r"exclude \(from sari.toml\) must be a list"):
+    assert configured_excludes(root) == ["web/**", "data/**", "*.min.js", "src/**"]
+    (tmp_path / "user-config.toml").write_text("exclude = 5\n", encoding="utf-8")
+    with pytest.raises(ExcludeError, match=r"exclude \(from .*user-config.toml\) must be a list"):
         configured_excludes(root)
 
 

@@ -87,6 +87,8 @@ async def test_a_guard_switched_off_by_the_agent_stays_on(tmp_path: Path) -> Non
     ("sari.toml", "[budget\nmax_reads_per_session = "),
     ("sari.toml", "[core]\nmax_sessions = 0\n"),
     ("sari.toml", 'text_format = "xml"\n'),
+    ("sari.toml", "exclude = 5\n"),
+    ("pyproject.toml", "[tool.sari]\nexclude = [1, 2]\n"),
     ("pyproject.toml", "[tool.sari.budget]\nmax_reads = 3\n"),
     ("pyproject.toml", "[project\n"),
 ])
@@ -101,7 +103,7 @@ async def test_a_config_file_the_agent_broke_does_not_stop_the_server(
             second = await client.call_tool("search", {"query": "add"})
     assert body(first)["ok"] is True
     notices = [line for line in _text(first).splitlines() if "Sari config:" in line]
-    if "text_format" not in content:  # a presentation option is only logged
+    if "text_format" not in content and "exclude" not in content:  # these are only logged
         assert len(notices) == 1 and path in notices[0]
     assert "Sari config:" not in _text(second)
     assert str(root) not in _text(first)
