@@ -8,6 +8,7 @@ break the file so that the server cannot start. Every one runs through the real
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,13 @@ import pytest
 from sari_stdio import body, isolated_env, read_past_refgate, serve_stdio
 
 pytest.importorskip("sari_core.engine")
+
+
+def needs(*plugins: str) -> pytest.MarkDecorator:
+    """Skip where a plugin under attack is not installed (the core-alone test run)."""
+    missing = [name for name in plugins if importlib.util.find_spec(f"sari_{name}") is None]
+    return pytest.mark.skipif(bool(missing), reason=f"needs {', '.join(missing)}")
+
 
 SECRET = "sk-live-9f8e7d6c5b4a39281706f5e4"
 AWS = "AKIAIOSFODNN7EXAMPLE"
@@ -49,6 +57,7 @@ async def _write_then_restart(tmp_path: Path, root: Path, path: str, content: st
                                                          "content": content}))["ok"]
 
 
+@needs("lspgate")
 @pytest.mark.parametrize(("path", "table"), [("sari.toml", "[lspgate]"),
                                              ("pyproject.toml", "[tool.sari.lspgate]")])
 async def test_a_validator_command_written_by_the_agent_never_runs(
@@ -70,6 +79,7 @@ async def test_a_validator_command_written_by_the_agent_never_runs(
     assert "lspgate.command_validators" in (tmp_path / "second.log").read_text()
 
 
+@needs("secretguard")
 async def test_a_guard_switched_off_by_the_agent_stays_on(tmp_path: Path) -> None:
     root = _workspace(tmp_path)
     env = _env(tmp_path)
@@ -83,6 +93,7 @@ async def test_a_guard_switched_off_by_the_agent_stays_on(tmp_path: Path) -> Non
     assert dotenv["ok"] is False
 
 
+@needs("budget")
 @pytest.mark.parametrize(("path", "content"), [
     ("sari.toml", "[budget\nmax_reads_per_session = "),
     ("sari.toml", "[core]\nmax_sessions = 0\n"),
@@ -109,6 +120,7 @@ async def test_a_config_file_the_agent_broke_does_not_stop_the_server(
     assert str(root) not in _text(first)
 
 
+@needs("budget")
 async def test_workspace_config_edited_mid_session_waits_for_a_restart(tmp_path: Path) -> None:
     root = _workspace(tmp_path)
     env = _env(tmp_path, SARI_PLUGINS="budget")
@@ -128,6 +140,7 @@ async def test_workspace_config_edited_mid_session_waits_for_a_restart(tmp_path:
     assert replies[1]["error"]["code"] == "BUDGET_EXCEEDED"
 
 
+@needs("lspgate")
 @pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
 async def test_the_operators_own_file_is_honoured(tmp_path: Path) -> None:
     root = _workspace(tmp_path)
