@@ -29,6 +29,8 @@ DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | NOFOLLOW | _CLOEXEC
 READ_FLAGS = os.O_RDONLY | NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | _CLOEXEC \
     | getattr(os, "O_BINARY", 0)
 TEMP_SUFFIX = ".sari-tmp"  # Sari's temporary files end so; the indexer never lists them
+# A folder made for a file the agent writes: rwxr-xr-x at most, whatever the umask.
+NEW_FOLDER_MODE = 0o755
 
 
 def supported() -> bool:
@@ -56,7 +58,7 @@ def open_dir(root_fd: int, parts: list[str], *, create: bool = False) -> int:
                 if not create:
                     raise
                 with contextlib.suppress(FileExistsError):
-                    os.mkdir(part, 0o777, dir_fd=fd)
+                    os.mkdir(part, NEW_FOLDER_MODE, dir_fd=fd)  # the umask may take more
                 child = os.open(part, DIR_FLAGS, dir_fd=fd)
             os.close(fd)
             fd = child

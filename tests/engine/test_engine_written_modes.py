@@ -74,6 +74,7 @@ def test_a_new_file_is_0644_even_under_umask_000(root: Path) -> None:
     with _kernel(root) as kernel:
         assert kernel.execute_mutation("write", {"path": "pkg/new.py", "content": "X = 1\n"})["ok"]
     assert _mode(root / "pkg" / "new.py") == 0o644
+    assert _mode(root / "pkg") == 0o755  # the folder made for it
 
 
 def test_a_new_file_respects_a_stricter_umask(root: Path) -> None:
