@@ -5,8 +5,12 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from sari_core.testing import Kernels
 
 # The helper folders (tests/kernel, tests/support) are on the import path through the
 # `pythonpath` option of [tool.pytest.ini_options], not by editing sys.path here.
@@ -17,9 +21,6 @@ os.environ.setdefault("SARI_CACHE_DIR", str(_TMP / "cache"))
 # No test reads the operator's own config file; one that needs one points here.
 os.environ.setdefault("SARI_CONFIG_FILE", str(_TMP / "config" / "config.toml"))
 
-# `workspace_root` and `kernels`, for the plugin folders' `make_kernel` fixtures.
-pytest_plugins = ["kernel_fixtures"]
-
 
 @pytest.fixture(autouse=True)
 def _isolated_plugin_env(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -27,3 +28,15 @@ def _isolated_plugin_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for var in ("SARI_PLUGINS", "SARI_DISABLE_PLUGINS", "SARI_STRICT_SESSION_ID",
                 "SARI_TRUSTED_WORKSPACES"):
         monkeypatch.delenv(var, raising=False)
+
+
+# The plugin folders' `make_kernel` fixtures build on sari-core's own pytest fixtures (its
+# `pytest11` plugin, sari_core.testing.pytest_plugin), under the names they have here.
+@pytest.fixture
+def workspace_root(sari_workspace: Path) -> Path:
+    return sari_workspace
+
+
+@pytest.fixture
+def kernels(sari_kernels: Kernels) -> Kernels:
+    return sari_kernels

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from git_workspace import engine_over
-from memory_engine import MemoryEngine
 
 from sari_core import Kernel
+from sari_core.testing import MemoryEngine
 
 LONG = "pkg/long.py"    # 120 numbered lines
 OTHER = "pkg/other.py"  # 40 lines

@@ -15,7 +15,7 @@ from aggregation_workspace import (
 
 from sari_aggregation import AggregationPlugin, AggregationSettings
 from sari_aggregation.compress import reference_line
-from sari_core import Verdict, hookimpl, split_lines
+from sari_core import ReasonCodeSpec, Verdict, hookimpl, split_lines
 from sari_core.kernel.sessions import Session
 from sari_core.models import ReadCall, ReadResult
 
@@ -163,10 +163,14 @@ class RefuseAtExit:
     name = "test.refuse-at-exit"
 
     @hookimpl
+    def sari_register_reason_codes(self) -> list[ReasonCodeSpec]:
+        return [ReasonCodeSpec("TEST_WITHHELD", "A test refusal at exit.", severity="error")]
+
+    @hookimpl
     def on_read_exit(self, call: ReadCall, result: ReadResult, session: Session
                      ) -> Verdict | None:
         if call.limit == 7:
-            return Verdict.block("SEARCH_REF_REQUIRED", message="withheld")
+            return Verdict.block("TEST_WITHHELD", message="withheld")
         return None
 
 

@@ -6,7 +6,7 @@ import pytest
 from budget_workspace import BIG, MODE_READS, READS, SMALL
 from kernel_responses import stabilization
 
-from sari_core import NextCall, Verdict, hookimpl
+from sari_core import NextCall, ReasonCodeSpec, Verdict, hookimpl
 from sari_core.kernel.sessions import Session
 from sari_core.models import ReadCall
 
@@ -138,9 +138,13 @@ class RefuseBig:
     name = "test.refuse-big"
 
     @hookimpl
+    def sari_register_reason_codes(self) -> list[ReasonCodeSpec]:
+        return [ReasonCodeSpec("TEST_REFUSED", "A test refusal.", severity="error")]
+
+    @hookimpl
     def on_read_enter(self, call: ReadCall, session: Session) -> Verdict | None:
         if call.target == BIG:
-            return Verdict.block("SEARCH_FIRST_REQUIRED", message="search first",
+            return Verdict.block("TEST_REFUSED", message="search first",
                                  next_calls=(NextCall(tool="search",
                                                       arguments={"query": "x"}),))
         return None
@@ -153,7 +157,7 @@ def test_refused_reads_are_not_charged(make_kernel) -> None:
                          settings={"budget": {"max_reads_per_session": 3}})
     for _ in range(5):
         refused = kernel.execute_read({"mode": "file", "target": BIG})
-        assert refused["error"]["code"] == "SEARCH_FIRST_REQUIRED"
+        assert refused["error"]["code"] == "TEST_REFUSED"
         missing = kernel.execute_read({"mode": "file", "target": "pkg/missing.py"})
         assert missing["ok"] is False and missing["error"]["code"] != "BUDGET_EXCEEDED"
         invalid = kernel.execute_read({"mode": "file", "target": SMALL, "start_line": 1})

@@ -133,10 +133,22 @@ def _error_table(page: str) -> str:
 # --- plugins: their reason codes and settings -----------------------------------------
 
 
+def first_party_distributions() -> set[str]:
+    """The distributions this repository holds (``plugins/sari-*``): the ones it documents."""
+    return {folder.name for folder in (REPO_ROOT / "plugins").glob("sari-*")
+            if (folder / "pyproject.toml").is_file()}
+
+
 def installed_plugins() -> list[tuple[str, object]]:
-    """(entry-point name, instance) of every plugin of the ``sari`` group, sorted by name."""
+    """(entry-point name, instance) of every installed plugin of the ``sari`` group that this
+    repository holds, sorted by name (a third-party plugin installed beside them has its
+    own docs, not a page here)."""
+    ours = first_party_distributions()
     found = []
     for ep in sorted(entry_points(group="sari"), key=lambda e: e.name):
+        dist = getattr(ep, "dist", None)
+        if dist is None or dist.metadata["Name"] not in ours:
+            continue
         obj = ep.load()
         found.append((ep.name, obj() if isinstance(obj, type) else obj))
     return found

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from memory_engine import MemoryEngine
 from pydantic import BaseModel
 
 from sari_core import Kernel, ToolSpec, Verdict, hookimpl
@@ -16,6 +15,7 @@ from sari_core.models import (
     TierEntry,
 )
 from sari_core.responses import tool_response
+from sari_core.testing import MemoryEngine
 
 FILES = {"a.py": "".join(f"a{i}\n" for i in range(1, 11)), "b.py": "b1\n"}
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from memory_engine import MemoryEngine
 from plugins_for_tests import RaisingPolicy, WarningPolicy
 
 from sari_core import Kernel
+from sari_core.testing import MemoryEngine
 
 FILES = {"a.py": "print('hi')\n"}
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pluggy
 import pytest
-from memory_engine import MemoryEngine
 
 from sari_core import Kernel
 from sari_core.kernel.manager import SariPluginManager
+from sari_core.testing import MemoryEngine
 
 PLUGIN_SOURCE = textwrap.dedent('''
     from sari_core import hookimpl, Verdict

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pluggy
 import pytest
-from memory_engine import MemoryEngine
 
 from sari_core import (
     CountsReferences,
@@ -22,6 +21,7 @@ from sari_core import (
 )
 from sari_core.engine import Workspace
 from sari_core.kernel.plugin import declared_attributes
+from sari_core.testing import MemoryEngine
 
 FILES = {"a.py": "def alpha():\n    return 1\n"}
 

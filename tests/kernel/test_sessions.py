@@ -8,7 +8,6 @@ import threading
 from pathlib import Path
 
 import pytest
-from memory_engine import MemoryEngine
 
 from sari_core import Kernel, hookimpl
 from sari_core.kernel.sessions import (
@@ -18,6 +17,7 @@ from sari_core.kernel.sessions import (
     resolve_session_key,
     workspace_hash,
 )
+from sari_core.testing import MemoryEngine
 
 
 def test_workspace_hash_is_sha1_of_the_canonical_root(tmp_path: Path) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import json
 
-from memory_engine import MemoryEngine
 from plugins_for_tests import (
     BlockingPolicy,
     ClampingPolicy,
@@ -18,6 +17,7 @@ from sari_core import Kernel, ReasonCode, Verdict
 from sari_core.kernel.reasons import ReasonRegistry
 from sari_core.kernel.verdicts import PluginVerdict, fold_verdicts
 from sari_core.models import NextCall
+from sari_core.testing import MemoryEngine
 
 FILES = {"a.py": "".join(f"line {i}\n" for i in range(1, 41)), "b.py": "x = 1\n"}
 

@@ -12,10 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from memory_engine import MemoryEngine
-
 from sari_core import Kernel
 from sari_core.models import FileChange
+from sari_core.testing import MemoryEngine
 
 KernelFactory = Callable[..., Kernel]
 

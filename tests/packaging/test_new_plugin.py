@@ -33,7 +33,7 @@ def test_the_scaffold_has_the_entry_point_settings_tests_and_a_tox_env(
     assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()) == [
         "README.md", "pyproject.toml", "sari_acme_audit/__init__.py",
         "sari_acme_audit/plugin.py",
-        "sari_acme_audit/py.typed", "sari_acme_audit/settings.py", "tests/conftest.py",
+        "sari_acme_audit/py.typed", "sari_acme_audit/settings.py",
         "tests/test_acme_audit.py", "tox.ini"]
     assert "[testenv]" in (root / "tox.ini").read_text()
     for path, text in render(PluginNames("acme_audit")).items():

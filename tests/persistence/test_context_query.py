@@ -200,7 +200,7 @@ async def test_context_query_over_a_real_mcp_connection(make_kernel) -> None:
 
 
 def test_tool_is_absent_without_the_plugin() -> None:
-    from memory_engine import MemoryEngine
+    from sari_core.testing import MemoryEngine
 
     kernel = Kernel(MemoryEngine({}), load_entry_points=False, analytics_sinks=[])
     try:

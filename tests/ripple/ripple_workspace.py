@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from git_workspace import engine_over, write_files
-from memory_engine import MemoryEngine
 
 from sari_core.models import FileChange, TierEntry
+from sari_core.testing import MemoryEngine
 from sari_ripple import RippleTracker, TierTracker
 
 

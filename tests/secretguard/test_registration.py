@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from memory_engine import MemoryEngine
 
 from sari_core import Kernel
 from sari_core.kernel.manager import SariPluginManager
+from sari_core.testing import MemoryEngine
 from sari_secretguard import SecretguardPlugin, plugin
 
 

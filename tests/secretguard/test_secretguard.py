@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from memory_engine import MemoryEngine
 from secret_samples import (
     API_KEY_VALUE,
     AWS_KEY_ID,
@@ -15,6 +14,7 @@ from secret_samples import (
 
 from sari_core import Kernel
 from sari_core.kernel.settings import SettingsError
+from sari_core.testing import MemoryEngine
 from sari_secretguard import SecretguardPlugin
 
 FILES = {

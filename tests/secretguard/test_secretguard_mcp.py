@@ -10,12 +10,12 @@ from typing import Any
 import mcp_types as types
 import pytest
 from mcp import Client
-from memory_engine import MemoryEngine
 from secret_samples import GITHUB_TOKEN, key_body, source_with_key
 
 from sari_core import Kernel
 from sari_core.rendering import render
 from sari_core.server import SariServer
+from sari_core.testing import MemoryEngine
 from sari_secretguard import SecretguardPlugin
 
 FILES = {

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 from e2e_harness import make_git_workspace, server_env
-from memory_engine import MemoryEngine
 from raising_plugin import RaisingPlugin
 from server_fixture_files import FILES
 
 from sari_core.kernel import Kernel
 from sari_core.server import SariServer
+from sari_core.testing import MemoryEngine
 
 
 @pytest.fixture

@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from memory_engine import MemoryEngine
 from server_fixture_files import FILES
 from test_server_inprocess import connect
 
 from sari_core.kernel import Kernel
 from sari_core.server import SariServer
+from sari_core.testing import MemoryEngine
 
 
 async def test_every_core_tool_has_a_title(make_server) -> None:

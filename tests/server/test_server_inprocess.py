@@ -11,13 +11,13 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
-from memory_engine import MemoryEngine
 from server_fixture_files import FILES
 
 from sari_core.errors import ErrorCode
 from sari_core.models import ReadCall, ReadResult
 from sari_core.rendering import render
 from sari_core.server import SariServer
+from sari_core.testing import MemoryEngine
 
 CORE_TOOLS = ["search", "read", "edit", "write"]
 LEGACY_TOOLS = ["read_file", "read_symbol", "get_snippet", "dry_run_diff"]

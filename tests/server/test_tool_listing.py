@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 
-from memory_engine import MemoryEngine
 from test_server_inprocess import connect
 
 from sari_core.kernel import Kernel
 from sari_core.server import SariServer
+from sari_core.testing import MemoryEngine
 
 LISTING_TOKEN_LIMIT = 1500  # characters / 4 of the tools/list result's tools
 

@@ -108,6 +108,7 @@ from fnmatch import fnmatchcase
 from sari_core import (
     CallContext,
     CallRecord,
+    Plugin,
     ReadCall,
     ReasonCodeSpec,
     Session,
@@ -122,10 +123,11 @@ SECTION = "{name}"
 WATCHED_PATH = "{reason_code}"
 
 
-class {class_name}:
+class {class_name}(Plugin):
     """Instantiated once per kernel, with no arguments, from the ``sari`` entry point."""
 
-    name = SECTION
+    name = SECTION  # its name in ``sari plugins``, settings and PLUGIN_ERROR messages
+    fail_closed = False  # if a hook raises, serve the call with a warning (True: refuse it)
 
     @hookimpl
     def sari_register_settings(self) -> SettingsSpec:
@@ -134,7 +136,7 @@ class {class_name}:
     @hookimpl
     def sari_register_reason_codes(self) -> list[ReasonCodeSpec]:
         return [ReasonCodeSpec(WATCHED_PATH, "The read target matches a watched glob.",
-                               severity="warning", rank=100)]
+                               severity="warning")]
 
     @hookimpl
     def on_read_enter(self, call: ReadCall, session: Session, ctx: CallContext
@@ -165,25 +167,27 @@ class {class_name}:
 '''
 
 TEST = '''\
-"""{distribution}: registered on a fresh plugin manager, found by its entry point, run in a kernel."""
+"""{distribution}: registered as the kernel registers it, found by its entry point, run in a kernel.
+
+``sari_kernels`` and ``MemoryEngine`` come with sari-core (its pytest plugin and
+``sari_core.testing``): kernels with exactly the plugins given, over files held in memory,
+with Sari's state kept in the test's temporary folder.
+"""
 
 from __future__ import annotations
 
 from importlib.metadata import entry_points
-from pathlib import Path
-
-import pytest
 
 from sari_core import Kernel
-from sari_core.kernel.manager import SariPluginManager
+from sari_core.testing import Kernels, MemoryEngine, check_plugin
 from {package} import {class_name}
 
+FILES = {{"app.py": "print('hello')\\n", "secret_plans.md": "# plans\\n"}}
 
-def test_registers_on_a_fresh_plugin_manager() -> None:
-    pm = SariPluginManager()
-    pm.register({class_name}(), name="{name}")
-    pm.check_pending()  # a misspelt hook name fails here
-    assert "on_read_enter" in pm.hooks_of("{name}")
+
+def test_registers_as_the_kernel_registers_it() -> None:
+    # A misspelt hook name or a mistyped plugin attribute fails here.
+    assert "on_read_enter" in check_plugin({class_name}())
 
 
 def test_the_entry_point_names_the_plugin() -> None:
@@ -191,53 +195,34 @@ def test_the_entry_point_names_the_plugin() -> None:
     assert found["{name}"].load() is {class_name}
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    (tmp_path / "app.py").write_text("print('hello')\\n")
-    (tmp_path / "secret_plans.md").write_text("# plans\\n")
-    return tmp_path
+def kernel(sari_kernels: Kernels, **settings: object) -> Kernel:
+    return sari_kernels.build(MemoryEngine(FILES), [{class_name}()], {{"{name}": settings}})
 
 
-def kernel(workspace: Path, **settings: object) -> Kernel:
-    return Kernel(roots=[workspace], plugins=[{class_name}()], load_entry_points=False,
-                  analytics_sinks=[], settings={{"{name}": settings}})
-
-
-def test_a_watched_path_gets_a_warning(workspace: Path) -> None:
-    with kernel(workspace, watched_globs=["secret_*"]) as k:
-        response = k.execute_read({{"mode": "file", "target": "secret_plans.md"}})
+def test_a_watched_path_gets_a_warning(sari_kernels: Kernels) -> None:
+    k = kernel(sari_kernels, watched_globs=["secret_*"])
+    response = k.execute_read({{"mode": "file", "target": "secret_plans.md"}})
     assert response["ok"] is True
     stabilization = response["meta"]["stabilization"]
     assert stabilization["reason_codes"] == ["{reason_code}"]
     assert stabilization["annotations"] == {{"{name}": {{"glob": "secret_*"}}}}
 
 
-def test_completed_watched_reads_are_counted_per_session(workspace: Path) -> None:
-    with kernel(workspace, watched_globs=["secret_*"]) as k:
-        for _ in range(2):
-            response = k.execute_read({{"mode": "file", "target": "secret_plans.md"}})
-        other = k.execute_read({{"mode": "file", "target": "app.py", "session_id": "other"}})
+def test_completed_watched_reads_are_counted_per_session(sari_kernels: Kernels) -> None:
+    k = kernel(sari_kernels, watched_globs=["secret_*"])
+    for _ in range(2):
+        response = k.execute_read({{"mode": "file", "target": "secret_plans.md"}})
+    other = k.execute_read({{"mode": "file", "target": "app.py", "session_id": "other"}})
     # A read is counted once it completed: the second response shows the first read.
     assert response["meta"]["stabilization"]["metrics_snapshot"]["{name}_watched_reads"] == 1
     assert other["meta"]["stabilization"]["metrics_snapshot"]["{name}_watched_reads"] == 0
 
 
-def test_other_paths_are_left_alone(workspace: Path) -> None:
-    with kernel(workspace, watched_globs=["secret_*"]) as k:
-        response = k.execute_read({{"mode": "file", "target": "app.py"}})
+def test_other_paths_are_left_alone(sari_kernels: Kernels) -> None:
+    k = kernel(sari_kernels, watched_globs=["secret_*"])
+    response = k.execute_read({{"mode": "file", "target": "app.py"}})
     assert response["ok"] is True
     assert response["meta"]["stabilization"]["reason_codes"] == []
-'''
-
-CONFTEST = '''\
-"""Keep Sari's state and index out of the user's folders while testing."""
-
-import os
-import tempfile
-
-_TMP = tempfile.mkdtemp(prefix="{package}-tests-")
-os.environ.setdefault("SARI_STATE_DIR", os.path.join(_TMP, "state"))
-os.environ.setdefault("SARI_CACHE_DIR", os.path.join(_TMP, "cache"))
 '''
 
 TOX = '''\
@@ -296,7 +281,6 @@ FILES: dict[str, str] = {
     "{package}/settings.py": SETTINGS,
     "{package}/plugin.py": PLUGIN,
     "{package}/py.typed": "",
-    "tests/conftest.py": CONFTEST,
     "tests/test_{name}.py": TEST,
 }
 

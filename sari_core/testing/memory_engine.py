@@ -1,4 +1,8 @@
-"""A tiny in-memory engine for kernel tests: files are a dict, search is a substring scan."""
+"""An in-memory engine for plugin tests: files are a dict, search is a substring scan.
+
+It serves the :class:`~sari_core.engine_protocol.Engine` protocol and nothing optional, so
+a policy tested over it also proves it copes with an engine that lacks a capability.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +23,12 @@ from sari_core.models import (
 
 
 class MemoryEngine:
+    """Serves ``files`` (relative path -> text) as one workspace root.
+
+    :ivar external: changes a test queues as if made on disk by someone else; the next
+        ``poll_changes`` hands them to the kernel.
+    """
+
     def __init__(self, files: dict[str, str], root: str = "/tmp/sari-memory-ws") -> None:
         self.files = dict(files)
         self.roots = [Path(root)]
@@ -56,9 +66,10 @@ class MemoryEngine:
         if call.tool == "write":
             new = call.content
         else:
-            if old is None or call.old_string not in old:
+            wanted = call.old_string or ""
+            if old is None or wanted not in old:
                 raise SariError(ErrorCode.EDIT_NO_MATCH, "old_string not found.", "Read first.")
-            new = old.replace(call.old_string, call.new_string or "")
+            new = old.replace(wanted, call.new_string or "")
         return [FileChange(path=call.path, abs_path=str(self.roots[0] / call.path),
                            old_text=old, new_text=new)]
 
