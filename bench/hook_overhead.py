@@ -34,7 +34,8 @@ os.environ.setdefault("SARI_STATE_DIR", tempfile.mkdtemp(prefix="sari-bench-"))
 import pluggy  # noqa: E402
 from stub_engine import StubEngine  # noqa: E402
 
-from sari_core import Kernel, hookimpl, hookspecs  # noqa: E402
+from sari_core import Kernel, hookimpl  # noqa: E402
+from sari_core.kernel import hookspecs  # noqa: E402
 from sari_core.models import ReadCall  # noqa: E402
 
 TEXT = "".join(f"line {i}\n" for i in range(1, 21))
@@ -79,8 +80,7 @@ def dispatch(manager: pluggy.PluginManager, plugin_count: int, calls: int) -> fl
     session = kernel.session("bench")
     call = ReadCall(mode="file", target="a.py")
     result = kernel.engine.read(call)
-    enter: Callable[..., object] = manager.hook.on_read_enter
-    exit_: Callable[..., object] = manager.hook.on_read_exit
+    enter, exit_ = callers(manager)
     samples = []
     clock = time.perf_counter_ns
     for _ in range(max(calls // BATCH, 50)):
@@ -91,6 +91,18 @@ def dispatch(manager: pluggy.PluginManager, plugin_count: int, calls: int) -> fl
         samples.append((clock() - start) / 1000.0 / BATCH)
     kernel.close()
     return statistics.median(samples)
+
+
+def callers(manager: pluggy.PluginManager) -> tuple[Callable[..., object], Callable[..., object]]:
+    """The two hooks as the kernel calls them: Sari's isolated, canonically ordered
+    ``call_each``, or pluggy's own ``pm.hook.<name>`` for the plain pluggy manager."""
+    from sari_core.kernel.manager import SariPluginManager
+
+    if isinstance(manager, SariPluginManager):
+        sari = manager
+        return (lambda **kw: sari.call_each("on_read_enter", **kw),
+                lambda **kw: sari.call_each("on_read_exit", **kw))
+    return manager.hook.on_read_enter, manager.hook.on_read_exit
 
 
 def pluggy_manager() -> pluggy.PluginManager:
@@ -127,7 +139,7 @@ def main() -> int:
     print("hook dispatch alone: one on_read_enter + one on_read_exit, median µs")
     peer = {count: dispatch(pluggy_manager(), count, args.calls) for count in COUNTS}
     ours = {count: dispatch(sari_manager(), count, args.calls) for count in COUNTS}
-    print(f"{'plugins':<10}{'pluggy pm.hook':>16}{'Sari pm.hook':>16}")
+    print(f"{'plugins':<10}{'pluggy pm.hook':>16}{'Sari call_each':>16}")
     for count in COUNTS:
         print(f"{count:<10}{peer[count]:>16.3f}{ours[count]:>16.3f}")
     pluggy_slope = (peer[7] - peer[0]) / 7

@@ -1,8 +1,9 @@
-"""How Sari runs one hook call inside pluggy: canonical order, each plugin isolated.
+"""How Sari runs one hook call: canonical order, each plugin isolated, through pluggy's public API.
 
-:class:`SariHookCaller` is the ``pm.hook.<name>`` of Sari's specs; :func:`run_isolated` is
-the loop the manager installs as pluggy's inner hook call, so ``add_hookcall_monitoring``
-wraps it like pluggy's own.
+The manager's typed methods call :func:`run_isolated` with the implementations pluggy lists
+for a hook (``HookCaller.get_hookimpls``), sorted by :func:`canonical_order`. Nothing of
+pluggy's own call loop is replaced: a direct ``pm.hook.<name>(...)`` still runs pluggy's
+loop, unisolated, for a caller that wants that.
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ import pluggy
 
 log = logging.getLogger("sari_core.kernel.manager")
 
+BeforeCall = Callable[[str, Sequence[pluggy.HookImpl], Mapping[str, object]], None]
+AfterCall = Callable[[pluggy.Result[Any], str, Sequence[pluggy.HookImpl],
+                      Mapping[str, object]], None]
+
 
 class PluginResult(NamedTuple):
     """What one plugin answered in one hook call: a value, or the failure it raised."""
@@ -23,26 +28,6 @@ class PluginResult(NamedTuple):
     plugin: str
     value: Any
     failure: str | None = None
-
-
-class SariHookCaller(pluggy.HookCaller):
-    """``pm.hook.<name>`` for Sari's own specs: pluggy's caller, without its per-call extras.
-
-    pluggy's ``__call__`` warns when a spec argument is missing and copies the
-    implementation list for the inner loop; Sari's loop reads its own cached order and
-    raises :class:`pluggy.HookCallError` for a missing argument an implementation needs,
-    so both are skipped. The call still goes through the manager's ``_hookexec``, so
-    call monitoring and tracing see it.
-    """
-
-    __slots__ = ()
-
-    def __call__(self, **kwargs: object) -> Any:
-        spec = self.spec
-        if spec is None or self._call_history is not None or spec.kwargdefaults:
-            return super().__call__(**kwargs)
-        return self._hookexec(self.name, self._hookimpls, kwargs,
-                              spec.opts.get("firstresult", False))
 
 
 class Invocation(NamedTuple):
@@ -60,6 +45,14 @@ class Invocation(NamedTuple):
         return cls(impl.plugin_name, impl.function, picker, len(names))
 
 
+class HookPlan(NamedTuple):
+    """One hook's implementations in the order Sari calls them, and how it answers."""
+
+    impls: tuple[pluggy.HookImpl, ...]
+    calls: tuple[Invocation, ...]
+    firstresult: bool
+
+
 def by_plugin(result: PluginResult) -> str:
     return result.plugin
 
@@ -72,6 +65,16 @@ def canonical_order(impls: Sequence[pluggy.HookImpl]) -> tuple[pluggy.HookImpl, 
     """``tryfirst``, plain, ``trylast``; by plugin name within each group."""
     return tuple(sorted(impls, key=lambda impl: (
         0 if impl.tryfirst else 2 if impl.trylast else 1, impl.plugin_name)))
+
+
+def plan(caller: pluggy.HookCaller | None) -> HookPlan:
+    """The plan of one hook, from pluggy's public view of it."""
+    if caller is None:
+        return HookPlan((), (), False)
+    impls = canonical_order(caller.get_hookimpls())
+    spec = caller.spec
+    firstresult = bool(spec.opts.get("firstresult", False)) if spec is not None else False
+    return HookPlan(impls, tuple(Invocation.of(impl) for impl in impls), firstresult)
 
 
 def run_isolated(hook_name: str, calls: Sequence[Invocation], kwargs: Mapping[str, object],
@@ -101,3 +104,15 @@ def run_isolated(hook_name: str, calls: Sequence[Invocation], kwargs: Mapping[st
                 return value
             results.append(PluginResult(plugin, value))
     return None if firstresult else results
+
+
+def run_monitored(monitors: Sequence[tuple[BeforeCall, AfterCall]], hook_name: str,
+                  hook: HookPlan, kwargs: Mapping[str, object]) -> Any:
+    """:func:`run_isolated`, with each monitor told before and after (pluggy's signatures)."""
+    for before, _ in monitors:
+        before(hook_name, list(hook.impls), kwargs)
+    outcome = pluggy.Result.from_call(
+        lambda: run_isolated(hook_name, hook.calls, kwargs, hook.firstresult))
+    for _, after in monitors:
+        after(outcome, hook_name, list(hook.impls), kwargs)
+    return outcome.get_result()

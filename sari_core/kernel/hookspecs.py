@@ -1,6 +1,7 @@
 """Every hook the Sari kernel calls, grouped by subject.
 
-Every hook is called through pluggy (``pm.hook.<name>(...)``), once per plugin, in
+Every hook is called through pluggy's public API (the manager's ``call_each``, over
+``pm.hook.<name>.get_hookimpls()``), once per plugin, in
 a canonical order — ``tryfirst`` impls, then plain ones, then ``trylast``; within
 each group by plugin name — never in load order, so results are reproducible. A
 plugin that raises is isolated: in a policy hook its failure becomes a
@@ -65,6 +66,7 @@ def sari_register_reason_codes() -> list[ReasonCodeSpec]:
         next-call template, rank). Results of all plugins are concatenated;
         responses order codes by (rank, code), never by load order.
     """
+    raise NotImplementedError  # a spec: pluggy calls the implementations, never this
 
 
 @_hookspec
@@ -79,6 +81,7 @@ def sari_register_stabilization_fields() -> list[StabilizationField]:
         Concatenated over plugins; one key registered differently by two plugins is a
         startup error naming both.
     """
+    raise NotImplementedError  # a spec: pluggy calls the implementations, never this
 
 
 @_hookspec
@@ -102,6 +105,7 @@ def sari_register_tools() -> list[ToolSpec]:
     :return: tool specs (name, description, pydantic input model, handler).
         Concatenated over plugins; a name clash is a startup error.
     """
+    raise NotImplementedError  # a spec: pluggy calls the implementations, never this
 
 
 @_hookspec
@@ -111,6 +115,7 @@ def sari_register_commands() -> list[Command]:
     :return: :class:`~sari_core.kernel.commands.Command` s (name, help, configure, run).
         Concatenated over plugins; a name clash with another command is a startup error.
     """
+    raise NotImplementedError  # a spec: pluggy calls the implementations, never this
 
 
 @_hookspec
@@ -121,6 +126,7 @@ def sari_register_analytics_sinks(kernel: KernelView) -> list[AnalyticsSink]:
         workspace hash): a :class:`~sari_core.kernel.view.KernelView`, not the kernel.
     :return: sinks; concatenated over plugins, added after the default JSON-lines sink.
     """
+    raise NotImplementedError  # a spec: pluggy calls the implementations, never this
 
 
 # --- lifecycle ----------------------------------------------------------------------
@@ -281,6 +287,7 @@ def sari_navigation_languages() -> list[str]:
     :return: language names as the engine spells them (``python``, ``go``...), for the
         servers the plugin would start and can find. Concatenated over plugins.
     """
+    raise NotImplementedError  # a spec: pluggy calls the implementations, never this
 
 
 # --- policy: mutations --------------------------------------------------------------

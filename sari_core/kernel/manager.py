@@ -1,19 +1,20 @@
 """Loading and calling plugins: the marker, the manager, one typed method per hook.
 
 ``hookimpl`` is the public marker plugins use. :class:`SariPluginManager` is
-pluggy's manager: every hook is called through ``pm.hook.<name>(...)``, so
-pluggy's spec options and call monitoring apply. Sari replaces only the inner
-call loop: implementations run in a canonical order (``tryfirst``, plain,
-``trylast``; by plugin name within each group, never load order), and a plugin
-that raises is isolated — its failure is returned as a :class:`PluginResult`,
-not propagated. Each typed method (``read_enter``, ``metrics``, ``compaction``...)
-owns the fold of its hook's results.
+pluggy's manager, used through pluggy's public API only: each typed method
+(``read_enter``, ``metrics``, ``compaction``...) asks pluggy for the hook's
+implementations (``get_hookimpls``) and calls them itself, as tox's manager does, in a
+canonical order (``tryfirst``, plain, ``trylast``; by plugin name within each group,
+never load order). A plugin that raises is isolated — its failure is returned as a
+:class:`PluginResult`, not propagated — and the typed method owns the fold of its
+hook's results. Monitors added with ``add_hookcall_monitoring`` see these calls too.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -21,12 +22,14 @@ import pluggy
 from sari_core.errors import ErrorCode
 from sari_core.kernel import hookspecs
 from sari_core.kernel.dispatch import (
-    Invocation,
+    AfterCall,
+    BeforeCall,
+    HookPlan,
     PluginResult,
-    SariHookCaller,
     by_plugin,
-    canonical_order,
+    plan,
     run_isolated,
+    run_monitored,
 )
 from sari_core.kernel.hookspecs import PROJECT_NAME
 from sari_core.kernel.loading import (
@@ -96,12 +99,9 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
 
     def __init__(self) -> None:
         super().__init__(PROJECT_NAME)
-        self._canonical: dict[str, tuple[pluggy.HookImpl, ...]] = {}
-        self._calls: dict[str, tuple[Invocation, ...]] = {}
+        self._plans: dict[str, HookPlan] = {}
+        self._monitors: list[tuple[BeforeCall, AfterCall]] = []
         self.add_hookspecs(hookspecs)
-        for name in hookspecs.HOOK_NAMES:
-            getattr(self.hook, name).__class__ = SariHookCaller
-        self._inner_hookexec = self._isolated_hookexec
         self.discovered: list[PluginInfo] = []
         self.reasons = ReasonRegistry.with_kernel_codes()
         self.fail_closed: frozenset[str] = frozenset()
@@ -124,19 +124,16 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
             raise pluggy.PluginValidationError(
                 plugin, f"plugin {name or plugin_name(plugin)!r}: {exc}") from None
         registered = super().register(plugin, name)
-        self._canonical.clear()
-        self._calls.clear()
+        self._plans.clear()
         return registered
 
-    def add_hookspecs(self, module_or_class: object) -> None:
+    def add_hookspecs(self, module_or_class: ModuleType | type) -> None:
         super().add_hookspecs(module_or_class)
-        self._canonical.clear()
-        self._calls.clear()
+        self._plans.clear()
 
     def unregister(self, plugin: object | None = None, name: str | None = None) -> Any:
         removed = super().unregister(plugin, name)
-        self._canonical.clear()
-        self._calls.clear()
+        self._plans.clear()
         return removed
 
     def load_entry_points(self, group: str = ENTRY_POINT_GROUP, *, strict: bool = True
@@ -146,8 +143,8 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
         ``SARI_PLUGINS=a,b`` loads only those; ``SARI_DISABLE_PLUGINS=a,b`` blocks
         those (as tox's ``TOX_DISABLED_EXTERNAL_PLUGINS`` does, via ``set_blocked``).
         A plugin that is not enabled is never imported. An entry point may name a module
-        or a class (instantiated with no arguments). Where each plugin came from is kept
-        in pluggy's own bookkeeping (:meth:`list_plugin_distinfo`). A plugin that fails to
+        or a class (instantiated with no arguments). Where each plugin came from is in its
+        :class:`PluginInfo` (distribution and version). A plugin that fails to
         import raises :class:`PluginLoadError` naming it, or with ``strict=False`` is
         reported in its :class:`PluginInfo` (for ``sari plugins``).
         """
@@ -169,9 +166,6 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
                         raise load_failure(ep, error) from exc
                 else:
                     self.register(plugin, name=ep.name)
-                    if dist is not None:
-                        # pluggy's own record of which distribution a plugin came from.
-                        self._plugin_distinfo.append((plugin, dist))
             found.append(PluginInfo(
                 name=ep.name,
                 distribution=dist.metadata["Name"] if dist is not None else None,
@@ -195,24 +189,20 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
     def plugin_names(self) -> list[str]:
         return sorted(name for name, plugin in self.list_name_plugin() if plugin is not None)
 
-    # --- the call loop pluggy runs for every pm.hook.<name>(...) -------------------------
+    # --- calling a hook: canonical order, each plugin isolated ---------------------------
 
     def canonical_impls(self, hook_name: str) -> list[tuple[str, pluggy.HookImpl]]:
         """(plugin name, implementation) in the order Sari calls them."""
-        return [(impl.plugin_name, impl) for impl in self._ordered(hook_name)]
+        return [(impl.plugin_name, impl) for impl in self._plan(hook_name).impls]
 
-    def _ordered(self, hook_name: str) -> tuple[pluggy.HookImpl, ...]:
-        cached = self._canonical.get(hook_name)
+    def _plan(self, hook_name: str) -> HookPlan:
+        cached = self._plans.get(hook_name)
         if cached is None:
-            caller = getattr(self.hook, hook_name, None)
-            cached = canonical_order(caller.get_hookimpls() if caller is not None else [])
-            self._canonical[hook_name] = cached
-            self._calls[hook_name] = tuple(Invocation.of(impl) for impl in cached)
+            cached = self._plans[hook_name] = plan(getattr(self.hook, hook_name, None))
         return cached
 
-    def _isolated_hookexec(self, hook_name: str, methods: Sequence[pluggy.HookImpl],
-                           kwargs: Mapping[str, object], firstresult: bool) -> Any:
-        """pluggy's inner hook call, Sari's way: canonical order, each plugin isolated.
+    def call_each(self, hook_name: str, **kwargs: object) -> Any:
+        """Call every implementation of ``hook_name`` in canonical order, each isolated.
 
         A missing argument is the caller's error and raises :class:`pluggy.HookCallError`;
         an exception inside a plugin becomes a :class:`PluginResult` with ``failure`` set.
@@ -220,52 +210,65 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
         :return: for ``firstresult`` hooks the first non-None value; otherwise the
             non-None answers and failures as :class:`PluginResult` s, in call order.
         """
-        calls = self._calls.get(hook_name)
-        if calls is None:
-            self._ordered(hook_name)
-            calls = self._calls[hook_name]
-        if len(calls) != len(methods):  # a subset caller: order what it was given
-            calls = tuple(Invocation.of(impl) for impl in canonical_order(methods))
-        return run_isolated(hook_name, calls, kwargs, firstresult)
+        hook = self._plan(hook_name)
+        if self._monitors:
+            return run_monitored(self._monitors, hook_name, hook, kwargs)
+        return run_isolated(hook_name, hook.calls, kwargs, hook.firstresult)
+
+    def add_hookcall_monitoring(self, before: BeforeCall, after: AfterCall
+                                ) -> Callable[[], None]:
+        """pluggy's monitoring, for Sari's calls as well as direct ``pm.hook`` calls.
+
+        :return: a function that removes both.
+        """
+        pair = (before, after)
+        self._monitors.append(pair)
+        undo_pluggy = super().add_hookcall_monitoring(before, after)  # type: ignore[arg-type]
+
+        def undo() -> None:
+            undo_pluggy()
+            if pair in self._monitors:
+                self._monitors.remove(pair)
+
+        return undo
 
     def has_impls(self, hook_name: str) -> bool:
         """Whether any plugin implements ``hook_name`` (the kernel skips hooks nobody has)."""
-        calls = self._calls.get(hook_name)
-        return bool(calls) if calls is not None else bool(self._ordered(hook_name))
+        return bool(self._plan(hook_name).calls)
 
     # --- policy hooks: folded verdicts --------------------------------------------------
 
     def read_enter(self, call: ReadCall, session: Session, ctx: CallContext) -> FoldedVerdict:
         if not self.has_impls("on_read_enter"):
             return _EMPTY_FOLD
-        return self._fold(self.hook.on_read_enter(call=call, session=session, ctx=ctx))
+        return self._fold(self.call_each("on_read_enter", call=call, session=session, ctx=ctx))
 
     def read_exit(self, call: ReadCall, result: ReadResult, session: Session,
                   ctx: CallContext) -> FoldedVerdict:
         if not self.has_impls("on_read_exit"):
             return _EMPTY_FOLD
-        return self._fold(self.hook.on_read_exit(call=call, result=result, session=session,
+        return self._fold(self.call_each("on_read_exit", call=call, result=result, session=session,
                                                  ctx=ctx))
 
     def search_complete(self, call: SearchCall, result: SearchResult, session: Session,
                         ctx: CallContext) -> FoldedVerdict:
         if not self.has_impls("on_search_complete"):
             return _EMPTY_FOLD
-        return self._fold(self.hook.on_search_complete(call=call, result=result,
+        return self._fold(self.call_each("on_search_complete", call=call, result=result,
                                                        session=session, ctx=ctx))
 
     def navigate(self, call: SearchCall, session: Session) -> SearchResult | None:
         """The first plugin's exact answer to a navigation search, or None (the index's)."""
         if not self.has_impls("sari_navigate"):
             return None
-        result = self.hook.sari_navigate(call=call, session=session)
+        result = self.call_each("sari_navigate", call=call, session=session)
         return result if isinstance(result, SearchResult) else None
 
     def navigation_languages(self) -> list[str]:
         """Languages some plugin navigates exactly (sorted, de-duplicated)."""
         if not self.has_impls("sari_navigation_languages"):
             return []
-        answers = self.hook.sari_navigation_languages()
+        answers = self.call_each("sari_navigation_languages")
         return sorted({language for answer in answers if answer.failure is None
                        for language in (answer.value or [])})
 
@@ -273,15 +276,28 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
                  ) -> FoldedVerdict:
         if not self.has_impls("on_mutation"):
             return _EMPTY_FOLD
-        return self._fold(self.hook.on_mutation(event=event, session=session, ctx=ctx))
+        return self._fold(self.call_each("on_mutation", event=event, session=session, ctx=ctx))
 
     def _fold(self, results: list[PluginResult]) -> FoldedVerdict:
         if not results:  # every policy abstained: nothing to fold
             return _EMPTY_FOLD
-        items = [PluginVerdict(r.plugin, r.value if r.failure is None
-                               else self._failure_verdict(r))
+        items = [PluginVerdict(r.plugin, self._checked(r))
                  for r in results if r.failure is not None or isinstance(r.value, Verdict)]
         return fold_verdicts(items, self.reasons) if items else _EMPTY_FOLD
+
+    def _checked(self, result: PluginResult) -> Verdict:
+        """The plugin's verdict, or its failure's: a failure is what it raised, or a reason
+        code nobody registered (which must never reach the model as if it meant something)."""
+        if result.failure is not None:
+            return self._failure_verdict(result)
+        verdict: Verdict = result.value
+        unknown = [code for code in verdict.reason_codes if code not in self.reasons]
+        if not unknown:
+            return verdict
+        failure = (f"returned reason code(s) nobody registered: {', '.join(unknown)} "
+                   "(register them in sari_register_reason_codes)")
+        log.error("plugin %s %s", result.plugin, failure)
+        return self._failure_verdict(result._replace(failure=failure))
 
     def _failure_verdict(self, result: PluginResult) -> Verdict:
         plugin = self.get_plugin(result.plugin)
@@ -306,27 +322,27 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
                 log.error("plugin %s failed in %s: %s", result.plugin, hook_name, result.failure)
 
     def call_complete(self, record: CallRecord, session: Session, ctx: CallContext) -> None:
-        self._announce(self.hook.on_call_complete(record=record, session=session, ctx=ctx),
+        self._announce(self.call_each("on_call_complete", record=record, session=session, ctx=ctx),
                        "on_call_complete")
 
     def kernel_start(self, kernel: KernelView) -> None:
-        self._announce(self.hook.on_kernel_start(kernel=kernel), "on_kernel_start")
+        self._announce(self.call_each("on_kernel_start", kernel=kernel), "on_kernel_start")
 
     def kernel_shutdown(self, kernel: KernelView) -> None:
-        self._announce(self.hook.on_kernel_shutdown(kernel=kernel), "on_kernel_shutdown")
+        self._announce(self.call_each("on_kernel_shutdown", kernel=kernel), "on_kernel_shutdown")
 
     def session_start(self, session: Session) -> None:
-        self._announce(self.hook.on_session_start(session=session), "on_session_start")
+        self._announce(self.call_each("on_session_start", session=session), "on_session_start")
 
     def session_end(self, session: Session) -> None:
-        self._announce(self.hook.on_session_end(session=session), "on_session_end")
+        self._announce(self.call_each("on_session_end", session=session), "on_session_end")
 
     def tier_entry(self, entry: TierEntry, session: Session) -> None:
-        self._announce(self.hook.on_tier_entry(entry=entry, session=session), "on_tier_entry")
+        self._announce(self.call_each("on_tier_entry", entry=entry, session=session), "on_tier_entry")
 
     def compaction_complete(self, event: CompactionEvent, summary: str, session: Session
                             ) -> None:
-        self._announce(self.hook.on_compaction_complete(event=event, summary=summary,
+        self._announce(self.call_each("on_compaction_complete", event=event, summary=summary,
                                                         session=session),
                        "on_compaction_complete")
 
@@ -340,7 +356,7 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
         """
         if not self.has_impls("sari_collect_metrics"):
             return _NO_METRICS
-        results = self.hook.sari_collect_metrics(session=session, ctx=ctx)
+        results = self.call_each("sari_collect_metrics", session=session, ctx=ctx)
         merged: dict[str, Any] = {}
         owners: dict[str, str] = {}
         for result in sorted(results, key=by_plugin) if len(results) > 1 else results:
@@ -368,7 +384,7 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
         Lines go before the first line of the base that starts with the base plugin's
         ``insert_before`` prefix (so its closing block stays last), else at the end.
         """
-        results = self.hook.on_compaction(event=event, session=session)
+        results = self.call_each("on_compaction", event=event, session=session)
         self._announce(results, "on_compaction")
         contributions = sorted((r for r in results if r.failure is None),
                                key=lambda r: r.plugin)
@@ -389,7 +405,7 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
 
         Any block wins; reasons and additional contexts are joined in plugin-name order.
         """
-        results = self.hook.on_client_hook(event=event)
+        results = self.call_each("on_client_hook", event=event)
         failures = [f"plugin {r.plugin} failed: {r.failure}" for r in results if r.failure]
         answers = sorted((r for r in results
                           if r.failure is None and isinstance(r.value, ClientHookResult)),
@@ -403,6 +419,6 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
 
     def commands(self) -> list[Command]:
         """CLI subcommands of every plugin; a plugin that fails here is skipped, logged."""
-        results = self.hook.sari_register_commands()
+        results = self.call_each("sari_register_commands")
         self._announce(results, "sari_register_commands")
         return [command for r in results if r.failure is None for command in r.value]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import ClassVar
 
 __all__ = ["Plugin", "PluginAttributes", "declared_attributes"]
 
@@ -18,20 +17,20 @@ __all__ = ["Plugin", "PluginAttributes", "declared_attributes"]
 class Plugin:
     """Base class documenting what the kernel reads off a plugin (all optional).
 
-    :cvar name: the plugin's name in ``sari plugins``, ``SARI_PLUGINS`` and
+    :ivar name: the plugin's name in ``sari plugins``, ``SARI_PLUGINS`` and
         ``PLUGIN_ERROR`` messages; an installed plugin defaults to its entry point's name.
-    :cvar fail_closed: when the plugin raises (or returns a reason code nobody
+    :ivar fail_closed: when the plugin raises (or returns a reason code nobody
         registered), refuse the call (``True``) instead of serving it with a warning
         (``False``, the default). An operator can also list it in
         ``core.fail_closed_plugins``.
-    :cvar client_hook_events: the client hook events its ``on_client_hook`` answers, as
+    :ivar client_hook_events: the client hook events its ``on_client_hook`` answers, as
         ``(client, event)`` pairs (``("claude-code", "pre-compact")``); ``sari install``
         wires only those. ``None`` (the default) with an ``on_client_hook`` means every event.
     """
 
-    name: ClassVar[str] = ""
-    fail_closed: ClassVar[bool] = False
-    client_hook_events: ClassVar[frozenset[tuple[str, str]] | None] = None
+    name: str = ""
+    fail_closed: bool = False
+    client_hook_events: frozenset[tuple[str, str]] | None = None
 
 
 @dataclass(frozen=True)

@@ -26,9 +26,11 @@ class ReasonCode(str, enum.Enum):
     EXTERNAL_CHANGE = "EXTERNAL_CHANGE"
 
 
-# Each kernel code's rank: responses list codes by (rank, code). Ranks 0-5 are left to
-# policy plugins' leading codes (refusals before budget before relevance); a plugin code
-# may take any rank but these.
+# The rank rule (docs/reference/reason-codes.md states it for users): responses list codes
+# by (rank, code), lower first. The kernel's codes hold the ranks below; no plugin code may
+# take one of them, and every other rank is free. A plugin code registered without a rank
+# gets EXTENSION_DEFAULT_RANK, after every kernel code; a rank below the kernel's is for a
+# code that must lead them (a refusal's reason).
 KERNEL_RANKS: dict[ReasonCode, int] = {
     ReasonCode.PREVIEW_DEGRADED: 6,
     ReasonCode.PLUGIN_ERROR: 7,
@@ -37,7 +39,6 @@ KERNEL_RANKS: dict[ReasonCode, int] = {
     ReasonCode.EXTERNAL_CHANGE: 10,
 }
 
-# Extension codes sort after every kernel code unless a plugin asks for a rank.
 EXTENSION_DEFAULT_RANK = 1000
 _UNKNOWN_RANK = 1 << 30
 _RESERVED_RANKS = frozenset(KERNEL_RANKS.values())
@@ -45,7 +46,11 @@ _RESERVED_RANKS = frozenset(KERNEL_RANKS.values())
 
 @dataclass(frozen=True)
 class ReasonCodeSpec:
-    """A reason code a plugin contributes, with its UX metadata."""
+    """A reason code a plugin contributes, with its UX metadata.
+
+    :ivar rank: its place in a response's ``reason_codes``, lower first; any rank but the
+        kernel's own (6 to 10); by default 1000, after every kernel code.
+    """
 
     code: str
     description: str

@@ -23,9 +23,9 @@ if TYPE_CHECKING:
 
 class RegistrationCollectors:
     """Mixed into :class:`~sari_core.kernel.manager.SariPluginManager`: one typed method
-    per registration hook, called through ``self.hook`` like every other hook."""
+    per registration hook, called through ``call_each`` like every other hook."""
 
-    hook: Any  # pluggy's hook relay, provided by the manager
+    call_each: Any  # the manager's isolated, canonically ordered hook call
 
     def _registered(self, results: list[PluginResult], hook_name: str) -> list[PluginResult]:
         for result in results:
@@ -35,22 +35,22 @@ class RegistrationCollectors:
         return results
 
     def reason_codes(self) -> list[tuple[str, ReasonCodeSpec]]:
-        results = self._registered(self.hook.sari_register_reason_codes(),
+        results = self._registered(self.call_each("sari_register_reason_codes"),
                                    "sari_register_reason_codes")
         return [(r.plugin, spec) for r in results for spec in r.value]
 
     def stabilization_fields(self) -> list[tuple[str, StabilizationField]]:
-        results = self._registered(self.hook.sari_register_stabilization_fields(),
+        results = self._registered(self.call_each("sari_register_stabilization_fields"),
                                    "sari_register_stabilization_fields")
         return [(r.plugin, spec) for r in results for spec in r.value]
 
     def settings_specs(self) -> list[SettingsSpec]:
-        results = self._registered(self.hook.sari_register_settings(), "sari_register_settings")
+        results = self._registered(self.call_each("sari_register_settings"), "sari_register_settings")
         return [r.value for r in results]
 
     def tools(self) -> dict[str, ToolSpec]:
         tools: dict[str, ToolSpec] = {}
-        for result in self._registered(self.hook.sari_register_tools(), "sari_register_tools"):
+        for result in self._registered(self.call_each("sari_register_tools"), "sari_register_tools"):
             for spec in result.value:
                 if spec.name in tools:
                     raise ValueError(
@@ -59,7 +59,7 @@ class RegistrationCollectors:
         return tools
 
     def analytics_sinks(self, kernel: KernelView) -> list[AnalyticsSink]:
-        results = self._registered(self.hook.sari_register_analytics_sinks(kernel=kernel),
+        results = self._registered(self.call_each("sari_register_analytics_sinks", kernel=kernel),
                                    "sari_register_analytics_sinks")
         return [sink for r in results for sink in r.value]
 

@@ -10,19 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import pluggy
-
     from sari_core.engine_protocol import Engine
+    from sari_core.kernel.dispatch import AfterCall, BeforeCall
     from sari_core.kernel.pipeline import Kernel
     from sari_core.kernel.sessions import Session
     from sari_core.kernel.settings import SettingsStore
 
-BeforeHookCall = Callable[[str, "list[pluggy.HookImpl]", "dict[str, Any]"], None]
-AfterHookCall = Callable[["pluggy.Result[Any]", str, "list[pluggy.HookImpl]", "dict[str, Any]"],
-                         None]
 
 
 class KernelView:
@@ -60,7 +56,7 @@ class KernelView:
         """The sessions still open (a shutdown hook flushes what they hold)."""
         return self._kernel.live_sessions()
 
-    def watch_hook_calls(self, before: BeforeHookCall, after: AfterHookCall
+    def watch_hook_calls(self, before: BeforeCall, after: AfterCall
                          ) -> Callable[[], None]:
         """Be told of every hook call (pluggy's ``add_hookcall_monitoring``, same arguments).
 

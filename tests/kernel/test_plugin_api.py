@@ -10,7 +10,6 @@ from typing import Any
 
 import pluggy
 import pytest
-from memory_engine import MemoryEngine
 from pydantic import ValidationError
 
 from sari_core import CallContext, Kernel, Session, Verdict, hookimpl
@@ -19,6 +18,7 @@ from sari_core.kernel.reasons import ReasonRegistry
 from sari_core.kernel.stabilization import StabilizationField
 from sari_core.kernel.verdicts import FoldedVerdict
 from sari_core.models import ReadCall
+from sari_core.testing import MemoryEngine
 
 FILES = {"a.py": "".join(f"line {i}\n" for i in range(1, 41))}
 READ = {"mode": "file", "target": "a.py", "session_id": "s"}
@@ -80,7 +80,7 @@ def test_spec_options_are_honoured_firstresult_returns_the_first_answer() -> Non
 
     for name in ("zeta", "alpha", "mid"):
         pm.register(Picker(name), name=name)
-    assert pm.hook.sari_pick() == "alpha"  # one value, the first in canonical order
+    assert pm.call_each("sari_pick") == "alpha"  # one value, the first in canonical order
 
 
 @pytest.mark.filterwarnings("ignore:Argument")
@@ -90,7 +90,7 @@ def test_a_kernel_side_argument_error_is_the_kernels_not_a_plugin_error() -> Non
     # A hook called without an argument the plugin declares: the caller's bug, raised
     # (the server answers INTERNAL_ERROR), never folded into the plugin's PLUGIN_ERROR.
     with pytest.raises(pluggy.HookCallError, match="warner"):
-        kernel.pm.hook.on_read_enter(calls=call, session=None, ctx=None)
+        kernel.pm.call_each("on_read_enter", calls=call, session=None, ctx=None)
     kernel.close()
 
 
@@ -207,11 +207,11 @@ def test_deny_listed_and_not_allow_listed_plugins_are_never_imported(
     monkeypatch.setenv("SARI_PLUGINS", "denied,wanted")
     monkeypatch.setenv("SARI_DISABLE_PLUGINS", "denied")
     pm = SariPluginManager()
-    pm.load_entry_points()
+    infos = pm.load_entry_points()
     assert "sari_never_denied" not in sys.modules
     assert "sari_never_unlisted" not in sys.modules
     assert "sari_never_wanted" in sys.modules
-    loaded = {dist.project_name for _, dist in pm.list_plugin_distinfo()}
+    loaded = {info.distribution for info in infos if info.enabled}
     assert "sari_never_wanted" in loaded and "sari_never_denied" not in loaded
 
 
