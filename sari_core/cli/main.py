@@ -13,11 +13,14 @@ import os
 import pkgutil
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from sari_core import __version__
 from sari_core.cli import commands as core_commands
 from sari_core.kernel.commands import CommandRegistry
+from sari_core.kernel.local_policies import PLUGINS_DIR_ENV
 from sari_core.kernel.manager import SariPluginManager
+from sari_core.kernel.settings import SettingsError
 
 # Commands run often enough that their start-up counts (an MCP client spawns ``serve`` and
 # waits for ``initialize``): given one of these, only its module is imported.
@@ -46,6 +49,7 @@ def build_parser(registry: CommandRegistry) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sari", description="Policy layer for the tools LLM coding agents call.")
     parser.add_argument("--version", action="version", version=f"sari {__version__}")
+    add_plugins_dir(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for command in registry.commands():
         sub_parser = sub.add_parser(command.name, help=command.help, description=command.help)
@@ -54,17 +58,42 @@ def build_parser(registry: CommandRegistry) -> argparse.ArgumentParser:
     return parser
 
 
+def add_plugins_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--plugins-dir", metavar="DIR", type=Path,
+                        help="a folder of local policy modules, loaded like installed plugins "
+                        f"(as {PLUGINS_DIR_ENV}=DIR)")
+
+
+def name_plugins_dir(argv: Sequence[str]) -> list[str]:
+    """``--plugins-dir`` before anything loads plugins: it is the operator's
+    ``SARI_PLUGINS_DIR`` for this process (and the servers and commands it runs).
+
+    :return: the arguments without it (the command first).
+    """
+    early = argparse.ArgumentParser(add_help=False)
+    add_plugins_dir(early)
+    known, rest = early.parse_known_args(argv)
+    if known.plugins_dir is not None:
+        os.environ[PLUGINS_DIR_ENV] = str(known.plugins_dir.expanduser().resolve())
+    return rest
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=os.environ.get("SARI_LOG_LEVEL", "WARNING").upper(),
                         stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(build_registry(argv[0] if argv else None))
+    rest = name_plugins_dir(argv)
+    parser = build_parser(build_registry(rest[0] if rest else None))
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2
     try:
         return int(args._run(args) or 0)
+    except SettingsError as exc:
+        # A setting the user wrote wrong: one line naming it, never a traceback.
+        print(f"sari {args.command}: {exc}", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         # The reader went away (`sari search ... | head`): not an error; silence the
         # interpreter's own flush of stdout on exit.

@@ -27,6 +27,12 @@ from sari_core.errors import ErrorCode, SariError
 from sari_core.kernel.analytics import AnalyticsQueue, AnalyticsSink, JsonLinesSink
 from sari_core.kernel.calls import Call, CallBlocked, narrowed
 from sari_core.kernel.core_settings import CoreSettings
+from sari_core.kernel.local_policies import (
+    GUARD_NAME,
+    PolicyFolderGuard,
+    load_local_policies,
+    plugins_dir,
+)
 from sari_core.kernel.manager import SariPluginManager, plugin_name
 from sari_core.kernel.reasons import ReasonCode, ReasonRegistry
 from sari_core.kernel.sessions import (
@@ -92,6 +98,13 @@ class Kernel:
             register_builtins(self.pm)
         if load_entry_points:
             self.pm.load_entry_points()
+        policy_folder = plugins_dir()
+        if policy_folder is not None:
+            # The operator's folder: its policies load with the installed plugins, and the
+            # guard keeps Sari's own writes out of it whether or not they load.
+            self.pm.register(PolicyFolderGuard(policy_folder), name=GUARD_NAME)
+            if load_entry_points:
+                load_local_policies(self.pm, policy_folder)
         for plugin in plugins:
             self.pm.register(plugin, name=plugin_name(plugin))
         self.pm.check_pending()

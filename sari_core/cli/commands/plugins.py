@@ -7,6 +7,7 @@ import json
 
 from sari_core.kernel.builtin import register_builtins
 from sari_core.kernel.commands import CommandRegistry
+from sari_core.kernel.local_policies import load_local_policies, plugins_dir
 from sari_core.kernel.manager import SariPluginManager
 
 
@@ -18,16 +19,13 @@ def run(args: argparse.Namespace) -> int:
     pm = SariPluginManager()
     register_builtins(pm)
     infos = pm.load_entry_points(strict=False)
+    folder = plugins_dir()
+    if folder is not None:
+        infos += load_local_policies(pm, folder)
     rows = [{"name": name, "distribution": "sari-core (built-in)", "version": None,
              "hooks": list(pm.hooks_of(name)), "enabled": True}
             for name in pm.plugin_names() if name.startswith("sari.")]
-    # Where each loaded plugin came from, as pluggy recorded it; a plugin that was not
-    # loaded (disabled, or failed) is described by its entry point's metadata alone.
-    loaded_from = {pm.get_name(plugin): (dist.project_name, dist.version)
-                   for plugin, dist in pm.list_plugin_distinfo()}
-    rows += [{"name": i.name,
-              "distribution": loaded_from.get(i.name, (i.distribution, i.version))[0],
-              "version": loaded_from.get(i.name, (i.distribution, i.version))[1],
+    rows += [{"name": i.name, "distribution": i.distribution, "version": i.version,
               "hooks": list(i.hooks), "enabled": i.enabled, "error": i.error} for i in infos]
     if args.json:
         print(json.dumps(rows, indent=2))
