@@ -33,6 +33,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from sari_core.engine.grammars import GRAMMARS
 from sari_core.engine.names import MatchMode, like_pattern, matches, rank
@@ -178,7 +179,7 @@ class Navigator:
         return sorted([*tagged, *handed], key=lambda loc: (loc.root, loc.path, loc.line))
 
     def _symbol_rows(self, columns: str, names: Sequence[str], where: str,
-                     parameters: tuple[object, ...], limit: int) -> list[tuple[object, ...]]:
+                     parameters: tuple[object, ...], limit: int) -> list[tuple[Any, ...]]:
         """``columns`` of the symbol rows named ``names`` that also match ``where``, in
         path and line order (``s`` is the symbol, ``f`` its file)."""
         if not names:

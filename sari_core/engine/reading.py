@@ -193,8 +193,8 @@ class Reader:
 
     def _streamed(self, target: ResolvedPath, fd: int, call: ReadCall) -> ReadResult:
         """A snippet or a page of a file over the whole-read limit, streamed."""
+        start = call.start_line or 1  # a snippet's first line (unused by a page)
         if call.mode == "snippet":
-            start = call.start_line or 1
             first = max(1, start - (call.context_lines or 0))
             needed = (call.end_line or start) + (call.context_lines or 0)
             begin = first

@@ -114,7 +114,7 @@ def compile_query(pattern: str, *, case_sensitive: bool) -> Regex:
         raise SariError(ErrorCode.INVALID_ARGS, "query is not valid text (a lone surrogate "
                         "or another character without a UTF-8 form).",
                         "Send the pattern as plain UTF-8 text.") from None
-    return Regex(pattern, compiled, on_bytes)
+    return Regex(pattern, compiled, on_bytes)  # pyright: ignore[reportArgumentType] - re2 has no stubs
 
 
 def _options(case_sensitive: bool, *, capture: bool = False, never_nl: bool = False

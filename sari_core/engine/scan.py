@@ -253,7 +253,7 @@ class WorkspaceScan:
             if item is False:
                 key = self._split(os.fsdecode(path))
                 item = by_path[path] = ScannedFile(*key) if key is not None else None
-            if item is None:
+            if not isinstance(item, ScannedFile):  # None: a path the scan does not serve
                 continue
             number, _, text = rest.partition(b":")
             item.lines.append((int(number), decode(text).text))

@@ -42,7 +42,7 @@ class _PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
     """Log files (the current one and each rotated one) are 0600: a log names the user's
     files and quotes their errors."""
 
-    def _open(self) -> IO[str]:
+    def _open(self) -> IO[str]:  # pyright: ignore[reportIncompatibleMethodOverride] - a text file, as the base opens
         return open(self.baseFilename, self.mode, encoding=self.encoding,  # noqa: SIM115
                     errors=self.errors, opener=private_opener)
 

@@ -82,7 +82,8 @@ def measure(workspace: Path, timeout: float = 60.0,
         process.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
         process.stdin.flush()
         replies: list[bytes] = []
-        reader = threading.Thread(target=lambda: replies.append(process.stdout.readline()),
+        stdout = process.stdout
+        reader = threading.Thread(target=lambda: replies.append(stdout.readline()),
                                   daemon=True)
         reader.start()
         reader.join(timeout)

@@ -82,7 +82,8 @@ def post_tool_use(event: ClientHookEvent) -> ClientHookResult | None:
     tool_name = str(payload.get("tool_name") or "")
     if tool_name not in EDIT_TOOLS:
         return None
-    tool_input = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
+    given = payload.get("tool_input")
+    tool_input: dict[str, Any] = given if isinstance(given, dict) else {}
     response = payload.get("tool_response")
     raw_path = tool_input.get("file_path") or (
         response.get("filePath") if isinstance(response, dict) else None)

@@ -341,7 +341,7 @@ def _location_hit(location: lsp.Location) -> Hit:
     return Hit(_path(location.uri), line, line)
 
 
-def _flatten(symbols: list[Any], parent: str = "") -> list[tuple[str, int, int]]:
+def _flatten(symbols: Sequence[Any], parent: str = "") -> list[tuple[str, int, int]]:
     """(qualified name, first line, last line) of every symbol of a documentSymbol answer."""
     out = []
     for symbol in symbols:

@@ -218,7 +218,7 @@ class OtelPlugin(Plugin):
     @hookimpl(trylast=True)
     def on_mutation(self, event: MutationEvent, ctx: CallContext) -> None:
         if event.source == "external":
-            self._note(ctx, "external", **{names.CHANGED_PATHS: list(event.paths)})
+            self._note(ctx, "external", "", **{names.CHANGED_PATHS: list(event.paths)})
         elif event.phase == "before":
             self._note(ctx, "engine_start", "write")
         else:

@@ -52,11 +52,12 @@ def _otlp_exporter(environ: Mapping[str, str], signal: str) -> Any:
     if protocol == GRPC_PROTOCOL:
         try:
             if signal == "TRACES":
-                from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (
+                # The [grpc] extra: not installed where only HTTP export is used.
+                from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (  # pyright: ignore[reportMissingImports]
                     OTLPSpanExporter as GrpcSpanExporter,
                 )
                 return GrpcSpanExporter()
-            from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import (
+            from opentelemetry.exporter.otlp.proto.grpc.metric_exporter import (  # pyright: ignore[reportMissingImports]
                 OTLPMetricExporter as GrpcMetricExporter,
             )
             return GrpcMetricExporter()

@@ -32,7 +32,7 @@ def new_tracker(settings: RippleSettings | None = None, on_entry: EntryCallback 
     :param settings: defaults to ``RippleSettings()``.
     :param policy: overrides ``settings.policy``.
     """
-    settings = settings or RippleSettings()
+    settings = settings or RippleSettings()  # pyright: ignore[reportCallIssue] - pydantic defaults
     chosen = policy or settings.policy
     if chosen == "adaptive":
         return AdaptiveTracker(settings.fixed_rules(), on_entry)
