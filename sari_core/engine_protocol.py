@@ -74,6 +74,15 @@ class CountsReferences(Protocol):
 
 
 @runtime_checkable
+class ReportsIndexProgress(Protocol):
+    """An engine that builds its index in the background and can say how far it got."""
+
+    def index_progress(self) -> tuple[int, int] | None:
+        """(files indexed, files to index) while a build runs, else None."""
+        ...
+
+
+@runtime_checkable
 class IndexesDefinitions(Protocol):
     """An engine that keeps an index of where names are defined."""
 

@@ -98,7 +98,7 @@ def query_terms(query: str) -> list[str]:
 def term_groups(terms: Sequence[str]) -> list[tuple[str, ...]]:
     """Per query word, the spellings that count as it (the word first); then one group per
     pair of neighbours code glues together (``envvar``), counting for both."""
-    groups = [(term, *spellings(term)) for term in terms]
+    groups: list[tuple[str, ...]] = [(term, *spellings(term)) for term in terms]
     for first, second in zip(terms, terms[1:], strict=False):
         joined = tuple(glued(first, second))
         if joined:

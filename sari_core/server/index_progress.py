@@ -21,14 +21,15 @@ from typing import Any
 
 import anyio
 
+from sari_core.engine_protocol import ReportsIndexProgress
+
 log = logging.getLogger(__name__)
 
 REPORT_EVERY_SECONDS = 1.0
 
 
 def _state(engine: object) -> tuple[int, int] | None:
-    progress = getattr(engine, "index_progress", None)
-    return progress() if callable(progress) else None
+    return engine.index_progress() if isinstance(engine, ReportsIndexProgress) else None
 
 
 def _message(done: int, total: int) -> str:

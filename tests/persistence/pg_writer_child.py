@@ -12,9 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from memory_engine import MemoryEngine
-
 from sari_core.kernel import Kernel
+from sari_core.testing import MemoryEngine
 from sari_persistence import ExecutionLog
 from sari_persistence.plugin import PersistencePlugin
 

@@ -18,9 +18,8 @@ import pytest
 
 psycopg = pytest.importorskip("psycopg")
 
-from memory_engine import MemoryEngine  # noqa: E402
-
 from sari_core.kernel import Kernel  # noqa: E402
+from sari_core.testing import MemoryEngine  # noqa: E402
 from sari_persistence import ExecutionLogUnavailable  # noqa: E402
 from sari_persistence.pg_schema import VERSION_TABLE, migrate  # noqa: E402
 from sari_persistence.plugin import PersistencePlugin  # noqa: E402

@@ -205,12 +205,12 @@ def test_the_database_password_never_shows_in_logs_errors_or_doctor(
 
 def test_the_database_password_never_reaches_telemetry(tmp_path: Path) -> None:
     pytest.importorskip("sari_otel")
-    from memory_engine import MemoryEngine
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
     from sari_core.kernel import Kernel
+    from sari_core.testing import MemoryEngine
     from sari_otel import OtelPlugin
     from sari_persistence.plugin import PersistencePlugin
 

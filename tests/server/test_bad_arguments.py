@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import jsonschema
 from bad_arguments import bad_calls
-from memory_engine import MemoryEngine
 from test_server_inprocess import connect
 
 from sari_core.kernel import Kernel
 from sari_core.server import SariServer
+from sari_core.testing import MemoryEngine
 
 
 def check_refusal(case, listed: dict, is_error: bool, structured: dict | None,
