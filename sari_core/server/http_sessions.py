@@ -174,7 +174,7 @@ def bound_sessions(manager: StreamableHTTPSessionManager, cap: int,
             return None
         transport = admit(requestor)
         if transport is not None:
-            bounds.admitted(transport.mcp_session_id, client)
+            bounds.admitted(transport.mcp_session_id, client)  # pyright: ignore[reportArgumentType] - a stateful transport has its id
         return transport
 
     async def handle_naming_client(scope: Any, receive: Any, send: Any) -> None:

@@ -15,11 +15,11 @@ from typing import Any
 import anyio
 import mcp_types as types
 from mcp import Client
-from memory_engine import MemoryEngine
 
 from sari_core.kernel import Kernel
 from sari_core.models import ReadCall, ReadResult, SearchCall, SearchResult
 from sari_core.server import SariServer
+from sari_core.testing import MemoryEngine
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "server"))
 from server_fixture_files import FILES  # noqa: E402
