@@ -74,6 +74,17 @@ class CountsReferences(Protocol):
 
 
 @runtime_checkable
+class KeepsFileModes(Protocol):
+    """An engine that writes files and can keep an executable file's exec bits."""
+
+    @property
+    def keep_executable_bits(self) -> bool: ...
+
+    @keep_executable_bits.setter
+    def keep_executable_bits(self, keep: bool) -> None: ...
+
+
+@runtime_checkable
 class ReportsIndexProgress(Protocol):
     """An engine that builds its index in the background and can say how far it got."""
 

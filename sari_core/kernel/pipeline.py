@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from sari_core import arguments, responses
-from sari_core.engine_protocol import Engine
+from sari_core.engine_protocol import Engine, KeepsFileModes
 from sari_core.errors import ErrorCode, SariError
 from sari_core.kernel.analytics import AnalyticsQueue, AnalyticsSink, JsonLinesSink
 from sari_core.kernel.calls import Call, CallBlocked, narrowed
@@ -120,7 +120,7 @@ class Kernel:
         self.core: CoreSettings = self.settings.get(CORE_SECTION)
         # What was ignored in the workspace's config, said once, in the first call's answer.
         self._settings_notice: str | None = settings_notice(self.settings.notices)
-        if hasattr(self.engine, "keep_executable_bits"):  # an engine that writes files
+        if isinstance(self.engine, KeepsFileModes):  # an engine that writes files
             self.engine.keep_executable_bits = self.core.keep_executable_bits
         self.pm.reasons = self.reasons
         self.pm.fail_closed = frozenset(self.core.fail_closed_plugins)
