@@ -172,6 +172,11 @@ class Kernel:
             self.pm.session_start(session)
         return session
 
+    def plugin(self, name: str) -> object | None:
+        """The plugin registered as ``name`` (its entry point's name), or None: for a
+        plugin's own library API, handed the kernel by an embedding program."""
+        return self.pm.get_plugin(name)
+
     def live_sessions(self) -> Iterator[Session]:
         """Every session still held, e.g. for plugins saving state at shutdown."""
         for key in self.sessions.keys():  # noqa: SIM118 - a store, not a dict

@@ -79,7 +79,7 @@ class ExecutionLog:
     @classmethod
     def of(cls, kernel: Kernel) -> ExecutionLog:
         """The log the kernel's persistence plugin records into (shared, not owned)."""
-        plugin = kernel.pm.get_plugin(SECTION)
+        plugin = kernel.plugin(SECTION)
         store = getattr(plugin, "store", None)
         if store is None:
             reason = getattr(plugin, "unavailable", None) or "the persistence plugin is not loaded"
@@ -196,7 +196,7 @@ class ChatSession:
         stored_by_kernel = False
         if kernel is not None:
             summary = kernel.compact(event, session_id=self.session_id)
-            plugin = kernel.pm.get_plugin(SECTION)
+            plugin = kernel.plugin(SECTION)
             stored_by_kernel = getattr(plugin, "store", None) is store
         else:
             with store.reading() as conn:
