@@ -1,8 +1,8 @@
 """Local policies: a folder of plain Python modules the operator names, loaded like plugins.
 
 A team's five-line rule need not be a distribution. The operator names a folder
-(``SARI_PLUGINS_DIR``, or ``sari --plugins-dir DIR``; never a workspace setting, which an
-agent could write), and every ``*.py`` module in it (not starting with ``_``) is imported
+(``SARI_PLUGINS_DIR``, ``sari --plugins-dir DIR``, or ``plugins_dir`` in the user's own
+config file; never a workspace setting, which an agent could write), and every ``*.py`` module in it (not starting with ``_``) is imported
 and registered as a plugin named after the file (``vendor_cap.py`` is ``vendor_cap``), its
 module-level ``@hookimpl`` functions its hooks. ``SARI_PLUGINS`` and
 ``SARI_DISABLE_PLUGINS`` apply to them by that name.
@@ -29,22 +29,47 @@ from sari_core.errors import ErrorCode
 from sari_core.kernel.loading import ALLOW_ENV, DENY_ENV, PluginInfo, env_names
 from sari_core.kernel.manager import hookimpl
 from sari_core.kernel.verdicts import Verdict
+from sari_core.locations import config_file
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 if TYPE_CHECKING:
     from sari_core.kernel.manager import SariPluginManager
     from sari_core.models import MutationEvent
 
 PLUGINS_DIR_ENV = "SARI_PLUGINS_DIR"
+CONFIG_KEY = "plugins_dir"
 MODULE_PREFIX = "sari_local_policies."
 GUARD_NAME = "sari.policy-folder-guard"
 
 log = logging.getLogger(__name__)
 
 
-def plugins_dir(environ: Mapping[str, str] | None = None) -> Path | None:
-    """The operator's policy folder (``SARI_PLUGINS_DIR``), resolved; None when unset."""
-    raw = (os.environ if environ is None else environ).get(PLUGINS_DIR_ENV, "").strip()
-    return Path(raw).expanduser().resolve() if raw else None
+def plugins_dir(environ: Mapping[str, str] | None = None,
+                workspace: Path | None = None) -> Path | None:
+    """The operator's policy folder, resolved; None when none is named.
+
+    ``SARI_PLUGINS_DIR`` first, else ``plugins_dir`` at the top of the user's own config
+    file (relative to that file's folder) — unless that file lies in ``workspace``, where
+    the agent could write it.
+    """
+    env = os.environ if environ is None else environ
+    raw = env.get(PLUGINS_DIR_ENV, "").strip()
+    if raw:
+        return Path(raw).expanduser().resolve()
+    path = config_file(env)
+    if workspace is not None and workspace.resolve() in path.resolve().parents:
+        return None
+    try:
+        named = tomllib.loads(path.read_text(encoding="utf-8")).get(CONFIG_KEY)
+    except (OSError, tomllib.TOMLDecodeError):
+        return None  # no file, or one the settings loader reports itself
+    if not isinstance(named, str) or not named.strip():
+        return None
+    return (path.parent / Path(named.strip()).expanduser()).resolve()
 
 
 def policy_modules(folder: Path) -> list[Path]:

@@ -98,7 +98,7 @@ class Kernel:
             register_builtins(self.pm)
         if load_entry_points:
             self.pm.load_entry_points()
-        policy_folder = plugins_dir()
+        policy_folder = plugins_dir(workspace=self.roots[0])
         if policy_folder is not None:
             # The operator's folder: its policies load with the installed plugins, and the
             # guard keeps Sari's own writes out of it whether or not they load.

@@ -143,3 +143,29 @@ def test_a_workspace_setting_cannot_name_the_folder(tmp_path: Path,
         assert "plugins_dir" in str(exc)
     else:
         assert response["ok"] is True  # the module was never loaded
+
+
+def test_the_users_config_file_can_name_the_folder(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SARI_PLUGINS_DIR", raising=False)
+    home = tmp_path / "home-config"
+    (home / "policies").mkdir(parents=True)
+    (home / "policies" / "vendor_cap.py").write_text(VENDOR_CAP)
+    (home / "config.toml").write_text('plugins_dir = "policies"\n')
+    monkeypatch.setenv("SARI_CONFIG_FILE", str(home / "config.toml"))
+    with kernel({"vendor/x.py": "x = 1\n"}) as k:
+        assert k.execute_read({"mode": "file", "target": "vendor/x.py"})["ok"] is False
+
+
+def test_a_config_file_inside_the_workspace_names_no_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SARI_PLUGINS_DIR", raising=False)
+    workspace = tmp_path / "ws"
+    (workspace / "policies").mkdir(parents=True)
+    (workspace / "policies" / "vendor_cap.py").write_text(VENDOR_CAP)
+    (workspace / "config.toml").write_text('plugins_dir = "policies"\n')
+    (workspace / "vendor").mkdir()
+    (workspace / "vendor" / "x.py").write_text("x = 1\n")
+    monkeypatch.setenv("SARI_CONFIG_FILE", str(workspace / "config.toml"))
+    with Kernel(roots=[workspace], analytics_sinks=[]) as k:
+        assert k.execute_read({"mode": "file", "target": "vendor/x.py"})["ok"] is True
