@@ -177,6 +177,17 @@ def test_strict_refuses_a_blind_read_ending_in_the_search_to_make(make_kernel) -
     _untouched(kernel.execute_read({"mode": "file", "target": "app/config.py"}))  # now backed
 
 
+def test_strict_leaves_a_missing_file_to_the_engine_and_its_path_search(make_kernel) -> None:
+    kernel = make_kernel(settings=STRICT)
+    for call in ({"mode": "file", "target": "app/nowhere.py"},
+                 {"mode": "snippet", "target": "app/nowhere.py", "start_line": 1,
+                  "end_line": 400}):
+        response = kernel.execute_read(call)
+        assert response["error"]["code"] == "NOT_FOUND", response
+        assert stabilization(response)["next_calls"] == [
+            {"tool": "search", "arguments": {"query": "nowhere.py", "kind": "path"}}]
+
+
 def test_strict_windows_stay_inside_the_file(make_kernel) -> None:
     kernel = make_kernel(settings=STRICT)
     _first_match(kernel)

@@ -190,6 +190,10 @@ def judge(call: ReadCall, store: RefStore, settings: RefgateSettings, roots: Seq
         return _window(call, limit, line_count, searched=True)
     if not settings.strict:
         return _window(call, limit, line_count)
+    if calls.requested_lines(call) is not None and line_count() is None:
+        # No such file (or none the engine can read): its own refusal says so and proposes
+        # the path search; a refusal here would propose windows of a file that is not there.
+        return None
     return _refusal(call, target, store, settings, span, line_count)
 
 
