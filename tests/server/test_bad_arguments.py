@@ -47,7 +47,10 @@ async def test_every_bad_call_of_every_listed_tool_is_a_valid_refusal_naming_the
     finally:
         kernel.close()
     assert {"search", "read", "edit", "write"} <= set(listed)
-    assert len(cases) > 50
+    # Every listed tool was driven, with every kind of bad argument (how many calls that is
+    # depends on the plugins installed: the core alone lists four tools).
+    assert {case.tool for case in cases} == set(listed)
+    assert {"missing", "wrong type", "unknown", "out of range"} <= {case.kind for case in cases}
     assert problems == []
 
 
