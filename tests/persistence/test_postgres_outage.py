@@ -236,3 +236,33 @@ def test_the_database_password_never_reaches_telemetry(tmp_path: Path) -> None:
                   for s in spans])
     assert "EXECUTION_LOG_UNAVAILABLE" in shown  # the refusal is there, its secret is not
     assert PASSWORD not in shown
+
+
+def test_records_the_away_database_never_took_are_kept_on_disk_and_written_next_start(
+        own_server: PostgresServer, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from sari_persistence import spool
+
+    monkeypatch.setenv("SARI_STATE_DIR", str(tmp_path / "state"))
+    url = own_server.create_database()
+    own_server.stop()
+    kernel = kernel_on(url, "host-a", connect_timeout_seconds=1)
+    for _ in range(7):
+        assert kernel.execute_read({**READ, "session_id": "spooled"})["ok"] is True
+    store = plugin_store(kernel)
+    kernel.close()  # the database never came back: the 7 go to disk, not to "lost"
+    assert (store.stats.spilled, store.stats.lost) == (7, 0)
+    folder = spool.folder_for(store.location)
+    (spooled,) = folder.glob("*.jsonl")
+    assert "pg-secret" not in spooled.read_text() and oct(spooled.stat().st_mode)[-3:] == "600"
+    own_server.start()
+    again = kernel_on(url, "host-b", connect_timeout_seconds=1)
+    try:
+        wait_until_written(plugin_store(again))
+        deadline = time.monotonic() + 30
+        while list(folder.iterdir()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert list(folder.iterdir()) == []  # deleted once committed
+    finally:
+        again.close()
+    assert rows(url, "SELECT machine, count(*) FROM executions WHERE session_id = 'spooled' "
+                     "GROUP BY machine") == [("host-a", 7)]

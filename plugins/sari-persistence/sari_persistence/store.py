@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sari_persistence import redaction
+from sari_persistence import redaction, spool
 from sari_persistence.backends import PostgresBackend, SqliteBackend
 from sari_persistence.dialect import is_postgres
 from sari_persistence.records import (
@@ -79,11 +79,20 @@ class ExecutionStore:
                 on_commit=on_commit, release=self.backend.release_writer,
                 transient=self.backend.transient, describe=self.backend.describe_error,
                 connect_at_start=isinstance(self.backend, SqliteBackend),
+                spill=None if isinstance(self.backend, SqliteBackend) else self._spill,
             )
         except BaseException:
             self.backend.close()
             raise
         self._closed = False
+        if isinstance(self.backend, PostgresBackend):
+            spool.replay(self, spool.folder_for(self.backend.location))
+
+    def _spill(self, records: list[Any]) -> bool:
+        spool.write(spool.folder_for(self.backend.location), records,
+                    self.options.max_payload_chars, self.options.response_text_chars,
+                    self.machine)
+        return True
 
     @property
     def path(self) -> Path | None:
@@ -138,6 +147,8 @@ class ExecutionStore:
         for item in batch:
             if isinstance(item, (ExecutionRecord, ExecutionRow)):
                 executions.append(execution_row(item, cap, text_chars, self.machine))
+            elif isinstance(item, spool.SpooledExecution):
+                executions.append(item.row)
             elif isinstance(item, FrameRecord):
                 insert_frame(conn, item, cap, next_seq)
             elif isinstance(item, ChatSessionRecord):

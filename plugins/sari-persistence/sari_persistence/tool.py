@@ -202,7 +202,7 @@ def _log_health(store: ExecutionStore) -> dict[str, int]:
     """Records this server could not write, said with the answer (never silently)."""
     stats = store.stats
     lost = {"dropped_queue_full": stats.dropped_full, "failed": stats.failed,
-            "lost_at_close": stats.lost}
+            "lost_at_close": stats.lost, "kept_on_disk": stats.spilled}
     return {key: value for key, value in lost.items() if value}
 
 

@@ -76,6 +76,7 @@ class WriterStats:
     batches: int = 0
     outages: int = 0
     lost: int = 0  # kept through an outage, then given up at close (the database never came back)
+    spilled: int = 0  # ... and kept on disk instead, for the next server to write
 
 
 class BatchWriter:
@@ -92,6 +93,8 @@ class BatchWriter:
     :param describe: an error as it may be logged (a database URL's password removed).
     :param connect_at_start: open the connection before the constructor returns (its error
         is raised there); otherwise the first batch opens it.
+    :param spill: keeps records the away database never took before closing gave up (on
+        disk); True when it did. Without it, or when it fails, they are counted as lost.
     """
 
     def __init__(self, connect: Callable[[], Any], apply_batch: ApplyBatch, *,
@@ -100,7 +103,8 @@ class BatchWriter:
                  release: Callable[[Any], None] | None = None,
                  transient: Callable[[BaseException], bool] | None = None,
                  describe: Callable[[BaseException], str] = str,
-                 connect_at_start: bool = True) -> None:
+                 connect_at_start: bool = True,
+                 spill: Callable[[list[Any]], bool] | None = None) -> None:
         self._connect = connect
         self._release = release or (lambda conn: conn.close())
         self._transient = transient or (lambda exc: False)
@@ -110,6 +114,7 @@ class BatchWriter:
         self._drops_reported = False
         self._close_deadline: float | None = None
         self._connect_at_start = connect_at_start
+        self._spill = spill
         self._apply_batch = apply_batch
         self.flush_interval = flush_interval
         self.batch_size = batch_size
@@ -221,6 +226,10 @@ class BatchWriter:
     @property
     def pending(self) -> int:
         return self._queue.qsize()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
 
     @property
     def database_away(self) -> bool:
@@ -382,6 +391,16 @@ class BatchWriter:
                     away, self.stats.dropped_full)
 
     def _lost(self, batch: list[Any]) -> None:
+        if self._spill is not None:
+            try:
+                if self._spill(batch):
+                    self.stats.spilled += len(batch)
+                    log.warning("execution log: %d records the database did not take before the "
+                                "server stopped are kept on disk for the next start",
+                                len(batch))
+                    return
+            except Exception:  # noqa: BLE001 - then they are counted as lost, below
+                log.exception("execution log: keeping records on disk failed")
         self.stats.lost += len(batch)
         log.error("execution log: %d records were not written: the database did not answer "
                   "before the server stopped (%d lost in all)", len(batch), self.stats.lost)
