@@ -19,7 +19,7 @@ ripgrep gets the engine's file set: hidden files, ``.gitignore`` outside git rep
 too, the default exclusions as globs, the 16 MB size limit.
 
 Usage: ``python bench/search.py [--packages NAME...] [--corpus PATH] [--scales 1 2 4]
-[--repeat N] [--smoke]``
+[--repeat N] [--smoke] [--first-only]``
 """
 
 from __future__ import annotations
@@ -330,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per query")
     parser.add_argument("--smoke", action="store_true",
                         help="a tiny corpus, 1x, one run per query: checks the bench works (CI)")
+    parser.add_argument("--first-only", action="store_true",
+                        help="only the first answers on the never-indexed tree (CLI, MCP, rg)")
     args = parser.parse_args(argv)
     literals, regexes, symbols = LITERALS, REGEXES, SYMBOLS
     with tempfile.TemporaryDirectory(prefix="sari-bench-search-") as scratch_name:
@@ -353,6 +355,8 @@ def main(argv: list[str] | None = None) -> int:
             figures: dict[str, float] = {}
             first = first_answers(root, scratch)
             figures["first answer / rg"] = max(first["cli"], first["mcp"]) / first["rg"]
+            if args.first_only:
+                continue
             index = scratch / f"index-{scale}x.sqlite"
             figures.update(cold_build(root, index))
             figures.update(warm(root, index, args.repeat, literals, regexes, symbols))

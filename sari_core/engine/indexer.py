@@ -9,13 +9,14 @@ changes with the old text from the index and the new text from disk.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sqlite3
 import stat
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from sari_core.engine.ignore import GITIGNORE, IgnoreRules, WalkEntry
@@ -112,6 +113,35 @@ class Indexer:
         self._orphans_swept = False
         self.orphans_removed = 0
         self.progress = (0, 0)  # (files indexed, files to index) of the running refresh
+        self._may_run = threading.Event()  # cleared while calls come first (calls_first)
+        self._may_run.set()
+        self._calls_waiting = 0
+        self._calls_lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def calls_first(self) -> Iterator[None]:
+        """While inside, a running build waits before its next file, so a call answered
+        meanwhile (a scan of the tree before the first index) has the CPU and the GIL to
+        itself instead of sharing them with the build."""
+        with self._calls_lock:
+            self._calls_waiting += 1
+            self._may_run.clear()
+        try:
+            yield
+        finally:
+            with self._calls_lock:
+                self._calls_waiting -= 1
+                if not self._calls_waiting:
+                    self._may_run.set()
+
+    @property
+    def holding_builds(self) -> bool:
+        """Whether a call is being answered first (builds wait before their next file)."""
+        return not self._may_run.is_set()
+
+    def _let_calls_pass(self) -> None:
+        while not self._may_run.wait(0.1) and not self.cancelled.is_set():
+            pass
 
     def _remove_orphan(self, folder_fd: int, name: str, info: os.stat_result) -> None:
         """Delete a temporary file a killed write left behind (first walk only)."""
@@ -144,6 +174,7 @@ class Indexer:
         self._orphans_swept = True
         for root_index, rules in enumerate(self.rules):
             for entry in rules.walk(temp_found=sweep):
+                self._let_calls_pass()
                 key = (root_index, entry.rel)
                 seen.add(key)
                 row = known.get(key)
@@ -189,6 +220,7 @@ class Indexer:
             with self.store.transaction() as conn:
                 batch_bytes = count = 0
                 while position < len(todo) and count < BATCH_FILES and batch_bytes < BATCH_BYTES:
+                    self._let_calls_pass()
                     (root_index, rel), entry = todo[position]
                     position += 1
                     count += 1

@@ -89,6 +89,7 @@ class Workspace:
         self._ready = threading.Event()
         self._pending: list[FileChange] = []
         self._thread: threading.Thread | None = None
+        self._deferred: threading.Timer | None = None  # a build waiting for its start
         self._closed = False
         self.last_stats: IndexStats | None = None
         self.ready_wait_seconds = READY_WAIT_SECONDS
@@ -127,7 +128,8 @@ class Workspace:
         """No full build ever finished and one runs in the background (or the caller builds
         after answering): a scan answers, at once."""
         thread = self._thread
-        building = self.scan_before_build or (thread is not None and thread.is_alive())
+        building = self.scan_before_build or self._deferred is not None or (
+            thread is not None and thread.is_alive())
         return building and not self.index_complete
 
     def ensure_index(self, progress: bool | None = None) -> IndexStats:
@@ -140,11 +142,26 @@ class Workspace:
                 self._ready.set()
             return stats
 
-    def start_background_index(self) -> None:
-        """Build or refresh the index in a thread; returns at once."""
+    def start_background_index(self, delay: float = 0.0) -> None:
+        """Build or refresh the index in a thread; returns at once.
+
+        :param delay: start the build only after this many seconds, or as soon as a search
+            was answered from a scan or a call needs the index, whichever comes first: the
+            first calls of a fresh server (answered from a scan) get the CPU to themselves.
+        """
         with self._start_lock:
-            if self._thread is not None or self._ready.is_set():
+            if self._thread is not None or self._ready.is_set() \
+                    or self.indexer.cancelled.is_set():  # closed
                 return
+            if delay > 0:
+                if self._deferred is None:
+                    self._deferred = threading.Timer(delay, self.start_background_index)
+                    self._deferred.daemon = True
+                    self._deferred.start()
+                return
+            if self._deferred is not None:
+                self._deferred.cancel()  # harmless from the timer's own thread
+                self._deferred = None
             self._thread = threading.Thread(target=self._build_in_background, name="sari-index",
                                             daemon=True)
             self._thread.start()
@@ -166,6 +183,8 @@ class Workspace:
         bounds the wait for a background build (None: no bound)."""
         if self._ready.is_set():
             return True
+        if self._thread is None and self._deferred is not None:
+            self.start_background_index()  # needed now: the delay is over
         thread = self._thread
         if thread is None:
             self.ensure_index()
@@ -262,7 +281,11 @@ class Workspace:
 
     def search(self, call: SearchCall) -> SearchResult:
         if call.kind in SCANNED_KINDS and self._answer_from_scan():
-            return scan_search(self.searcher, self.scan, call)
+            with self.indexer.calls_first():  # the first answers do not wait behind the build
+                result = scan_search(self.searcher, self.scan, call)
+            if self._deferred is not None:
+                self.start_background_index()  # answered: the build need not wait longer
+            return result
         ready = self.wait_for_index(self.ready_wait_seconds)
         self._sync()
         with work_budget.bounded():  # ripgrep's file list and the ranking share one deadline
@@ -321,6 +344,10 @@ class Workspace:
         if self._closed:
             return
         self.indexer.cancelled.set()
+        with self._start_lock:
+            if self._deferred is not None:
+                self._deferred.cancel()
+                self._deferred = None
         if self._thread is not None:
             self._thread.join(timeout=30)
         with self._sync_lock:

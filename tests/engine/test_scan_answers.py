@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from sari_core.engine import Workspace, scan
+from sari_core.engine import workspace as workspace_module
 from sari_core.engine.indexer import Indexer
 from sari_core.engine.scan_search import BUILDING_NOTE, scan_search
 from sari_core.kernel import Kernel
@@ -86,4 +87,44 @@ def test_while_the_first_build_runs_a_search_answers_from_the_scan(
             assert after.index_ready and not after.notes
     finally:
         release.set()
+        engine.close()
+
+
+def test_the_first_build_waits_while_calls_come_first(repo: Path, tmp_path: Path) -> None:
+    engine = Workspace([repo], index_path=tmp_path / "index.sqlite", watch=False)
+    try:
+        with engine.indexer.calls_first():
+            engine.start_background_index()
+            assert not engine.wait_for_index(1.0)  # held before its first file
+            assert engine.store.all_files() == {}
+        assert engine.wait_for_index(60)
+        assert engine.store.all_files()
+    finally:
+        engine.close()
+
+
+def test_close_ends_a_build_held_by_a_call(repo: Path, tmp_path: Path) -> None:
+    engine = Workspace([repo], index_path=tmp_path / "index.sqlite", watch=False)
+    with engine.indexer.calls_first():
+        engine.start_background_index()
+        engine.close()  # the held build sees the cancellation instead of waiting forever
+        assert engine._thread is not None and not engine._thread.is_alive()
+
+
+def test_a_search_answered_from_the_scan_holds_the_build_meanwhile(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    engine = Workspace([repo], index_path=tmp_path / "index.sqlite", watch=False)
+    held: list[bool] = []
+
+    def scanning(searcher: object, scan: object, call: SearchCall) -> object:
+        held.append(engine.indexer.holding_builds)
+        return scan_search(searcher, scan, call)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(workspace_module, "scan_search", scanning)
+    try:
+        engine.scan_before_build = True  # as the CLI does: scan first, build after
+        assert engine.search(SearchCall(query="execute_read")).matches
+        assert held == [True]
+        assert not engine.indexer.holding_builds
+    finally:
         engine.close()
