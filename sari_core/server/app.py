@@ -38,6 +38,7 @@ from sari_core.server.index_progress import (
     note_first_call_while_building,
     reporting_index_progress,
 )
+from sari_core.server.kernel_loading import KernelLoading, KernelUnavailable
 from sari_core.server.results import (
     internal_error,
     request_too_large,
@@ -77,7 +78,9 @@ def _env_int(name: str, default: int) -> int:
 class SariServer:
     """One kernel served over MCP.
 
-    :param kernel: the kernel every call goes through (owned by the caller).
+    :param kernel: the kernel every call goes through (owned by the caller), or one still
+        being opened (:class:`KernelLoading`): ``initialize`` is answered meanwhile, while
+        ``tools/list`` and tool calls wait for it (and answer its failure, if it fails).
     :param stdio_connection_id: pin one connection id for the whole server: a stdio
         process serves exactly one client. Leave None for a server shared by several
         connections (streamable HTTP, in-process tests).
@@ -95,7 +98,7 @@ class SariServer:
 
     def __init__(
         self,
-        kernel: Kernel,
+        kernel: Kernel | KernelLoading,
         *,
         stdio_connection_id: str | None = None,
         max_request_bytes: int | None = None,
@@ -103,9 +106,10 @@ class SariServer:
         worker_queue: int | None = None,
         inline_reads: bool = False,
     ) -> None:
-        self.kernel = kernel
-        self.catalog = ToolCatalog(kernel)
-        self.connections = ConnectionIds(kernel.end_connection, stdio_connection_id)
+        self._stdio_connection_id = stdio_connection_id
+        self.loading = kernel if isinstance(kernel, KernelLoading) else None
+        if self.loading is None:
+            self._adopt(kernel)  # type: ignore[arg-type]
         self.max_request_bytes = max_request_bytes or _env_int(
             "SARI_MAX_REQUEST_BYTES", DEFAULT_MAX_REQUEST_BYTES)
         self.workers = WorkerPool(
@@ -113,7 +117,6 @@ class SariServer:
             worker_queue if worker_queue is not None
             else _env_int("SARI_SERVER_QUEUE", DEFAULT_QUEUE))
         self.inline_reads = inline_reads
-        self._stdio_connection_id = stdio_connection_id
         self._told_index_building: set[str] = set()  # connections told the index is building
         # Awaited before each tool call (the first roots answer of the client, when followed).
         self.before_call: Callable[[Any], Awaitable[None]] | None = None
@@ -125,16 +128,31 @@ class SariServer:
             instructions=INSTRUCTIONS,
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
-            get_tool_input_schema=self.catalog.input_schema,
+            get_tool_input_schema=self._input_schema,
         )
+
+    def _adopt(self, kernel: Kernel) -> None:
+        self.kernel = kernel
+        self.catalog = ToolCatalog(kernel)
+        self.connections = ConnectionIds(kernel.end_connection, self._stdio_connection_id)
+
+    async def kernel_ready(self) -> Kernel:
+        """The served kernel, once open (:class:`KernelUnavailable` if it failed to)."""
+        if self.loading is not None:
+            kernel = await self.loading.wait()
+            if self.loading is not None:  # the first waiter to wake adopts it
+                self.loading = None
+                self._adopt(kernel)
+        return self.kernel
+
+    def _input_schema(self, name: str) -> Any:
+        return None if self.loading is not None else self.catalog.input_schema(name)
 
     def use_kernel(self, kernel: Kernel) -> Kernel:
         """Serve ``kernel`` from now on (the client's roots changed); return the one replaced,
         for the caller to close. The tool list stays what the installed plugins make it."""
         old = self.kernel
-        self.kernel = kernel
-        self.catalog = ToolCatalog(kernel)
-        self.connections = ConnectionIds(kernel.end_connection, self._stdio_connection_id)
+        self._adopt(kernel)
         return old
 
     def require_handshake(self) -> None:
@@ -157,6 +175,7 @@ class SariServer:
 
     async def _list_tools(self, ctx: ServerRequestContext[Any],
                           params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        await self._require_kernel()
         return types.ListToolsResult(tools=self.catalog.tools(self._structured(ctx)))
 
     async def _call_tool(self, ctx: ServerRequestContext[Any],
@@ -164,6 +183,7 @@ class SariServer:
         name = params.name
         request = ClientRequest("tools/call", ctx.request_id, dict(ctx.meta or params.meta or {}),
                                 getattr(ctx, "protocol_version", None))
+        await self._require_kernel()
         try:
             if self.before_call is not None:
                 await self.before_call(ctx)
@@ -176,6 +196,13 @@ class SariServer:
             log.exception("tool %s failed (incident %s)", name, incident)
             return to_call_result(internal_error(name, exc, incident), self.catalog.text_format,
                                   self._structured(ctx), self._output_schema(name))
+
+    async def _require_kernel(self) -> None:
+        try:
+            await self.kernel_ready()
+        except KernelUnavailable as exc:
+            raise MCPError(code=types.INTERNAL_ERROR,
+                           message=f"Sari's tools are unavailable: {exc}") from None
 
     def _output_schema(self, name: str) -> dict[str, Any] | None:
         entry = self.catalog.get(name)

@@ -22,6 +22,8 @@ import anyio
 import anyio.to_thread
 import mcp_types as types
 
+from sari_core.server.kernel_loading import KernelUnavailable
+
 if TYPE_CHECKING:
     from sari_core.kernel import Kernel
     from sari_core.server.app import SariServer
@@ -112,6 +114,10 @@ class RootsFollower:
             return
         log.info("the client's roots: %s", ", ".join(str(root.uri) for root in answer.roots))
         folders = folders_of(list(answer.roots)) or self.fallback
+        try:
+            await self.server.kernel_ready()  # the first kernel may still be opening
+        except KernelUnavailable:
+            return  # reported when it failed; a kernel over other folders would fail alike
         async with self._lock:
             if folders == self._current():
                 return

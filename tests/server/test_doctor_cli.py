@@ -63,5 +63,6 @@ def test_reports_the_start_up_breakdown(tmp_path: Path, capsys,
     assert startup["status"] in ("ok", "warn"), startup
     detail = startup["detail"]
     assert detail.startswith("initialize answered in ")
-    for phase in ("mcp SDK import", "plugins and engine", "interpreter, CLI and handshake"):
+    for phase in ("mcp SDK import", "plugins and engine (after initialize)",
+                  "interpreter, CLI and handshake"):
         assert phase in detail, detail

@@ -1,7 +1,8 @@
 """``sari serve``: run the MCP server over stdio (default) or streamable HTTP.
 
-Starts fast: the workspace index is built in the background, so ``initialize``
-is answered at once; searches made before the index is complete say so in
+Starts fast: ``initialize`` is answered while the plugins and the engine open on a thread,
+and the workspace index is built in the background once the first search has been
+answered from a scan of the tree; searches made before the index is complete say so in
 ``meta`` (``INDEX_BUILDING``).
 """
 
@@ -20,11 +21,16 @@ from sari_core.kernel.commands import CommandRegistry
 
 if TYPE_CHECKING:
     from sari_core.kernel import Kernel
+    from sari_core.server.app import SariServer
 
 log = logging.getLogger(__name__)
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
+# A fresh server's first searches are answered from a scan of the tree; the index build
+# waits for the first of them (or this long, or a call that needs the index) so that it
+# does not take the CPU from them.
+BUILD_DELAY_SECONDS = 3.0
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -72,7 +78,7 @@ def open_kernel(roots: list[Path]) -> Kernel:
         raise SystemExit(f"sari serve: {exc}") from None
     engine = Workspace(roots, exclude=exclude)
     try:
-        engine.start_background_index()
+        engine.start_background_index(delay=BUILD_DELAY_SECONDS)
         return Kernel(engine)
     except BaseException:
         engine.close()
@@ -93,23 +99,28 @@ def run(args: argparse.Namespace) -> int:
 
 def _run_stdio(roots: list[Path], log_file: Path | None, follow_roots: bool = False) -> int:
     from sari_core.kernel.sessions import new_connection_id
-    from sari_core.server.startup import StartupClock
+    from sari_core.server.startup import BACKGROUND_SUFFIX, StartupClock
 
     clock = StartupClock()
     with clock.phase("mcp SDK import"):
         import mcp.server.lowlevel  # noqa: F401 - timed apart: most of a start-up
     with clock.phase("Sari server import"):
         from sari_core.server.app import SariServer
+        from sari_core.server.kernel_loading import KernelLoading
         from sari_core.server.transports import serve_stdio
-    with clock.phase("plugins and engine"):  # the index itself builds in the background
-        kernel = open_kernel(roots)
+    # The plugins and the engine open on a thread while initialize is answered; tools/list
+    # and tool calls wait for them (the index itself then builds in the background).
+    def opened(seconds: float) -> None:
+        clock.phases["plugins and engine" + BACKGROUND_SUFFIX] = seconds
+        log.info("plugins and engine opened in %.0f ms (after initialize)", seconds * 1000)
+        clock.report()  # again, with this phase
+
+    loading = KernelLoading(functools.partial(open_kernel, roots), on_done=opened)
     connection_id = new_connection_id()
     log.info("serving %s over stdio (connection %s, log %s)",
              ", ".join(map(str, roots)), connection_id, log_file)
-    server = None
+    server = SariServer(loading, stdio_connection_id=connection_id, inline_reads=True)
     try:
-        with clock.phase("tool catalog"):
-            server = SariServer(kernel, stdio_connection_id=connection_id, inline_reads=True)
         if follow_roots:
             from sari_core.server.roots import RootsFollower
 
@@ -120,10 +131,20 @@ def _run_stdio(roots: list[Path], log_file: Path | None, follow_roots: bool = Fa
     except KeyboardInterrupt:
         pass
     finally:
-        served = server.kernel if server is not None else kernel  # roots may have replaced it
-        served.end_connection(connection_id)
-        served.close()
-    return 0
+        _close_served(server, connection_id)
+    return 0 if loading.error is None else 1
+
+
+def _close_served(server: SariServer, connection_id: str) -> None:
+    """End the connection on the kernel served last (roots may have replaced the first)."""
+    from sari_core.server.kernel_loading import KernelUnavailable
+
+    try:
+        served = server.loading.result() if server.loading is not None else server.kernel
+    except KernelUnavailable:
+        return  # already reported when it failed
+    served.end_connection(connection_id)
+    served.close()
 
 
 def _run_http(args: argparse.Namespace, roots: list[Path], log_file: Path | None) -> int:
