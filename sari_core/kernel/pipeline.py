@@ -62,7 +62,8 @@ class Kernel:
     """The policy pipeline around one workspace engine.
 
     :param engine: the workspace engine; by default :class:`sari_core.engine.Workspace`
-        over ``roots``.
+        over ``roots``, keeping out the paths the ``exclude`` setting names (a user's or
+        environment value that is not a list of strings raises ``ExcludeError``).
     :param roots: workspace folders (used when ``engine`` is not given).
     :param plugins: extra plugin objects to register (tests, embedding).
     :param load_entry_points: load installed plugins of group ``sari``.
@@ -85,8 +86,11 @@ class Kernel:
     ) -> None:
         if engine is None:
             from sari_core.engine import Workspace
+            from sari_core.engine.exclusions import configured_excludes
 
-            engine = Workspace([Path(root) for root in roots] or [Path.cwd()])
+            folders = [Path(root) for root in roots] or [Path.cwd()]
+            # The exclude setting, as sari serve and the CLI read it, for an embedding too.
+            engine = Workspace(folders, exclude=configured_excludes(folders[0], environ))
         self.engine = engine
         self.roots: list[Path] = list(engine.roots)
         self.workspace_hash = workspace_hash(self.roots[0])

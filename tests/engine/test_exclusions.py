@@ -10,6 +10,7 @@ import pytest
 
 from sari_core.cli.main import main
 from sari_core.engine.exclusions import ExcludeError, configured_excludes, exclude_rules
+from sari_core.kernel import Kernel
 
 
 @pytest.fixture(autouse=True)
@@ -43,6 +44,23 @@ def test_excluded_paths_stay_out_of_search_before_and_after_the_index(tmp_path: 
     assert json.loads(capsys.readouterr().out)["files"] == 3  # pyproject, app.py, app.js
     assert search_paths(capsys, root) == ["src/app.py", "web/app.js"]  # from the index
     assert search_paths(capsys, root, "--kind", "path") == []  # no path holds "needle"
+
+
+def test_the_python_api_reads_the_setting_too(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tree(tmp_path / "ws")
+    monkeypatch.setenv("SARI_EXCLUDE", "src/**")
+    kernel = Kernel(roots=[root], load_entry_points=False, analytics_sinks=[])
+    try:
+        found = kernel.execute_search({"query": "needle"})
+        assert sorted(match["path"] for match in found["matches"]) == ["web/app.js"]
+        paths = kernel.execute_search({"query": "app", "kind": "path"})["matches"]
+        assert sorted(match["path"] for match in paths) == ["web/app.js"]
+    finally:
+        kernel.close()
+    monkeypatch.setenv("SARI_EXCLUDE", "5")
+    with pytest.raises(ExcludeError, match="SARI_EXCLUDE"):
+        Kernel(roots=[root], load_entry_points=False, analytics_sinks=[])
 
 
 def test_the_users_config_and_the_environment_add_rules(tmp_path: Path,
