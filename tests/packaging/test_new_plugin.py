@@ -25,7 +25,11 @@ def test_the_scaffold_has_the_entry_point_settings_tests_and_a_tox_env(
     assert main(["new-plugin", "acme_audit", "--directory", str(tmp_path)]) == 0
     root = tmp_path / "sari-acme-audit"
     assert "Created sari-acme-audit" in capsys.readouterr().out
-    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    document = tomllib.loads((root / "pyproject.toml").read_text())
+    project = document["project"]
+    assert document["build-system"]["build-backend"] == "setuptools.build_meta"
+    assert document["tool"]["setuptools"]["packages"]["find"]["include"] == ["sari_acme_audit*"]
+    assert document["tool"]["pytest"]["ini_options"]["testpaths"] == ["tests"]
     assert project["name"] == "sari-acme-audit"
     assert project["dependencies"] == ["sari-core"]
     assert project["entry-points"]["sari"] == {

@@ -48,31 +48,6 @@ class PluginNames:
         return f"{self.name.upper()}_WATCHED_PATH"
 
 
-PYPROJECT = '''\
-[build-system]
-requires = ["setuptools>=64", "wheel"]
-build-backend = "setuptools.build_meta"
-
-[project]
-name = "{distribution}"
-version = "0.1.0"
-description = "A Sari policy plugin: {name}."
-requires-python = ">=3.10"
-dependencies = ["sari-core"]
-
-[project.optional-dependencies]
-test = ["pytest>=8"]
-
-[project.entry-points.sari]
-{name} = "{package}.plugin:{class_name}"
-
-[tool.setuptools.packages.find]
-include = ["{package}*"]
-
-[tool.pytest.ini_options]
-testpaths = ["tests"]
-'''
-
 INIT = '''\
 """{distribution}: a Sari policy plugin."""
 
@@ -274,7 +249,6 @@ pip install -e ".[test]" && pytest      # or: tox
 '''
 
 FILES: dict[str, str] = {
-    "pyproject.toml": PYPROJECT,
     "README.md": README,
     "tox.ini": TOX,
     "{package}/__init__.py": INIT,
@@ -285,12 +259,39 @@ FILES: dict[str, str] = {
 }
 
 
+def pyproject(names: PluginNames) -> str:
+    """The distribution's ``pyproject.toml``, built as TOML rather than spliced as text."""
+    import tomlkit
+
+    document = tomlkit.document()
+    document["build-system"] = {"requires": ["setuptools>=64", "wheel"],
+                                "build-backend": "setuptools.build_meta"}
+    project = tomlkit.table()
+    project.update({"name": names.distribution, "version": "0.1.0",
+                    "description": f"A Sari policy plugin: {names.name}.",
+                    "requires-python": ">=3.10", "dependencies": ["sari-core"]})
+    project["optional-dependencies"] = {"test": ["pytest>=8"]}
+    entry_points = tomlkit.table(is_super_table=True)
+    entry_points["sari"] = {names.name: f"{names.package}.plugin:{names.class_name}"}
+    project["entry-points"] = entry_points
+    document["project"] = project
+    tool = tomlkit.table(is_super_table=True)
+    tool["setuptools"] = tomlkit.table(is_super_table=True)
+    tool["setuptools"]["packages"] = tomlkit.table(is_super_table=True)
+    tool["setuptools"]["packages"]["find"] = {"include": [f"{names.package}*"]}
+    tool["pytest"] = tomlkit.table(is_super_table=True)
+    tool["pytest"]["ini_options"] = {"testpaths": ["tests"]}
+    document["tool"] = tool
+    return tomlkit.dumps(document)
+
+
 def render(names: PluginNames) -> dict[str, str]:
     """Relative path -> content of every file of the scaffold."""
     values = {"name": names.name, "distribution": names.distribution, "package": names.package,
               "class_name": names.class_name, "settings_class": names.settings_class,
               "reason_code": names.reason_code}
-    return {path.format(**values): template.format(**values) for path, template in FILES.items()}
+    files = {path.format(**values): template.format(**values) for path, template in FILES.items()}
+    return {"pyproject.toml": pyproject(names), **files}
 
 
 def scaffold(name: str, directory: Path) -> Path:
