@@ -100,6 +100,9 @@ def test_refs_are_bounded_per_session_oldest_bundle_expires(make_kernel) -> None
     refused = kernel.execute_read(read)
     assert not refused["ok"]
     assert refused["error"]["code"] == "CANDIDATE_REF_REQUIRED"
+    assert refused["error"]["message"].startswith(
+        f"candidate_id {old_candidate['candidate_id']!r} was not issued to this session"), \
+        refused["error"]["message"]
     session = kernel.session()
     store = session.namespace("refgate", lambda: RefStore(max_bundles=0))
     assert len(store.bundles) == 2 and store.searches == 4

@@ -234,8 +234,10 @@ def _refusal(call: ReadCall, target: _Target, store: RefStore, settings: Refgate
                                       line_count() if needs_length else None)
     search = calls.search_for(call)
     proposals = [search, *windows]
-    message = (f"No search in this session returned {target.label}, and this workspace "
-               f"requires one before reading more than {limit} lines.")
+    # What is wrong with a ref the read carried comes first: it is what the caller passed.
+    message = " ".join([*(sentence for _, sentence in problems),
+                        f"No search in this session returned {target.label}, and this "
+                        f"workspace requires one before reading more than {limit} lines."])
     return Refusal(
         reason_codes=tuple(codes),
         error_code=codes[0],
