@@ -113,8 +113,11 @@ def draw_cache_sim(plt: Any, data: dict[str, Any]) -> Any:
 
 def draw_startup(plt: Any, data: dict[str, Any]) -> Any:
     phases = data["phases_seconds"]
-    rest = max(0.0, data["initialize_seconds"] - sum(phases.values()))
-    parts = [*phases.items(), ("interpreter, CLI and handshake", rest)]
+    before = {name: value for name, value in phases.items() if "after" not in name}
+    after = {**{name: value for name, value in phases.items() if "after" in name},
+             **data.get("after_initialize_seconds", {})}
+    rest = max(0.0, data["initialize_seconds"] - sum(before.values()))
+    parts = [*before.items(), ("interpreter, CLI and handshake", rest)]
     figure, axes = plt.subplots(figsize=(8, 2.6))
     palette = ["#9e9e9e", "#3a9a5b", "#e0a030", "#5b7db1", "#c9c9c9"]
     left = 0.0
@@ -122,8 +125,13 @@ def draw_startup(plt: Any, data: dict[str, Any]) -> Any:
         axes.barh("sari serve", seconds * 1000, left=left, color=palette[index % len(palette)],
                   label=f"{name} ({seconds * 1000:.0f} ms)")
         left += seconds * 1000
+    for name, seconds in after.items():  # work done once the reply is sent
+        axes.barh("sari serve", seconds * 1000, left=left, color="#f3d9a4", hatch="//",
+                  label=f"{name} ({seconds * 1000:.0f} ms)")
+        left += seconds * 1000
+    axes.axvline(data["initialize_seconds"] * 1000, color="#333", linewidth=0.8)
     axes.barh("import mcp SDK", data["sdk_import_seconds"] * 1000, color="#9e9e9e")
-    axes.set_xlabel("ms from spawn (median of the run's rounds)")
+    axes.set_xlabel("ms from spawn (median of the run's rounds); the line: the initialize reply")
     axes.set_title(f"Start-up to the initialize reply: "
                    f"{data['initialize_seconds'] / data['sdk_import_seconds']:.2f}x the SDK "
                    "import alone")
