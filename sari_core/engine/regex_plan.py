@@ -17,15 +17,11 @@ from sari_core.engine import work_budget
 from sari_core.engine.regex import Regex
 from sari_core.engine.store import IndexStore
 from sari_core.engine.text_match import (
-    _ESCAPED_LITERALS,
-    _NUMERIC_ESCAPES,
-    _SPECIAL,
-    TRIGRAM,
     FileHit,
     _class_end,
-    _quantifier,
     glob_filter,
     phrase,
+    required_runs,
 )
 
 
@@ -51,46 +47,6 @@ def _branches(pattern: str) -> list[str]:
         i += 1
     parts.append(pattern[start:])
     return parts
-
-
-def required_runs(branch: str) -> list[str] | None:
-    """The literal runs (three characters or more) every match of ``branch`` contains;
-    None when the branch cannot be analysed (inline flags, numeric escapes)."""
-    if "(?" in branch.replace("(?:", ""):
-        return None
-    runs: list[str] = []
-    current: list[str] = []
-    i = depth = 0
-    while i < len(branch):
-        char = branch[i]
-        literal: str | None = None
-        if char == "\\":
-            nxt = branch[i + 1] if i + 1 < len(branch) else ""
-            if nxt in _NUMERIC_ESCAPES:
-                return None
-            literal = nxt if nxt in _ESCAPED_LITERALS else None
-            i += 2
-        elif char == "[":
-            i = _class_end(branch, i)
-        else:
-            if char == "(":
-                depth += 1
-            elif char == ")":
-                depth = max(0, depth - 1)
-            elif char not in _SPECIAL:
-                literal = char
-            i += 1
-        quantifier, length = _quantifier(branch, i)
-        i += length
-        optional = quantifier[:1] in ("?", "*") or quantifier.startswith(("{0,", "{0}", "{,"))
-        if literal is not None and not depth and not optional:
-            current.append(literal)
-        if (literal is None or depth or quantifier) and current:
-            runs.append("".join(current))
-            current = []
-    if current:
-        runs.append("".join(current))
-    return [run for run in runs if len(run) >= TRIGRAM and "\x00" not in run]
 
 
 def candidate_query(pattern: str) -> str | None:

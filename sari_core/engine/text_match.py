@@ -207,28 +207,25 @@ def _quantifier(pattern: str, i: int) -> tuple[str, int]:
     return (pattern[i:i + length], length) if length else ("", 0)
 
 
-def required_literal(pattern: str) -> str | None:
-    """The longest run of literal characters every match of ``pattern`` contains, or None.
-
-    Conservative: alternation, inline flags or numeric escapes give None;
-    characters under an optional quantifier are not required; groups are skipped.
-    """
-    if "|" in pattern or "(?" in pattern.replace("(?:", ""):
+def required_runs(branch: str) -> list[str] | None:
+    """The literal runs (three characters or more) every match of ``branch`` contains;
+    None when the branch cannot be analysed (inline flags, numeric escapes)."""
+    if "(?" in branch.replace("(?:", ""):
         return None
     runs: list[str] = []
     current: list[str] = []
     i = depth = 0
-    while i < len(pattern):
-        char = pattern[i]
+    while i < len(branch):
+        char = branch[i]
         literal: str | None = None
         if char == "\\":
-            nxt = pattern[i + 1] if i + 1 < len(pattern) else ""
+            nxt = branch[i + 1] if i + 1 < len(branch) else ""
             if nxt in _NUMERIC_ESCAPES:
                 return None
             literal = nxt if nxt in _ESCAPED_LITERALS else None
             i += 2
         elif char == "[":
-            i = _class_end(pattern, i)
+            i = _class_end(branch, i)
         else:
             if char == "(":
                 depth += 1
@@ -237,7 +234,7 @@ def required_literal(pattern: str) -> str | None:
             elif char not in _SPECIAL:
                 literal = char
             i += 1
-        quantifier, length = _quantifier(pattern, i)
+        quantifier, length = _quantifier(branch, i)
         i += length
         optional = quantifier[:1] in ("?", "*") or quantifier.startswith(("{0,", "{0}", "{,"))
         if literal is not None and not depth and not optional:
@@ -247,8 +244,18 @@ def required_literal(pattern: str) -> str | None:
             current = []
     if current:
         runs.append("".join(current))
-    best = max(runs, key=len, default="")
-    return best if len(best) >= TRIGRAM and "\x00" not in best else None
+    return [run for run in runs if len(run) >= TRIGRAM and "\x00" not in run]
+
+
+def required_literal(pattern: str) -> str | None:
+    """The longest run of literal characters every match of ``pattern`` contains, or None.
+
+    Conservative: alternation, inline flags or numeric escapes give None;
+    characters under an optional quantifier are not required; groups are skipped.
+    """
+    if "|" in pattern:
+        return None
+    return max(required_runs(pattern) or [], key=len, default=None)
 
 
 def regex_lines(rx: Regex, text: str, limit: int | None = None) -> list[int]:
