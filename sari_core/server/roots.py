@@ -127,7 +127,10 @@ class RootsFollower:
             await anyio.to_thread.run_sync(old.close)
 
     def _current(self) -> list[Path]:
-        return list(self.server.kernel.roots)
+        """The folders served now: the fallback's while the first kernel is still opening
+        (``initialized`` can arrive before it is)."""
+        kernel = getattr(self.server, "kernel", None)
+        return list(kernel.roots) if kernel is not None else list(self.fallback)
 
 
 def _client_has_roots(ctx: Any) -> bool:

@@ -134,9 +134,16 @@ def test_sari_serve_configures_the_sdk_from_otel_env_as_the_global_one(
                         OTEL_EXPORTER_OTLP_PROTOCOL="http/protobuf")
         serve_and_read([sys.executable, "-m", "sari_core.cli.main", "serve"], env, workspace)
         resource, attrs = engine_read_span(receiver)
-        names = sorted(span.name for _, span in receiver.spans())
+        spans = [span for _, span in receiver.spans()]
     assert resource["service.name"] == "sari" and attrs["sari.read.mode"] == "file"
-    assert names.count("tools/call read") == 1 and names.count("sari tools/call read") == 1
+    # The call is one server span. The MCP SDK records its own once the providers exist, and
+    # Sari's span nests under it; a call that arrived while the plugins were still opening
+    # (initialize is answered before they are) ran under the SDK's not-yet-recording span,
+    # so Sari's span is that call's server span.
+    servers = [span for span in spans if span.name == "tools/call read"]
+    nested = [span for span in spans if span.name == "sari tools/call read"]
+    assert len(servers) == 1 and len(nested) <= 1
+    assert all(span.parent_span_id == servers[0].span_id for span in nested)
     assert "recording into global providers configured from OTEL_*" in server_log(tmp_path)
 
 
