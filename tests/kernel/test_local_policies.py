@@ -93,7 +93,9 @@ def test_sari_plugins_lists_local_policies_and_their_failures(
 def test_the_plugins_dir_flag_names_the_folder(tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str],
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("SARI_PLUGINS_DIR", raising=False)
+    # The flag sets SARI_PLUGINS_DIR for this process: recorded here so the test's end takes
+    # it away again (delenv of an unset name records nothing to undo).
+    monkeypatch.setenv("SARI_PLUGINS_DIR", "")
     policies = tmp_path / "flag-policies"
     policies.mkdir()
     (policies / "vendor_cap.py").write_text(VENDOR_CAP)

@@ -87,7 +87,8 @@ class IsolatedVenv:
 
     def env(self) -> dict[str, str]:
         environ = {k: v for k, v in os.environ.items()
-                   if k not in {"PYTHONPATH", "SARI_PLUGINS", "SARI_DISABLE_PLUGINS"}}
+                   if k not in {"PYTHONPATH", "SARI_PLUGINS", "SARI_DISABLE_PLUGINS",
+                                 "SARI_PLUGINS_DIR"}}
         environ["PATH"] = f"{self.path / 'bin'}{os.pathsep}{environ.get('PATH', '')}"
         return environ
 
