@@ -28,6 +28,7 @@ from sari_core.engine.search import (
     file_order,
 )
 from sari_core.engine.text_match import FileHit, fold_query, fold_text, glob_spec
+from sari_core.engine.word_search import is_prose
 from sari_core.models import SearchCall, SearchResult
 
 BUILDING_NOTE = ("The index is still being built: these matches come from a scan of the "
@@ -67,8 +68,12 @@ def _hits(searcher: Searcher, scan: WorkspaceScan, call: SearchCall) -> tuple[li
 
 
 def _definitions(item: ScannedFile, names: set[str]) -> dict[int, tuple[str, int]]:
-    """{line: (name, line)} of the lines that define a name of the query."""
+    """{line: (name, line)} of the lines that define a name of the query (none in prose:
+    a changelog or a guide quoting ``def name`` defines nothing, the index parses no
+    symbols there either)."""
     out: dict[int, tuple[str, int]] = {}
+    if is_prose(item.rel):
+        return out
     for number, line in item.lines:
         found = definition_on(line)
         if found is not None and found[0].lower() in names:
@@ -116,6 +121,8 @@ def _symbols(scan: WorkspaceScan, call: SearchCall) -> tuple[list[_Hit], int]:
                        glob=call.path_glob)
     hits: list[_Hit] = []
     for number, item in enumerate(found, 1):
+        if is_prose(item.rel):
+            continue
         hit = FileHit(-number, item.root, item.rel)
         for line_number, line in item.lines:
             definition = definition_on(line)

@@ -128,3 +128,23 @@ def test_a_search_answered_from_the_scan_holds_the_build_meanwhile(
         assert not engine.indexer.holding_builds
     finally:
         engine.close()
+
+
+def test_a_scan_takes_no_line_of_prose_for_a_definition(tmp_path: Path, walker: str) -> None:
+    # A changelog that quotes code (`def execute_read` at a line's start, as a table of
+    # benchmark queries does) sorted before the code that defines it.
+    (tmp_path / "CHANGELOG.md").write_text("def execute_read  0 0.9 62.0\n" * 3)
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "guide.rst").write_text("def execute_read(self):\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "pipeline.py").write_text(
+        "class Kernel:\n    def execute_read(self, args):\n        return args\n")
+    with Workspace([tmp_path], index_path=tmp_path.parent / "scan-prose.db",
+                   watch=False) as ws:
+        text = scan_search(ws.searcher, ws.scan, SearchCall(query="def execute_read"))
+        symbol = scan_search(ws.searcher, ws.scan,
+                             SearchCall(query="execute_read", kind="symbol"))
+    assert text.matches[0].path == "pkg/pipeline.py" and text.matches[0].kind == "definition"
+    assert [m.kind for m in text.matches if m.path != "pkg/pipeline.py"] == ["text"] * (
+        len(text.matches) - 1)
+    assert {m.path for m in symbol.matches} == {"pkg/pipeline.py"}
