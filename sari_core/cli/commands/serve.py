@@ -27,10 +27,10 @@ log = logging.getLogger(__name__)
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
-# A fresh server's first searches are answered from a scan of the tree; the index build
-# waits for the first of them (or this long, or a call that needs the index) so that it
-# does not take the CPU from them.
-BUILD_DELAY_SECONDS = 3.0
+# The index build starts at once: a call in the first seconds must find it building (and
+# say so), and a read soon after a search needs its symbols. A search answered from the scan
+# meanwhile still pauses the build while it runs, so the two do not share the CPU.
+BUILD_DELAY_SECONDS = 0.0
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
