@@ -205,19 +205,10 @@ class WorkspaceScan:
         binary = self._ripgrep()
         if binary is None or not pattern.isascii() or "\x00" in pattern:
             return None
-        command = [*self._rg_command(binary), "--files-with-matches", "--null"]
-        command += [] if regex else ["--fixed-strings"]
-        command += ["--case-sensitive"] if case_sensitive else ["--ignore-case"]
-        try:
-            done = subprocess.run([*command, "--regexp", pattern, "--", *self.roots],
-                                  capture_output=True, check=False,
-                                  timeout=work_budget.remaining())
-            output = done.stdout
-            if done.returncode == RG_ERROR and not output:
-                return None  # a pattern RE2 takes and rg's syntax refuses (e.g. \")
-        except subprocess.TimeoutExpired as late:  # the files rg listed by then
-            work_budget.stop("its deadline")
-            output = (late.stdout or b"").rpartition(b"\0")[0]
+        output = self._run_rg([*self._rg_command(binary), "--files-with-matches", "--null"],
+                              pattern, regex, case_sensitive, b"\0")
+        if output is None:
+            return None
         spec = glob_spec(glob) if glob else None
         out = []
         for raw in output.split(b"\0"):
@@ -227,23 +218,32 @@ class WorkspaceScan:
                 out.append(key)
         return sorted(out)
 
+    def _run_rg(self, command: list[str], pattern: str, regex: bool, case_sensitive: bool,
+                record_end: bytes) -> bytes | None:
+        """What ``command`` (rg) prints for ``pattern`` within the search's deadline: past
+        it, the whole records printed by then (the deadline noted on the budget); None when
+        rg's syntax refuses a pattern RE2 takes (e.g. ``\\"``)."""
+        command = [*command, *([] if regex else ["--fixed-strings"]),
+                   "--case-sensitive" if case_sensitive else "--ignore-case"]
+        try:
+            done = subprocess.run([*command, "--regexp", pattern, "--", *self.roots],
+                                  capture_output=True, check=False,
+                                  timeout=work_budget.remaining())
+        except subprocess.TimeoutExpired as late:
+            work_budget.stop("its deadline")
+            return (late.stdout or b"").rpartition(record_end)[0]
+        if done.returncode == RG_ERROR and not done.stdout:
+            return None
+        return done.stdout
+
     def _rg_lines(self, binary: str, pattern: str, regex: bool, case_sensitive: bool
                   ) -> list[ScannedFile] | None:
         command = [*self._rg_command(binary), "--null", "--line-number", "--no-heading",
                    "--with-filename", "--max-count", str(LINES_PER_FILE),
                    "--max-columns", str(PREVIEW_COLUMNS), "--max-columns-preview"]
-        command += [] if regex else ["--fixed-strings"]
-        command += ["--case-sensitive"] if case_sensitive else ["--ignore-case"]
-        try:
-            done = subprocess.run([*command, "--regexp", pattern, "--", *self.roots],
-                                  capture_output=True, check=False,
-                                  timeout=work_budget.remaining())
-            stdout = done.stdout
-            if done.returncode == RG_ERROR and not stdout:
-                return None  # a pattern RE2 takes and rg's syntax refuses (e.g. \")
-        except subprocess.TimeoutExpired as late:  # the lines rg printed by then
-            work_budget.stop("its deadline")
-            stdout = (late.stdout or b"").rpartition(b"\n")[0]
+        stdout = self._run_rg(command, pattern, regex, case_sensitive, b"\n")
+        if stdout is None:
+            return None
         by_path: dict[bytes, ScannedFile | None] = {}
         for record in stdout.split(b"\n"):
             path, _, rest = record.partition(b"\0")
