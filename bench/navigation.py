@@ -47,6 +47,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
 os.environ.setdefault("SARI_STATE_DIR", tempfile.mkdtemp(prefix="sari-bench-"))
 
 from lsprotocol import types as lsp  # noqa: E402
@@ -60,6 +65,10 @@ from sari_lspgate.navigation import index_definitions  # noqa: E402
 from sari_lspgate.runner import ValidationRunner  # noqa: E402
 from sari_lspgate.settings import LspGateSettings  # noqa: E402
 
+# The names of the libraries held out from tuning, chosen by the rule below and written
+# down before their first run: a later change to the index cannot change their sample.
+WRITTEN_DOWN: dict[str, list[str]] = json.loads(
+    (Path(__file__).parent / "data" / "navigation_names.json").read_text(encoding="utf-8"))
 Pair = tuple[str, int]
 KINDS = ("references", "callers")
 PINNED = ("get", "run")  # the common names every repository has, when the package defines them
@@ -89,14 +98,52 @@ def unpack(sdist: Path, into: Path) -> Path:
     return next(path for path in into.iterdir() if path.is_dir())
 
 
-def choose_names(workspace: Workspace, package: str) -> list[str]:
+def server_over_every_file(root: Path) -> str | None:
+    """Make basedpyright analyse every Python file the index holds; say what changed.
+
+    A project's own type-checker settings often include only its package (jinja2's
+    ``[tool.pyright] include = ["src/jinja2"]``): the server then leaves out every use in
+    tests/ and docs/, which the index answers over, and the ground truth would call those
+    uses wrong. So both sides answer over the same files: the project's settings are kept
+    but ``include``/``exclude`` are dropped, written as the ``pyrightconfig.json`` that
+    takes precedence over ``pyproject.toml``.
+    """
+    config = root / "pyrightconfig.json"
+    if config.exists():
+        settings = json.loads(config.read_text(encoding="utf-8"))
+        source = "pyrightconfig.json"
+    else:
+        pyproject = root / "pyproject.toml"
+        table = tomllib.loads(pyproject.read_text(encoding="utf-8")) if pyproject.exists() else {}
+        settings = dict(table.get("tool", {}).get("basedpyright")
+                        or table.get("tool", {}).get("pyright") or {})
+        source = "pyproject.toml"
+    dropped = sorted(key for key in ("include", "exclude") if key in settings)
+    if not dropped:
+        return None
+    for key in dropped:
+        settings.pop(key)
+    config.write_text(json.dumps(settings), encoding="utf-8")
+    return (f"the project's {source} limits the server ({', '.join(dropped)}); dropped, so "
+            "the server answers over every file the index does")
+
+
+def package_folder(root: Path, package: str) -> str:
+    """The package's folder inside the sdist: ``src/<package>`` or ``<package>``."""
+    for folder in (f"src/{package}", package):
+        if (root / folder / "__init__.py").exists():
+            return folder
+    raise SystemExit(f"no package folder {package} (src/{package} or {package}) in {root}")
+
+
+def choose_names(workspace: Workspace, folder: str) -> list[str]:
     """``get`` and ``run`` if defined, the most used up to 15, then the rest spread to 30."""
     rows = workspace.store.reader.execute(
         "SELECT s.name, count(r.name) AS uses FROM symbols s JOIN files f ON f.id = s.file_id "
         "LEFT JOIN symbols r ON r.name = s.name AND r.is_def = 0 "
         "WHERE s.is_def = 1 AND f.path LIKE ? AND s.kind IN ('function', 'method', 'class') "
         "AND length(s.name) > 2 AND s.name NOT LIKE '\\_%' ESCAPE '\\' "
-        "GROUP BY s.name ORDER BY uses DESC, s.name", (f"src/{package}/%",)).fetchall()
+        "GROUP BY s.name ORDER BY uses DESC, s.name", (f"{folder}/%",)).fetchall()
     names = [str(row[0]) for row in rows if row[1] > 0]
     pinned = [name for name in PINNED if name in names]
     names = [name for name in names if name not in pinned]
@@ -206,17 +253,29 @@ def main() -> int:
     parser.add_argument("--cache", type=Path,
                         default=Path.home() / ".cache" / "sari-bench" / "sdists")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--package", help="the import name, when it is not the sdist's name")
+    parser.add_argument("--names-only", action="store_true",
+                        help="print the names the rule chooses and stop (to write them down "
+                             "in bench/data/navigation_names.json before a first run)")
     args = parser.parse_args()
-    package = args.sdist.split("==")[0]
+    package = args.package or args.sdist.split("==")[0]
     sdist = fetch(args.sdist, args.cache.expanduser())
     with tempfile.TemporaryDirectory(prefix="sari-nav-") as temp:
         root = unpack(sdist, Path(temp)).resolve()
+        changed = server_over_every_file(root)
+        if changed:
+            print(f"{args.sdist}: {changed}")
         started = time.perf_counter()
         workspace = Workspace([root], index_path=Path(temp) / "index.sqlite", watch=False)
         workspace.ensure_index(progress=False)
         print(f"{args.sdist}: indexed in {time.perf_counter() - started:.2f} s "
               f"({workspace.index_status()['symbols']} symbol rows)")
-        names = choose_names(workspace, package)
+        names = WRITTEN_DOWN.get(args.sdist) or choose_names(
+            workspace, package_folder(root, package))
+        if args.names_only:
+            print(json.dumps({args.sdist: choose_names(workspace, package_folder(root, package))}))
+            workspace.close()
+            return 0
         settings = LspGateSettings(ruff=False)
         runner = ValidationRunner(settings, [root], index_definitions(workspace))
         try:
