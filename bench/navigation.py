@@ -2,7 +2,9 @@
 
 A pinned sdist (``flask==3.0.3`` by default) is fetched by pip into a cache folder outside
 the repository (``--cache``; nothing is fetched when it is already there) and unpacked
-into a temporary folder. Thirty names defined in its package are chosen by a fixed rule
+into a temporary folder; a project's own type-checker settings that limit the server to
+some of its files (``include``/``exclude``) are dropped, so the server answers over every
+file the index does. Thirty names defined in its package are chosen by a fixed rule
 (``get`` and ``run`` when the package defines them, then the most used up to fifteen,
 then the rest spread evenly up to thirty); for each, *who references it* and *who calls
 it* are answered three ways:
@@ -29,6 +31,10 @@ with hits (60 lines around each hit, to see the enclosing function). Targets are
 as PASS/FAIL.
 
     python bench/navigation.py [--sdist flask==3.0.3] [--cache ~/.cache/sari-bench] [--repeat 5]
+        [--package NAME] [--misses wrong-and-missed.json] [--names-only]
+
+The names of libraries held out from tuning are written down in
+``bench/data/navigation_names.json`` before their first run and used from there.
 """
 
 from __future__ import annotations
@@ -253,6 +259,8 @@ def main() -> int:
     parser.add_argument("--cache", type=Path,
                         default=Path.home() / ".cache" / "sari-bench" / "sdists")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--misses", type=Path,
+                        help="write the index's wrong and missed lines per symbol (JSON) here")
     parser.add_argument("--package", help="the import name, when it is not the sdist's name")
     parser.add_argument("--names-only", action="store_true",
                         help="print the names the rule chooses and stop (to write them down "
@@ -279,14 +287,31 @@ def main() -> int:
         settings = LspGateSettings(ruff=False)
         runner = ValidationRunner(settings, [root], index_definitions(workspace))
         try:
-            return run_bench(root, workspace, runner, names, args.repeat)
+            misses: list[dict[str, Any]] | None = [] if args.misses else None
+            code = run_bench(root, workspace, runner, names, args.repeat, misses)
+            if args.misses:
+                args.misses.write_text(json.dumps(misses, indent=1), encoding="utf-8")
+            return code
         finally:
             runner.close()
             workspace.close()
 
 
+def _misses(root: Path, symbol: str, kind: str, found: set[Pair], truth: set[Pair]
+            ) -> dict[str, Any]:
+    """The index's wrong and missed lines for one symbol, with their text."""
+    def shown(pairs: set[Pair]) -> list[str]:
+        out = []
+        for path, line in sorted(pairs):
+            lines = (root / path).read_text(encoding="utf-8", errors="replace").split("\n")
+            out.append(f"{path}:{line}: {lines[line - 1].strip() if line <= len(lines) else ''}")
+        return out
+    return {"symbol": symbol, "kind": kind, "wrong": shown(found - truth),
+            "missed": shown(truth - found)}
+
+
 def run_bench(root: Path, workspace: Workspace, runner: ValidationRunner, names: list[str],
-              repeat: int) -> int:
+              repeat: int, misses: list[dict[str, Any]] | None = None) -> int:
     started = time.perf_counter()
     runner.prewarm()
     server = _wait_for_server(runner)
@@ -326,6 +351,9 @@ def run_bench(root: Path, workspace: Workspace, runner: ValidationRunner, names:
                 answers = {"index": _pairs(workspace.search(asked), uses_only=True),
                            "server": _pairs(exact) if exact is not None else set(),
                            "index, by name": by_name[kind], "server, by name": served[kind]}
+                if misses is not None:
+                    misses.append(_misses(root, f"{path}:{line}", kind, answers["index"],
+                                          mine[kind]))
                 for arm, found in answers.items():
                     cell = per_symbol[(arm, kind)]
                     for position, value in enumerate(score(found, mine[kind])):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -72,7 +73,7 @@ def test_get_and_run_come_first_then_the_most_used(bench: ModuleType,
                                                    workspace: Workspace) -> None:
     # get and run are used least, yet chosen first; names never used, private or
     # shorter than three characters are not chosen
-    assert bench.choose_names(workspace, "pkg") == ["get", "run", "many", "few"]
+    assert bench.choose_names(workspace, "src/pkg") == ["get", "run", "many", "few"]
 
 
 def test_a_package_without_get_or_run_is_chosen_by_use_alone(bench: ModuleType,
@@ -83,6 +84,32 @@ def test_a_package_without_get_or_run_is_chosen_by_use_alone(bench: ModuleType,
     engine = engine_over(tmp_path / "lib", files)
     try:
         engine.ensure_index(progress=False)
-        assert bench.choose_names(engine, "lib") == ["many", "few", "fetch"]
+        assert bench.choose_names(engine, "src/lib") == ["many", "few", "fetch"]
     finally:
         engine.close()
+
+
+def test_the_package_folder_is_under_src_or_at_the_top(bench: ModuleType, tmp_path: Path
+                                                       ) -> None:
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "__init__.py").write_text("")
+    assert bench.package_folder(tmp_path, "pkg") == "src/pkg"
+    assert bench.package_folder(tmp_path, "lib") == "lib"
+
+
+def test_the_server_is_not_limited_to_fewer_files_than_the_index(bench: ModuleType,
+                                                                  tmp_path: Path) -> None:
+    # a project's checker settings that include only its package would leave every use
+    # in tests/ out of the ground truth; the rest of its settings are kept
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.pyright]\ninclude = ["src/pkg"]\npythonVersion = "3.8"\n')
+    assert "include" in bench.server_over_every_file(tmp_path)
+    assert json.loads((tmp_path / "pyrightconfig.json").read_text()) == \
+        {"pythonVersion": "3.8"}
+    unlimited = tmp_path / "other"
+    unlimited.mkdir()
+    (unlimited / "pyproject.toml").write_text('[tool.pyright]\npythonVersion = "3.8"\n')
+    assert bench.server_over_every_file(unlimited) is None
+    assert not (unlimited / "pyrightconfig.json").exists()
