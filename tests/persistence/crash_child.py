@@ -12,9 +12,9 @@ import sys
 import time
 from pathlib import Path
 
+from sari_persistence.exit_flush import install_sigterm_flush
 from sari_persistence.records import ExecutionRow
 from sari_persistence.store import ExecutionStore, WriterOptions
-from sari_persistence.writer import install_sigterm_flush
 
 
 def row(run: str, number: int) -> ExecutionRow:

@@ -23,12 +23,12 @@ from sari_core import (
 )
 from sari_persistence import claude_code, cli
 from sari_persistence.compaction import project_root_of, summary_with_log
+from sari_persistence.exit_flush import install_sigterm_flush
 from sari_persistence.records import ExecutionRecord, MetricsRecord, now_ms
 from sari_persistence.schema import ExecutionLogUnavailable
 from sari_persistence.settings import SECTION, PersistenceSettings
 from sari_persistence.store import ExecutionStore, open_store, store_compaction
 from sari_persistence.tool import tool_spec
-from sari_persistence.writer import install_sigterm_flush
 
 if TYPE_CHECKING:
     from sari_core import KernelView

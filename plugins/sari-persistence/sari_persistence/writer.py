@@ -15,22 +15,20 @@ installed, on SIGTERM) drains the queue before the thread stops.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import logging
-import os
 import queue
-import signal
 import sqlite3
 import threading
 import time
-import weakref
 from collections.abc import Callable
 from concurrent import futures
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from sari_persistence.exit_flush import forget_writer, track_writer
+from sari_persistence.outage import DatabaseOutage
 from sari_persistence.schema import ExecutionLogUnavailable
 
 log = logging.getLogger(__name__)
@@ -110,17 +108,14 @@ class BatchWriter:
         self._transient = transient or (lambda exc: False)
         self._describe = describe
         self._conn: Any = None
-        self._down_since: float | None = None
-        self._drops_reported = False
-        self._close_deadline: float | None = None
         self._connect_at_start = connect_at_start
-        self._spill = spill
         self._apply_batch = apply_batch
         self.flush_interval = flush_interval
         self.batch_size = batch_size
         self.queue_size = queue_size
         self.on_commit = on_commit
         self.stats = WriterStats()
+        self._outage = DatabaseOutage(self.stats, queue_size, describe, spill)
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._urgent = threading.Event()
         self._closed = False
@@ -132,7 +127,7 @@ class BatchWriter:
         self._started.wait()
         if self._start_error is not None:
             raise self._start_error
-        _OPEN_WRITERS.add(self)
+        track_writer(self)
 
     # --- producer side (any thread, signal-safe) ----------------------------------------
 
@@ -140,11 +135,8 @@ class BatchWriter:
         """Enqueue a record without blocking; False (and counted) when full or closed."""
         if self._closed or self._queue.qsize() >= self.queue_size:
             self.stats.dropped_full += 1
-            if not self._drops_reported and not self._closed:
-                self._drops_reported = True
-                log.error("execution log: %d records wait to be written (the database is away "
-                          "or slow); new records are dropped and counted until they are",
-                          self.queue_size)
+            if not self._closed:
+                self._outage.report_drop()
             return False
         self.stats.enqueued += 1
         self._queue.put(record)
@@ -158,7 +150,7 @@ class BatchWriter:
         """
         if self._closed:
             raise RuntimeError("the execution log writer is closed")
-        if self._down_since is not None:
+        if self._outage.away:
             raise ExecutionLogUnavailable("the execution log database is away; records are kept "
                                           "and written when it answers")
         job = _Job(fn)
@@ -175,7 +167,7 @@ class BatchWriter:
         """Wait until every record enqueued before this call is committed (or failed)."""
         if self._closed or not self._thread.is_alive():
             return True
-        if self._down_since is not None:
+        if self._outage.away:
             return False  # nothing can be committed now; a reader must not wait for it
         marker = _Flush()
         self._queue.put(marker)
@@ -190,7 +182,7 @@ class BatchWriter:
                                                             deadline - time.monotonic())
             if wait(max(step, 0.0)):
                 return True
-            if self._down_since is not None or not self._thread.is_alive():
+            if self._outage.away or not self._thread.is_alive():
                 return False
             if deadline is not None and time.monotonic() >= deadline:
                 return False
@@ -204,7 +196,7 @@ class BatchWriter:
         """
         if self._closed:
             return
-        self._close_deadline = time.monotonic() + min(timeout, CLOSE_GRACE_SECONDS)
+        self._outage.close_deadline = time.monotonic() + min(timeout, CLOSE_GRACE_SECONDS)
         self._closed = True
         if self._thread.is_alive():
             self._queue.put(_STOP)
@@ -221,7 +213,7 @@ class BatchWriter:
                     stats.lost += left
                     log.error("execution log: %d records were still waiting after %.0f s of "
                               "closing; they are counted as lost", left, timeout)
-        _OPEN_WRITERS.discard(self)
+        forget_writer(self)
 
     @property
     def pending(self) -> int:
@@ -234,7 +226,7 @@ class BatchWriter:
     @property
     def database_away(self) -> bool:
         """True while the database does not answer (records wait in the queue)."""
-        return self._down_since is not None
+        return self._outage.away
 
     # --- the thread -------------------------------------------------------------------
 
@@ -247,7 +239,7 @@ class BatchWriter:
                 self._start_error = exc
                 self._started.set()
                 return
-            self._away(exc)  # serve anyway; the first batch waits for the database
+            self._outage.began(exc)  # serve anyway; the first batch waits for the database
         self._started.set()
         try:
             self._loop()
@@ -340,11 +332,11 @@ class BatchWriter:
             except Exception as exc:  # noqa: BLE001 - a bad record must not stop the writer
                 if self._transient(exc):
                     self._drop_connection()
-                    self._away(exc)
-                    if self._wait_for_database(retry_in):
+                    self._outage.began(exc)
+                    if self._outage.wait(retry_in):
                         retry_in = min(retry_in * 2, _RETRY_CAP)
                         continue
-                    self._lost(batch)
+                    self._outage.lost(batch)
                     return
                 if isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc) \
                         and attempt + 1 < _LOCK_RETRIES:
@@ -352,58 +344,12 @@ class BatchWriter:
                     continue
                 self._failed(batch, exc)
                 return
-            self._back()
+            self._outage.ended()
             self.stats.committed += len(batch)
             self.stats.batches += 1
             if self.on_commit is not None:
                 self.on_commit(self.stats.committed)
             return
-
-    # --- the database away and back ---------------------------------------------------
-
-    def _away(self, exc: BaseException) -> None:
-        if self._down_since is not None:
-            return
-        self._down_since = time.monotonic()
-        self.stats.outages += 1
-        log.error("execution log: the database does not answer (%s); tool calls are served and "
-                  "up to %d records wait for it", self._describe(exc), self.queue_size)
-
-    def _wait_for_database(self, seconds: float) -> bool:
-        """Sleep before the next attempt; False once closing has waited long enough."""
-        deadline = self._close_deadline
-        if deadline is not None:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            seconds = min(seconds, left)
-        time.sleep(seconds)
-        return True
-
-    def _back(self) -> None:
-        if self._down_since is None:
-            return
-        away = time.monotonic() - self._down_since
-        self._down_since = None
-        self._drops_reported = False
-        log.warning("execution log: the database answers again after %.1f s; the records kept "
-                    "are being written (%d dropped so far because the queue was full)",
-                    away, self.stats.dropped_full)
-
-    def _lost(self, batch: list[Any]) -> None:
-        if self._spill is not None:
-            try:
-                if self._spill(batch):
-                    self.stats.spilled += len(batch)
-                    log.warning("execution log: %d records the database did not take before the "
-                                "server stopped are kept on disk for the next start",
-                                len(batch))
-                    return
-            except Exception:  # noqa: BLE001 - then they are counted as lost, below
-                log.exception("execution log: keeping records on disk failed")
-        self.stats.lost += len(batch)
-        log.error("execution log: %d records were not written: the database did not answer "
-                  "before the server stopped (%d lost in all)", len(batch), self.stats.lost)
 
     def _failed(self, batch: list[Any], exc: BaseException) -> None:
         self.stats.failed += len(batch)
@@ -417,54 +363,9 @@ class BatchWriter:
         except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
             if isinstance(exc, Exception) and self._transient(exc):
                 self._drop_connection()
-                self._away(exc)
+                self._outage.began(exc)
                 exc = ExecutionLogUnavailable(f"the execution log database is away: "
                                               f"{self._describe(exc)}")
             job.future.set_exception(exc)
         else:
             job.future.set_result(value)
-
-
-_OPEN_WRITERS: weakref.WeakSet[BatchWriter] = weakref.WeakSet()
-_sigterm_installed = False
-
-
-def close_all_writers(*, from_signal: bool = False) -> None:
-    """Flush and stop every open writer (interpreter exit, SIGTERM)."""
-    for writer in list(_OPEN_WRITERS):
-        try:
-            writer.close(from_signal=from_signal)
-        except Exception:  # exit paths must not raise
-            log.exception("closing the execution log writer failed")
-
-
-atexit.register(close_all_writers)
-
-
-def install_sigterm_flush() -> bool:
-    """On SIGTERM flush every writer, then let the previous disposition act.
-
-    Installed once, from the main thread only (a Python restriction). A previous
-    Python handler is chained; the default disposition is re-raised so the
-    process still terminates with SIGTERM.
-    """
-    global _sigterm_installed
-    if _sigterm_installed or threading.current_thread() is not threading.main_thread():
-        return _sigterm_installed
-    if not hasattr(signal, "SIGTERM"):
-        return False
-    previous = signal.getsignal(signal.SIGTERM)
-
-    def on_sigterm(signum: int, frame: Any) -> None:
-        close_all_writers(from_signal=True)
-        if callable(previous):
-            previous(signum, frame)
-        elif previous == signal.SIG_IGN:
-            return
-        else:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            os.kill(os.getpid(), signal.SIGTERM)
-
-    signal.signal(signal.SIGTERM, on_sigterm)
-    _sigterm_installed = True
-    return True
