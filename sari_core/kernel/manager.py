@@ -26,7 +26,6 @@ from sari_core.kernel.dispatch import (
     BeforeCall,
     HookPlan,
     PluginResult,
-    by_plugin,
     plan,
     run_isolated,
     run_monitored,
@@ -43,12 +42,13 @@ from sari_core.kernel.loading import (
     instantiate,
     load_failure,
 )
+from sari_core.kernel.merging import fold_client_hook, merge_compaction, merge_metrics
 from sari_core.kernel.plugin import declared_attributes
 from sari_core.kernel.reasons import ReasonCode, ReasonRegistry
 from sari_core.kernel.registrations import RegistrationCollectors
 from sari_core.kernel.trace import enable_trace, trace_requested
 from sari_core.kernel.verdicts import FoldedVerdict, PluginVerdict, Verdict, fold_verdicts
-from sari_core.models import ClientHookResult, SearchResult
+from sari_core.models import SearchResult
 
 if TYPE_CHECKING:
     from sari_core.kernel.commands import Command
@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from sari_core.models import (
         CallRecord,
         ClientHookEvent,
+        ClientHookResult,
         CompactionEvent,
         MutationEvent,
         ReadCall,
@@ -76,7 +77,6 @@ hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 
 BUILTIN_PREFIX = "sari."
 _EMPTY_FOLD = FoldedVerdict()
-_NO_METRICS: dict[str, Any] = {}
 
 
 def plugin_name(plugin: object) -> str:
@@ -349,73 +349,20 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
     # --- hooks whose answers are merged -------------------------------------------------
 
     def metrics(self, session: Session, ctx: CallContext | None = None) -> dict[str, Any]:
-        """Every plugin's metrics, merged and sorted by key.
-
-        Plugins are merged by name; a key a second plugin also returns is a clash: the
-        first plugin's value stays, and the clash is logged as an error naming both.
-        """
+        """Every plugin's metrics, merged and sorted by key (see :func:`merge_metrics`)."""
         if not self.has_impls("sari_collect_metrics"):
-            return _NO_METRICS
-        results = self.call_each("sari_collect_metrics", session=session, ctx=ctx)
-        merged: dict[str, Any] = {}
-        owners: dict[str, str] = {}
-        for result in sorted(results, key=by_plugin) if len(results) > 1 else results:
-            values = result.value
-            if result.failure is not None:
-                log.error("plugin %s failed in sari_collect_metrics: %s", result.plugin,
-                          result.failure)
-                continue
-            if not values:
-                continue
-            clashes = values.keys() & merged.keys()
-            for key in sorted(clashes):
-                log.error("metric %r of plugin %r clashes with plugin %r; kept %r's",
-                          key, result.plugin, owners[key], owners[key])
-            if clashes:
-                values = {k: v for k, v in values.items() if k not in clashes}
-            if len(results) > 1:
-                owners.update(dict.fromkeys(values, result.plugin))
-            merged.update(values)
-        return dict(sorted(merged.items()))
+            return {}
+        return merge_metrics(self.call_each("sari_collect_metrics", session=session, ctx=ctx))
 
     def compaction(self, event: CompactionEvent, session: Session) -> str:
-        """The compaction summary: the first base summary by plugin name, plus every line.
-
-        Lines go before the first line of the base that starts with the base plugin's
-        ``insert_before`` prefix (so its closing block stays last), else at the end.
-        """
+        """The compaction summary (see :func:`merge_compaction`)."""
         results = self.call_each("on_compaction", event=event, session=session)
         self._announce(results, "on_compaction")
-        contributions = sorted((r for r in results if r.failure is None),
-                               key=lambda r: r.plugin)
-        base = next((r.value for r in contributions if r.value.summary), None)
-        lines = [line for r in contributions for line in r.value.lines]
-        if base is None:
-            return "\n".join(lines)
-        parts = base.summary.split("\n")
-        if not lines:
-            return base.summary
-        prefix = base.insert_before
-        index = next((i for i, line in enumerate(parts) if prefix and line.startswith(prefix)),
-                     len(parts))
-        return "\n".join(parts[:index] + lines + parts[index:])
+        return merge_compaction(results)
 
     def client_hook(self, event: ClientHookEvent) -> tuple[ClientHookResult, list[str]]:
-        """Fold every plugin's answer to a client hook; failures are returned as messages.
-
-        Any block wins; reasons and additional contexts are joined in plugin-name order.
-        """
-        results = self.call_each("on_client_hook", event=event)
-        failures = [f"plugin {r.plugin} failed: {r.failure}" for r in results if r.failure]
-        answers = sorted((r for r in results
-                          if r.failure is None and isinstance(r.value, ClientHookResult)),
-                         key=lambda r: r.plugin)
-        reasons = [r.value.reason for r in answers if r.value.block and r.value.reason]
-        contexts = [r.value.additional_context for r in answers if r.value.additional_context]
-        folded = ClientHookResult(block=any(r.value.block for r in answers),
-                                  reason="\n\n".join(reasons),
-                                  additional_context="\n\n".join(contexts))
-        return folded, failures
+        """Every plugin's answer to a client hook, folded (see :func:`fold_client_hook`)."""
+        return fold_client_hook(self.call_each("on_client_hook", event=event))
 
     def commands(self) -> list[Command]:
         """CLI subcommands of every plugin; a plugin that fails here is skipped, logged."""
