@@ -103,18 +103,24 @@ def _frame_where(query: Query, scope: Scope, conn: Any) -> tuple[str, list[Any]]
         params.append(query.role)
     if query.tool:
         clauses.append(_tool_clause("f.tool_name", query.tool, params))
-    if query.execution_id:
-        clauses.append("f.execution_id = ?")
-        params.append(query.execution_id)
-    if query.since_ms is not None:
-        clauses.append("f.timestamp >= ?")
-        params.append(query.since_ms)
-    if query.until_ms is not None:
-        clauses.append("f.timestamp <= ?")
-        params.append(query.until_ms)
+    _narrow_to(query, "f.execution_id", "f.timestamp", clauses, params)
     if not query.include_compacted:
         clauses.append("f.compacted = 0")
     return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
+def _narrow_to(query: Query, execution_column: str, time_column: str, clauses: list[str],
+               params: list[Any]) -> None:
+    """One execution's rows, and the time window, when the query names them."""
+    if query.execution_id:
+        clauses.append(f"{execution_column} = ?")
+        params.append(query.execution_id)
+    if query.since_ms is not None:
+        clauses.append(f"{time_column} >= ?")
+        params.append(query.since_ms)
+    if query.until_ms is not None:
+        clauses.append(f"{time_column} <= ?")
+        params.append(query.until_ms)
 
 
 def _execution_where(query: Query, scope: Scope, conn: Any) -> tuple[str, list[Any]]:
@@ -144,15 +150,7 @@ def _execution_where(query: Query, scope: Scope, conn: Any) -> tuple[str, list[A
         params.extend([query.text, pattern, pattern, pattern, pattern])
     if query.tool:
         clauses.append(_tool_clause("e.tool", query.tool, params))
-    if query.execution_id:
-        clauses.append("e.id = ?")
-        params.append(query.execution_id)
-    if query.since_ms is not None:
-        clauses.append("e.timestamp >= ?")
-        params.append(query.since_ms)
-    if query.until_ms is not None:
-        clauses.append("e.timestamp <= ?")
-        params.append(query.until_ms)
+    _narrow_to(query, "e.id", "e.timestamp", clauses, params)
     return " WHERE " + " AND ".join(clauses), params
 
 
