@@ -120,6 +120,8 @@ class SariServer:
         self._told_index_building: set[str] = set()  # connections told the index is building
         # Awaited before each tool call (the first roots answer of the client, when followed).
         self.before_call: Callable[[Any], Awaitable[None]] | None = None
+        # Whether a client must open with the initialize handshake (see require_handshake).
+        self.handshake_required = False
         self.lowlevel: Server[Any] = Server(
             "sari",
             version=__version__,
@@ -162,8 +164,10 @@ class SariServer:
         and lose the policy session between calls. Declining ``server/discover`` makes
         clients fall back to ``initialize``, which opens an HTTP session
         (``Mcp-Session-Id``) that lives across calls. Clients pinned to the 2026 era
-        are still served; they keep state by passing ``session_id``.
+        are still served; they keep state by passing ``session_id``. Over stdio the transport
+        answers an opening probe itself (:mod:`sari_core.server.opening`).
         """
+        self.handshake_required = True
         self.lowlevel.add_request_handler("server/discover", types.RequestParams,
                                           self._decline_discover)
 

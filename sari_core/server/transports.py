@@ -13,6 +13,7 @@ from sari_core.server import http_read_timeout, http_sessions
 from sari_core.server.app import SariServer
 from sari_core.server.http_guard import HostRule, HttpGuard
 from sari_core.server.http_read_timeout import protocol_with_deadline
+from sari_core.server.opening import HandshakeOpening
 from sari_core.server.stdio_pipes import DEFAULT_LINE_LIMIT, serve_streams
 
 log = logging.getLogger(__name__)
@@ -33,6 +34,10 @@ async def serve_stdio(server: SariServer) -> None:
     lowlevel = server.lowlevel
     limit = max(DEFAULT_LINE_LIMIT, _TRANSPORT_LIMIT_FACTOR * server.max_request_bytes)
     async with serve_streams(limit) as (read_stream, write_stream):
+        if server.handshake_required:
+            # The SDK would fix the connection's era by a server/discover probe; answered
+            # here, the client's fallback initialize opens the handshake era instead.
+            read_stream = HandshakeOpening(read_stream, write_stream)
         await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-import pytest
 from claude_code import run_session, sari_command
 from messages_standin import ToolCall, Turn
 from test_claude_code_e2e import CART, make_workspace, sent_to_model, tool_use_ids
@@ -48,15 +47,11 @@ def test_a_bad_argument_reaches_the_model_as_a_refusal_naming_the_fix(claude: Pa
     assert 'search(query="no_such.py", kind="path")' in sent_to_model(run, missing)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known defect: Claude Code 2.1.330 now fails to connect to a server started without "
-    "--workspace (-32022: the connection serves the 2026-07-28 protocol, the initialize "
-    "handshake is not accepted) although server/discover is declined; roots are followed "
-    "with the Python and TypeScript SDK clients"))
 def test_without_workspace_the_project_the_cli_runs_in_is_served(claude: Path,
                                                                  tmp_path: Path) -> None:
     """Sari is started in another folder: it serves the CLI's project only if it asks the
-    CLI for its roots."""
+    CLI for its roots. The CLI opens with a server/discover probe; declined, it falls back
+    to the initialize handshake on the same pipe, which must then be accepted."""
     workspace = make_workspace(tmp_path)
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

@@ -42,9 +42,11 @@ def env_for(tmp_path: Path) -> dict[str, str]:
 
 @asynccontextmanager
 async def client_with_roots(cwd: Path, env: dict[str, str], roots: list[Path] | None,
-                            errlog: Any) -> AsyncIterator[tuple[Client, list[Path]]]:
+                            errlog: Any, mode: str = "legacy"
+                            ) -> AsyncIterator[tuple[Client, list[Path]]]:
     """A stdio client of ``sari serve`` (no --workspace) started in ``cwd``; ``roots`` is
-    the list it answers roots/list with (mutable), or None for a client without roots."""
+    the list it answers roots/list with (mutable), or None for a client without roots.
+    ``mode="auto"`` probes ``server/discover`` first, as Claude Code does."""
     current = list(roots or [])
 
     async def list_roots(context: Any) -> types.ListRootsResult:
@@ -56,7 +58,7 @@ async def client_with_roots(cwd: Path, env: dict[str, str], roots: list[Path] | 
     callback = list_roots if roots is not None else None
     # Roots are asked for over the handshake era's connection (the server sends a request).
     async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=60,
-                      list_roots_callback=callback, mode="legacy") as client:
+                      list_roots_callback=callback, mode=mode) as client:
         yield client, current
 
 
@@ -93,6 +95,18 @@ async def test_the_clients_roots_are_served_and_followed(tmp_path: Path) -> None
             escape = await client.call_tool("read", {"mode": "file",
                                                      "target": "beta/../../cwd/cwd_only.py"})
             assert escape.is_error
+
+
+async def test_a_client_that_probes_server_discover_first_is_led_to_the_handshake(
+        tmp_path: Path) -> None:
+    """The probe is declined before the SDK fixes the connection's era by it, so the
+    client's fallback initialize is accepted on the same pipe and its roots are asked for."""
+    made = folders(tmp_path)
+    with (tmp_path / "server.log").open("w") as errlog:
+        async with client_with_roots(made["cwd"], env_for(tmp_path), [made["alpha"]], errlog,
+                                     mode="auto") as (client, _):
+            assert client.protocol_version < "2026"
+            assert await found_paths(client, "alpha_only") == ["alpha_only.py"]
 
 
 async def test_a_client_without_roots_gets_the_current_folder(tmp_path: Path) -> None:
