@@ -38,7 +38,10 @@ async def serve_stdio(server: SariServer) -> None:
             # The SDK would fix the connection's era by a server/discover probe; answered
             # here, the client's fallback initialize opens the handshake era instead.
             read_stream = HandshakeOpening(read_stream, write_stream)
-        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+        # The SDK only iterates the read stream and closes it: HandshakeOpening's duck type
+        # suffices where its signature names the memory stream.
+        await lowlevel.run(read_stream,  # pyright: ignore[reportArgumentType]
+                           write_stream, lowlevel.create_initialization_options())
 
 
 def bind_socket(host: str, port: int) -> socket.socket:
