@@ -253,6 +253,7 @@ class IndexStore:
             file_id = int(cursor.lastrowid or 0)
         else:
             file_id = previous.id
+            word_index.remove_file(conn, file_id)  # while its old text and symbols are here
             conn.execute(
                 "UPDATE files SET size=?, mtime_ns=?, hash=?, language=?, kind=?, ascii=?, "
                 "lines=?, encoding=?, checked_ns=?, symbols_pending=? WHERE id = ?",
@@ -265,9 +266,7 @@ class IndexStore:
             conn.execute("INSERT INTO fts (rowid, text) VALUES (?, ?)", (file_id, text))
         # Words: a source file's chunks follow its definitions (put_symbols), others' now.
         if text is not None and language not in GRAMMARS:
-            word_index.put_file(conn, file_id)
-        elif previous is not None:
-            word_index.remove_file(conn, file_id)
+            word_index.put_file(conn, file_id, text)
         return file_id
 
     def _delete_text(self, conn: sqlite3.Connection, file_id: int) -> None:
@@ -284,24 +283,29 @@ class IndexStore:
                      (size, mtime_ns, checked_ns, file_id))
 
     def delete_file(self, conn: sqlite3.Connection, row: FileRow) -> None:
+        word_index.remove_file(conn, row.id)  # first: its words are computed from its text
         if row.kind == "text":
             self._delete_text(conn, row.id)
         conn.execute("DELETE FROM symbols WHERE file_id = ?", (row.id,))
-        word_index.remove_file(conn, row.id)
         conn.execute("DELETE FROM files WHERE id = ?", (row.id,))
 
     def put_symbols(self, conn: sqlite3.Connection, file_id: int,
                     symbols: Iterable[SymbolRow]) -> None:
         """Store a file's symbols (none is an answer too) and clear its pending mark."""
         symbols = list(symbols)
+        text = self.text_of(file_id, conn)
+        word_index.remove_file(conn, file_id)  # symbols stored twice: the last ones count
+        conn.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
         conn.executemany(
             "INSERT INTO symbols (file_id, name, folded, kind, is_def, line, end_line) "
             "VALUES (?,?,?,?,?,?,?)",
             ((file_id, row[0], folded_name(row[0]), *row[1:]) for row in symbols))
         conn.execute("UPDATE files SET symbols_pending = 0 WHERE id = ? AND symbols_pending",
                      (file_id,))
-        word_index.put_file(conn, file_id, [(name, kind, line, end_line) for name, kind, is_def,
-                                            line, end_line in symbols if is_def])
+        if text is not None:
+            word_index.put_file(conn, file_id, text, [(name, kind, line, end_line) for name,
+                                                      kind, is_def, line, end_line in symbols
+                                                      if is_def])
 
     def pending_symbols(self) -> int:
         """How many files still wait for their symbols (0 once a build completed)."""
@@ -310,11 +314,12 @@ class IndexStore:
 
     # --- queries --------------------------------------------------------------------
 
-    def match(self, phrase: str) -> list[tuple[int, int, str, bool]]:
-        """(id, root, path, ascii) of the files whose case-folded text contains the phrase."""
+    def match(self, query: str) -> list[tuple[int, int, str, bool]]:
+        """(id, root, path, ascii) of the files a trigram query selects (a superset of those
+        holding the literal it was made from: the caller checks them)."""
         rows = self.reader.execute(
             "SELECT f.id, f.root, f.path, f.ascii FROM fts JOIN files f ON f.id = fts.rowid "
-            "WHERE fts MATCH ?", (phrase,)).fetchall()
+            "WHERE fts MATCH ?", (query,)).fetchall()
         return [(int(r[0]), int(r[1]), str(r[2]), bool(r[3])) for r in rows]
 
     def count_match(self, query: str) -> int:

@@ -1,22 +1,22 @@
 """Which files contain a literal or a regex: the exact file set, fast.
 
-Literal queries of three characters or more are FTS5 phrase queries on a trigram
-index, which match exact substrings:
+Literal queries of three characters or more select their candidates from a trigram
+index (the files holding every trigram of the query, case-folded; the index keeps no
+positions, which makes it a fraction of the size), and every candidate is then checked:
 
-* case-sensitive: the folded index gives the candidates, and each one is checked
-  for the exact bytes (a query without letters needs no check);
+* case-sensitive: for the exact bytes;
 * case-insensitive: "case-insensitive" means Unicode simple case folding, as
   ripgrep's ``-i`` does (``É`` = ``é``, the Kelvin sign = ``k``, ``ſ`` = ``s``; no
-  length-changing folds such as ``ß`` = ``ss``). The folded index (``fts``) uses
-  SQLite's fold, which maps exactly the same characters into ASCII, so an ASCII
-  query is answered exactly; a query with other characters has its candidates
-  verified with Python's fold.
+  length-changing folds such as ``ß`` = ``ss``). An ASCII query is checked on the
+  ASCII-lowered bytes (only the Kelvin sign and the long s fold into ASCII from
+  elsewhere: a text holding one is folded in full); a query with other characters
+  is checked with Python's fold.
 
 The result therefore equals a plain scan of every file with the same comparison,
 which the tests check. Shorter queries have no trigram: they *are* that scan.
 
 Regex queries use the longest literal run the pattern requires (when there is
-one of three characters or more) as an FTS prefilter, then test each candidate
+one of three characters or more) as a trigram prefilter, then test each candidate
 line by line, as grep does.
 """
 
@@ -49,9 +49,18 @@ class FileHit:
     path: str
 
 
+MAX_TRIGRAMS = 48  # a longer literal is selected by this many of its trigrams, spread out
+
+
 def phrase(query: str) -> str:
-    """An FTS5 phrase literal for ``query`` (double quotes doubled)."""
-    return '"' + query.replace('"', '""') + '"'
+    """The FTS5 query selecting the files that may contain ``query`` (three characters or
+    more): every distinct trigram of it, AND-ed. The index has no positions, so this is a
+    superset: the caller checks each candidate."""
+    grams = list(dict.fromkeys(query[i:i + TRIGRAM] for i in range(len(query) - TRIGRAM + 1)))
+    if len(grams) > MAX_TRIGRAMS:
+        step = len(grams) / MAX_TRIGRAMS
+        grams = [grams[int(i * step)] for i in range(MAX_TRIGRAMS)] + [grams[-1]]
+    return "(" + " AND ".join('"' + gram.replace('"', '""') + '"' for gram in grams) + ")"
 
 
 def has_case(text: str) -> bool:
@@ -124,16 +133,7 @@ def literal_files(store: IndexStore, query: str, *, case_sensitive: bool,
     spec = glob_spec(glob) if glob else None
     hits = [FileHit(file_id, root, path) for file_id, root, path, _ in store.match(phrase(query))
             if spec is None or spec.match_file(path)]
-    by_id = {hit.id: hit for hit in hits}
-    if case_sensitive and (has_case(query) or not query.isascii()):
-        # Exact bytes: UTF-8 substring search is exactly text substring search.
-        needle = query.encode("utf-8")
-        hits = [by_id[file_id] for file_id, data in work_budget.within(store.utf8_texts(list(by_id)))
-                if needle in data]
-    elif not case_sensitive and not query.isascii():
-        hits = [by_id[file_id] for file_id, text in work_budget.within(store.texts(list(by_id)))
-                if contains(text, query, False)]
-    return sorted(hits, key=lambda hit: (hit.root, hit.path))
+    return _verified(store, {hit.id: hit for hit in hits}, query, case_sensitive)
 
 
 # UTF-8 of the two non-ASCII characters that fold into ASCII (Kelvin sign, long s).
@@ -146,7 +146,16 @@ def _short_scan(store: IndexStore, query: str, case_sensitive: bool, glob: str |
     if not case_sensitive and not query.isascii():
         return _scan(store, glob, lambda text: contains(text, query, False))
     rows = glob_filter((FileHit(row.id, row.root, row.path) for row in store.text_files()), glob)
-    by_id = {hit.id: hit for hit in rows}
+    return _verified(store, {hit.id: hit for hit in rows}, query, case_sensitive)
+
+
+def _verified(store: IndexStore, by_id: dict[int, FileHit], query: str, case_sensitive: bool
+              ) -> list[FileHit]:
+    """Those of ``by_id`` whose text contains ``query``: on the UTF-8 bytes where exact."""
+    if not case_sensitive and not query.isascii():
+        hits = [by_id[file_id] for file_id, text in work_budget.within(store.texts(list(by_id)))
+                if contains(text, query, False)]
+        return sorted(hits, key=lambda hit: (hit.root, hit.path))
     needle = query.encode("utf-8") if case_sensitive else query.lower().encode("ascii")
     out: list[FileHit] = []
     for file_id, data in work_budget.within(store.utf8_texts(list(by_id))):

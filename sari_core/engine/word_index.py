@@ -17,8 +17,10 @@ their own weights (see :mod:`sari_core.engine.word_search`): ``name`` (the defin
 own name), ``body`` (the name of the class it is in, and its lines), ``path`` (the file's
 path).
 
-The rows live in ``word_chunks`` (the FTS table ``words`` is its external-content index);
-a file's rows are replaced whenever its text or its definitions are.
+The rows live in ``word_chunks`` (where a chunk is); the FTS table ``words`` is
+contentless (its words are stored nowhere else: the index stays small), so a file's chunks
+are taken out by computing them again from its stored text and definitions. A file's rows
+are replaced whenever its text or its definitions are.
 """
 
 from __future__ import annotations
@@ -46,17 +48,29 @@ UBIQUITOUS = frozenset((
     "false", "null", "const", "let", "var", "t", "Any", "str", "int", "x", "i", "0", "1"))
 
 
+_CACHE_WORDS = 200_000  # distinct words remembered per leave-out set (then forgotten)
+_spelled: dict[frozenset[str], dict[str, str]] = {}
+
+
+def _split(word: str, leave_out: frozenset[str]) -> str:
+    if word in leave_out:
+        return ""
+    if word.islower() or word.isupper() or word.isdigit():  # most words: one part
+        return word
+    return " ".join(_PARTS.findall(word))
+
+
 def code_words(text: str, leave_out: frozenset[str] = frozenset()) -> str:
     """The words of ``text`` as the tokenizer is to see them: case changes split."""
-    out: list[str] = []
-    for word in _WORD.findall(text):
-        if word in leave_out:
-            continue
-        if word.islower() or word.isupper() or word.isdigit():  # most words: one part
-            out.append(word)
-        else:
-            out.extend(_PARTS.findall(word))
-    return " ".join(out)[:MAX_CHUNK_CHARS]
+    words = _WORD.findall(text)
+    # A text repeats its words: each distinct one is split once (and remembered across
+    # texts), the rest is dictionary lookups done in C.
+    spelled = _spelled.setdefault(leave_out, {})
+    if len(spelled) > _CACHE_WORDS:
+        spelled.clear()
+    for word in set(words).difference(spelled):
+        spelled[word] = _split(word, leave_out)
+    return " ".join(filter(None, map(spelled.__getitem__, words)))[:MAX_CHUNK_CHARS]
 
 
 def _flatten(tree: Sequence[Scope]) -> Iterable[Scope]:
@@ -76,14 +90,18 @@ def chunks(text: str, definitions: Iterable[tuple[str, str, int, int]]
     owned = [False] * (len(lines) + 2)
     for scope in _flatten(tree):
         last = min(scope.end_line, len(lines))
-        mine = [True] * (last - scope.line + 1)
-        for child in scope.children:
-            for number in range(max(child.line, scope.line), min(child.end_line, last) + 1):
-                mine[number - scope.line] = False
-        body = "\n".join(lines[number - 1] for number in range(scope.line, last + 1)
-                         if mine[number - scope.line])
-        for number in range(scope.line, last + 1):
-            owned[number] = True
+        kept: list[str] = []  # its lines outside its children's, as slices of the text
+        cursor = scope.line
+        for child in scope.children:  # in the order of their first lines
+            start, end = max(child.line, scope.line), min(child.end_line, last)
+            if end < start:
+                continue
+            kept.extend(lines[cursor - 1:start - 1])
+            cursor = max(cursor, end + 1)
+        kept.extend(lines[cursor - 1:last])
+        body = "\n".join(kept)
+        if last >= scope.line:
+            owned[scope.line:last + 1] = [True] * (last - scope.line + 1)
         parent = scope.qualified[:-len(scope.name)].rstrip(".")
         # The name column holds the definition's own name: its class's words belong to
         # every method of it, so they count as the body's.
@@ -101,29 +119,46 @@ def chunks(text: str, definitions: Iterable[tuple[str, str, int, int]]
     return out
 
 
+def _rows(conn: sqlite3.Connection, file_id: int, text: str,
+          definitions: Iterable[tuple[str, str, int, int]]
+          ) -> list[tuple[int, int, str, str, str, str, str]]:
+    """``(line, end_line, scope, kind, name, body, path)`` of each chunk of the file."""
+    row = conn.execute("SELECT path FROM files WHERE id = ?", (file_id,)).fetchone()
+    path_words = code_words(str(row[0])) if row else ""
+    return [(*chunk, path_words) for chunk in chunks(text, definitions)]
+
+
 def remove_file(conn: sqlite3.Connection, file_id: int) -> None:
-    """Forget a file's chunks (its FTS entries first: they are found by their words)."""
-    conn.execute("INSERT INTO words (words, rowid, name, body, path) SELECT 'delete', id, "
-                 "name, body, path FROM word_chunks WHERE file_id = ?", (file_id,))
+    """Forget a file's chunks. Call it while the file's text and symbols are still stored:
+    the FTS table keeps no words, so they are computed again (as :func:`put_file` did) to
+    take each chunk's postings out."""
+    stored = conn.execute("SELECT id, line, end_line, scope, kind FROM word_chunks "
+                          "WHERE file_id = ? ORDER BY id", (file_id,)).fetchall()
+    if not stored:
+        return
+    text = conn.execute("SELECT text FROM contents WHERE id = ?", (file_id,)).fetchone()
+    definitions = conn.execute("SELECT name, kind, line, end_line FROM symbols "
+                               "WHERE file_id = ? AND is_def = 1 ORDER BY rowid", (file_id,))
+    rows = _rows(conn, file_id, str(text[0]), definitions.fetchall()) if text else []
+    if [tuple(chunk[1:]) for chunk in stored] != [row[:4] for row in rows]:
+        from sari_core.engine.schema import mark_damaged  # schema imports nothing of ours
+
+        mark_damaged(conn, f"the word index of file {file_id} is out of step with its text")
+    else:
+        conn.executemany("INSERT INTO words (words, rowid, name, body, path) "
+                         "VALUES ('delete', ?, ?, ?, ?)",
+                         ((chunk[0], *row[4:]) for chunk, row in zip(stored, rows, strict=True)))
     conn.execute("DELETE FROM word_chunks WHERE file_id = ?", (file_id,))
 
 
-def put_file(conn: sqlite3.Connection, file_id: int,
+def put_file(conn: sqlite3.Connection, file_id: int, text: str,
              definitions: Iterable[tuple[str, str, int, int]] = ()) -> None:
-    """(Re)build a file's chunks from its stored text and ``(name, kind, line, end_line)``
-    definitions."""
-    row = conn.execute("SELECT f.path, c.text FROM files f JOIN contents c ON c.id = f.id "
-                       "WHERE f.id = ?", (file_id,)).fetchone()
-    remove_file(conn, file_id)
-    if row is None:
-        return
-    path, text = str(row[0]), str(row[1])
-    path_words = code_words(path)
-    conn.executemany(
-        "INSERT INTO word_chunks (file_id, line, end_line, scope, kind, name, body, path) "
-        "VALUES (?,?,?,?,?,?,?,?)", ((file_id, line, end_line, scope, kind, name, body,
-                                     path_words)
-                                    for line, end_line, scope, kind, name, body
-                                    in chunks(text, definitions)))
-    conn.execute("INSERT INTO words (rowid, name, body, path) SELECT id, name, body, path "
-                 "FROM word_chunks WHERE file_id = ?", (file_id,))
+    """Build a file's chunks from its ``text`` and ``(name, kind, line, end_line)``
+    definitions (the ones stored with it, in their order: :func:`remove_file` computes
+    the same chunks from them). The file must have no chunks yet."""
+    for line, end_line, scope, kind, name, body, path in _rows(conn, file_id, text,
+                                                               definitions):
+        cursor = conn.execute("INSERT INTO word_chunks (file_id, line, end_line, scope, kind) "
+                              "VALUES (?,?,?,?,?)", (file_id, line, end_line, scope, kind))
+        conn.execute("INSERT INTO words (rowid, name, body, path) VALUES (?,?,?,?)",
+                     (cursor.lastrowid, name, body, path))

@@ -1,0 +1,120 @@
+"""What the index stores: small beside the text it indexes, and still exact."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from pathlib import Path
+
+import pytest
+
+import sari_core
+from sari_core.engine import Workspace
+from sari_core.engine.text_match import MAX_TRIGRAMS, phrase
+from sari_core.models import SearchCall
+
+
+def _bytes(engine: Workspace, sql: str) -> int:
+    return int(engine.store.reader.execute(sql).fetchone()[0] or 0)
+
+
+@pytest.fixture
+def code(tmp_path: Path) -> Path:
+    """A real tree of code: a copy of this package's engine."""
+    target = tmp_path / "code"
+    shutil.copytree(Path(sari_core.__file__).parent / "engine", target,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return target
+
+
+def test_the_trigram_index_is_a_fraction_of_the_text(code: Path, tmp_path: Path) -> None:
+    # Positions of every trigram (FTS5 detail 'full') took twice the text; the index
+    # only selects candidates, which the engine checks against the text.
+    with Workspace([code], index_path=tmp_path / "index.sqlite", watch=False) as engine:
+        engine.ensure_index(progress=False)
+        text = _bytes(engine, "SELECT sum(length(CAST(text AS BLOB))) FROM contents")
+        trigrams = _bytes(engine, "SELECT sum(length(block)) FROM fts_data")
+        assert text > 100_000
+        assert trigrams < 0.8 * text
+
+
+def test_the_word_index_keeps_no_copy_of_the_words(code: Path, tmp_path: Path) -> None:
+    with Workspace([code], index_path=tmp_path / "index.sqlite", watch=False) as engine:
+        engine.ensure_index(progress=False)
+        columns = {row[1] for row in engine.store.reader.execute(
+            "PRAGMA table_info(word_chunks)")}
+        assert {"name", "body", "path"}.isdisjoint(columns)
+        assert engine.store.reader.execute("SELECT count(*) FROM words").fetchone()[0] > 100
+
+
+def _vocabulary(engine: Workspace) -> set[str]:
+    conn = engine.store.reader
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.word_vocab "
+                 "USING fts5vocab(main, words, row)")
+    return {str(row[0]) for row in conn.execute("SELECT term FROM temp.word_vocab")}
+
+
+def test_a_changed_or_removed_file_leaves_no_word_behind(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("class Zebra:\n    def gallop(self):\n        pass\n",
+                                   encoding="utf-8")
+    (tmp_path / "notes.md").write_text("Platypus notes.\n", encoding="utf-8")
+    with Workspace([tmp_path], index_path=tmp_path / "index.sqlite", watch=False) as engine:
+        engine.ensure_index(progress=False)
+        assert {"zebra", "gallop", "platypu"} <= _vocabulary(engine)
+        (tmp_path / "a.py").write_text("def trot():\n    pass\n", encoding="utf-8")
+        (tmp_path / "notes.md").unlink()
+        engine.indexer.sync([(0, "a.py"), (0, "notes.md")])
+        vocabulary = _vocabulary(engine)
+        assert "trot" in vocabulary
+        assert not {"zebra", "gallop", "platypu", "note"} & vocabulary
+        assert engine.store.get_meta("damaged") is None
+
+
+def test_a_word_index_out_of_step_is_rebuilt_on_the_next_open(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    (tmp_path / "a.py").write_text("def gallop():\n    pass\n", encoding="utf-8")
+    index = tmp_path / "index.sqlite"
+    with Workspace([tmp_path], index_path=index, watch=False) as engine:
+        engine.ensure_index(progress=False)
+        with engine.store.transaction() as conn:  # what the words were computed from
+            conn.execute("UPDATE symbols SET end_line = end_line + 5")
+        (tmp_path / "a.py").write_text("def trot():\n    pass\n", encoding="utf-8")
+        with caplog.at_level(logging.WARNING):
+            engine.indexer.sync([(0, "a.py")])
+        assert engine.store.get_meta("damaged")
+    with caplog.at_level(logging.WARNING), \
+            Workspace([tmp_path], index_path=index, watch=False) as engine:
+        engine.ensure_index(progress=False)
+        assert "rebuilding it" in caplog.text
+        assert engine.store.get_meta("damaged") is None
+        assert "gallop" not in _vocabulary(engine)
+        assert engine.search(SearchCall(query="trot", kind="symbol")).matches
+
+
+@pytest.mark.parametrize(("query", "case_sensitive", "expected"), [
+    ("abcd", False, ["both.txt"]),          # apart.txt holds abc and bcd, never abcd
+    ("ABCD", True, []),
+    ("abcd", True, ["both.txt"]),
+    ("kelvin", False, ["kelvin.txt"]),      # the Kelvin sign folds to k
+    ("\u212aelvin", False, ["kelvin.txt"]),
+    ("x\"y", False, ["quote.txt"]),          # a double quote inside a trigram
+])
+def test_a_literal_is_exact_although_the_index_keeps_no_positions(
+        tmp_path: Path, query: str, case_sensitive: bool, expected: list[str]) -> None:
+    files = {"both.txt": "zz abcd zz\n", "apart.txt": "abc bcd\nbcd abc\n",
+             "kelvin.txt": "\u212aELVIN scale\n", "quote.txt": 'a x"y b\n', "none.txt": "x y\n"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    with Workspace([tmp_path], index_path=tmp_path / "index.sqlite", watch=False) as engine:
+        engine.ensure_index(progress=False)
+        result = engine.search(SearchCall(query=query, kind="text",
+                                          case_sensitive=case_sensitive))
+        assert sorted({hit.path for hit in result.matches}) == expected
+        assert result.total == len(expected)
+
+
+def test_a_literal_selects_its_candidates_by_all_its_trigrams() -> None:
+    assert phrase("abcd") == '("abc" AND "bcd")'
+    assert phrase('x"yx"y') == '("x""y" AND """yx" AND "yx""")'  # each trigram once
+    long = phrase("".join(chr(0x4E00 + i) for i in range(200)))
+    assert long.count(" AND ") == MAX_TRIGRAMS  # a long literal: a spread of its trigrams
