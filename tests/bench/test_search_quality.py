@@ -41,3 +41,15 @@ def test_every_written_answer_names_a_definition_of_its_sdist() -> None:
     assert {"concept", "identifier"} <= kinds and set(corpora) >= {q.corpus for q in queries}
     assert sum(query.kind == "concept" for query in queries) >= 40
     assert sum(query.kind == "identifier" for query in queries) >= 20
+
+
+def test_the_held_out_set_is_its_own_libraries_and_all_joins_both() -> None:
+    tuning, _ = quality.load_set("tuning")
+    held_out, queries = quality.load_set("heldout")
+    assert not set(tuning) & set(held_out)
+    assert sum(query.kind == "concept" for query in queries) >= 20
+    assert sum(query.kind == "identifier" for query in queries) >= 10
+    assert all(query.corpus in held_out for query in queries)
+    both, every = quality.load_set("all")
+    assert set(both) == set(tuning) | set(held_out)
+    assert len(every) == len(quality.load_set("tuning")[1]) + len(queries)
