@@ -8,6 +8,10 @@ Ranking (documented in docs/engine.md):
   weighted ``name`` 4, ``body`` 1, ``path`` 1.5 (see :mod:`sari_core.engine.word_index`);
 * each candidate's BM25 score is then multiplied by:
 
+  - ``(L / A) ** LENGTH_PRIOR`` where ``L`` is the chunk's length and ``A`` the candidates'
+    average: BM25 divides by a chunk's length more than suits code, where the function
+    that does the work is long and a constant naming the concept is one line (pivoted
+    length normalisation);
   - ``1 + COVERAGE * c`` where ``c`` is the share of the query's words the chunk holds
     (all of "redirects followed" beats many mentions of one of them);
   - ``1 + NAME_WORD * n`` where ``n`` is the share of the query's words in the
@@ -18,12 +22,15 @@ Ranking (documented in docs/engine.md):
     files unless it asks for tests; ``EXAMPLE`` for examples, demos and benchmarks unless it
     asks for docs or examples; ``THIRD_PARTY`` for installed code;
 
+* a special method (``__str__``, ``__init__``) is named for the protocol it implements,
+  not for what it does: its name counts for nothing (neither in BM25 nor as a name word);
 * hits are ordered by that score; at most ``PER_FILE`` chunks of one file are kept. Path
   depth plays no part.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -36,6 +43,7 @@ from sari_core.engine.word_index import code_words
 CANDIDATES = 200
 PER_FILE = 4
 WEIGHTS = (4.0, 1.0, 1.5)  # BM25 weights of the name, body and path columns
+LENGTH_PRIOR = 0.15
 COVERAGE = 1.5
 NAME_WORD = 1.0
 DEFINITION = 1.3
@@ -66,6 +74,8 @@ _TEST_PATH = re.compile(r"(^|/)(tests?|testing|__tests__|spec)(/|$)|(^|/)test_[^
 _THIRD_PARTY = re.compile(
     r"(^|/)(site-packages|dist-packages|node_modules|vendor|third_party|_vendor)(/|$)")
 _ENDINGS = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "s", "ly")
+_NOT_DEFINITIONS = frozenset(("text",))
+_SPECIAL_NAME = re.compile(r"(^|\.)__\w+__$")
 
 
 @dataclass(frozen=True)
@@ -98,12 +108,23 @@ def query_terms(query: str) -> list[str]:
 def term_groups(terms: Sequence[str]) -> list[tuple[str, ...]]:
     """Per query word, the spellings that count as it (the word first); then one group per
     pair of neighbours code glues together (``envvar``), counting for both."""
-    groups: list[tuple[str, ...]] = [(term, *spellings(term)) for term in terms]
+    groups: list[tuple[str, ...]] = [(term, *adjective(term), *spellings(term))
+                                     for term in terms]
     for first, second in zip(terms, terms[1:], strict=False):
         joined = tuple(glued(first, second))
         if joined:
             groups.append(joined)
     return groups
+
+
+def adjective(word: str) -> tuple[str, ...]:
+    """The word an adverb is made from (``lazily``: ``lazy``, ``safely``: ``safe``), which
+    Porter's stemmer leaves apart; none for other words."""
+    if word.endswith("ily") and len(word) >= 6:
+        return (word[:-3] + "y",)
+    if word.endswith("ly") and len(word) >= 6:
+        return (word[:-2],)
+    return ()
 
 
 @lru_cache(maxsize=4096)
@@ -156,6 +177,7 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
     expression = _any_of(spelling for group in groups for spelling in group)
     rows = store.reader.execute(
         "SELECT c.id, c.file_id, f.root, f.path, c.line, c.end_line, c.scope, c.kind,"
+        f" length(c.body), bm25(words, 0, {WEIGHTS[1]}, {WEIGHTS[2]}),"
         f" bm25(words, {WEIGHTS[0]}, {WEIGHTS[1]}, {WEIGHTS[2]}) AS rank"
         " FROM words JOIN word_chunks c ON c.id = words.rowid JOIN files f ON f.id = c.file_id"
         " WHERE words MATCH ? ORDER BY rank LIMIT ?", (expression, CANDIDATES)).fetchall()
@@ -164,14 +186,18 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
     asks_tests = any(term in _TEST_WORDS for term in terms)
     hits: list[WordHit] = []
     files: set[int] = set()
-    for rowid, file_id, root, path, line, end_line, scope, kind, rank in rows:
+    average = sum(row[8] or 1 for row in rows) / len(rows) if rows else 1.0
+    for rowid, file_id, root, path, line, end_line, scope, kind, length, unnamed, rank in rows:
         if glob_match is not None and not glob_match(path):
             continue
         files.add(int(file_id))
-        score = -float(rank)
+        special = bool(_SPECIAL_NAME.search(scope))
+        score = -float(unnamed if special else rank)
+        score *= math.pow((length or 1) / average, LENGTH_PRIOR)
         score *= 1 + COVERAGE * _share(rowid, anywhere, len(terms))
-        score *= 1 + NAME_WORD * _share(rowid, named, len(terms))
-        if kind != "text":
+        if not special:
+            score *= 1 + NAME_WORD * _share(rowid, named, len(terms))
+        if kind not in _NOT_DEFINITIONS:
             score *= DEFINITION
         if asks_docs != is_prose(path):
             score *= PROSE
