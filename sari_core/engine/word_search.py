@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import re
+import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -167,6 +168,35 @@ def _any_of(spellings: Iterable[str]) -> str:
                        for spelling in dict.fromkeys(spellings))
 
 
+def _body_lengths(store: IndexStore, rowids: Sequence[int]) -> dict[int, int]:
+    """Each chunk's count of body words, as BM25 counts them: FTS5 keeps one varint per
+    column in its ``docsize`` table (none without it: the length then plays no part)."""
+    if not rowids:
+        return {}
+    marks = ",".join("?" * len(rowids))
+    try:
+        rows = store.reader.execute(
+            f"SELECT id, sz FROM words_docsize WHERE id IN ({marks})", rowids).fetchall()
+    except sqlite3.OperationalError:
+        return {}
+    lengths = {}
+    for rowid, size in rows:
+        columns = _varints(bytes(size or b""))
+        lengths[int(rowid)] = max(1, columns[1] if len(columns) > 1 else 1)
+    return lengths
+
+
+def _varints(blob: bytes) -> list[int]:
+    """SQLite's variable-length integers, in order (seven bits a byte, big end first)."""
+    out, value = [], 0
+    for byte in blob:
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            out.append(value)
+            value = 0
+    return out
+
+
 def search_words(store: IndexStore, query: str, limit: int, glob_match=None
                  ) -> tuple[list[WordHit], int]:
     """The best chunks for ``query`` (at most ``limit``) and how many files hold its words."""
@@ -177,7 +207,7 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
     expression = _any_of(spelling for group in groups for spelling in group)
     rows = store.reader.execute(
         "SELECT c.id, c.file_id, f.root, f.path, c.line, c.end_line, c.scope, c.kind,"
-        f" length(c.body), bm25(words, 0, {WEIGHTS[1]}, {WEIGHTS[2]}),"
+        f" bm25(words, 0, {WEIGHTS[1]}, {WEIGHTS[2]}),"
         f" bm25(words, {WEIGHTS[0]}, {WEIGHTS[1]}, {WEIGHTS[2]}) AS rank"
         " FROM words JOIN word_chunks c ON c.id = words.rowid JOIN files f ON f.id = c.file_id"
         " WHERE words MATCH ? ORDER BY rank LIMIT ?", (expression, CANDIDATES)).fetchall()
@@ -186,14 +216,15 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
     asks_tests = any(term in _TEST_WORDS for term in terms)
     hits: list[WordHit] = []
     files: set[int] = set()
-    average = sum(row[8] or 1 for row in rows) / len(rows) if rows else 1.0
-    for rowid, file_id, root, path, line, end_line, scope, kind, length, unnamed, rank in rows:
+    lengths = _body_lengths(store, [int(row[0]) for row in rows])
+    average = sum(lengths.values()) / len(lengths) if lengths else 1.0
+    for rowid, file_id, root, path, line, end_line, scope, kind, unnamed, rank in rows:
         if glob_match is not None and not glob_match(path):
             continue
         files.add(int(file_id))
         special = bool(_SPECIAL_NAME.search(scope))
         score = -float(unnamed if special else rank)
-        score *= math.pow((length or 1) / average, LENGTH_PRIOR)
+        score *= math.pow(lengths.get(rowid, average) / average, LENGTH_PRIOR)
         score *= 1 + COVERAGE * _share(rowid, anywhere, len(terms))
         if not special:
             score *= 1 + NAME_WORD * _share(rowid, named, len(terms))
