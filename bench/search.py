@@ -6,8 +6,9 @@ used), or given as a folder. It is measured at 1x, 2x and 4x its size (copies ma
 of hard links), so how each cost grows shows. For each size it prints:
 
 * the first answer on the never-indexed tree, from the CLI (``sari search``) and over
-  MCP (``sari serve``, spawn to the search reply), beside ``rg`` on the same query,
-  and whether the answer holds the files rg finds;
+  MCP (``sari serve``: spawn to the search reply, and the first ``tools/call`` to its
+  reply), beside ``rg`` and ``git grep`` on the same query, and whether the answer holds
+  the files rg finds (see ``first_answer.py``);
 * the cold build in a fresh process: wall, CPU (main + workers), MB of text per
   CPU-second, index size over the text, peak RSS;
 * warm p50 and p95 of literal, regex and symbol searches, beside ``rg`` and
@@ -19,7 +20,7 @@ ripgrep gets the engine's file set: hidden files, ``.gitignore`` outside git rep
 too, the default exclusions as globs, the 16 MB size limit.
 
 Usage: ``python bench/search.py [--packages NAME...] [--corpus PATH] [--scales 1 2 4]
-[--repeat N] [--smoke] [--first-only]``
+[--repeat N] [--smoke] [--first-only] [--no-bytecode]``
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -37,6 +37,8 @@ import time
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+
+from first_answer import first_answers
 
 from sari_core.engine import Workspace
 from sari_core.engine.ignore import DEFAULT_EXCLUDED_DIRS
@@ -56,8 +58,6 @@ REGEXES = [r"def \w+_\w+\(self", r"^class \w+\(Exception\)", r"import (os|sys)$"
            r"\d{4}-\d{2}-\d{2}", r"raise \w+Error\(f?\"", r"[A-Z]{3,}_[A-Z]{3,}"]
 SYMBOLS = ["parse", "Parser", "get_version", "Symbol", "main", "TestCase", "run",
            "normalize", "Session", "Matrix"]
-# The first-answer query: the first of these the corpus holds (a definition to find).
-FIRST_QUERIES = ["def parse_expr", "def execute_read", "class Parser", "def main"]
 SMOKE_FILES = {
     "pkg/reader.py": "import os\n\n\nclass Parser:\n    def execute_read(self, path):\n"
                      "        return os.path.join(path, '2024-01-31')\n",
@@ -142,74 +142,6 @@ def git_grep(root: Path, pattern: str, *, regex: bool, ignore_case: bool = True)
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
-
-
-# --- first answer --------------------------------------------------------------------------
-
-def server_env(cache: Path) -> dict[str, str]:
-    return {**os.environ, "SARI_CACHE_DIR": str(cache), "SARI_PLUGINS": "none"}
-
-
-def first_query(root: Path) -> str:
-    for query in FIRST_QUERIES:
-        if rg_files(root, query, regex=False)[1]:
-            return query
-    return FIRST_QUERIES[0]
-
-
-def first_answer_cli(root: Path, cache: Path, query: str) -> tuple[float, str]:
-    """Spawn ``sari search`` on a never-indexed tree: seconds to its complete answer."""
-    started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-m", "sari_core.cli.main", "search",
-                                query, "--workspace", str(root), "--limit", "5"],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                               env=server_env(cache))
-    assert process.stdout is not None
-    lines = []
-    for line in process.stdout:  # the answer ends with its "N files matched..." line
-        lines.append(line)
-        if re.match(r"\d[\d,]* \w+ matched\b", line):
-            break
-    elapsed = time.perf_counter() - started
-    process.terminate()  # it goes on building the index for later calls
-    process.wait()
-    return elapsed, "".join(lines)
-
-
-def first_answer_mcp(root: Path, cache: Path, query: str) -> tuple[float, str]:
-    """Spawn ``sari serve``, initialize, search at once: seconds to the search reply."""
-    import anyio
-    from mcp import Client
-    from mcp.client.stdio import StdioServerParameters, stdio_client
-
-    params = StdioServerParameters(command=sys.executable, args=[
-        "-m", "sari_core.cli.main", "serve", "--workspace", str(root)], env=server_env(cache))
-
-    async def run() -> tuple[float, str]:
-        started = time.perf_counter()
-        with open(os.devnull, "w") as errlog:
-            async with Client(stdio_client(params, errlog=errlog)) as client:
-                result = await client.call_tool("search", {"query": query, "limit": 5})
-                return time.perf_counter() - started, str(result.content[0].text)
-
-    return anyio.run(run)
-
-
-def first_answers(root: Path, scratch: Path) -> dict[str, float]:
-    query = first_query(root)
-    rg_seconds, expected = rg_files(root, query, regex=False)
-    out = {"rg": rg_seconds}
-    for label, runner in (("cli", first_answer_cli), ("mcp", first_answer_mcp)):
-        cache = Path(tempfile.mkdtemp(prefix=f"first-{label}-", dir=scratch))
-        seconds, text = runner(root, cache, query)
-        right = bool(expected) == ("No matches" not in text and " 0 files matched" not in text)
-        shown = [path for path in expected if path in text]
-        print(f"first answer ({label}): {seconds * 1000:8.0f} ms; rg {rg_seconds * 1000:.0f} ms "
-              f"-> {seconds / rg_seconds:.2f}x rg; right: {'yes' if right and shown or not expected else 'NO'}"
-              f" ({len(expected)} files hold {query!r})")
-        out[label] = seconds
-        shutil.rmtree(cache, ignore_errors=True)
-    return out
 
 
 # --- the cold build ----------------------------------------------------------------------
@@ -332,6 +264,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="a tiny corpus, 1x, one run per query: checks the bench works (CI)")
     parser.add_argument("--first-only", action="store_true",
                         help="only the first answers on the never-indexed tree (CLI, MCP, rg)")
+    parser.add_argument("--no-bytecode", dest="bytecode", action="store_false",
+                        help="first answers with Python compiling every module from source "
+                             "(no bytecode cache), as PYTHONDONTWRITEBYTECODE=1 leaves it")
     args = parser.parse_args(argv)
     literals, regexes, symbols = LITERALS, REGEXES, SYMBOLS
     with tempfile.TemporaryDirectory(prefix="sari-bench-search-") as scratch_name:
@@ -353,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
             root = scaled(base, scale, scratch)
             print(f"\n== {scale}x")
             figures: dict[str, float] = {}
-            first = first_answers(root, scratch)
+            first = first_answers(root, scratch, rg_files, git_grep, bytecode=args.bytecode)
             figures["first answer / rg"] = max(first["cli"], first["mcp"]) / first["rg"]
             if args.first_only:
                 continue

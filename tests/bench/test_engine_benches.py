@@ -24,8 +24,9 @@ def test_the_search_bench_prints_every_figure_beside_ripgrep_and_git_grep() -> N
     for label in ("first answer", "cold build", "index size", "literal", "regex", "symbol",
                   "rg", "git grep", "targets"):
         assert label in out, label
-    answers = [line for line in out.splitlines() if line.startswith("first answer")]
-    assert len(answers) == 2 and all("right: yes" in line for line in answers), answers
+    answers = [line for line in out.splitlines() if line.startswith("first answer (")]
+    assert len(answers) == 3 and all("right: yes" in line for line in answers), answers
+    assert any("tools/call to answer" in line for line in answers), answers
 
 
 def test_the_regex_bench_runs() -> None:
