@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sari_core.engine import work_budget
-from sari_core.engine.changes import ChangeSource, Key, change_source
+from sari_core.engine.changes import ChangeSource, Key, StatSweep, change_source
 from sari_core.engine.ignore import IgnoreRules
 from sari_core.engine.indexer import COMPLETE_KEY, Indexer, IndexStats
 from sari_core.engine.mutations import Mutator
@@ -214,6 +214,10 @@ class Workspace:
         """
         with self._sync_lock:
             if self._closed:
+                return
+            if not self._ready.is_set() and isinstance(self._changes, StatSweep):
+                # Before the first build the build is the sweep (and primes the stat check
+                # itself): a drain here would walk every folder for nothing.
                 return
             keys, sweep = self._changes.drain(touching)
             if sweep:

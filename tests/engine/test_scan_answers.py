@@ -9,6 +9,7 @@ import pytest
 
 from sari_core.engine import Workspace, scan
 from sari_core.engine import workspace as workspace_module
+from sari_core.engine.ignore import IgnoreRules
 from sari_core.engine.indexer import Indexer
 from sari_core.engine.scan_search import BUILDING_NOTE, scan_search
 from sari_core.kernel import Kernel
@@ -148,3 +149,25 @@ def test_a_scan_takes_no_line_of_prose_for_a_definition(tmp_path: Path, walker: 
     assert [m.kind for m in text.matches if m.path != "pkg/pipeline.py"] == ["text"] * (
         len(text.matches) - 1)
     assert {m.path for m in symbol.matches} == {"pkg/pipeline.py"}
+
+
+def test_a_search_before_the_first_build_does_not_walk_the_tree_for_changes(
+        repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Without a watcher, the first drain of the stat check lists every folder of the tree;
+    # before the first build nothing is indexed to compare with, so a call must not pay it.
+    walks: list[str] = []
+    real_walk_dirs = IgnoreRules.walk_dirs
+
+    def counted(self: IgnoreRules, *args: object, **kwargs: object) -> object:
+        walks.append(str(self.root))
+        return real_walk_dirs(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(IgnoreRules, "walk_dirs", counted)
+    engine = Workspace([repo], index_path=tmp_path / "index.sqlite", watch=False)
+    try:
+        engine.scan_before_build = True  # as the CLI does: scan first, build after
+        with Kernel(engine) as kernel:
+            assert kernel.execute_search({"query": "execute_read"})["matches"]
+        assert walks == []
+    finally:
+        engine.close()
