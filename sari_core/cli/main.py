@@ -18,9 +18,7 @@ from pathlib import Path
 from sari_core import __version__
 from sari_core.cli import commands as core_commands
 from sari_core.kernel.commands import CommandRegistry
-from sari_core.kernel.local_policies import PLUGINS_DIR_ENV
-from sari_core.kernel.manager import SariPluginManager
-from sari_core.kernel.settings import SettingsError
+from sari_core.kernel.loading import PLUGINS_DIR_ENV
 
 # Commands run often enough that their start-up counts (an MCP client spawns ``serve`` and
 # waits for ``initialize``): given one of these, only its module is imported.
@@ -35,6 +33,8 @@ def build_registry(only: str | None = None) -> CommandRegistry:
     for module_info in sorted(pkgutil.iter_modules(core_commands.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{core_commands.__name__}.{module_info.name}")
         module.register(registry)
+    from sari_core.kernel.manager import SariPluginManager
+
     pm = SariPluginManager()
     try:
         pm.load_entry_points(strict=False)
@@ -90,15 +90,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args._run(args) or 0)
-    except SettingsError as exc:
-        # A setting the user wrote wrong: one line naming it, never a traceback.
-        print(f"sari {args.command}: {exc}", file=sys.stderr)
-        return 2
     except BrokenPipeError:
         # The reader went away (`sari search ... | head`): not an error; silence the
         # interpreter's own flush of stdout on exit.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Exception as exc:
+        # (imported here: the fast commands load the settings only when they need them)
+        from sari_core.kernel.settings import SettingsError
+
+        if not isinstance(exc, SettingsError):
+            raise
+        # A setting the user wrote wrong: one line naming it, never a traceback.
+        print(f"sari {args.command}: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

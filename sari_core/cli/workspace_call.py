@@ -14,9 +14,10 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sari_core.kernel import Kernel
+if TYPE_CHECKING:
+    from sari_core.kernel import Kernel
 
 
 def add_common(parser: argparse.ArgumentParser) -> None:
@@ -48,6 +49,7 @@ def run_call(args: argparse.Namespace, call: Callable[[Kernel], dict[str, Any]],
              render: Callable[[dict[str, Any]], None]) -> int:
     """Open the workspace, make sure the index is there, run ``call``, print the answer."""
     from sari_core.engine import Workspace
+    from sari_core.kernel import Kernel
 
     root = workspace_root(args.workspace)
     engine = Workspace([root], watch=False, exclude=configured_or_exit(root))

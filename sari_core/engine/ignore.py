@@ -26,14 +26,8 @@ from pathlib import Path
 import pathspec
 
 from sari_core.engine import fdwalk
+from sari_core.engine.fileset import DEFAULT_EXCLUDED_DIRS
 
-DEFAULT_EXCLUDED_DIRS = frozenset({
-    ".git", ".hg", ".svn", ".jj",
-    "node_modules", "bower_components", "vendor",
-    "dist", "build",
-    "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".nox", ".eggs",
-    ".venv", "venv",
-})
 VENV_MARKER = "pyvenv.cfg"
 GITIGNORE = ".gitignore"
 

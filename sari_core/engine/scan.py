@@ -18,24 +18,19 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import subprocess
-import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 
-from sari_core.engine import fdwalk, work_budget
-from sari_core.engine.ignore import DEFAULT_EXCLUDED_DIRS, Chain, IgnoreRules
+from sari_core.engine import fdwalk, rg_command, work_budget
+from sari_core.engine.ignore import Chain, IgnoreRules
 from sari_core.engine.names import folded, words
 from sari_core.engine.regex import compile_query
+from sari_core.engine.rg_command import LINES_PER_FILE, PREVIEW_COLUMNS, ripgrep, scannable
 from sari_core.engine.text_match import contains, glob_spec
 from sari_core.engine.textfile import BINARY_SNIFF_BYTES, MAX_INDEX_BYTES, decode, is_binary
 
 RG_ERROR = 2  # rg's exit status for an error (a pattern it cannot parse, among others)
-LINES_PER_FILE = 20  # line hits kept per file (what ranking looks at)
-PREVIEW_COLUMNS = 400  # longer lines come back cut (minified code)
 # Words that introduce a definition in the languages Sari parses, and what kind it is.
 DEFINITION_WORDS = {
     "def": "function", "function": "function", "func": "function", "fn": "function",
@@ -61,19 +56,6 @@ def definition_on(line: str) -> tuple[str, str] | None:
     if found is None:
         return None
     return found.group(2), DEFINITION_WORDS[found.group(1)]
-
-
-@cache
-def ripgrep() -> str | None:
-    """The ``rg`` binary: the ripgrep wheel's (next to this interpreter), else the PATH's."""
-    import sysconfig  # (slow to import; only the first scan needs it)
-
-    name = "rg.exe" if os.name == "nt" else "rg"
-    for folder in (Path(sys.executable).parent, Path(sysconfig.get_path("scripts"))):
-        candidate = folder / name
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return str(candidate)
-    return shutil.which("rg")
 
 
 def symbol_pattern(name: str, mode: str) -> str:
@@ -151,16 +133,7 @@ class WorkspaceScan:
     # --- ripgrep --------------------------------------------------------------------
 
     def _rg_command(self, binary: str) -> list[str]:
-        command = [binary, "--no-config", "--hidden", "--no-require-git", "--no-ignore-dot",
-                   "--no-ignore-global", "--no-ignore-parent", "--no-messages",
-                   "--max-filesize", str(MAX_INDEX_BYTES), "--color", "never"]
-        for name in sorted(DEFAULT_EXCLUDED_DIRS):
-            command += ["--glob", f"!{name}/"]
-        for line in self.extra_excludes:  # a re-inclusion ("!") cannot be a glob: skipped,
-            line = line.strip()            # and belongs() has the last word anyway
-            if line and not line.startswith(("#", "!")):
-                command += ["--glob", f"!{line}"]
-        return command
+        return rg_command.base_command(binary, self.extra_excludes)
 
     def files(self) -> Iterator[tuple[int, str]]:
         """Every file of the workspace (root index, path relative to it)."""
@@ -171,8 +144,8 @@ class WorkspaceScan:
                 for entry in rules.walk():
                     yield root, entry.rel
             return
-        output = subprocess.run([*self._rg_command(binary), "--files", "--null", "--",
-                                 *self.roots], capture_output=True, check=False).stdout
+        output, _ = rg_command.run([*self._rg_command(binary), "--files", "--null", "--",
+                                    *self.roots], timeout=None)
         for raw in output.split(b"\0"):
             if raw:
                 key = self._split(os.fsdecode(raw))
@@ -184,10 +157,7 @@ class WorkspaceScan:
         """The files with a line matching ``pattern`` and their first matching lines."""
         self._fresh()
         binary = self._ripgrep()
-        if binary is None or not pattern.isascii() or "\x00" in pattern:
-            # rg matches UTF-8 bytes; the index decodes legacy encodings (Latin-1...), so
-            # a non-ASCII pattern is matched on decoded text, as the index does (and a NUL
-            # cannot be passed as an argument)
+        if binary is None or not scannable(pattern):
             found = self._python_lines(pattern, regex, case_sensitive)
         else:
             found = self._rg_lines(binary, pattern, regex, case_sensitive)
@@ -203,7 +173,7 @@ class WorkspaceScan:
         None when rg cannot answer it exactly (no rg, a non-ASCII pattern, a NUL)."""
         self._fresh()
         binary = self._ripgrep()
-        if binary is None or not pattern.isascii() or "\x00" in pattern:
+        if binary is None or not scannable(pattern):
             return None
         output = self._run_rg([*self._rg_command(binary), "--files-with-matches", "--null"],
                               pattern, regex, case_sensitive, b"\0")
@@ -223,24 +193,19 @@ class WorkspaceScan:
         """What ``command`` (rg) prints for ``pattern`` within the search's deadline: past
         it, the whole records printed by then (the deadline noted on the budget); None when
         rg's syntax refuses a pattern RE2 takes (e.g. ``\\"``)."""
-        command = [*command, *([] if regex else ["--fixed-strings"]),
-                   "--case-sensitive" if case_sensitive else "--ignore-case"]
-        try:
-            done = subprocess.run([*command, "--regexp", pattern, "--", *self.roots],
-                                  capture_output=True, check=False,
-                                  timeout=work_budget.remaining())
-        except subprocess.TimeoutExpired as late:
+        stdout, status = rg_command.run(
+            rg_command.with_pattern(command, pattern, regex=regex, case_sensitive=case_sensitive,
+                                    roots=self.roots), timeout=work_budget.remaining())
+        if status is None:
             work_budget.stop("its deadline")
-            return (late.stdout or b"").rpartition(record_end)[0]
-        if done.returncode == RG_ERROR and not done.stdout:
+            return stdout.rpartition(record_end)[0]
+        if status == RG_ERROR and not stdout:
             return None
-        return done.stdout
+        return stdout
 
     def _rg_lines(self, binary: str, pattern: str, regex: bool, case_sensitive: bool
                   ) -> list[ScannedFile] | None:
-        command = [*self._rg_command(binary), "--null", "--line-number", "--no-heading",
-                   "--with-filename", "--max-count", str(LINES_PER_FILE),
-                   "--max-columns", str(PREVIEW_COLUMNS), "--max-columns-preview"]
+        command = rg_command.lines_command(binary, self.extra_excludes)
         stdout = self._run_rg(command, pattern, regex, case_sensitive, b"\n")
         if stdout is None:
             return None

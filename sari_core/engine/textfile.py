@@ -16,11 +16,11 @@ import os
 import stat
 from dataclasses import dataclass
 
+from sari_core.engine.fileset import MAX_INDEX_BYTES  # noqa: F401 - its home before fileset
 from sari_core.errors import ErrorCode, SariError
 from sari_core.models import NextCall
 
 BINARY_SNIFF_BYTES = 8192
-MAX_INDEX_BYTES = 16 * 1024 * 1024  # larger files are listed but not searched
 MAX_READ_BYTES = 4 * 1024 * 1024  # mode='file' above this size asks for a snippet
 
 LANGUAGES = {

@@ -18,6 +18,22 @@ It knows no plugin's vocabulary. The pieces, one job each:
 Plugins import what they need from :mod:`sari_core` itself, not from here.
 """
 
-from sari_core.kernel.pipeline import Kernel
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sari_core.kernel.pipeline import Kernel
 
 __all__ = ["Kernel"]
+
+
+def __getattr__(name: str) -> Any:
+    # Loaded on first use: the command line's registry (kernel.commands) and the server's
+    # first reply must not wait for the pipeline's imports.
+    if name != "Kernel":
+        raise AttributeError(f"module 'sari_core.kernel' has no attribute {name!r}")
+    from sari_core.kernel.pipeline import Kernel
+
+    globals()["Kernel"] = Kernel
+    return Kernel

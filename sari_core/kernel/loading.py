@@ -9,15 +9,15 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-if sys.version_info >= (3, 12):
-    from importlib.metadata import EntryPoint, entry_points
-else:  # pragma: no cover - older Pythons need the backport for .select()
-    from importlib_metadata import EntryPoint, entry_points
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 ENTRY_POINT_GROUP = "sari"
 ALLOW_ENV = "SARI_PLUGINS"
 DENY_ENV = "SARI_DISABLE_PLUGINS"
+PLUGINS_DIR_ENV = "SARI_PLUGINS_DIR"  # a folder of local policy modules (see local_policies)
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,12 @@ def env_names(var: str) -> list[str] | None:
 
 def installed_entry_points(group: str = ENTRY_POINT_GROUP) -> list[EntryPoint]:
     """Entry points of ``group``, by name (load order never matters, but listings do)."""
+    # (imported here: reading the metadata is slow to set up, and the command line's fast
+    # commands name this module's settings long before they load any plugin)
+    if sys.version_info >= (3, 12):
+        from importlib.metadata import entry_points
+    else:  # pragma: no cover - older Pythons need the backport for .select()
+        from importlib_metadata import entry_points
     return sorted(entry_points(group=group), key=lambda e: e.name)
 
 

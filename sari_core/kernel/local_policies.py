@@ -26,7 +26,13 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from sari_core.errors import ErrorCode
-from sari_core.kernel.loading import ALLOW_ENV, DENY_ENV, PluginInfo, env_names
+from sari_core.kernel.loading import (
+    ALLOW_ENV,
+    DENY_ENV,
+    PLUGINS_DIR_ENV,
+    PluginInfo,
+    env_names,
+)
 from sari_core.kernel.manager import hookimpl
 from sari_core.kernel.verdicts import Verdict
 from sari_core.locations import config_file
@@ -40,7 +46,6 @@ if TYPE_CHECKING:
     from sari_core.kernel.manager import SariPluginManager
     from sari_core.models import MutationEvent
 
-PLUGINS_DIR_ENV = "SARI_PLUGINS_DIR"
 CONFIG_KEY = "plugins_dir"
 MODULE_PREFIX = "sari_local_policies."
 GUARD_NAME = "sari.policy-folder-guard"

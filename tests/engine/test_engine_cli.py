@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -95,3 +97,67 @@ def test_the_first_search_of_a_never_indexed_tree_answers_from_a_scan_then_build
     assert "index is still being built" in err and "building the index" in err
     code, out, err = run(capsys, "search", "def execute_read", "--workspace", str(repo))
     assert code == 0 and "(index still building)" not in out and "building" not in err
+
+
+def spawned_rg(monkeypatch: pytest.MonkeyPatch) -> tuple[list[list[str]], list[list[str]]]:
+    """(commands started early, commands spawned in all) of the scan's rg processes."""
+    from sari_core.engine import rg_command
+
+    early: list[list[str]] = []
+    spawned: list[list[str]] = []
+    real_start, real_popen = rg_command.start_early, rg_command.subprocess.Popen
+
+    def start(command: list[str]) -> None:
+        early.append(list(command))
+        real_start(command)
+
+    def popen(command: list[str], *args: object, **kwargs: object) -> object:
+        spawned.append(list(command))
+        return real_popen(command, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(rg_command, "start_early", start)
+    monkeypatch.setattr(rg_command.subprocess, "Popen", popen)
+    return early, spawned
+
+
+def test_a_first_search_takes_the_ripgrep_started_before_the_kernel_loaded(
+        repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from sari_core.engine import rg_command
+
+    early, spawned = spawned_rg(monkeypatch)
+    code, out, err = run(capsys, "search", "def helper", "--workspace", str(repo))
+    assert code == 0 and out.startswith("src/app.py:12  def helper(value):")
+    assert "building the index" in err
+    searches = [command for command in spawned if "--regexp" in command]
+    assert len(early) == 1 and searches == early  # one rg: the early one, taken
+    assert not rg_command._early
+
+
+def test_nothing_starts_early_for_an_indexed_workspace_or_a_symbol_search(
+        repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    early, _ = spawned_rg(monkeypatch)
+    assert run(capsys, "search", "renderPage", "--workspace", str(repo), "--kind",
+               "symbol")[0] == 0
+    assert run(capsys, "search", "def helper", "--workspace", str(repo))[0] == 0  # indexed
+    assert early == []
+
+
+def test_an_early_scan_nobody_takes_is_stopped_at_exit() -> None:
+    from sari_core.engine import rg_command
+
+    command = [sys.executable, "-c", "import time; time.sleep(60)"]
+    rg_command.start_early(command)
+    process = rg_command._early[tuple(command)]
+    rg_command._stop_unused()
+    assert process.returncode is not None and not rg_command._early
+
+
+def test_search_starts_ripgrep_before_loading_the_kernel_or_pydantic() -> None:
+    probe = ("import sys\nfrom sari_core.cli.main import build_registry\n"
+             "from sari_core.cli import early_scan\n"
+             "build_registry('search')\n"
+             "print(*[m in sys.modules for m in ('sari_core.kernel.pipeline', 'pydantic', "
+             "'sari_core.engine.workspace', 'importlib_metadata')])")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False"] * 4

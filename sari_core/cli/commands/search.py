@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sari_core.cli.workspace_call import add_common, given, run_call
+from sari_core.cli.workspace_call import (
+    add_common,
+    configured_or_exit,
+    given,
+    run_call,
+    workspace_root,
+)
 from sari_core.kernel.commands import CommandRegistry
 
 
@@ -59,6 +65,11 @@ def _count(number: int, one: str, many: str | None = None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from sari_core.cli.early_scan import start_early_scan
+
+    # rg reads the tree while the kernel loads (a never-indexed workspace is scanned)
+    start_early_scan(args, workspace_root(args.workspace), configured_or_exit(
+        workspace_root(args.workspace)))
     arguments = {"query": args.query, **given(args, {
         "kind": "kind", "match": "match", "limit": "limit", "glob": "path_glob", "case_sensitive": "case_sensitive",
         "session_id": "session_id"})}

@@ -1,0 +1,116 @@
+"""ripgrep for the scan: where ``rg`` is, the command lines a scan runs, and scans started early.
+
+A scan's time is mostly ripgrep's; a one-shot command line can start the very ``rg`` its
+search will run before the rest of Sari is even imported (:func:`start_early`), and the
+scan then takes that process's output instead of starting another (:func:`run`): rg reads
+the tree while Python loads. Only an identical command line is taken, so the answer is the
+one a scan started late would give. This module imports nothing of Sari but the file-set
+bounds, so starting early costs next to nothing.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+
+from sari_core.engine.fileset import DEFAULT_EXCLUDED_DIRS, MAX_INDEX_BYTES
+
+LINES_PER_FILE = 20  # line hits kept per file (what ranking looks at)
+PREVIEW_COLUMNS = 400  # longer lines come back cut (minified code)
+
+_early: dict[tuple[str, ...], subprocess.Popen[bytes]] = {}
+
+
+@cache
+def ripgrep() -> str | None:
+    """The ``rg`` binary: the ripgrep wheel's (next to this interpreter), else the PATH's."""
+    import sysconfig  # (slow to import; only the first scan needs it)
+
+    name = "rg.exe" if os.name == "nt" else "rg"
+    for folder in (Path(sys.executable).parent, Path(sysconfig.get_path("scripts"))):
+        candidate = folder / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return shutil.which("rg")
+
+
+def base_command(binary: str, extra_excludes: Sequence[str]) -> list[str]:
+    """rg over the workspace's file set: hidden files, ``.gitignore`` with or without git,
+    the default exclusions and the workspace's own as globs, the index's size limit."""
+    command = [binary, "--no-config", "--hidden", "--no-require-git", "--no-ignore-dot",
+               "--no-ignore-global", "--no-ignore-parent", "--no-messages",
+               "--max-filesize", str(MAX_INDEX_BYTES), "--color", "never"]
+    for name in sorted(DEFAULT_EXCLUDED_DIRS):
+        command += ["--glob", f"!{name}/"]
+    for line in extra_excludes:  # a re-inclusion ("!") cannot be a glob: skipped, and
+        line = line.strip()       # the scan's own ignore check has the last word anyway
+        if line and not line.startswith(("#", "!")):
+            command += ["--glob", f"!{line}"]
+    return command
+
+
+def lines_command(binary: str, extra_excludes: Sequence[str]) -> list[str]:
+    """rg printing each file's first matching lines: ``path NUL number:text``."""
+    return [*base_command(binary, extra_excludes), "--null", "--line-number", "--no-heading",
+            "--with-filename", "--max-count", str(LINES_PER_FILE),
+            "--max-columns", str(PREVIEW_COLUMNS), "--max-columns-preview"]
+
+
+def with_pattern(command: Sequence[str], pattern: str, *, regex: bool, case_sensitive: bool,
+                 roots: Sequence[str]) -> list[str]:
+    """``command`` searching ``roots`` for ``pattern``."""
+    return [*command, *([] if regex else ["--fixed-strings"]),
+            "--case-sensitive" if case_sensitive else "--ignore-case",
+            "--regexp", pattern, "--", *roots]
+
+
+def scannable(pattern: str) -> bool:
+    """Whether rg can look for ``pattern`` as the index would: rg matches UTF-8 bytes while
+    the index decodes legacy encodings (Latin-1...), so a non-ASCII pattern is matched on
+    decoded text instead; and a NUL cannot be passed as an argument."""
+    return pattern.isascii() and "\x00" not in pattern
+
+
+def start_early(command: Sequence[str]) -> None:
+    """Start ``command`` now; :func:`run` of the same command takes its output. A process
+    nobody takes is stopped when the interpreter exits."""
+    key = tuple(command)
+    if key in _early:
+        return
+    try:
+        _early[key] = subprocess.Popen(key, stdout=subprocess.PIPE,
+                                       stderr=subprocess.DEVNULL)
+    except OSError:
+        return  # the late scan starts its own and reports what went wrong
+    if len(_early) == 1:
+        atexit.register(_stop_unused)
+
+
+def _stop_unused() -> None:
+    for process in _early.values():
+        process.kill()
+        process.wait()
+    _early.clear()
+
+
+def run(command: Sequence[str], timeout: float | None) -> tuple[bytes, int | None]:
+    """(stdout, exit status) of ``command``, taking the process :func:`start_early` started
+    for the same command when there is one; past ``timeout`` the process is stopped and the
+    status is None (stdout then holds what it printed by then)."""
+    process = _early.pop(tuple(command), None)
+    if process is None:
+        process = subprocess.Popen(list(command), stdout=subprocess.PIPE,
+                                   stderr=subprocess.DEVNULL)
+    try:
+        stdout, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        stdout, _ = process.communicate()
+        return stdout or b"", None
+    return stdout, process.returncode
