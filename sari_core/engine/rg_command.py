@@ -89,10 +89,11 @@ def start_early(command: Sequence[str]) -> None:
     except OSError:
         return  # the late scan starts its own and reports what went wrong
     if len(_early) == 1:
-        atexit.register(_stop_unused)
+        atexit.register(stop_unused)
 
 
-def _stop_unused() -> None:
+def stop_unused() -> None:
+    """Stop the early processes no scan took (the call was refused, or scanned otherwise)."""
     for process in _early.values():
         process.kill()
         process.wait()

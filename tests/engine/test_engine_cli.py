@@ -133,6 +133,16 @@ def test_a_first_search_takes_the_ripgrep_started_before_the_kernel_loaded(
     assert not rg_command._early
 
 
+def test_an_early_scan_the_call_did_not_take_is_stopped_after_the_answer(
+        repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from sari_core.engine import rg_command
+
+    early, spawned = spawned_rg(monkeypatch)
+    monkeypatch.setattr(rg_command, "run", lambda command, timeout: (b"", 0))  # nothing taken
+    assert run(capsys, "search", "def helper", "--workspace", str(repo))[0] == 0
+    assert len(early) == 1 and not rg_command._early
+
+
 def test_nothing_starts_early_for_an_indexed_workspace_or_a_symbol_search(
         repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     early, _ = spawned_rg(monkeypatch)
@@ -148,7 +158,7 @@ def test_an_early_scan_nobody_takes_is_stopped_at_exit() -> None:
     command = [sys.executable, "-c", "import time; time.sleep(60)"]
     rg_command.start_early(command)
     process = rg_command._early[tuple(command)]
-    rg_command._stop_unused()
+    rg_command.stop_unused()
     assert process.returncode is not None and not rg_command._early
 
 

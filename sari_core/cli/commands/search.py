@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sari_core.cli.workspace_call import (
     add_common,
@@ -13,6 +13,9 @@ from sari_core.cli.workspace_call import (
     workspace_root,
 )
 from sari_core.kernel.commands import CommandRegistry
+
+if TYPE_CHECKING:
+    from sari_core.kernel import Kernel
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -66,14 +69,22 @@ def _count(number: int, one: str, many: str | None = None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from sari_core.cli.early_scan import start_early_scan
+    from sari_core.engine import rg_command
 
     # rg reads the tree while the kernel loads (a never-indexed workspace is scanned)
-    start_early_scan(args, workspace_root(args.workspace), configured_or_exit(
-        workspace_root(args.workspace)))
+    root = workspace_root(args.workspace)
+    start_early_scan(args, root, configured_or_exit(root))
     arguments = {"query": args.query, **given(args, {
         "kind": "kind", "match": "match", "limit": "limit", "glob": "path_glob", "case_sensitive": "case_sensitive",
         "session_id": "session_id"})}
-    return run_call(args, lambda kernel: kernel.execute_search(arguments), render)
+
+    def search(kernel: Kernel) -> dict[str, Any]:
+        try:
+            return kernel.execute_search(arguments)
+        finally:  # an early rg the call did not take (a policy refused it...) stops now
+            rg_command.stop_unused()
+
+    return run_call(args, search, render)
 
 
 def register(registry: CommandRegistry) -> None:
