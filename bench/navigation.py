@@ -307,7 +307,7 @@ def _misses(root: Path, symbol: str, kind: str, found: set[Pair], truth: set[Pai
             out.append(f"{path}:{line}: {lines[line - 1].strip() if line <= len(lines) else ''}")
         return out
     return {"symbol": symbol, "kind": kind, "wrong": shown(found - truth),
-            "missed": shown(truth - found)}
+            "missed": shown(truth - found), "truth": sorted(truth)}
 
 
 def run_bench(root: Path, workspace: Workspace, runner: ValidationRunner, names: list[str],
