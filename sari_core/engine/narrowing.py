@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from sari_core.engine.receiver_types import ReceiverTypes, module_aliases, receiver_chain
 from sari_core.engine.scopes import Scope, innermost
 from sari_core.engine.store import IndexStore
 from sari_core.engine.symbol_target import Named, Target, module_of
@@ -32,6 +33,32 @@ from sari_core.engine.symbol_target import Named, Target, module_of
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _IGNORED_WORDS = frozenset(("self", "cls", "obj", "the", "a", "my", "base", "get"))
 _COMMENTS = ("#", "//", "/*", "* ", "--")
+
+
+def _annotation_string(line: str, column: int) -> bool:
+    """Is the string holding ``column`` a forward reference (its whole text a type, where
+    a type is written: after ``:``, ``->``, inside a subscript, or ``cast(``'s first)?"""
+    before = line[:column]
+    opening = max(before.rfind('"'), before.rfind("'"))
+    quote = line[opening]
+    closing = line.find(quote, column)
+    if opening < 0 or closing < 0 or not _TYPE_STRING.fullmatch(line[opening + 1:closing]):
+        return False
+    ahead = line[:opening].rstrip()
+    if ahead.endswith((":", "->", "|", "cast(", "bound=")):
+        return not line.lstrip().startswith(("__all__", "lambda"))
+    if not ahead.endswith(("[", ",")):
+        return False
+    depth = 0  # the subscript the string is in: a generic type's (t.Optional[...])
+    for index in range(len(ahead) - 1, -1, -1):
+        depth += {"]": 1, "[": -1}.get(ahead[index], 0)
+        if depth < 0:
+            return bool(_GENERIC.search(ahead[:index]))
+    return False
+
+
+_TYPE_STRING = re.compile(r"[\w.\[\], |]+")
+_GENERIC = re.compile(r"(?<![\w.])(?:\w+\.)*[A-Z]\w*\s*\Z")
 
 
 def _in_string(line: str, column: int) -> bool:
@@ -63,17 +90,17 @@ class Narrower:
         self.other_lines = {(n.row.file_id, n.row.line) for n in target.others}
         mine = {_last(n.parent) for n in target.chosen if n.parent}
         theirs = {_last(n.parent) for n in target.others if n.parent} - mine
-        self.mine = mine | _extending(store, mine)
-        self.theirs = (theirs | _extending(store, theirs)) - self.mine
+        # a subclass overriding the method has its own: it is not the chosen one's
+        self.mine = mine | _extending(store, mine, stop=theirs)
+        self.theirs = (theirs | _extending(store, theirs, stop=mine)) - self.mine
+        self.types = ReceiverTypes(store)
         self.functions = [n for n in target.chosen if n.parent is None]
         self.methods = [n for n in target.chosen if n.parent is not None]
         self.modules = {part for n in (*target.chosen, *target.others)
                         for part in module_of(n.row.path).split(".")} - self.mine
         self.other_functions = [n for n in target.others if n.parent is None]
         self.undecided = 0
-        self._texts: dict[int, list[str]] = {}
         self._prose: dict[int, set[int]] = {}
-        self._text_of = lambda file_id: store.text_of(file_id) or ""
         self._word = re.compile(rf"(?<![\w$]){re.escape(self.name)}(?![\w$])")
 
     def keep(self, use: Use, tree: list[Scope], file_text: str) -> bool:
@@ -87,20 +114,27 @@ class Narrower:
             return False  # a comment or a docstring names it; it does not use it
         verdicts = []
         for found in self._word.finditer(use.text):
-            if _in_string(use.text, found.start()):
-                continue
             before, after = use.text[:found.start()], use.text[found.end():]
+            if _in_string(use.text, found.start()) \
+                    and not _annotation_string(use.text, found.start()):
+                continue  # a string, but no forward reference ("Template", "t.List[Env]")
             if before.rstrip().endswith("."):
                 if _IMPORT.match(use.text):
                     verdicts.append(False)  # a part of a module's dotted path
                     continue
                 receiver = _receiver(before.rstrip())
+                chain = receiver_chain(before)
+                if self.methods and not self.functions and receiver != "super()":
+                    classes = self.types.of(chain, use.file_id, use.line)
+                    if classes is not None:  # an annotation, a constructor, self: its class
+                        verdicts.append(bool(classes & self.mine))
+                        continue
                 if self.methods and not self.functions and not (
                         after.lstrip().startswith("(") or (
                             _called(after) and receiver in ("self", "cls", "this", *self.mine))):
                     verdicts.append(False)  # x.name = ..., x.name.y: a data attribute
                     continue
-                verdicts.append(self._by_receiver(receiver, use, tree))
+                verdicts.append(self._by_receiver(receiver, chain, use, tree))
             else:
                 verdicts.append(self._bare_use(use, file_text, before, after, tree))
         if not verdicts or all(verdict is False for verdict in verdicts):
@@ -110,12 +144,12 @@ class Narrower:
         self.undecided += 1
         return True
 
-    def _by_receiver(self, receiver: str, use: Use, tree: list[Scope]) -> bool | None:
+    def _by_receiver(self, receiver: str, chain: list[str], use: Use, tree: list[Scope]
+                     ) -> bool | None:
         if not self.methods:  # a module's function or class: only through its module
-            parts = {part for n in self.functions for part in module_of(n.row.path).split(".")}
-            return receiver in parts
-        if receiver == "super()":  # the class extended, which the index does not resolve
-            return None
+            return self._through_module(chain, receiver, use)
+        if receiver == "super()":
+            return self._through_super(use, tree)
         if receiver in ("self", "cls", "this"):
             owner = _class_at(tree, use.line)
             if owner is None:
@@ -128,9 +162,6 @@ class Narrower:
         if receiver in self.theirs or (receiver in self.modules
                                        and self._imports_module(use, receiver)):
             return False  # another class, or an imported module: not an instance of this one
-        typed = _type_of(receiver, use, tree, self._lines(use))
-        if typed is not None:  # x = Session(...), or x: Session, in the function it is in
-            return typed in self.mine
         by_words = self._by_words(receiver)
         if by_words is not None:
             return by_words
@@ -149,9 +180,36 @@ class Narrower:
         return self._prose[file_id]
 
     def _lines(self, use: Use) -> list[str]:
-        if use.file_id not in self._texts:
-            self._texts = {use.file_id: self._text_of(use.file_id).split("\n")}
-        return self._texts[use.file_id]
+        return self.types.lines(use.file_id)
+
+    def _through_module(self, chain: list[str], receiver: str, use: Use) -> bool:
+        """``module.name`` for a module's function or class: the module written (through
+        the file's imports: ``import pkg.nodes as n``) must be the definition's."""
+        parts = {part for n in self.functions for part in module_of(n.row.path).split(".")}
+        if not chain or chain[-1].endswith("()"):
+            return receiver in parts
+        aliases = module_aliases(self._lines(use))
+        written = ".".join([aliases.get(chain[0], chain[0]), *chain[1:]]).lstrip(".")
+        if not written:
+            return False
+        chosen = {module_of(n.row.path) for n in self.functions}
+        if any(f".{module}".endswith(f".{written}") for module in chosen):
+            return True
+        # a package re-exporting it (``jinja2.Template``): a package holding its module
+        return written.rsplit(".", 1)[-1] in parts and not any(
+            f".{module_of(n.row.path)}".endswith(f".{written}") for n in self.other_functions)
+
+    def _through_super(self, use: Use, tree: list[Scope]) -> bool | None:
+        """``super().name`` in a class: the method of the class it extends."""
+        owner = _class_at(tree, use.line)
+        if owner is None:
+            return None
+        bases = self.types.bases(owner)
+        if bases & self.mine:
+            return True
+        if bases and bases <= self.theirs:
+            return False
+        return None
 
     def _by_words(self, variable: str) -> bool | None:
         words = _words(variable)
@@ -197,8 +255,8 @@ class Narrower:
         lines = file_text.split("\n")
         head = " ".join(lines[scope.line - 1:min(scope.line + 5, len(lines))])
         params = head[head.find("(") + 1:head.find(")")] if "(" in head else ""
-        if self._word.search(params):
-            return True
+        if re.search(rf"(?:^|[,(])\s*\**{re.escape(self.name)}\s*(?:[:=,)]|\Z)", params):
+            return True  # a parameter's name, not a word of an annotation or a default
         assigned = re.compile(rf"^\s*{re.escape(self.name)}\s*(?::[^=]*)?=(?!=)")
         return any(assigned.match(lines[number - 1])
                    for number in range(scope.line, min(use.line, len(lines)) + 1))
@@ -265,23 +323,6 @@ def _shares_word(words: set[str], class_name: str) -> bool:
                                      for word in words for other in mine)
 
 
-def _type_of(variable: str, use: Use, tree: list[Scope], lines: list[str]) -> str | None:
-    """The class ``variable`` was made from or annotated with, in the function holding
-    the use (``x = Session(...)``, ``x: Session``, ``def f(x: Session)``), else None."""
-    scope = innermost(tree, use.line)
-    first = scope.line if scope is not None else max(1, use.line - 50)
-    name = re.escape(variable)
-    made = re.compile(
-        rf"(?<![\w.]){name}\s*(?::\s*[\w.\[\]|, ]*?)?=\s*(?:\w+\.)*([A-Z]\w*)\s*\(")
-    annotated = re.compile(rf"(?<![\w.]){name}\s*:\s*(?:[\w]+\.)*([A-Z]\w*)")
-    for number in range(min(use.line, len(lines)), first - 1, -1):
-        text = lines[number - 1]
-        found = made.search(text) or annotated.search(text)
-        if found:
-            return found.group(1)
-    return None
-
-
 def _last(qualified: str | None) -> str:
     return (qualified or "").rsplit(".", 1)[-1]
 
@@ -300,8 +341,10 @@ def _class_at(tree: list[Scope], line: int) -> str | None:
         level = scope.children
 
 
-def _extending(store: IndexStore, classes: set[str]) -> set[str]:
-    """Every class extending one of ``classes``, through any number of steps."""
+def _extending(store: IndexStore, classes: set[str], stop: set[str] = frozenset()
+               ) -> set[str]:
+    """Every class extending one of ``classes``, through any number of steps, but not
+    through a class in ``stop`` (one overriding the method asked about)."""
     found: set[str] = set()
     todo = set(classes)
     while todo:
@@ -315,10 +358,18 @@ def _extending(store: IndexStore, classes: set[str]) -> set[str]:
                     "SELECT name FROM symbols WHERE file_id = ? AND is_def = 1 AND line <= ? "
                     "AND end_line >= ? AND kind IN ('class', 'interface', 'struct') "
                     "ORDER BY line DESC LIMIT 1", (file_id, line, line)):
-                if name not in found and name not in classes:
+                if name not in found and name not in classes and name not in stop:
                     found.add(name)
                     todo.add(name)
     return found
+
+
+def overrides(store: IndexStore, target: Target) -> list[Named]:
+    """The definitions of the chosen method's name in classes extending its class, at
+    any depth: what implements (overrides) it."""
+    classes = {_last(n.parent) for n in target.chosen if n.parent}
+    below = _extending(store, classes)
+    return [n for n in target.others if n.parent and _last(n.parent) in below]
 
 
 def note(target: Target, before: int, after: int, undecided: int) -> str:
@@ -331,4 +382,4 @@ def note(target: Target, before: int, after: int, undecided: int) -> str:
     return text + "."
 
 
-__all__ = ["Narrower", "Named", "Use", "innermost", "note"]
+__all__ = ["Narrower", "Named", "Use", "innermost", "note", "overrides"]

@@ -37,7 +37,7 @@ from typing import Any
 
 from sari_core.engine.grammars import GRAMMARS
 from sari_core.engine.names import MatchMode, like_pattern, matches, rank
-from sari_core.engine.narrowing import Narrower, Use, note
+from sari_core.engine.narrowing import Narrower, Use, note, overrides
 from sari_core.engine.paths import PathGuard
 from sari_core.engine.scopes import Scope, definition_trees, innermost
 from sari_core.engine.store import IndexStore
@@ -131,7 +131,14 @@ class Navigator:
         precision = PRECISION
         if target is not None and target.note:
             notes.append(target.note)
-        elif target is not None and target.named and call.kind != "implementations":
+        elif target is not None and target.named and call.kind == "implementations" \
+                and any(n.parent for n in target.chosen):
+            found = [Location(n.row.file_id, n.row.root, n.row.path, n.row.line, n.row.name)
+                     for n in overrides(self.store, target)]
+            notes.append(f"The overrides of {target.chosen[0].qualified} in the classes "
+                         "extending its class, as the index sees their bases.")
+            precision = NARROWED
+        elif target is not None and target.named:
             before = len(found)
             found, undecided = self._narrowed(found, target)
             notes.append(note(target, before, len(found), undecided))
