@@ -123,7 +123,7 @@ class Narrower:
                     verdicts.append(False)  # a part of a module's dotted path
                     continue
                 receiver = _receiver(before.rstrip())
-                chain = receiver_chain(before)
+                chain = receiver_chain(_continued(before, self._lines(use), use.line))
                 if self.methods and not self.functions and receiver != "super()":
                     classes = self.types.of(chain, use.file_id, use.line)
                     if classes is not None:  # an annotation, a constructor, self: its class
@@ -269,6 +269,21 @@ _BUILTIN_METHODS = frozenset(name for kind in (dict, list, set, str, bytes, tupl
 
 
 _IMPORT = re.compile(r"\s*(from|import)\s")
+
+
+def _continued(before: str, lines: list[str], line: int) -> str:
+    """``before`` with the lines ahead of it that open the call or subscript it closes
+    (``Request(\n  ...\n).prepare``: the receiver starts lines above)."""
+    text = before
+    number = line - 1
+    while text.count(")") + text.count("]") > text.count("(") + text.count("[") \
+            and number > 0 and line - number <= _CONTINUED_LINES:
+        text = lines[number - 1].split("#", 1)[0].strip() + " " + text.lstrip()
+        number -= 1
+    return text
+
+
+_CONTINUED_LINES = 30
 
 
 def _called(after: str) -> bool:

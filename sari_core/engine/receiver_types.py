@@ -24,6 +24,7 @@ _TRANSPARENT = frozenset(("Optional", "Union", "Final", "ClassVar", "Annotated",
                           "type", "Required", "NotRequired", "ReadOnly"))
 _NOT_A_CLASS = frozenset(("None", "Any", "t", "typing", "te", "typing_extensions"))
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_CONSTRUCTOR = re.compile(r"(?:\w+\.)*([A-Z]\w*)\s*\(")
 _TYPE_TEXT = re.compile(r"[\w.\[\], |'\"]+\Z")
 
 
@@ -236,6 +237,12 @@ def module_aliases(lines: list[str]) -> dict[str, str]:
     return found
 
 
+def _constructs(callee: str, definitions: Definitions) -> bool:
+    """Is calling ``callee`` making an instance: an indexed class, or a CapWords name (a
+    class by Python's naming convention, ``threading.Event()``, whose methods are its own)?"""
+    return definitions.is_class(callee) or (callee[:1].isupper() and not callee.isupper())
+
+
 def parameter_annotation(lines: list[str], tree: list[Scope], line: int, name: str
                          ) -> set[str] | None:
     """The classes the annotation of parameter ``name`` of the function holding ``line``
@@ -304,13 +311,13 @@ class ReceiverTypes(Definitions):
             current = {owner} if owner else None
         elif head.endswith("()"):
             callee = head[:-2]
-            current = {callee} if self.is_class(callee) else self.returns(callee, None)
+            current = {callee} if _constructs(callee, self) else self.returns(callee, None)
         else:
             current = self.variable(head, file_id, line, depth)
             if current is None and self.is_class(head):
                 current = {head}  # the class itself: Session.send(session, ...)
         for part in rest:
-            if part.endswith("()") and self.is_class(part[:-2]):
+            if part.endswith("()") and _constructs(part[:-2], self):
                 current = {part[:-2]}  # module.Class(...)
                 continue
             if current is None:
@@ -338,7 +345,8 @@ class ReceiverTypes(Definitions):
             rf"(?<![\w.]){escaped}\s*(?::\s*(?P<ann>[^=]+?))?\s*=(?!=)\s*(?P<value>.+)")
         bound = re.compile(rf"\bwith\s+(?P<value>.+?)\s+as\s+{escaped}\b")
         looped = re.compile(rf"\bfor\s+{escaped}\b")
-        for number in range(min(line, len(lines)), first - 1, -1):
+        # the use's own line binds the name only after it is read (x = x.parent())
+        for number in range(min(line - 1, len(lines)), first - 1, -1):
             text = lines[number - 1].split("#", 1)[0]
             if number == first and scope is not None:
                 return parameter_annotation(lines, tree, line, name)
@@ -350,6 +358,9 @@ class ReceiverTypes(Definitions):
             if found.groupdict().get("ann"):
                 return annotation_classes(found["ann"])
             value = found["value"].strip().rstrip(":").strip()
+            made = _CONSTRUCTOR.match(value)
+            if made and not value.endswith(")"):  # Class(... on lines that follow
+                return {made.group(1)}
             if value.endswith((")", "]")) or _IDENTIFIER.fullmatch(value.replace(".", "_")):
                 return self.of(receiver_chain(value + "."), file_id, number, depth + 1) \
                     if receiver_chain(value + ".") and receiver_chain(value + ".") != [name] \
