@@ -33,7 +33,7 @@ from sari_core.client_request import ClientRequest, client_request
 from sari_core.errors import ErrorCode
 from sari_core.kernel import Kernel
 from sari_core.server.catalog import ToolCatalog
-from sari_core.server.connections import ConnectionIds
+from sari_core.server.connections import CATALOG_KEY, ConnectionIds, sdk_connection
 from sari_core.server.index_progress import (
     note_first_call_while_building,
     reporting_index_progress,
@@ -180,7 +180,7 @@ class SariServer:
     async def _list_tools(self, ctx: ServerRequestContext[Any],
                           params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
         await self._require_kernel()
-        return types.ListToolsResult(tools=self.catalog.tools(self._structured(ctx)))
+        return types.ListToolsResult(tools=self._catalog_for(ctx).tools(self._structured(ctx)))
 
     async def _call_tool(self, ctx: ServerRequestContext[Any],
                          params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -191,9 +191,10 @@ class SariServer:
         try:
             if self.before_call is not None:
                 await self.before_call(ctx)
+            catalog = self._catalog_for(ctx)
             with client_request(request):
-                response = await self._serve(ctx, name, dict(params.arguments or {}))
-            return to_call_result(response, self.catalog.text_format, self._structured(ctx),
+                response = await self._serve(ctx, catalog, name, dict(params.arguments or {}))
+            return to_call_result(response, catalog.text_format, self._structured(ctx),
                                   self._output_schema(name))
         except Exception as exc:  # the transport must outlive any failure of a call
             incident = uuid.uuid4().hex[:12]
@@ -208,6 +209,13 @@ class SariServer:
             raise MCPError(code=types.INTERNAL_ERROR,
                            message=f"Sari's tools are unavailable: {exc}") from None
 
+    def _catalog_for(self, ctx: ServerRequestContext[Any]) -> ToolCatalog:
+        """The tools of the kernel serving this connection: its own (the roots its client
+        declared over HTTP) or the server's."""
+        connection = sdk_connection(ctx)
+        own = connection.state.get(CATALOG_KEY) if connection is not None else None
+        return own if isinstance(own, ToolCatalog) else self.catalog
+
     def _output_schema(self, name: str) -> dict[str, Any] | None:
         entry = self.catalog.get(name)
         return entry.tool.output_schema if entry is not None else None
@@ -218,12 +226,12 @@ class SariServer:
         info = getattr(params, "client_info", None)
         return self.catalog.options.structured_for(getattr(info, "name", None))
 
-    async def _serve(self, ctx: ServerRequestContext[Any], name: str,
+    async def _serve(self, ctx: ServerRequestContext[Any], catalog: ToolCatalog, name: str,
                      arguments: dict[str, Any]) -> dict[str, Any]:
-        entry = self.catalog.get(name)
+        entry = catalog.get(name)
         if entry is None:
             log.info("unknown tool %r", name)
-            return unknown_tool(name, self.catalog.names())
+            return unknown_tool(name, catalog.names())
         if has_lone_surrogate(arguments):
             # Not Unicode: no tool could store, search or echo it (and JSON encoding fails).
             return server_refusal(
@@ -237,7 +245,7 @@ class SariServer:
             return request_too_large(name, size, self.max_request_bytes)
         connection_id = self.connections.for_request(ctx)
         started = time.perf_counter()
-        async with reporting_index_progress(ctx, getattr(self.kernel, "engine", None)):
+        async with reporting_index_progress(ctx, getattr(catalog.kernel, "engine", None)):
             if self.inline_reads and entry.read_only \
                     and arguments.get("mode") in INLINE_READ_MODES.get(name, ()):
                 response = entry.invoke(arguments, connection_id)
@@ -250,7 +258,7 @@ class SariServer:
                     return busy.response
         if not isinstance(response, dict) or "ok" not in response:
             raise TypeError(f"{name} returned {type(response).__name__}, not a response object")
-        note_first_call_while_building(response, getattr(self.kernel, "engine", None),
+        note_first_call_while_building(response, getattr(catalog.kernel, "engine", None),
                                        self._told_index_building, connection_id)
         log.debug("tool %s ok=%s in %.1f ms (connection %s)", name, response["ok"],
                   (time.perf_counter() - started) * 1000.0, connection_id)

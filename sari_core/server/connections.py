@@ -30,6 +30,8 @@ from sari_core.kernel.sessions import new_connection_id
 log = logging.getLogger(__name__)
 
 STATE_KEY = "sari.connection_id"
+# The tool catalog of the kernel serving one connection, when not the server's own.
+CATALOG_KEY = "sari.catalog"
 
 EndConnection = Callable[[str], None]
 

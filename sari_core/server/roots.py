@@ -35,6 +35,9 @@ log = logging.getLogger(__name__)
 FIRST_ROOTS_WAIT_SECONDS = 15.0
 # How long the client may take to answer roots/list; one that never does keeps the folder.
 ROOTS_ANSWER_SECONDS = 5.0
+# Over HTTP the request goes on the client's event stream (GET), which it opens only after
+# sending notifications/initialized: a request sent before then is lost, so it is repeated.
+HTTP_ROOTS_WAITS = (1.0, 2.0, 4.0)
 
 
 def folders_of(roots: list[types.Root]) -> list[Path]:
@@ -83,13 +86,13 @@ class RootsFollower:
     async def wait_for_first_roots(self, ctx: Any) -> None:
         """Hold a tool call until the client's roots are served (a client that declares
         none, or speaks the era without a handshake, is never held)."""
-        if _client_has_roots(ctx) and _handshake_era(ctx) and not self.settled.is_set():
+        if client_has_roots(ctx) and handshake_era(ctx) and not self.settled.is_set():
             with anyio.move_on_after(FIRST_ROOTS_WAIT_SECONDS):
                 await self.settled.wait()
 
     async def _on_initialized(self, ctx: Any, params: types.NotificationParams) -> None:
         try:
-            if _client_has_roots(ctx):
+            if client_has_roots(ctx):
                 await self._follow(ctx)
             else:
                 log.info("the client declares no roots; serving %s",
@@ -98,22 +101,15 @@ class RootsFollower:
             self.settled.set()
 
     async def _on_changed(self, ctx: Any, params: types.NotificationParams) -> None:
-        if _client_has_roots(ctx):
+        if client_has_roots(ctx):
             await self._follow(ctx)
 
     async def _follow(self, ctx: Any) -> None:
-        log.debug("asking the client for its roots")
-        try:
-            with warnings.catch_warnings():  # the SDK marks roots deprecated for a future era
-                warnings.simplefilter("ignore")
-                with anyio.fail_after(ROOTS_ANSWER_SECONDS):
-                    answer = await ctx.session.list_roots()
-        except Exception as exc:  # noqa: BLE001 - a client that cannot answer keeps the folder
-            log.warning("roots/list failed (%s); serving %s", type(exc).__name__,
-                        ", ".join(map(str, self._current())))
+        declared = await ask_roots(ctx)
+        if declared is None:
+            log.info("serving %s", ", ".join(map(str, self._current())))
             return
-        log.info("the client's roots: %s", ", ".join(str(root.uri) for root in answer.roots))
-        folders = folders_of(list(answer.roots)) or self.fallback
+        folders = declared or self.fallback
         try:
             await self.server.kernel_ready()  # the first kernel may still be opening
         except KernelUnavailable:
@@ -133,13 +129,40 @@ class RootsFollower:
         return list(kernel.roots) if kernel is not None else list(self.fallback)
 
 
-def _client_has_roots(ctx: Any) -> bool:
+async def ask_roots(ctx: Any, waits: tuple[float, ...] = (ROOTS_ANSWER_SECONDS,)
+                    ) -> list[Path] | None:
+    """The local folders among the client's roots (``roots/list``); None when the client
+    did not answer or answered with an error.
+
+    :param waits: how long each attempt waits for the answer; a request that went
+        unanswered is sent again (over HTTP a request sent before the client opened its
+        event stream is lost).
+    """
+    for attempt, wait in enumerate(waits, start=1):
+        log.debug("asking the client for its roots (attempt %d)", attempt)
+        try:
+            with warnings.catch_warnings():  # the SDK marks roots deprecated for a future era
+                warnings.simplefilter("ignore")
+                with anyio.fail_after(wait):
+                    answer = await ctx.session.list_roots()
+        except TimeoutError:
+            continue
+        except Exception as exc:  # noqa: BLE001 - a client that cannot answer keeps its folder
+            log.warning("roots/list failed (%s: %s)", type(exc).__name__, exc)
+            return None
+        log.info("the client's roots: %s", ", ".join(str(root.uri) for root in answer.roots))
+        return folders_of(list(answer.roots))
+    log.warning("roots/list was not answered in %.0f s", sum(waits))
+    return None
+
+
+def client_has_roots(ctx: Any) -> bool:
     params = getattr(ctx.session, "client_params", None)
     capabilities = getattr(params, "capabilities", None)
     return getattr(capabilities, "roots", None) is not None
 
 
-def _handshake_era(ctx: Any) -> bool:
+def handshake_era(ctx: Any) -> bool:
     """Whether the connection was opened with ``initialize`` (protocol versions before the
     2026 era), the only kind a server may send requests on."""
     version = str(getattr(ctx, "protocol_version", None) or "")

@@ -12,6 +12,7 @@ import jsonschema
 import pytest
 from bad_arguments import bad_calls
 from node_clients import run_ts_client, sari_command, ts_sdk_prefix
+from sari_http import serve_http
 
 
 @pytest.fixture(scope="session")
@@ -96,6 +97,46 @@ def test_the_ts_sdk_clients_roots_are_served_and_followed(ts_sdk: Path, tmp_path
         "PATH_OUTSIDE_WORKSPACE"
     later = [_paths(step) for step in steps[4:] if "text" in step]
     assert ["beta/beta_only.py"] in later, later
+
+
+def test_over_http_each_ts_sdk_session_is_served_its_roots(ts_sdk: Path, tmp_path: Path) -> None:
+    """``sari serve --transport http`` without --workspace, started in the folder holding the
+    projects: TypeScript clients with different roots are served each their own, each root
+    guarding its own paths, and a session follows notifications/roots/list_changed."""
+    made = {"cwd": make_workspace(tmp_path / "projects")}  # the server's folder holds both
+    (made["cwd"] / "top_only.py").write_text("x = 1\n", encoding="utf-8")
+    for name in ("alpha", "beta"):
+        made[name] = make_workspace(made["cwd"] / name)
+        (made[name] / f"{name}_only.py").write_text("x = 1\n", encoding="utf-8")
+
+    def search(name: str) -> dict:
+        return {"op": "call", "name": "search", "arguments": {"query": f"{name}_only",
+                                                               "kind": "path"}}
+
+    with serve_http(None, server_env(tmp_path), tmp_path / "server.log",
+                    cwd=made["cwd"]) as served:
+        beta = run_ts_client(ts_sdk, {"url": served.url, "roots": [made["beta"].as_uri()],
+                                      "steps": [search("beta"), search("alpha")]})
+        alpha = run_ts_client(ts_sdk, {
+            "url": served.url, "roots": [made["alpha"].as_uri()],
+            "steps": [
+                search("alpha"), search("top"),
+                {"op": "call", "name": "read", "arguments": {"mode": "file",
+                                                              "target": "../beta/beta_only.py"}},
+                {"op": "roots", "roots": [made["beta"].as_uri()]},
+                *[step for _ in range(20) for step in ({"op": "sleep", "ms": 500},
+                                                       search("beta"))],
+            ]})
+        plain = run_ts_client(ts_sdk, {"url": served.url, "roots": None,
+                                       "steps": [search("top")]})
+    assert _paths(beta["steps"][0]) == ["beta_only.py"] and _paths(beta["steps"][1]) == []
+    steps = alpha["steps"]
+    assert _paths(steps[0]) == ["alpha_only.py"] and _paths(steps[1]) == []
+    assert steps[2]["isError"] and steps[2]["structuredContent"]["error"]["code"] == \
+        "PATH_OUTSIDE_WORKSPACE"
+    later = [_paths(step) for step in steps[4:] if "text" in step]
+    assert ["beta_only.py"] in later, later
+    assert _paths(plain["steps"][0]) == ["top_only.py"]
 
 
 def test_the_ts_sdk_client_without_roots_gets_the_current_folder(ts_sdk: Path,

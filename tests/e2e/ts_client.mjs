@@ -1,7 +1,9 @@
-// The official TypeScript SDK client driving `sari serve` over stdio, step by step.
+// The official TypeScript SDK client driving `sari serve` over stdio (or streamable HTTP when
+// the script names a "url" instead of a command), step by step.
 //
 // Usage: node ts_client.mjs SCRIPT.json, where SCRIPT is
 //   {"command": ..., "args": [...], "env": {...}, "cwd": ..., "roots": [uri, ...] | null,
+//    "url": "http://127.0.0.1:PORT/mcp" (instead of command, args, env, cwd),
 //    "steps": [{"op": "list"} | {"op": "call", "name": ..., "arguments": {...}}
 //              | {"op": "roots", "roots": [uri, ...]} | {"op": "sleep", "ms": N}]}
 // and prints one JSON object: {"connect_ms", "steps": [one record per step]}. A call's record
@@ -13,6 +15,8 @@ import { createRequire } from "node:module";
 const require = createRequire(process.env.SARI_NODE_CLIENTS_PREFIX + "/node_modules/");
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
+const { StreamableHTTPClientTransport } = require(
+  "@modelcontextprotocol/sdk/client/streamableHttp.js");
 const { ListRootsRequestSchema } = require("@modelcontextprotocol/sdk/types.js");
 
 const script = JSON.parse(readFileSync(process.argv[2], "utf8"));
@@ -24,10 +28,12 @@ if (roots) {
     roots: roots.map((uri) => ({ uri, name: uri.split("/").pop() })),
   }));
 }
-const transport = new StdioClientTransport({
-  command: script.command, args: script.args, env: script.env, cwd: script.cwd,
-  stderr: "inherit",
-});
+const transport = script.url
+  ? new StreamableHTTPClientTransport(new URL(script.url))
+  : new StdioClientTransport({
+    command: script.command, args: script.args, env: script.env, cwd: script.cwd,
+    stderr: "inherit",
+  });
 const out = { steps: [] };
 const started = performance.now();
 await client.connect(transport);

@@ -18,10 +18,11 @@ from pathlib import Path
 READY = "serving MCP over streamable HTTP at "
 
 
-def serve_argv(workspace: Path, *extra: str) -> list[str]:
-    """The command line of ``sari serve`` on ``workspace`` with this interpreter."""
-    return [sys.executable, "-m", "sari_core.cli.main", "serve", "--workspace",
-            str(workspace), *extra]
+def serve_argv(workspace: Path | None, *extra: str) -> list[str]:
+    """The command line of ``sari serve`` on ``workspace`` with this interpreter (None: no
+    ``--workspace``, so the clients' roots or the current folder are served)."""
+    named = ["--workspace", str(workspace)] if workspace is not None else []
+    return [sys.executable, "-m", "sari_core.cli.main", "serve", *named, *extra]
 
 
 @dataclass
@@ -36,13 +37,15 @@ class Served:
 
 
 @contextmanager
-def serve_http(workspace: Path, env: dict[str, str], log: Path, *options: str,
-               bound: float = 60.0) -> Iterator[Served]:
-    """Start the server with ``options``; yield once it announced its URL on stderr."""
+def serve_http(workspace: Path | None, env: dict[str, str], log: Path, *options: str,
+               bound: float = 60.0, cwd: Path | None = None) -> Iterator[Served]:
+    """Start the server with ``options`` (in ``cwd``); yield once it announced its URL on
+    stderr."""
     with log.open("w", encoding="utf-8") as errors:
         process = subprocess.Popen(
             serve_argv(workspace, "--transport", "http", "--port", "0", *options),
-            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors)
+            env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=errors)
     try:
         deadline = time.monotonic() + bound  # a guard against a hang, not a timing assertion
         while True:

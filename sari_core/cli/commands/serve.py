@@ -36,7 +36,7 @@ BUILD_DELAY_SECONDS = 0.0
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workspace", "-w", action="append", metavar="PATH", default=[],
                         help="workspace root to serve (repeat for several; default: the "
-                             "client's roots over stdio, else the current folder)")
+                             "client's roots, per session over HTTP, else the current folder)")
     parser.add_argument("--transport", choices=("stdio", "http"), default="stdio",
                         help="stdio (default; one client, launched by it) or streamable HTTP "
                              "(many clients)")
@@ -91,9 +91,9 @@ def run(args: argparse.Namespace) -> int:
     log_file = configure_logging()
     roots = workspace_roots(args.workspace)
     if args.transport == "http":
-        return _run_http(args, roots, log_file)
-    # Without --workspace a stdio server follows its client's roots (the current folder until
-    # the client names them, and for a client that has none).
+        return _run_http(args, roots, log_file, follow_roots=not args.workspace)
+    # Without --workspace a server follows its client's roots (the current folder until the
+    # client names them, and for a client that has none); over HTTP, each session its own.
     return _run_stdio(roots, log_file, follow_roots=not args.workspace)
 
 
@@ -147,7 +147,8 @@ def _close_served(server: SariServer, connection_id: str) -> None:
     served.close()
 
 
-def _run_http(args: argparse.Namespace, roots: list[Path], log_file: Path | None) -> int:
+def _run_http(args: argparse.Namespace, roots: list[Path], log_file: Path | None,
+              follow_roots: bool = False) -> int:
     from sari_core.server.app import SariServer
     from sari_core.server.http_guard import is_loopback, machine_names
     from sari_core.server.http_token import TokenError, server_token
@@ -183,14 +184,23 @@ def _run_http(args: argparse.Namespace, roots: list[Path], log_file: Path | None
         print(f"sari: serving MCP over streamable HTTP at {url}", file=sys.stderr, flush=True)
         log.info("serving %s at %s (log %s)", ", ".join(map(str, roots)), url, log_file)
 
+    server = SariServer(kernel)
+    followed = None
+    if follow_roots:
+        from sari_core.server.session_roots import SessionRoots
+
+        followed = SessionRoots(server, open_kernel, roots)
+        followed.install()
     try:
-        anyio.run(functools.partial(serve_http, SariServer(kernel), sock, on_ready=announce,
+        anyio.run(functools.partial(serve_http, server, sock, on_ready=announce,
                                     token=token.value if token else None,
                                     allowed_names=names))
     except KeyboardInterrupt:
         pass
     finally:
         sock.close()
+        if followed is not None:
+            followed.close()
         kernel.close()
     return 0
 

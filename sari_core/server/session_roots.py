@@ -1,0 +1,210 @@
+"""Serving each streamable-HTTP session the roots its client declares.
+
+An HTTP server started without ``--workspace`` serves the current folder to a client that
+declares no roots. A session whose client does declare them is asked for them
+(``roots/list``) once it is initialized, and again on each
+``notifications/roots/list_changed``; from then on that session's calls go to a kernel over
+those folders, each root guarding its own paths, while other sessions keep theirs. Sessions
+naming the same folders share one kernel, closed when the last of them ends. A tool call
+waits, briefly, for its session's first roots answer, so it is never served from the wrong
+folder; ``initialize`` and ``tools/list`` never wait.
+
+Any client that reaches the server may declare roots, so only folders inside the one the
+server was started in are served (start it in the folder holding the projects); a root
+outside is left out, with a warning in the log.
+
+How many distinct folder sets are served at once is bounded (``SARI_HTTP_MAX_WORKSPACES``,
+default 8; each is an index and its build): a session beyond the bound keeps the current
+folder, and the server's log says so.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.to_thread
+import mcp_types as types
+
+from sari_core.server.catalog import ToolCatalog
+from sari_core.server.connections import CATALOG_KEY, STATE_KEY, sdk_connection
+from sari_core.server.roots import (
+    FIRST_ROOTS_WAIT_SECONDS,
+    HTTP_ROOTS_WAITS,
+    ask_roots,
+    client_has_roots,
+    handshake_era,
+)
+
+if TYPE_CHECKING:
+    from sari_core.kernel import Kernel
+    from sari_core.server.app import SariServer
+
+log = logging.getLogger(__name__)
+
+MAX_WORKSPACES_VARIABLE = "SARI_HTTP_MAX_WORKSPACES"
+DEFAULT_MAX_WORKSPACES = 8
+_SETTLED_KEY = "sari.roots_settled"
+_FOLDERS_KEY = "sari.roots_folders"
+
+
+def max_workspaces() -> int:
+    raw = os.environ.get(MAX_WORKSPACES_VARIABLE, "").strip()
+    try:
+        value = int(raw) if raw else DEFAULT_MAX_WORKSPACES
+    except ValueError:
+        log.warning("%s=%r is not an integer; using %d", MAX_WORKSPACES_VARIABLE, raw,
+                    DEFAULT_MAX_WORKSPACES)
+        return DEFAULT_MAX_WORKSPACES
+    return max(value, 0)
+
+
+@dataclass
+class _Shared:
+    """One kernel over one set of folders, and how many sessions it serves."""
+
+    catalog: ToolCatalog
+    sessions: int = 0
+
+
+class SessionRoots:
+    """Keeps each HTTP session of ``server`` on its client's roots (``fallback`` otherwise).
+
+    :param open_kernel: builds a kernel over folders (its index building in the background).
+    :param limit: at most this many folder sets served besides the fallback.
+    """
+
+    def __init__(self, server: SariServer, open_kernel: Callable[[list[Path]], Kernel],
+                 fallback: list[Path], limit: int | None = None) -> None:
+        self.server = server
+        self.open_kernel = open_kernel
+        self.fallback = list(fallback)
+        self.limit = max_workspaces() if limit is None else limit
+        self._shared: dict[tuple[Path, ...], _Shared] = {}
+        self._lock = anyio.Lock()
+
+    def install(self) -> None:
+        lowlevel = self.server.lowlevel
+        lowlevel.add_notification_handler("notifications/initialized", types.NotificationParams,
+                                          self._on_initialized)
+        lowlevel.add_notification_handler("notifications/roots/list_changed",
+                                          types.NotificationParams, self._on_changed)
+        self.server.before_call = self.wait_for_first_roots
+        self.server.require_handshake()
+
+    def served(self) -> dict[tuple[Path, ...], int]:
+        """Each folder set served now (besides the fallback) and its session count."""
+        return {folders: shared.sessions for folders, shared in self._shared.items()}
+
+    async def wait_for_first_roots(self, ctx: Any) -> None:
+        connection = sdk_connection(ctx)
+        settled = connection.state.get(_SETTLED_KEY) if connection is not None else None
+        if isinstance(settled, anyio.Event) and not settled.is_set():
+            with anyio.move_on_after(FIRST_ROOTS_WAIT_SECONDS):
+                await settled.wait()
+
+    async def _on_initialized(self, ctx: Any, params: types.NotificationParams) -> None:
+        connection = sdk_connection(ctx)
+        if connection is None or not client_has_roots(ctx) or not handshake_era(ctx):
+            return
+        settled = anyio.Event()
+        connection.state[_SETTLED_KEY] = settled
+        # Whatever the session is served when it ends is released then (and its policy
+        # session on that kernel ended).
+        connection.exit_stack.push_async_callback(self._session_ended, connection)
+        try:
+            await self._follow(ctx, connection)
+        finally:
+            settled.set()
+
+    async def _on_changed(self, ctx: Any, params: types.NotificationParams) -> None:
+        connection = sdk_connection(ctx)
+        if connection is not None and _SETTLED_KEY in connection.state:
+            await self._follow(ctx, connection)
+
+    async def _follow(self, ctx: Any, connection: Any) -> None:
+        declared = await ask_roots(ctx, HTTP_ROOTS_WAITS)
+        if declared is None:
+            return
+        folders = tuple(self._within_bounds(declared)) or tuple(self.fallback)
+        async with self._lock:
+            current = connection.state.get(_FOLDERS_KEY)
+            if folders == (current or tuple(self.fallback)):
+                return
+            catalog = None
+            if folders != tuple(self.fallback):
+                catalog = await self._acquire(folders)
+                if catalog is None:
+                    return
+            await self._release(connection)
+            if catalog is not None:
+                connection.state[_FOLDERS_KEY] = folders
+                connection.state[CATALOG_KEY] = catalog
+            log.info("session served %s", ", ".join(map(str, folders)))
+
+    def _within_bounds(self, declared: list[Path]) -> list[Path]:
+        """The declared folders inside the server's own (any client that reaches an HTTP
+        server may declare roots: it gets no folder the operator did not start it over)."""
+        kept = [folder for folder in declared
+                if any(folder.is_relative_to(base) for base in self.fallback)]
+        for folder in declared:
+            if folder not in kept:
+                log.warning("root %s is outside %s, the folder this server was started in; "
+                            "not served", folder, ", ".join(map(str, self.fallback)))
+        return kept
+
+    async def _acquire(self, folders: tuple[Path, ...]) -> ToolCatalog | None:
+        shared = self._shared.get(folders)
+        if shared is None:
+            if len(self._shared) >= self.limit:
+                log.warning("a client's roots (%s) are not served: %d folder sets already are "
+                            "(%s); the session keeps %s", ", ".join(map(str, folders)),
+                            len(self._shared), MAX_WORKSPACES_VARIABLE,
+                            ", ".join(map(str, self.fallback)))
+                return None
+            try:
+                kernel = await anyio.to_thread.run_sync(self.open_kernel, list(folders))
+            except (Exception, SystemExit) as exc:  # noqa: BLE001 - the session keeps its folder
+                log.warning("could not open %s (%s); the session keeps its folder",
+                            ", ".join(map(str, folders)), exc)
+                return None
+            shared = self._shared[folders] = _Shared(ToolCatalog(kernel))
+        shared.sessions += 1
+        return shared.catalog
+
+    async def _release(self, connection: Any) -> None:
+        """Take the connection off the kernel it was served by; close that kernel when no
+        session is left on it."""
+        folders: tuple[Path, ...] | None = connection.state.pop(_FOLDERS_KEY, None)
+        connection.state.pop(CATALOG_KEY, None)
+        shared = self._shared.get(folders) if folders is not None else None
+        if folders is None or shared is None:
+            return
+        kernel = shared.catalog.kernel
+        connection_id = connection.state.get(STATE_KEY)
+        if isinstance(connection_id, str):
+            await anyio.to_thread.run_sync(kernel.end_connection, connection_id)
+        shared.sessions -= 1
+        if shared.sessions <= 0:
+            del self._shared[folders]
+            log.info("no session is served %s any more; closing it",
+                     ", ".join(map(str, folders)))
+            await anyio.to_thread.run_sync(kernel.close)
+
+    async def _session_ended(self, connection: Any) -> None:
+        try:
+            async with self._lock:
+                await self._release(connection)
+        except Exception:  # a kernel's closing must not break the session's teardown
+            log.exception("releasing a session's roots failed")
+
+    def close(self) -> None:
+        """Close every kernel still open (the server has stopped)."""
+        for shared in self._shared.values():
+            shared.catalog.kernel.close()
+        self._shared.clear()
