@@ -137,9 +137,12 @@ def sari_command() -> list[str]:
 
 
 def mcp_config(workspace: Path, env: dict[str, str],
-               serve_argv: Sequence[str] | None = None) -> dict[str, object]:
+               serve_argv: Sequence[str] | None = None,
+               url: str | None = None) -> dict[str, object]:
     """The CLI's MCP config for Sari: ``sari serve --workspace WORKSPACE``, or ``serve_argv``
-    (the whole command line) when given."""
+    (the whole command line) when given, or a server already serving HTTP at ``url``."""
+    if url is not None:
+        return {"mcpServers": {"sari": {"type": "http", "url": url}}}
     argv = list(serve_argv) if serve_argv is not None else \
         [*sari_command(), "serve", "--workspace", str(workspace)]
     return {"mcpServers": {"sari": {"type": "stdio", "command": argv[0], "args": argv[1:],
@@ -151,7 +154,8 @@ def run_session(claude: Path, workspace: Path, home: Path, turns: Sequence[Turn]
                 sari_env: dict[str, str] | None = None,
                 extra_env: dict[str, str] | None = None,
                 extra_args: Sequence[str] = (),
-                serve_argv: Sequence[str] | None = None) -> SessionRun:
+                serve_argv: Sequence[str] | None = None,
+                mcp_url: str | None = None) -> SessionRun:
     """Run one ``claude -p`` session in ``workspace`` and return what happened.
 
     :param claude: the Claude Code executable.
@@ -164,12 +168,14 @@ def run_session(claude: Path, workspace: Path, home: Path, turns: Sequence[Turn]
     :param extra_env: more environment for the CLI (and so for its hooks).
     :param extra_args: more command-line arguments for the CLI (``--disallowedTools Read``).
     :param serve_argv: how the CLI starts Sari (default ``sari serve --workspace WORKSPACE``).
+    :param mcp_url: connect to Sari serving streamable HTTP there instead of starting it.
     :return: the :class:`SessionRun`.
     """
     home.mkdir(parents=True, exist_ok=True)
     config_dir = home / ".claude"
     config_path = home / "mcp.json"
-    config_path.write_text(json.dumps(mcp_config(workspace, dict(sari_env or {}), serve_argv)))
+    config_path.write_text(json.dumps(mcp_config(workspace, dict(sari_env or {}), serve_argv,
+                                                 mcp_url)))
     with MessagesStandIn(turns) as api, RefusingProxy() as proxy:
         env = {key: value for key, value in os.environ.items()
                if not key.startswith(("ANTHROPIC_", "CLAUDE_"))}

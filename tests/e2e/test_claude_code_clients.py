@@ -2,15 +2,18 @@
 is the first line shown, as in its own Read; a call with a bad argument is answered with a
 refusal the model reads (naming the fix), not a broken session; without ``--workspace`` the
 server serves the project the CLI runs in, even when started elsewhere; and the tools are
-listed while the index is still building."""
+listed while the index is still building; over HTTP without ``--workspace`` the session is
+served the project the CLI runs in."""
 
 from __future__ import annotations
 
+import os
 import shlex
 from pathlib import Path
 
 from claude_code import run_session, sari_command
 from messages_standin import ToolCall, Turn
+from sari_http import serve_http
 from test_claude_code_e2e import CART, make_workspace, sent_to_model, tool_use_ids
 
 READ = "mcp__sari__read"
@@ -66,3 +69,24 @@ def test_without_workspace_the_project_the_cli_runs_in_is_served(claude: Path,
     assert run.returncode == 0, run.stderr
     [search] = tool_use_ids(run, SEARCH)
     assert "shop/cart.py" in sent_to_model(run, search), sent_to_model(run, search)
+
+
+def test_over_http_without_workspace_the_clis_project_is_served(claude: Path,
+                                                                tmp_path: Path) -> None:
+    """One HTTP server started in the folder holding the projects: the CLI's session is
+    served the project the CLI runs in (its root), not the server's whole folder."""
+    projects = tmp_path / "projects"
+    workspace = make_workspace(projects)
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path / "server-home"),
+           "SARI_STATE_DIR": str(tmp_path / "state"), "SARI_CACHE_DIR": str(tmp_path / "cache"),
+           "SARI_PLUGINS": "none", "SARI_LOG_LEVEL": "INFO"}
+    turns = [Turn(calls=(ToolCall(SEARCH, {"query": "cart", "kind": "path"}),)),
+             Turn(text="done")]
+    with serve_http(None, env, tmp_path / "server.log", cwd=projects) as served:
+        run = run_session(claude, workspace, tmp_path / "home", turns, "Find the cart.",
+                          allowed_tools=(SEARCH,), mcp_url=served.url)
+    assert run.returncode == 0, run.stderr
+    [search] = tool_use_ids(run, SEARCH)
+    # served from the root: "shop/cart.py"; from the server's folder it would be shop/shop/...
+    assert sent_to_model(run, search).splitlines()[1:2] == ["shop/cart.py"], \
+        sent_to_model(run, search)

@@ -43,10 +43,10 @@ def folders(tmp_path: Path) -> dict[str, Path]:
 
 
 @asynccontextmanager
-async def http_client(url: str, roots: list[Path] | None
+async def http_client(url: str, roots: list[Path] | None, mode: str = "legacy"
                       ) -> AsyncIterator[tuple[Client, list[Path]]]:
     """A client of the HTTP server answering roots/list with ``roots`` (mutable), or one
-    without the roots capability when None."""
+    without the roots capability when None; ``mode="auto"`` probes server/discover first."""
     current = list(roots or [])
 
     async def list_roots(context: Any) -> types.ListRootsResult:
@@ -55,7 +55,7 @@ async def http_client(url: str, roots: list[Path] | None
 
     callback = list_roots if roots is not None else None
     async with Client(url, read_timeout_seconds=60, list_roots_callback=callback,
-                      mode="legacy") as client:
+                      mode=mode) as client:
         yield client, current
 
 
@@ -65,7 +65,7 @@ async def test_each_http_session_is_served_its_clients_roots(tmp_path: Path) -> 
     env = {**env_for(tmp_path), "SARI_LOG_LEVEL": "INFO"}
     with serve_http(None, env, log, cwd=made["cwd"]) as served:
         async with (http_client(served.url, [made["alpha"]]) as (alpha, alpha_roots),
-                    http_client(served.url, [made["beta"]]) as (beta, _),
+                    http_client(served.url, [made["beta"]], mode="auto") as (beta, _),
                     http_client(served.url, None) as (plain, _)):
             # each session's first call waits for its roots: never the wrong folder
             assert await found_paths(alpha, "alpha_only") == ["alpha_only.py"]
