@@ -51,6 +51,7 @@ MAX_WORKSPACES_VARIABLE = "SARI_HTTP_MAX_WORKSPACES"
 DEFAULT_MAX_WORKSPACES = 8
 _SETTLED_KEY = "sari.roots_settled"
 _FOLDERS_KEY = "sari.roots_folders"
+_ENDED_KEY = "sari.roots_session_ended"
 
 
 def max_workspaces() -> int:
@@ -133,6 +134,8 @@ class SessionRoots:
             return
         folders = tuple(self._within_bounds(declared)) or tuple(self.fallback)
         async with self._lock:
+            if connection.state.get(_ENDED_KEY):
+                return  # the client left while it was asked: nothing to serve it
             current = connection.state.get(_FOLDERS_KEY)
             if folders == (current or tuple(self.fallback)):
                 return
@@ -199,6 +202,7 @@ class SessionRoots:
     async def _session_ended(self, connection: Any) -> None:
         try:
             async with self._lock:
+                connection.state[_ENDED_KEY] = True
                 await self._release(connection)
         except Exception:  # a kernel's closing must not break the session's teardown
             log.exception("releasing a session's roots failed")

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import anyio
@@ -135,3 +136,46 @@ async def test_roots_beyond_the_bound_keep_the_current_folder(tmp_path: Path) ->
                 # served from the server's folder, not from its root "beta"
                 assert await found_paths(second, "beta_only") == ["beta/beta_only.py"]
             assert "SARI_HTTP_MAX_WORKSPACES" in served.stderr()
+
+
+class _Connection:
+    """The SDK's per-connection object, as much of it as the roots follower uses."""
+
+    def __init__(self) -> None:
+        self.state: dict[str, Any] = {}
+        self.exit_stack = AsyncExitStack()
+
+
+def _context(connection: _Connection) -> Any:
+    params = SimpleNamespace(capabilities=SimpleNamespace(roots=SimpleNamespace()))
+    return SimpleNamespace(connection=connection, protocol_version="2025-11-25",
+                           session=SimpleNamespace(client_params=params))
+
+
+async def test_a_session_that_ends_while_its_roots_are_asked_leaves_no_index_open(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from sari_core.cli.commands.serve import open_kernel
+    from sari_core.server import session_roots
+    from sari_core.server.app import SariServer
+
+    made = folders(tmp_path)
+    answered = anyio.Event()
+
+    async def slow_answer(ctx: Any, waits: Any) -> list[Path]:
+        await answered.wait()
+        return [made["alpha"]]
+
+    monkeypatch.setattr(session_roots, "ask_roots", slow_answer)
+    server = SariServer(open_kernel([made["cwd"]]))
+    follower = session_roots.SessionRoots(server, open_kernel, [made["cwd"]])
+    connection = _Connection()
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(follower._on_initialized, _context(connection), None)
+            await anyio.sleep(0.05)
+            await connection.exit_stack.aclose()  # the client leaves before answering
+            answered.set()
+        assert follower.served() == {}
+    finally:
+        follower.close()
+        server.kernel.close()
