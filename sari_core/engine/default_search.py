@@ -83,11 +83,12 @@ def _words(searcher: Searcher, call: SearchCall) -> tuple[list[_Hit], int]:
     spec = glob_spec(call.path_glob) if call.path_glob else None
     found, files = search_words(searcher.store, call.query, max(call.limit * 2, 20),
                                 spec.match_file if spec else None)
-    texts = dict(searcher.store.texts(sorted({hit.file_id for hit in found})))
+    lines_of = {file_id: text.split("\n") for file_id, text in
+                searcher.store.texts(sorted({hit.file_id for hit in found}))}
     terms = [stem(term) for term in query_terms(call.query)]
     hits = []
     for hit in found:
-        lines = texts.get(hit.file_id, "").split("\n")
+        lines = lines_of.get(hit.file_id, [])
         line = hit.line if hit.kind != "text" else _best_line(lines, hit, terms)
         text = lines[line - 1] if 0 < line <= len(lines) else ""
         hits.append(_Hit(FileHit(hit.file_id, hit.root, hit.path), line, text,

@@ -140,27 +140,43 @@ def is_test(path: str) -> bool:
     return "test" in path.lower() and bool(_TEST_PATH.search(path.lower()))
 
 
-def _share(rowid: int, holders: Sequence[set[int]], count: int) -> float:
-    """The share of the ``count`` query words a chunk holds (``holders[i]``: the chunks
+def _shares(holders: Sequence[set[int]], count: int) -> dict[int, float]:
+    """Per chunk, the share of the ``count`` query words it holds (``holders[i]``: the chunks
     holding group ``i``); a glued pair found counts for both its words."""
-    if not count:
-        return 0.0
-    found = sum((1 if index < count else 2) for index, rows in enumerate(holders)
-                if rowid in rows)
-    return min(1.0, found / count)
+    found: dict[int, int] = {}
+    for index, rows in enumerate(holders):
+        weight = 1 if index < count else 2
+        for rowid in rows:
+            found[rowid] = found.get(rowid, 0) + weight
+    return {rowid: min(1.0, number / count) for rowid, number in found.items()} if count else {}
 
 
-def _holders(store: IndexStore, groups: Sequence[tuple[str, ...]], column: str = ""
-             ) -> list[set[int]]:
-    """Per group, the chunks holding one of its spellings (in ``column`` if named)."""
+def _holders(store: IndexStore, groups: Sequence[tuple[str, ...]], candidates: set[int],
+             column: str = "") -> list[set[int]]:
+    """Per group, the candidates holding one of its spellings (in ``column`` if named)."""
     out = []
     for group in groups:
         expression = _any_of(group)
         if column:
             expression = f"{column} : ({expression})"
-        out.append({int(row[0]) for row in store.reader.execute(
-            "SELECT rowid FROM words WHERE words MATCH ?", (expression,))})
+        rows = store.reader.execute("SELECT rowid FROM words WHERE words MATCH ?", (expression,))
+        out.append(candidates.intersection(row[0] for row in rows))
     return out
+
+
+@lru_cache(maxsize=8192)
+def _place(path: str, asks_docs: bool, asks_tests: bool) -> float:
+    """What a chunk's file makes of its score: prose, tests, examples, installed code."""
+    factor = 1.0
+    if asks_docs != is_prose(path):
+        factor *= PROSE
+    if not asks_tests and is_test(path):
+        factor *= TEST
+    if not asks_docs and _EXAMPLES.search(path):
+        factor *= EXAMPLE
+    if _THIRD_PARTY.search(path):
+        factor *= THIRD_PARTY
+    return factor
 
 
 def _any_of(spellings: Iterable[str]) -> str:
@@ -211,9 +227,11 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
         f" bm25(words, {WEIGHTS[0]}, {WEIGHTS[1]}, {WEIGHTS[2]}) AS rank"
         " FROM words JOIN word_chunks c ON c.id = words.rowid JOIN files f ON f.id = c.file_id"
         " WHERE words MATCH ? ORDER BY rank LIMIT ?", (expression, CANDIDATES)).fetchall()
-    anywhere, named = _holders(store, groups), _holders(store, groups, "name")
     asks_docs = any(term in _DOC_WORDS for term in terms)
     asks_tests = any(term in _TEST_WORDS for term in terms)
+    candidates = {int(row[0]) for row in rows}
+    covered = _shares(_holders(store, groups, candidates), len(terms))
+    in_name = _shares(_holders(store, groups, candidates, "name"), len(terms))
     hits: list[WordHit] = []
     files: set[int] = set()
     lengths = _body_lengths(store, [int(row[0]) for row in rows])
@@ -225,19 +243,12 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
         special = bool(_SPECIAL_NAME.search(scope))
         score = -float(unnamed if special else rank)
         score *= math.pow(lengths.get(rowid, average) / average, LENGTH_PRIOR)
-        score *= 1 + COVERAGE * _share(rowid, anywhere, len(terms))
+        score *= 1 + COVERAGE * covered.get(rowid, 0.0)
         if not special:
-            score *= 1 + NAME_WORD * _share(rowid, named, len(terms))
+            score *= 1 + NAME_WORD * in_name.get(rowid, 0.0)
         if kind not in _NOT_DEFINITIONS:
             score *= DEFINITION
-        if asks_docs != is_prose(path):
-            score *= PROSE
-        if not asks_tests and is_test(path):
-            score *= TEST
-        if not asks_docs and _EXAMPLES.search(path):
-            score *= EXAMPLE
-        if _THIRD_PARTY.search(path):
-            score *= THIRD_PARTY
+        score *= _place(path, asks_docs, asks_tests)
         hits.append(WordHit(int(file_id), int(root), str(path), int(line), int(end_line),
                             str(scope), str(kind), score))
     hits.sort(key=lambda hit: (-hit.score, hit.path, hit.line))
