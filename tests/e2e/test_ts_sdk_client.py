@@ -41,8 +41,21 @@ def test_every_bad_call_comes_back_as_a_refusal_the_ts_sdk_accepts(ts_sdk: Path,
                                                                   tmp_path: Path) -> None:
     workspace = make_workspace(tmp_path / "ws")
     command = sari_command("--workspace", str(workspace))
-    base = {"command": command[0], "args": command[1:], "env": server_env(tmp_path),
-            "cwd": str(workspace), "roots": None}
+    assert_bad_calls_refused(ts_sdk, {"command": command[0], "args": command[1:],
+                                      "env": server_env(tmp_path), "cwd": str(workspace),
+                                      "roots": None})
+
+
+def test_over_http_every_bad_call_comes_back_as_a_refusal_the_ts_sdk_accepts(
+        ts_sdk: Path, tmp_path: Path) -> None:
+    workspace = make_workspace(tmp_path / "ws")
+    with serve_http(workspace, server_env(tmp_path), tmp_path / "server.log") as served:
+        assert_bad_calls_refused(ts_sdk, {"url": served.url, "roots": None})
+
+
+def assert_bad_calls_refused(ts_sdk: Path, base: dict) -> None:
+    """Every listed tool called with every kind of bad argument: each answer is an error
+    result the SDK accepts (structured content within the output schema) naming the fix."""
     listed = run_ts_client(ts_sdk, {**base, "steps": [{"op": "list"}]})["steps"][0]["tools"]
     cases = bad_calls(listed)
     # Listed first: the SDK checks a tool's results against the output schema it listed.
