@@ -23,8 +23,9 @@ from sari_core.engine.ignore import GITIGNORE, IgnoreRules, WalkEntry
 from sari_core.engine.paths import PathGuard
 from sari_core.engine.progress import Progress
 from sari_core.engine.store import FileRow, IndexStore
-from sari_core.engine.symbol_jobs import SymbolJobs
-from sari_core.engine.symbols import SymbolRow, extract, supported
+from sari_core.engine.symbol_jobs import BACKLOG_BYTES, SymbolJobs
+from sari_core.engine.symbol_worker import Parsed
+from sari_core.engine.symbols import extract, supported
 from sari_core.engine.textfile import (
     BINARY_SNIFF_BYTES,
     MAX_INDEX_BYTES,
@@ -231,18 +232,19 @@ class Indexer:
                     batch_bytes += stats.last_bytes
                     if change is not None:
                         stats.changes.append(change)
+                    if stats.last_bytes and jobs.backlog > BACKLOG_BYTES:  # bounded memory
+                        self._store_symbols(conn, jobs.within_backlog(), digests)
                 self._store_symbols(conn, jobs.completed(), digests)
         with self.store.transaction() as conn:
             self._store_symbols(conn, jobs.finish(), digests)
 
-    def _store_symbols(self, conn: sqlite3.Connection,
-                       results: Iterable[tuple[int, list[SymbolRow]]],
+    def _store_symbols(self, conn: sqlite3.Connection, results: Iterable[Parsed],
                        digests: dict[int, str]) -> None:
-        for file_id, symbols in results:
+        for file_id, symbols, chunks in results:
             # The file may have been re-indexed since it was parsed (a change seen meanwhile).
             # No symbols is an answer too: storing it clears the file's pending mark.
             if self.store.hash_of(conn, file_id) == digests.pop(file_id, None):
-                self.store.put_symbols(conn, file_id, symbols)
+                self.store.put_symbols(conn, file_id, symbols, chunks)
 
     # --- one file -----------------------------------------------------------------
 

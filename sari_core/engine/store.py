@@ -22,6 +22,7 @@ from sari_core.engine.schema import MMAP_BYTES, connect, open_index
 from sari_core.engine.symbols import SymbolRow
 
 SQL_VARIABLES = 900  # stay under SQLITE_MAX_VARIABLE_NUMBER of old builds
+FOLDED_NAMES = 100_000  # names whose folded form is remembered (names repeat: every call)
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,7 @@ class IndexStore:
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
         self._closed = False
+        self._folded: dict[str, str] = {}  # name -> folded_name(name), for the writer
 
     # --- connections ----------------------------------------------------------------
 
@@ -290,22 +292,34 @@ class IndexStore:
         conn.execute("DELETE FROM files WHERE id = ?", (row.id,))
 
     def put_symbols(self, conn: sqlite3.Connection, file_id: int,
-                    symbols: Iterable[SymbolRow]) -> None:
-        """Store a file's symbols (none is an answer too) and clear its pending mark."""
+                    symbols: Iterable[SymbolRow],
+                    chunks: list[word_index.Chunk] | None = None) -> None:
+        """Store a file's symbols (none is an answer too) and clear its pending mark.
+
+        :param chunks: the file's word chunks, computed by an index worker from its text
+            and these symbols' definitions; else they are computed here.
+        """
         symbols = list(symbols)
         text = self.text_of(file_id, conn)
+        if text is None:
+            chunks = None
         word_index.remove_file(conn, file_id)  # symbols stored twice: the last ones count
         conn.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
+        folded = self._folded
+        if len(folded) > FOLDED_NAMES:
+            folded.clear()
         conn.executemany(
             "INSERT INTO symbols (file_id, name, folded, kind, is_def, line, end_line) "
             "VALUES (?,?,?,?,?,?,?)",
-            ((file_id, row[0], folded_name(row[0]), *row[1:]) for row in symbols))
+            ((file_id, row[0], folded.get(row[0]) or folded.setdefault(row[0],
+                                                                        folded_name(row[0])),
+              *row[1:]) for row in symbols))
         conn.execute("UPDATE files SET symbols_pending = 0 WHERE id = ? AND symbols_pending",
                      (file_id,))
         if text is not None:
             word_index.put_file(conn, file_id, text, [(name, kind, line, end_line) for name,
                                                       kind, is_def, line, end_line in symbols
-                                                      if is_def])
+                                                      if is_def], chunks)
 
     def pending_symbols(self) -> int:
         """How many files still wait for their symbols (0 once a build completed)."""

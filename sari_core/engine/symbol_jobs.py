@@ -1,8 +1,8 @@
 """Running symbol extraction beside the text indexing, in worker processes when it pays.
 
-tree-sitter holds the GIL while it parses, so a large build sends the parsing
-to worker processes (:mod:`sari_core.engine.symbol_worker`) while the main
-thread feeds SQLite, whose FTS5 tokenizing runs without the GIL. Small batches (a
+tree-sitter holds the GIL while it parses, so a large build sends the parsing (and
+the word splitting that follows a file's definitions) to worker processes
+(:mod:`sari_core.engine.symbol_worker`) while the main thread feeds SQLite, whose FTS5 tokenizing runs without the GIL. Small batches (a
 re-index, a handful of new files) parse in-process: a worker costs more to start
 than they take. A worker that dies has its unanswered batches parsed in-process.
 """
@@ -20,16 +20,19 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from sari_core.engine.symbol_worker import read_frame, write_frame
-from sari_core.engine.symbols import SymbolRow, extract_batch, supported
+from sari_core.engine.symbol_worker import Parsed, parse_batch, read_frame, write_frame
+from sari_core.engine.symbols import supported
 
 log = logging.getLogger(__name__)
 
 POOL_THRESHOLD_FILES = 400  # fewer files than this parse in-process
 BATCH_BYTES = 512 * 1024
+# Source bytes sent to workers and not answered yet, beyond which the build stores what
+# came back before reading more: the files waiting for a worker are held in memory.
+BACKLOG_BYTES = 6 * 1024 * 1024
 
 Batch = list[tuple[int, str, bytes]]
-Results = list[tuple[int, list[SymbolRow]]]
+Results = list[Parsed]
 
 
 def worker_count() -> int:
@@ -96,7 +99,7 @@ class _Worker:
 
 
 class SymbolJobs:
-    """Collects ``(file_id, language, data)`` and yields ``(file_id, symbols)`` back."""
+    """Collects ``(file_id, language, data)`` and yields ``(file_id, symbols, chunks)`` back."""
 
     def __init__(self, expected_files: int) -> None:
         self._results: queue.Queue[tuple[int, Results] | None] = queue.Queue()
@@ -112,6 +115,8 @@ class SymbolJobs:
         self._next_id = 0
         self._ready: Results = []
         self._alive = len(self._workers)
+        self._sizes: dict[int, int] = {}  # batch id -> its bytes, until it is answered
+        self.backlog = 0  # bytes sent to workers and not answered yet
 
     def add(self, file_id: int, language: str | None, data: bytes) -> None:
         if not supported(language):
@@ -128,26 +133,42 @@ class SymbolJobs:
         batch, self._batch, self._batch_bytes = self._batch, [], 0
         live = [worker for worker in self._workers if worker.process.poll() is None]
         if not live:
-            self._ready.extend(extract_batch(batch))
+            self._ready.extend(parse_batch(batch))
             return
         self._next_id += 1
+        self._sizes[self._next_id] = sum(len(data) for _, _, data in batch)
+        self.backlog += self._sizes[self._next_id]
         min(live, key=lambda worker: len(worker.outstanding)).submit(self._next_id, batch)
+
+    def _answered(self, batch_id: int) -> None:
+        self.backlog -= self._sizes.pop(batch_id, 0)
 
     def _take(self, item: tuple[int, Results] | None) -> None:
         if item is None:
             self._alive -= 1
             for worker in self._workers:  # a dead worker's batches are parsed here
                 if worker.process.poll() is not None and worker.outstanding:
-                    for batch in worker.outstanding.values():
-                        self._ready.extend(extract_batch(batch))
+                    for batch_id, batch in worker.outstanding.items():
+                        self._ready.extend(parse_batch(batch))
+                        self._answered(batch_id)
                     worker.outstanding.clear()
             return
         batch_id, results = item
         for worker in self._workers:
             worker.outstanding.pop(batch_id, None)
+        self._answered(batch_id)
         self._ready.extend(results)
 
-    def completed(self) -> Iterator[tuple[int, list[SymbolRow]]]:
+    def within_backlog(self) -> Iterator[Parsed]:
+        """The results available now, and more, waiting, while the backlog is too long."""
+        while self._alive > 0 and self.backlog > BACKLOG_BYTES:
+            try:
+                self._take(self._results.get(timeout=1.0))
+            except queue.Empty:
+                continue
+        yield from self.completed()
+
+    def completed(self) -> Iterator[Parsed]:
         """Results available now, without waiting."""
         while True:
             try:
@@ -157,7 +178,7 @@ class SymbolJobs:
         ready, self._ready = self._ready, []
         yield from ready
 
-    def finish(self) -> Iterator[tuple[int, list[SymbolRow]]]:
+    def finish(self) -> Iterator[Parsed]:
         """Every remaining result, waiting for the workers."""
         self._flush()
         while any(worker.outstanding for worker in self._workers) and self._alive > 0:
@@ -166,8 +187,9 @@ class SymbolJobs:
             except queue.Empty:
                 continue
         for worker in self._workers:  # whatever is still unanswered
-            for batch in worker.outstanding.values():
-                self._ready.extend(extract_batch(batch))
+            for batch_id, batch in worker.outstanding.items():
+                self._ready.extend(parse_batch(batch))
+                self._answered(batch_id)
             worker.outstanding.clear()
         ready, self._ready = self._ready, []
         yield from ready

@@ -1,8 +1,10 @@
-"""A symbol-extraction worker process: ``python -m sari_core.engine.symbol_worker``.
+"""An index worker process: ``python -m sari_core.engine.symbol_worker``.
 
 It reads length-prefixed ``marshal`` frames from stdin, each a batch of
 ``(file_id, language, data)``, and answers each with a frame holding
-``(batch_id, [(file_id, symbols), ...])``. A plain subprocess rather than
+``(batch_id, [(file_id, symbols, word chunks), ...])``: the parsing and the word
+splitting of a source file, the CPU-bound part of indexing it, run here, on another
+core than the one feeding SQLite. A plain subprocess rather than
 ``multiprocessing``: nothing of the parent's ``__main__`` is imported again, so a
 script using the engine needs no ``if __name__ == "__main__"`` guard.
 """
@@ -14,7 +16,23 @@ import struct
 import sys
 from typing import IO
 
-from sari_core.engine.symbols import extract_batch
+from sari_core.engine.symbols import SymbolRow, extract_batch
+from sari_core.engine.textfile import decode
+from sari_core.engine.word_index import Chunk, chunks
+
+Parsed = tuple[int, list[SymbolRow], list[Chunk]]
+
+
+def parse_batch(jobs: list[tuple[int, str, bytes]]) -> list[Parsed]:
+    """``(file_id, language, data)`` -> ``(file_id, symbols, word chunks)``: the chunks
+    are those :func:`sari_core.engine.word_index.put_file` would compute from the file's
+    stored text and definitions."""
+    out: list[Parsed] = []
+    for (file_id, symbols), (_, _, data) in zip(extract_batch(jobs), jobs, strict=True):
+        definitions = [(name, kind, line, end_line)
+                       for name, kind, is_def, line, end_line in symbols if is_def]
+        out.append((file_id, symbols, chunks(decode(data).text, definitions)))
+    return out
 
 FRAME = struct.Struct("<Q")
 
@@ -46,7 +64,7 @@ def main() -> int:
         if frame is None:
             return 0
         batch_id, jobs = marshal.loads(frame)
-        write_frame(sink, marshal.dumps((batch_id, extract_batch(jobs))))
+        write_frame(sink, marshal.dumps((batch_id, parse_batch(jobs))))
 
 
 if __name__ == "__main__":

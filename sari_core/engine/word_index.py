@@ -79,14 +79,16 @@ def _flatten(tree: Sequence[Scope]) -> Iterable[Scope]:
         yield from _flatten(scope.children)
 
 
-def chunks(text: str, definitions: Iterable[tuple[str, str, int, int]]
-           ) -> list[tuple[int, int, str, str, str, str]]:
+Chunk = tuple[int, int, str, str, str, str]  # line, end_line, scope, kind, name, body
+
+
+def chunks(text: str, definitions: Iterable[tuple[str, str, int, int]]) -> list[Chunk]:
     """``(line, end_line, scope, kind, name words, body words)`` per chunk of ``text``."""
     from sari_core.engine.scopes import build_tree  # scopes reads the store, which calls here
 
     lines = text.split("\n")
     tree = build_tree(definitions)
-    out: list[tuple[int, int, str, str, str, str]] = []
+    out: list[Chunk] = []
     owned = [False] * (len(lines) + 2)
     for scope in _flatten(tree):
         last = min(scope.end_line, len(lines))
@@ -120,12 +122,13 @@ def chunks(text: str, definitions: Iterable[tuple[str, str, int, int]]
 
 
 def _rows(conn: sqlite3.Connection, file_id: int, text: str,
-          definitions: Iterable[tuple[str, str, int, int]]
+          definitions: Iterable[tuple[str, str, int, int]], computed: list[Chunk] | None = None
           ) -> list[tuple[int, int, str, str, str, str, str]]:
     """``(line, end_line, scope, kind, name, body, path)`` of each chunk of the file."""
     row = conn.execute("SELECT path FROM files WHERE id = ?", (file_id,)).fetchone()
     path_words = code_words(str(row[0])) if row else ""
-    return [(*chunk, path_words) for chunk in chunks(text, definitions)]
+    found = chunks(text, definitions) if computed is None else computed
+    return [(*chunk, path_words) for chunk in found]
 
 
 def remove_file(conn: sqlite3.Connection, file_id: int) -> None:
@@ -152,13 +155,18 @@ def remove_file(conn: sqlite3.Connection, file_id: int) -> None:
 
 
 def put_file(conn: sqlite3.Connection, file_id: int, text: str,
-             definitions: Iterable[tuple[str, str, int, int]] = ()) -> None:
+             definitions: Iterable[tuple[str, str, int, int]] = (),
+             computed: list[Chunk] | None = None) -> None:
     """Build a file's chunks from its ``text`` and ``(name, kind, line, end_line)``
     definitions (the ones stored with it, in their order: :func:`remove_file` computes
-    the same chunks from them). The file must have no chunks yet."""
-    for line, end_line, scope, kind, name, body, path in _rows(conn, file_id, text,
-                                                               definitions):
-        cursor = conn.execute("INSERT INTO word_chunks (file_id, line, end_line, scope, kind) "
-                              "VALUES (?,?,?,?,?)", (file_id, line, end_line, scope, kind))
-        conn.execute("INSERT INTO words (rowid, name, body, path) VALUES (?,?,?,?)",
-                     (cursor.lastrowid, name, body, path))
+    the same chunks from them), or take them ``computed`` already (by an index worker,
+    from the same text and definitions). The file must have no chunks yet."""
+    rows = _rows(conn, file_id, text, definitions, computed)
+    if not rows:
+        return
+    first = int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM word_chunks").fetchone()[0])
+    conn.executemany("INSERT INTO word_chunks (id, file_id, line, end_line, scope, kind) "
+                     "VALUES (?,?,?,?,?,?)",
+                     ((first + i, file_id, *row[:4]) for i, row in enumerate(rows)))
+    conn.executemany("INSERT INTO words (rowid, name, body, path) VALUES (?,?,?,?)",
+                     ((first + i, *row[4:]) for i, row in enumerate(rows)))

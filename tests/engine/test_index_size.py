@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import sari_core
-from sari_core.engine import Workspace
+from sari_core.engine import Workspace, indexer, symbol_jobs
 from sari_core.engine.text_match import MAX_TRIGRAMS, phrase
 from sari_core.models import SearchCall
 
@@ -118,3 +118,54 @@ def test_a_literal_selects_its_candidates_by_all_its_trigrams() -> None:
     assert phrase('x"yx"y') == '("x""y" AND """yx" AND "yx""")'  # each trigram once
     long = phrase("".join(chr(0x4E00 + i) for i in range(200)))
     assert long.count(" AND ") == MAX_TRIGRAMS  # a long literal: a spread of its trigrams
+
+
+def test_the_words_a_worker_splits_are_the_ones_removed_later(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Index workers parse and split a file's words; a change removes them by computing
+    # them again in-process: both must give the same chunks, or words would be left behind.
+    monkeypatch.setattr(symbol_jobs, "POOL_THRESHOLD_FILES", 1)
+    monkeypatch.setenv("SARI_INDEX_WORKERS", "1")
+    source = ("class Zebra{n}:\n    '''Stripes.'''\n    def gallop{n}(self, speed):\n"
+              "        return speed * 2\n\n\ndef trot{n}():\n    return Zebra{n}()\n")
+    for n in range(6):
+        (tmp_path / f"m{n}.py").write_text(source.format(n=n), encoding="utf-8")
+    with Workspace([tmp_path], index_path=tmp_path / "index.sqlite", watch=False) as engine:
+        engine.ensure_index(progress=False)
+        assert engine.store.count_symbols() > 0
+        assert {"zebra", "gallop5", "stripe", "trot3"} <= _vocabulary(engine)
+        for n in range(6):
+            (tmp_path / f"m{n}.py").unlink()
+        (tmp_path / "m0.py").write_text("def canter():\n    pass\n", encoding="utf-8")
+        engine.indexer.sync([(0, f"m{n}.py") for n in range(6)])
+        assert engine.store.get_meta("damaged") is None
+        assert not {"zebra", "gallop5", "stripe", "trot3"} & _vocabulary(engine)
+        assert "canter" in _vocabulary(engine)
+
+
+def test_files_waiting_for_a_worker_are_bounded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The build reads files faster than workers parse them; the bytes sent and not yet
+    # answered are held in memory, so past a bound the build stores results first.
+    monkeypatch.setattr(symbol_jobs, "POOL_THRESHOLD_FILES", 1)
+    monkeypatch.setattr(symbol_jobs, "BATCH_BYTES", 1_000)
+    monkeypatch.setattr(symbol_jobs, "BACKLOG_BYTES", 3_000)
+    monkeypatch.setattr(indexer, "BACKLOG_BYTES", 3_000)
+    monkeypatch.setenv("SARI_INDEX_WORKERS", "1")
+    for n in range(60):
+        (tmp_path / f"m{n}.py").write_text(f"def f{n}(x):\n    return x\n" * 20,
+                                           encoding="utf-8")
+    seen: list[int] = []
+    add = symbol_jobs.SymbolJobs.add
+
+    def counting(self: symbol_jobs.SymbolJobs, *args: object) -> None:
+        seen.append(self.backlog)
+        add(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(symbol_jobs.SymbolJobs, "add", counting)
+    with Workspace([tmp_path], index_path=tmp_path / "index.sqlite", watch=False) as engine:
+        engine.ensure_index(progress=False)
+        assert engine.store.pending_symbols() == 0
+        assert engine.search(SearchCall(query="f59", kind="symbol")).matches
+    assert len(seen) == 60
+    assert max(seen) <= 3_000 + 1_000 + 600  # the bound, one batch, one file
