@@ -12,21 +12,23 @@ import heapq
 import re
 
 from sari_core.engine import work_budget
+from sari_core.engine.hit_ranking import (
+    NAME_RANK_SCORES,
+    SCAN_FILES_MIN,
+    SCAN_FILES_PER_RESULT,
+    Hit,
+    file_order,
+    is_test,
+    is_third_party,
+    query_names,
+    score_hits,
+    stub_penalty,
+    symbol_name,
+)
 from sari_core.engine.names import matches as name_matches
 from sari_core.engine.names import rank as name_rank
 from sari_core.engine.scan import ScannedFile, WorkspaceScan, definition_on, symbol_pattern
-from sari_core.engine.search import (
-    _NAME_RANK_SCORES,
-    SCAN_FILES_MIN,
-    SCAN_FILES_PER_RESULT,
-    Searcher,
-    _Hit,
-    _is_test,
-    _is_third_party,
-    _stub_penalty,
-    _symbol_name,
-    file_order,
-)
+from sari_core.engine.search import Searcher
 from sari_core.engine.text_match import FileHit, fold_query, fold_text, glob_spec
 from sari_core.engine.word_search import is_prose
 from sari_core.models import SearchCall, SearchResult
@@ -53,7 +55,7 @@ def scan_search(searcher: Searcher, scan: WorkspaceScan, call: SearchCall, *,
                                else "files", "source": "scan"})
 
 
-def _hits(searcher: Searcher, scan: WorkspaceScan, call: SearchCall) -> tuple[list[_Hit], int]:
+def _hits(searcher: Searcher, scan: WorkspaceScan, call: SearchCall) -> tuple[list[Hit], int]:
     if call.kind == "path":
         rows = [FileHit(-number, root, rel) for number, (root, rel) in
                 enumerate(scan.files(), 1)]
@@ -81,10 +83,10 @@ def _definitions(item: ScannedFile, names: set[str]) -> dict[int, tuple[str, int
     return out
 
 
-def _text(searcher: Searcher, scan: WorkspaceScan, call: SearchCall) -> tuple[list[_Hit], int]:
+def _text(searcher: Searcher, scan: WorkspaceScan, call: SearchCall) -> tuple[list[Hit], int]:
     found = scan.lines(call.query, regex=call.kind == "regex",
                        case_sensitive=call.case_sensitive, glob=call.path_glob)
-    names = {name.lower() for name in searcher._query_names(call.query)}
+    names = {name.lower() for name in query_names(call.query)}
     needle = call.query if call.case_sensitive else call.query.lower()
     entries = []
     for number, item in enumerate(found, 1):
@@ -95,7 +97,7 @@ def _text(searcher: Searcher, scan: WorkspaceScan, call: SearchCall) -> tuple[li
     chosen = heapq.nsmallest(max(SCAN_FILES_MIN, SCAN_FILES_PER_RESULT * call.limit), entries,
                              key=lambda entry: entry[0])
     rx = searcher._compile(call) if call.kind == "regex" else None
-    hits: list[_Hit] = []
+    hits: list[Hit] = []
     for _, hit, item, defs in chosen:
         lines = []
         for number, line in item.lines:
@@ -108,18 +110,18 @@ def _text(searcher: Searcher, scan: WorkspaceScan, call: SearchCall) -> tuple[li
                 column = max(fold_text(line, call.query.isascii()).find(
                     fold_query(call.query)), 0)
             lines.append((number, column, line))
-        hits.extend(searcher._score(hit, lines, defs, needle, call))
+        hits.extend(score_hits(hit, lines, defs, needle, call))
     return hits, len(found)
 
 
-def _symbols(scan: WorkspaceScan, call: SearchCall) -> tuple[list[_Hit], int]:
-    name = _symbol_name(call.query)
+def _symbols(scan: WorkspaceScan, call: SearchCall) -> tuple[list[Hit], int]:
+    name = symbol_name(call.query)
     if not name:
         return [], 0
     mode = call.match or "prefix"
     found = scan.lines(symbol_pattern(name, mode), regex=True, case_sensitive=False,
                        glob=call.path_glob)
-    hits: list[_Hit] = []
+    hits: list[Hit] = []
     for number, item in enumerate(found, 1):
         if is_prose(item.rel):
             continue
@@ -132,12 +134,12 @@ def _symbols(scan: WorkspaceScan, call: SearchCall) -> tuple[list[_Hit], int]:
             if not name_matches(name, symbol, mode) or \
                     (call.case_sensitive and name not in symbol):
                 continue
-            score = _NAME_RANK_SCORES[name_rank(name, symbol)]
+            score = NAME_RANK_SCORES[name_rank(name, symbol)]
             score += 0.5 if kind in ("class", "function", "interface") else 0.0
-            score -= (0.5 if _is_test(item.rel) else 0.0) \
-                + (0.75 if _is_third_party(item.rel) else 0.0) + _stub_penalty(item.rel)
+            score -= (0.5 if is_test(item.rel) else 0.0) \
+                + (0.75 if is_third_party(item.rel) else 0.0) + stub_penalty(item.rel)
             column = re.search(re.escape(symbol), line)
-            hits.append(_Hit(hit, line_number, line, round(score, 2), kind, symbol,
+            hits.append(Hit(hit, line_number, line, round(score, 2), kind, symbol,
                              column.start() if column else 0, line_number))
     if call.path_glob:
         spec = glob_spec(call.path_glob)
