@@ -5,10 +5,11 @@ Each Sari figure is a fresh process on a tree it never indexed, timed beside ``r
 
 * CLI: spawn of ``sari search QUERY`` to its last answer line (the index build it starts
   afterwards is not waited for);
-* MCP, spawn to answer: spawn of ``sari serve``, ``initialize``, then ``tools/call search``
-  at once, to its reply (what a client starting Sari for one question waits);
-* MCP, call to answer: the same ``tools/call`` timed from the moment it is sent, the server
-  already connected (what a client that started Sari earlier waits for its first search).
+* MCP, spawn to answer: spawn of ``sari serve``, ``initialize``, ``tools/list`` (as every
+  client does before it calls a tool), then ``tools/call search`` at once, to its reply
+  (what a client starting Sari for one question waits);
+* MCP, call to answer: that ``tools/call`` timed from the moment it is sent, the server
+  connected and its tools listed (what a client waits for its first search).
 
 Python reads its modules from a bytecode cache, as an installed package does (pip compiles
 at install): the spawned processes get ``PYTHONPYCACHEPREFIX`` in the scratch folder, filled
@@ -84,6 +85,7 @@ def mcp(root: Path, env: dict[str, str], query: str) -> tuple[float, float, str]
         started = time.perf_counter()
         with open(os.devnull, "w") as errlog:
             async with Client(stdio_client(params, errlog=errlog)) as client:
+                await client.list_tools()
                 sent = time.perf_counter()
                 result = await client.call_tool("search", {"query": query, "limit": 5})
                 done = time.perf_counter()

@@ -7,10 +7,11 @@ positions, which makes it a fraction of the size), and every candidate is then c
 * case-sensitive: for the exact bytes;
 * case-insensitive: "case-insensitive" means Unicode simple case folding, as
   ripgrep's ``-i`` does (``É`` = ``é``, the Kelvin sign = ``k``, ``ſ`` = ``s``; no
-  length-changing folds such as ``ß`` = ``ss``). An ASCII query is checked on the
-  ASCII-lowered bytes (only the Kelvin sign and the long s fold into ASCII from
-  elsewhere: a text holding one is folded in full); a query with other characters
-  is checked with Python's fold.
+  length-changing folds such as ``ß`` = ``ss``). An ASCII query is found in the UTF-8
+  bytes by RE2 matching without case (it folds each letter with its whole orbit, so
+  ``k`` also finds the Kelvin sign and ``s`` the long s, the only characters folding into
+  ASCII from elsewhere): one pass, no lowered copy; a query with other characters is
+  checked with Python's fold.
 
 The result therefore equals a plain scan of every file with the same comparison,
 which the tests check. Shorter queries have no trigram: they *are* that scan.
@@ -28,9 +29,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import pathspec
+import re2
 
 from sari_core.engine import work_budget
-from sari_core.engine.regex import Regex
+from sari_core.engine.regex import MAX_MEMORY_BYTES, BytesPattern, Regex
 from sari_core.engine.store import IndexStore
 
 TRIGRAM = 3
@@ -136,10 +138,6 @@ def literal_files(store: IndexStore, query: str, *, case_sensitive: bool,
     return _verified(store, {hit.id: hit for hit in hits}, query, case_sensitive)
 
 
-# UTF-8 of the two non-ASCII characters that fold into ASCII (Kelvin sign, long s).
-_FOLDS_INTO_ASCII = (b"\xe2\x84\xaa", b"\xc5\xbf")
-
-
 def _short_scan(store: IndexStore, query: str, case_sensitive: bool, glob: str | None
                 ) -> list[FileHit]:
     """A query too short for trigrams: scan every text, on its UTF-8 bytes where exact."""
@@ -156,18 +154,25 @@ def _verified(store: IndexStore, by_id: dict[int, FileHit], query: str, case_sen
         hits = [by_id[file_id] for file_id, text in work_budget.within(store.texts(list(by_id)))
                 if contains(text, query, False)]
         return sorted(hits, key=lambda hit: (hit.root, hit.path))
-    needle = query.encode("utf-8") if case_sensitive else query.lower().encode("ascii")
+    needle = query.encode("utf-8")
+    folded = None if case_sensitive else ascii_without_case(query)
     out: list[FileHit] = []
     for file_id, data in work_budget.within(store.utf8_texts(list(by_id))):
-        if case_sensitive:
-            found = needle in data
-        elif any(special in data for special in _FOLDS_INTO_ASCII):
-            found = contains(data.decode("utf-8"), query, False)
-        else:  # no other character folds into ASCII: bytes.lower() is the fold here
-            found = needle in data.lower()
-        if found:
+        if needle in data if folded is None else folded.search(data) is not None:
             out.append(by_id[file_id])
     return sorted(out, key=lambda hit: (hit.root, hit.path))
+
+
+@lru_cache(maxsize=64)
+def ascii_without_case(query: str) -> BytesPattern:
+    """RE2 finding the ASCII ``query`` in UTF-8 bytes under simple case folding."""
+    options = re2.Options()
+    options.case_sensitive = False
+    options.never_capture = True
+    options.log_errors = False
+    options.max_mem = MAX_MEMORY_BYTES
+    literal = "".join(char if char.isalnum() else f"\\x{ord(char):02x}" for char in query)
+    return re2.compile(literal.encode("ascii"), options)  # pyright: ignore[reportReturnType] - re2 has no stubs
 
 
 def _scan(store: IndexStore, glob: str | None, predicate: Callable[[str], bool]

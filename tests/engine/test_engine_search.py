@@ -49,7 +49,8 @@ def test_the_index_holds_exactly_the_workspace_files(shared: Workspace) -> None:
 @pytest.mark.parametrize("query", ["execute_read", "EXECUTE_READ", "helper(", "import", "ab",
                                    "x", "crème", "CRÈME", "return os.fspath(value)", "\"\"\"",
                                    "Short: ab", "not in any file at all", "STRAẞE", "ſtraße",
-                                   "\u212aelvin", "kelvin", "İstanbul", "istanbul", "k", "S", "ſ", "é"])
+                                   "\u212aelvin", "kelvin", "İstanbul", "istanbul", "k", "S", "ſ", "é",
+                                   "OS.FSPATH(", "\\n", "a+b|c", "[x]"])
 @pytest.mark.parametrize("case_sensitive", [False, True])
 def test_literal_results_agree_with_a_plain_scan(shared: Workspace, shared_repo: Path, query: str,
                                                  case_sensitive: bool) -> None:
