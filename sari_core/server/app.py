@@ -33,7 +33,12 @@ from sari_core.client_request import ClientRequest, client_request
 from sari_core.errors import ErrorCode
 from sari_core.kernel import Kernel
 from sari_core.server.catalog import ToolCatalog
-from sari_core.server.connections import CATALOG_KEY, ConnectionIds, sdk_connection
+from sari_core.server.connections import (
+    CATALOG_KEY,
+    ConnectionIds,
+    add_connection_note,
+    sdk_connection,
+)
 from sari_core.server.index_progress import (
     note_first_call_while_building,
     reporting_index_progress,
@@ -260,6 +265,7 @@ class SariServer:
             raise TypeError(f"{name} returned {type(response).__name__}, not a response object")
         note_first_call_while_building(response, getattr(catalog.kernel, "engine", None),
                                        self._told_index_building, connection_id)
+        add_connection_note(ctx, response)
         log.debug("tool %s ok=%s in %.1f ms (connection %s)", name, response["ok"],
                   (time.perf_counter() - started) * 1000.0, connection_id)
         return response

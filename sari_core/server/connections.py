@@ -32,6 +32,17 @@ log = logging.getLogger(__name__)
 STATE_KEY = "sari.connection_id"
 # The tool catalog of the kernel serving one connection, when not the server's own.
 CATALOG_KEY = "sari.catalog"
+# One sentence for the next tool response of a connection (why its roots are not served).
+NOTE_KEY = "sari.connection_note"
+
+
+def add_connection_note(ctx: Any, response: dict[str, Any]) -> None:
+    """Put the connection's pending note (if any) first among the response's warnings, once."""
+    connection = sdk_connection(ctx)
+    block = (response.get("meta") or {}).get("stabilization")
+    if connection is None or not isinstance(block, dict) or NOTE_KEY not in connection.state:
+        return
+    block.setdefault("warnings", []).insert(0, str(connection.state.pop(NOTE_KEY)))
 
 EndConnection = Callable[[str], None]
 

@@ -32,7 +32,7 @@ import anyio.to_thread
 import mcp_types as types
 
 from sari_core.server.catalog import ToolCatalog
-from sari_core.server.connections import CATALOG_KEY, STATE_KEY, sdk_connection
+from sari_core.server.connections import CATALOG_KEY, NOTE_KEY, STATE_KEY, sdk_connection
 from sari_core.server.roots import (
     FIRST_ROOTS_WAIT_SECONDS,
     HTTP_ROOTS_WAITS,
@@ -52,6 +52,12 @@ DEFAULT_MAX_WORKSPACES = 8
 _SETTLED_KEY = "sari.roots_settled"
 _FOLDERS_KEY = "sari.roots_folders"
 _ENDED_KEY = "sari.roots_session_ended"
+# What the session's first answer says when its roots are not (all) served. No absolute path
+# of the server's: the client knows its own roots.
+OUTSIDE_NOTE = ("Some of your roots are not served: they lie outside the folder this Sari server "
+                "was started in (the operator's choice).")
+UNSERVED_NOTE = ("Your roots are not served (the server is at its limit of open folders, or "
+                 "could not open them); this session is served the server's own folder.")
 
 
 def max_workspaces() -> int:
@@ -132,7 +138,10 @@ class SessionRoots:
         declared = await ask_roots(ctx, HTTP_ROOTS_WAITS)
         if declared is None:
             return
-        folders = tuple(self._within_bounds(declared)) or tuple(self.fallback)
+        within = self._within_bounds(declared)
+        if len(within) < len(declared):
+            connection.state[NOTE_KEY] = OUTSIDE_NOTE
+        folders = tuple(within) or tuple(self.fallback)
         async with self._lock:
             if connection.state.get(_ENDED_KEY):
                 return  # the client left while it was asked: nothing to serve it
@@ -143,6 +152,7 @@ class SessionRoots:
             if folders != tuple(self.fallback):
                 catalog = await self._acquire(folders)
                 if catalog is None:
+                    connection.state[NOTE_KEY] = UNSERVED_NOTE
                     return
             await self._release(connection)
             if catalog is not None:

@@ -116,12 +116,24 @@ async def test_a_root_outside_the_servers_folder_is_not_served(tmp_path: Path) -
     env = {**env_for(tmp_path), "SARI_LOG_LEVEL": "INFO"}
     with serve_http(None, env, log, cwd=made["cwd"]) as served:
         async with http_client(served.url, [made["outside"], made["alpha"]]) as (client, _):
+            first = await client.call_tool("search", {"query": "alpha_only", "kind": "path"})
+            assert "outside the folder this Sari server was started in" in _text(first)
+            assert str(made["cwd"]) not in _text(first)  # no server path in an answer
             assert await found_paths(client, "alpha_only") == ["alpha_only.py"]
             assert await found_paths(client, "outside_only") == []
         async with http_client(served.url, [made["outside"]]) as (client, _):
-            assert await found_paths(client, "outside_only") == []
-            assert await found_paths(client, "top_only") == ["top_only.py"]
+            first = await client.call_tool("search", {"query": "outside_only", "kind": "path"})
+            assert "Some of your roots are not served" in _text(first)
+            assert (first.structured_content or {})["matches"] == []
+            later = await client.call_tool("search", {"query": "top_only", "kind": "path"})
+            assert "roots are not served" not in _text(later)  # said once
+            assert [match["path"] for match in later.structured_content["matches"]] == \
+                ["top_only.py"]
         assert f"root {made['outside']} is outside" in served.stderr()
+
+
+def _text(result: Any) -> str:
+    return "\n".join(getattr(block, "text", "") for block in result.content)
 
 
 async def test_roots_beyond_the_bound_keep_the_current_folder(tmp_path: Path) -> None:
@@ -132,6 +144,8 @@ async def test_roots_beyond_the_bound_keep_the_current_folder(tmp_path: Path) ->
         async with http_client(served.url, [made["alpha"]]) as (first, _):
             assert await found_paths(first, "alpha_only") == ["alpha_only.py"]
             async with http_client(served.url, [made["beta"]]) as (second, _):
+                told = await second.call_tool("search", {"query": "top_only", "kind": "path"})
+                assert "Your roots are not served" in _text(told)
                 assert await found_paths(second, "top_only") == ["top_only.py"]
                 # served from the server's folder, not from its root "beta"
                 assert await found_paths(second, "beta_only") == ["beta/beta_only.py"]
