@@ -189,8 +189,11 @@ class Indexer:
         self.progress = (0, len(todo))
         bar = Progress(len(todo), progress)
         jobs = SymbolJobs(len(todo))
+        bulk = len(todo) >= BULK_FILES
+        first = bulk and self.store.get_meta(COMPLETE_KEY) is None
         try:
-            with self.store.bulk(len(todo) >= BULK_FILES):
+            with self.store.bulk(bulk), \
+                    self.store.name_indexes_after(first, lambda: not self.cancelled.is_set()):
                 self._index_entries(todo, gone, jobs, bar, stats, report)
         finally:
             jobs.close()

@@ -28,7 +28,16 @@ log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 9  # 9: a trigram index without positions; the word index contentless
 BUSY_TIMEOUT_MS = 30_000
+CACHE_KIB = -65536  # each connection's page cache (64 MiB)
 MMAP_BYTES = 1 << 30  # readers map the index: verifying candidates reads it several times faster
+
+# The symbol name indexes. A first build of a large tree creates them after its rows (an
+# index built at once costs half of one grown row by row); the scan answers searches meanwhile.
+NAME_INDEXES = (
+    "CREATE INDEX IF NOT EXISTS symbols_name ON symbols (name COLLATE NOCASE, is_def);",
+    # Exact and prefix symbol search are range scans of this index, not a scan of every row.
+    "CREATE INDEX IF NOT EXISTS symbols_folded ON symbols (folded, is_def);",
+)
 
 DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -68,9 +77,6 @@ CREATE TABLE IF NOT EXISTS symbols (
     line INTEGER NOT NULL,
     end_line INTEGER NOT NULL
 );
-CREATE INDEX IF NOT EXISTS symbols_name ON symbols (name COLLATE NOCASE, is_def);
--- Exact and prefix symbol search are range scans of this index, not a scan of every row.
-CREATE INDEX IF NOT EXISTS symbols_folded ON symbols (folded, is_def);
 CREATE INDEX IF NOT EXISTS files_pending ON files (symbols_pending) WHERE symbols_pending;
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols (file_id);
 -- The word index (engine/word_index.py): chunks of a file's code words, ranked by BM25.
@@ -88,7 +94,7 @@ CREATE INDEX IF NOT EXISTS word_chunks_file ON word_chunks (file_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS words USING fts5(
     name, body, path, content = '', tokenize = 'porter unicode61'
 );
-"""
+""" + "\n".join(NAME_INDEXES) + "\n"
 
 
 class IndexUnavailable(RuntimeError):
@@ -111,7 +117,7 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
                            check_same_thread=False, isolation_level=None)
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA temp_store = MEMORY")
-    conn.execute("PRAGMA cache_size = -65536")
+    conn.execute(f"PRAGMA cache_size = {CACHE_KIB}")
     conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
     if not readonly:
         conn.execute("PRAGMA synchronous = NORMAL")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,10 +18,11 @@ from typing import Any
 from sari_core.engine import word_index
 from sari_core.engine.grammars import GRAMMARS
 from sari_core.engine.names import folded_name
-from sari_core.engine.schema import MMAP_BYTES, connect, open_index
+from sari_core.engine.schema import CACHE_KIB, MMAP_BYTES, NAME_INDEXES, connect, open_index
 from sari_core.engine.symbols import SymbolRow
 
 SQL_VARIABLES = 900  # stay under SQLITE_MAX_VARIABLE_NUMBER of old builds
+BULK_CACHE_KIB = -16384  # the writer's page cache during a large build (16 MiB)
 FOLDED_NAMES = 100_000  # names whose folded form is remembered (names repeat: every call)
 
 
@@ -116,14 +117,34 @@ class IndexStore:
         with self.lock:
             self._writer.execute("PRAGMA synchronous = OFF")
             # Pages the writer touches through a memory map count in its resident memory:
-            # a build of a large tree would hold most of the index in RSS.
+            # a build of a large tree would hold most of the index in RSS. Appending rows
+            # needs few cached pages either (the name indexes come after the rows).
             self._writer.execute("PRAGMA mmap_size = 0")
+            self._writer.execute(f"PRAGMA cache_size = {BULK_CACHE_KIB}")
         try:
             yield
         finally:
             with self.lock:
                 self._writer.execute("PRAGMA synchronous = NORMAL")
                 self._writer.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+                self._writer.execute(f"PRAGMA cache_size = {CACHE_KIB}")
+
+    @contextmanager
+    def name_indexes_after(self, enabled: bool, keep: Callable[[], bool]) -> Iterator[None]:
+        """Rows first, the symbol name indexes after them (a first build of a large tree).
+
+        :param keep: whether to build the indexes on the way out (not when the build is
+            being cancelled: the next refresh builds them, as one left them missing).
+        """
+        if enabled:
+            with self.lock:
+                for name in ("symbols_name", "symbols_folded"):
+                    self._writer.execute(f"DROP INDEX IF EXISTS {name}")
+        yield
+        if keep():
+            with self.lock:
+                for statement in NAME_INDEXES:  # no-ops where they exist
+                    self._writer.execute(statement)
 
     def close(self) -> None:
         with self.lock:
@@ -362,27 +383,7 @@ class IndexStore:
             tuple(names)).fetchall()
 
     def reference_counts(self) -> dict[tuple[int, str], int]:
-        """Per defining file: how many other files reference a name it defines.
+        """Per defining file: how many other files reference a name it defines."""
+        from sari_core.engine.reference_counts import reference_counts
 
-        Names are matched as names (tags carry no scopes), so a common name counts every
-        file calling something of that name: an upper bound, good for ranking.
-        """
-        referenced_by: dict[str, set[int]] = {}
-        for file_id, name in self.reader.execute(
-                "SELECT file_id, name FROM symbols WHERE is_def = 0"):
-            referenced_by.setdefault(name, set()).add(file_id)
-        defined: dict[int, set[str]] = {}
-        for file_id, name in self.reader.execute(
-                "SELECT file_id, name FROM symbols WHERE is_def = 1"):
-            defined.setdefault(file_id, set()).add(name)
-        counts: dict[int, int] = {}
-        for file_id, names in defined.items():
-            others: set[int] = set()
-            for name in names:
-                others |= referenced_by.get(name, set())
-            others.discard(file_id)
-            if others:
-                counts[file_id] = len(others)
-        rows = self.files_by_id(counts)
-        return {(rows[file_id].root, rows[file_id].path): count
-                for file_id, count in counts.items() if file_id in rows}
+        return reference_counts(self)

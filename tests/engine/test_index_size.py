@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import logging
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
 
 import sari_core
 from sari_core.engine import Workspace, indexer, symbol_jobs
+from sari_core.engine.store import IndexStore
 from sari_core.engine.text_match import MAX_TRIGRAMS, phrase
 from sari_core.models import SearchCall
 
@@ -169,3 +171,55 @@ def test_files_waiting_for_a_worker_are_bounded(
         assert engine.search(SearchCall(query="f59", kind="symbol")).matches
     assert len(seen) == 60
     assert max(seen) <= 3_000 + 1_000 + 600  # the bound, one batch, one file
+
+
+def _name_indexes(conn: sqlite3.Connection) -> set[str]:
+    return {str(row[0]) for row in conn.execute(
+        "SELECT name FROM sqlite_master WHERE name IN ('symbols_name', 'symbols_folded')")}
+
+
+def test_a_first_build_indexes_symbol_names_after_storing_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Growing two name indexes row by row costs the first build of a large tree about
+    # as much as storing the rows; built at once afterwards, half (and they are smaller).
+    monkeypatch.setattr(indexer, "BULK_FILES", 5)
+    for n in range(8):
+        (tmp_path / f"m{n}.py").write_text(f"def f{n}():\n    return g{n}()\n",
+                                           encoding="utf-8")
+    during: list[set[str]] = []
+    put_symbols = IndexStore.put_symbols
+
+    def watching(self: IndexStore, conn: sqlite3.Connection, *args: object) -> None:
+        during.append(_name_indexes(conn))
+        put_symbols(self, conn, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(IndexStore, "put_symbols", watching)
+    with Workspace([tmp_path], index_path=tmp_path / "index.sqlite", watch=False) as engine:
+        engine.ensure_index(progress=False)
+        assert during and all(not names for names in during)
+        assert _name_indexes(engine.store.reader) == {"symbols_name", "symbols_folded"}
+        plan = " ".join(str(row) for row in engine.store.reader.execute(
+            "EXPLAIN QUERY PLAN SELECT * FROM symbols WHERE folded = 'f3' AND is_def = 1"))
+        assert "symbols_folded" in plan
+        assert engine.search(SearchCall(query="f3", kind="symbol")).matches
+        during.clear()
+        for n in range(8):  # a later large refresh keeps them
+            (tmp_path / f"m{n}.py").write_text(f"def h{n}():\n    pass\n", encoding="utf-8")
+        engine.indexer.refresh()
+        assert during and all(names == {"symbols_name", "symbols_folded"} for names in during)
+
+
+def test_name_indexes_a_cancelled_first_build_left_out_come_with_the_next_refresh(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(indexer, "BULK_FILES", 5)
+    for n in range(8):
+        (tmp_path / f"m{n}.py").write_text(f"def f{n}():\n    pass\n", encoding="utf-8")
+    index = tmp_path / "index.sqlite"
+    with Workspace([tmp_path], index_path=index, watch=False) as engine:
+        engine.indexer.cancelled.set()  # as close() does while a build runs
+        engine.indexer.refresh()
+        assert not _name_indexes(engine.store.reader)
+    with Workspace([tmp_path], index_path=index, watch=False) as engine:
+        engine.ensure_index(progress=False)
+        assert _name_indexes(engine.store.reader) == {"symbols_name", "symbols_folded"}
+        assert engine.store.pending_symbols() == 0
