@@ -25,6 +25,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from sari_core.engine.code_text import (
+    Spans,
+    annotation_string,
+    continued,
+    in_prose,
+    in_string,
+    prose_spans,
+)
 from sari_core.engine.receiver_types import ReceiverTypes, module_aliases, receiver_chain
 from sari_core.engine.scopes import Scope, innermost
 from sari_core.engine.store import IndexStore
@@ -33,38 +41,6 @@ from sari_core.engine.symbol_target import Named, Target, module_of
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _IGNORED_WORDS = frozenset(("self", "cls", "obj", "the", "a", "my", "base", "get"))
 _COMMENTS = ("#", "//", "/*", "* ", "--")
-
-
-def _annotation_string(line: str, column: int) -> bool:
-    """Is the string holding ``column`` a forward reference (its whole text a type, where
-    a type is written: after ``:``, ``->``, inside a subscript, or ``cast(``'s first)?"""
-    before = line[:column]
-    opening = max(before.rfind('"'), before.rfind("'"))
-    quote = line[opening]
-    closing = line.find(quote, column)
-    if opening < 0 or closing < 0 or not _TYPE_STRING.fullmatch(line[opening + 1:closing]):
-        return False
-    ahead = line[:opening].rstrip()
-    if ahead.endswith((":", "->", "|", "cast(", "bound=")):
-        return not line.lstrip().startswith(("__all__", "lambda"))
-    if not ahead.endswith(("[", ",")):
-        return False
-    depth = 0  # the subscript the string is in: a generic type's (t.Optional[...])
-    for index in range(len(ahead) - 1, -1, -1):
-        depth += {"]": 1, "[": -1}.get(ahead[index], 0)
-        if depth < 0:
-            return bool(_GENERIC.search(ahead[:index]))
-    return False
-
-
-_TYPE_STRING = re.compile(r"[\w.\[\], |]+")
-_GENERIC = re.compile(r"(?<![\w.])(?:\w+\.)*[A-Z]\w*\s*\Z")
-
-
-def _in_string(line: str, column: int) -> bool:
-    """Is ``column`` inside a quoted string of ``line`` (quotes counted before it)?"""
-    before = line[:column]
-    return before.count('"') % 2 == 1 or before.count("'") % 2 == 1
 
 
 @dataclass(frozen=True)
@@ -100,7 +76,8 @@ class Narrower:
                         for part in module_of(n.row.path).split(".")} - self.mine
         self.other_functions = [n for n in target.others if n.parent is None]
         self.undecided = 0
-        self._prose: dict[int, set[int]] = {}
+        self._prose: dict[int, Spans] = {}
+        self._plain: dict[tuple[int, str], bool] = {}
         self._word = re.compile(rf"(?<![\w$]){re.escape(self.name)}(?![\w$])")
 
     def keep(self, use: Use, tree: list[Scope], file_text: str) -> bool:
@@ -109,21 +86,23 @@ class Narrower:
             return True
         if key in self.other_lines:
             return False
-        if use.text.lstrip().startswith(_COMMENTS) \
-                or use.line in self._prose_lines(use.file_id, file_text):
-            return False  # a comment or a docstring names it; it does not use it
+        if use.text.lstrip().startswith(_COMMENTS):
+            return False  # a comment names it; it does not use it
+        prose = self._prose_lines(use.file_id, file_text)
         verdicts = []
         for found in self._word.finditer(use.text):
+            if in_prose(prose, use.line, found.start()):
+                continue  # a docstring names it
             before, after = use.text[:found.start()], use.text[found.end():]
-            if _in_string(use.text, found.start()) \
-                    and not _annotation_string(use.text, found.start()):
+            if in_string(use.text, found.start()) \
+                    and not annotation_string(use.text, found.start()):
                 continue  # a string, but no forward reference ("Template", "t.List[Env]")
             if before.rstrip().endswith("."):
                 if _IMPORT.match(use.text):
                     verdicts.append(False)  # a part of a module's dotted path
                     continue
                 receiver = _receiver(before.rstrip())
-                chain = receiver_chain(_continued(before, self._lines(use), use.line))
+                chain = receiver_chain(continued(before, self._lines(use), use.line))
                 if self.methods and not self.functions and receiver != "super()":
                     classes = self.types.of(chain, use.file_id, use.line)
                     if classes is not None:  # an annotation, a constructor, self: its class
@@ -162,6 +141,8 @@ class Narrower:
         if receiver in self.theirs or (receiver in self.modules
                                        and self._imports_module(use, receiver)):
             return False  # another class, or an imported module: not an instance of this one
+        if len(chain) == 1 and chain[0] in self._modules_imported(use):
+            return False  # re.compile, os.path: a module's attribute, not an instance's
         by_words = self._by_words(receiver)
         if by_words is not None:
             return by_words
@@ -174,9 +155,21 @@ class Narrower:
                               rf"\s+import\s+.*\b{re.escape(module)}\b)")
         return any(imported.match(line) for line in self._lines(use))
 
-    def _prose_lines(self, file_id: int, file_text: str) -> set[int]:
+    def _modules_imported(self, use: Use) -> set[str]:
+        """The names a file binds to modules (``import re``, ``import numpy as np``)."""
+        return {name for name, path in self.types.aliases(use.file_id).items()
+                if self._plain_import(use, name, path)}
+
+    def _plain_import(self, use: Use, name: str, path: str) -> bool:
+        key = (use.file_id, name)
+        if key not in self._plain:
+            spelled = re.compile(rf"^\s*import\s+[\w., ]*\b{re.escape(path)}\b")
+            self._plain[key] = any(spelled.match(line) for line in self._lines(use))
+        return self._plain[key]
+
+    def _prose_lines(self, file_id: int, file_text: str) -> Spans:
         if file_id not in self._prose:
-            self._prose[file_id] = _triple_quoted_lines(file_text)
+            self._prose[file_id] = prose_spans(file_text)
         return self._prose[file_id]
 
     def _lines(self, use: Use) -> list[str]:
@@ -205,11 +198,9 @@ class Narrower:
         if owner is None:
             return None
         bases = self.types.bases(owner)
-        if bases & self.mine:
-            return True
-        if bases and bases <= self.theirs:
-            return False
-        return None
+        # the method of the first class above this one defining it: the chosen one only if
+        # a base is the chosen class or inherits its method
+        return bool(bases & self.mine) if bases else None
 
     def _by_words(self, variable: str) -> bool | None:
         words = _words(variable)
@@ -240,12 +231,11 @@ class Narrower:
             return False
         modules = {part for n in self.functions for part in module_of(n.row.path).split(".")}
         others = {module_of(n.row.path).rsplit(".", 1)[-1] for n in self.other_functions}
-        imported = re.search(
-            rf"(?:from\s+[\w.]*?(\w+)\s+)?import\s+[^\n]*\b{re.escape(self.name)}\b",
-            file_text)
-        if imported is None:
+        imported = self.types.aliases(use.file_id).get(self.name)
+        if imported is None or not imported.endswith(f".{self.name}"):
             return False  # neither defined nor imported here: a local name, not this one
-        return not (imported.group(1) in others and imported.group(1) not in modules)
+        module = imported[:-len(self.name) - 1].rsplit(".", 1)[-1]
+        return not (module in others and module not in modules)
 
     def _shadowed(self, use: Use, file_text: str, tree: list[Scope]) -> bool:
         """Is the name a parameter or an assigned local of the function holding the use?"""
@@ -257,7 +247,11 @@ class Narrower:
         params = head[head.find("(") + 1:head.find(")")] if "(" in head else ""
         if re.search(rf"(?:^|[,(])\s*\**{re.escape(self.name)}\s*(?:[:=,)]|\Z)", params):
             return True  # a parameter's name, not a word of an annotation or a default
-        assigned = re.compile(rf"^\s*{re.escape(self.name)}\s*(?::[^=]*)?=(?!=)")
+        name = re.escape(self.name)
+        assigned = re.compile(  # x = ..., a, x = ..., for x in, with ... as x, except ... as x
+            rf"^\s*(?:(?:[\w*]+\s*,\s*)*\*?{name}\s*(?:,\s*[\w*]+\s*)*(?::[^=]*)?=(?!=)"
+            rf"|(?:async\s+)?for\s+[\w, ()*]*\b{name}\b[\w, ()*]*\s+in\s"
+            rf"|.*\bas\s+{name}\s*[:,)])")
         return any(assigned.match(lines[number - 1])
                    for number in range(scope.line, min(use.line, len(lines)) + 1))
 
@@ -269,21 +263,6 @@ _BUILTIN_METHODS = frozenset(name for kind in (dict, list, set, str, bytes, tupl
 
 
 _IMPORT = re.compile(r"\s*(from|import)\s")
-
-
-def _continued(before: str, lines: list[str], line: int) -> str:
-    """``before`` with the lines ahead of it that open the call or subscript it closes
-    (``Request(\n  ...\n).prepare``: the receiver starts lines above)."""
-    text = before
-    number = line - 1
-    while text.count(")") + text.count("]") > text.count("(") + text.count("[") \
-            and number > 0 and line - number <= _CONTINUED_LINES:
-        text = lines[number - 1].split("#", 1)[0].strip() + " " + text.lstrip()
-        number -= 1
-    return text
-
-
-_CONTINUED_LINES = 30
 
 
 def _called(after: str) -> bool:
@@ -308,26 +287,6 @@ def _receiver(before: str) -> str:
         return ""
     found = re.search(r"(\w+)\s*\Z", text)
     return found.group(1) if found else ""
-
-
-_TRIPLE = re.compile(r'"""|\'\'\'')
-
-
-def _triple_quoted_lines(text: str) -> set[int]:
-    """The lines inside triple-quoted strings (docstrings), their quote lines included."""
-    lines: set[int] = set()
-    opened: tuple[str, int] | None = None
-    line = 1
-    position = 0
-    for found in _TRIPLE.finditer(text):
-        line += text.count("\n", position, found.start())
-        position = found.start()
-        if opened is None:
-            opened = (found.group(), line)
-        elif found.group() == opened[0]:
-            lines.update(range(opened[1], line + 1))
-            opened = None
-    return lines
 
 
 def _shares_word(words: set[str], class_name: str) -> bool:

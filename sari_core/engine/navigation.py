@@ -126,7 +126,11 @@ class Navigator:
         target = resolve(self.store, call.query) if call.match is None else None
         names = [target.name] if target is not None and target.name \
             else self.names(call.query, call.match)
-        found = self._find(names, call)
+        # a class is called where it is constructed: handing it on (x: Env, class B(Env),
+        # f(Env)) is no call of it
+        classes_only = target is not None and target.named and bool(target.chosen) and all(
+            n.row.kind in ("class", "interface", "struct") for n in target.chosen)
+        found = self._find(names, call, handed_on=not classes_only)
         notes: list[str] = []
         precision = PRECISION
         if target is not None and target.note:
@@ -174,11 +178,12 @@ class Navigator:
         """Every location a navigation query finds (what ``total`` counts)."""
         return self._find(self.names(call.query, call.match), call)
 
-    def _find(self, names: Sequence[str], call: SearchCall) -> list[Location]:
+    def _find(self, names: Sequence[str], call: SearchCall, handed_on: bool = True
+              ) -> list[Location]:
         if call.kind == "references":
             return self._uses(names, call.path_glob)
         tagged = self._tagged(names, _TAG_KIND[call.kind], call.path_glob)
-        if call.kind != "callers":
+        if call.kind != "callers" or not handed_on:
             return tagged
         seen = {(loc.file_id, loc.line) for loc in tagged}
         handed = [loc for loc in self._values(names, call.path_glob)

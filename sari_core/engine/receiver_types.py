@@ -14,88 +14,24 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from sari_core.engine.python_text import (
+    CLASS_KINDS,
+    CONSTRUCTOR,
+    IDENTIFIER,
+    annotation_classes,
+    class_at,
+    closed,
+    module_aliases,
+    parameter_annotation,
+    receiver_chain,
+    return_annotation,
+    signature,
+    top_level,
+)
 from sari_core.engine.scopes import Scope, definition_trees, innermost
 from sari_core.engine.store import IndexStore
 
-CLASS_KINDS = ("class", "interface", "struct", "trait", "impl")
-MAX_HEADER_LINES = 30  # a definition's signature may run over this many lines
-# Wrappers that leave their argument's type: Optional[X] is an X (or None), and so on.
-_TRANSPARENT = frozenset(("Optional", "Union", "Final", "ClassVar", "Annotated", "Type",
-                          "type", "Required", "NotRequired", "ReadOnly"))
-_NOT_A_CLASS = frozenset(("None", "Any", "t", "typing", "te", "typing_extensions"))
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-_CONSTRUCTOR = re.compile(r"(?:\w+\.)*([A-Z]\w*)\s*\(")
-_TYPE_TEXT = re.compile(r"[\w.\[\], |'\"]+\Z")
-
-
-def annotation_classes(text: str) -> set[str] | None:
-    """The classes an annotation names (the last part of each dotted name), looking
-    through quotes, ``Optional``/``Union``/``X | None``; None if it is no plain type
-    expression (a generic container is its own class: ``List[Template]`` is a ``List``)."""
-    text = text.strip().strip("\"'").strip()
-    if not text or not _TYPE_TEXT.match(text):
-        return None
-    text = text.replace('"', "").replace("'", "")
-    found: set[str] = set()
-    for part in _top_level(text, "|"):
-        found |= _one_annotation(part.strip())
-    return found - _NOT_A_CLASS or None
-
-
-def _one_annotation(text: str) -> set[str]:
-    head, _, rest = text.partition("[")
-    outer = head.strip().rsplit(".", 1)[-1]
-    if rest and outer in _TRANSPARENT:
-        inner = rest.rstrip().removesuffix("]")
-        arguments = _top_level(inner, ",")
-        if outer == "Annotated":
-            arguments = arguments[:1]
-        return {name for argument in arguments for name in _one_annotation(argument.strip())}
-    return {outer} if _IDENTIFIER.fullmatch(outer) else set()
-
-
-def _top_level(text: str, separator: str) -> list[str]:
-    """``text`` split at ``separator`` outside brackets."""
-    parts, depth, start = [], 0, 0
-    for index, char in enumerate(text):
-        depth += {"[": 1, "(": 1, "]": -1, ")": -1}.get(char, 0)
-        if char == separator and depth == 0:
-            parts.append(text[start:index])
-            start = index + 1
-    parts.append(text[start:])
-    return parts
-
-
-def receiver_chain(before: str) -> list[str]:
-    """The parts of the expression ahead of the last dot of ``before``:
-    ``x = self.env.get_template(name).`` -> ``['self', 'env', 'get_template()']``
-    (a call's arguments dropped, its parentheses kept); [] when it is not a plain chain."""
-    text = before.rstrip()
-    text = text[:-1].rstrip() if text.endswith(".") else text
-    index = len(text)
-    while index > 0:
-        char = text[index - 1]
-        if char in ")]":
-            depth, index = 0, index
-            while index > 0:
-                depth += {")": 1, "]": 1, "(": -1, "[": -1}.get(text[index - 1], 0)
-                index -= 1
-                if depth == 0:
-                    break
-            continue
-        if char.isalnum() or char in "_.":
-            index -= 1
-            continue
-        break
-    chain = text[index:]
-    parts = []
-    for part in _top_level(chain, "."):
-        name = _IDENTIFIER.match(part.strip())
-        if name is None:
-            return []
-        called = part.rstrip().endswith(")")
-        parts.append(name.group() + ("()" if called else ""))
-    return parts if all(parts) else []
+MAX_DEPTH = 4  # x = y.f(); y = z.g(); ... followed this far
 
 
 @dataclass
@@ -106,10 +42,17 @@ class Definitions:
 
     def __post_init__(self) -> None:
         self._lines: dict[int, list[str]] = {}
+        self._aliases: dict[int, dict[str, str]] = {}
         self._trees: dict[int, list[Scope]] = {}
         self._classes: dict[str, list[tuple[int, int, int]]] = {}
         self._returns: dict[tuple[str, str | None], set[str] | None] = {}
         self._attributes: dict[tuple[str, str], set[str] | None] = {}
+
+    def aliases(self, file_id: int) -> dict[str, str]:
+        """:func:`module_aliases` of a file."""
+        if file_id not in self._aliases:
+            self._aliases[file_id] = module_aliases(self.lines(file_id))
+        return self._aliases[file_id]
 
     def lines(self, file_id: int) -> list[str]:
         if file_id not in self._lines:
@@ -137,11 +80,11 @@ class Definitions:
         """The classes ``owner`` names as its bases (the last part of each dotted name)."""
         found: set[str] = set()
         for file_id, first, _ in self.classes(owner):
-            header = _header(self.lines(file_id), first)
+            header = signature(self.lines(file_id), first)
             opened = header.find("(")
             if opened < 0 or not header.lstrip().startswith("class"):
                 continue
-            for part in _top_level(header[opened + 1:header.rfind(")")], ","):
+            for part in top_level(header[opened + 1:header.rfind(")")], ","):
                 base = part.strip().split("[", 1)[0]
                 if base and "=" not in base:
                     found.add(base.rsplit(".", 1)[-1])
@@ -161,12 +104,13 @@ class Definitions:
             "('function', 'method')", (function,)).fetchall()
         found: list[set[str] | None] = []
         for file_id, line in rows:
-            parent = _class_holding(self.tree(int(file_id)), int(line))
+            parent = class_at(self.tree(int(file_id)), int(line))
             if owner is not None and parent is not None and parent != owner \
-                    and any(_class_holding(self.tree(int(f)), int(n)) == owner for f, n in rows):
+                    and any(class_at(self.tree(int(f)), int(n)) == owner for f, n in rows):
                 continue  # the owner's own definition decides
-            annotation = _return_annotation(self.lines(int(file_id)), int(line))
-            classes = annotation_classes(annotation) if annotation else None
+            annotation = return_annotation(self.lines(int(file_id)), int(line))
+            classes = annotation_classes(annotation) if annotation \
+                else self._returned(int(file_id), int(line))
             if classes and "Self" in classes and parent:
                 classes = (classes - {"Self"}) | {parent}
             found.append(classes)
@@ -174,6 +118,28 @@ class Definitions:
             return None
         first = found[0]
         return first if all(classes == first for classes in found) else None
+
+    def _returned(self, file_id: int, line: int) -> set[str] | None:
+        """An unannotated function's classes when every ``return`` makes one
+        (``return Session()``): what a type checker infers."""
+        scope = innermost(self.tree(file_id), line)
+        if scope is None or scope.line != line:
+            return None
+        lines = self.lines(file_id)
+        classes: set[str] = set()
+        nested = [(child.line, child.end_line) for child in scope.children]
+        for number in range(line + 1, min(scope.end_line, len(lines)) + 1):
+            if any(first <= number <= last for first, last in nested):
+                continue
+            returned = re.match(r"\s*return\b\s*(.*)", lines[number - 1])
+            if returned is None:
+                continue
+            made = CONSTRUCTOR.match(returned.group(1))
+            if made is None or not _constructs(made.group(1), self) \
+                    or not returned.group(1).rstrip().endswith(")"):
+                return None
+            classes.add(made.group(1))
+        return classes or None
 
     def attribute(self, owner: str, attribute: str) -> set[str] | None:
         """The classes an attribute of class ``owner`` holds, from the class's own text:
@@ -184,57 +150,50 @@ class Definitions:
             self._attributes[key] = self._find_attribute(owner, attribute)
         return self._attributes[key]
 
-    def _find_attribute(self, owner: str, attribute: str) -> set[str] | None:
+    def _find_attribute(self, owner: str, attribute: str, depth: int = 0
+                        ) -> set[str] | None:
+        """The attribute's classes in ``owner``'s text, else in the classes it extends."""
+        found = self._own_attribute(owner, attribute)
+        if found is None or found or depth >= MAX_DEPTH:
+            return found or None  # known (or unknown) in the class itself
+        for base in sorted(self.bases(owner)):
+            found = self._find_attribute(base, attribute, depth + 1)
+            if found:
+                return found
+        return None
+
+    def _own_attribute(self, owner: str, attribute: str) -> set[str] | None:
+        """Every class assigned to the attribute in the class (None values left out); an
+        empty set when the class never assigns it, None when an assignment is unknown."""
         name = re.escape(attribute)
         on_self = re.compile(rf"\bself\.{name}\s*(?::\s*(?P<ann>[^=]+?))?\s*=(?!=)\s*(?P<value>.*)")
         in_body = re.compile(rf"^\s*{name}\s*:\s*(?P<ann>[^=]+?)\s*(?:=.*)?$")
+        classes: set[str] = set()
         for file_id, first, last in self.classes(owner):
             lines = self.lines(file_id)
             for number in range(first, min(last, len(lines)) + 1):
-                text = lines[number - 1]
+                text = lines[number - 1].split("#", 1)[0]
                 found = on_self.search(text) or in_body.match(text)
                 if not found:
                     continue
                 if found["ann"]:
-                    return annotation_classes(found["ann"])
-                value = found.groupdict().get("value") or ""
-                made = re.match(r"(?:\w+\.)*([A-Z]\w*)\s*\(", value)
-                if made and self.is_class(made.group(1)):
-                    return {made.group(1)}
-                handed = re.fullmatch(r"(\w+)\s*", value)
-                if handed:
-                    return parameter_annotation(lines, self.tree(file_id), number,
-                                                handed.group(1))
-        return None
-
-
-_IMPORT_AS = re.compile(r"^\s*import\s+(?P<names>[\w., ]+)")
-_FROM_IMPORT = re.compile(r"^\s*from\s+(?P<module>[\w.]+)\s+import\s+(?P<names>[\w., ()]+)")
-
-
-def module_aliases(lines: list[str]) -> dict[str, str]:
-    """What each name a file imports stands for, as a dotted path: ``import a.b as k``
-    -> ``{k: a.b}``, ``import a.b`` -> ``{a: a}``, ``from . import nodes`` ->
-    ``{nodes: .nodes}``, ``from a import b as c`` -> ``{c: a.b}``."""
-    found: dict[str, str] = {}
-    for line in lines:
-        if "import" not in line:
-            continue
-        plain, dotted = _IMPORT_AS.match(line), _FROM_IMPORT.match(line)
-        if dotted:
-            base = dotted["module"]
-            for part in dotted["names"].strip("() ").split(","):
-                name, _, alias = part.strip().partition(" as ")
-                if name.strip():
-                    joiner = "" if base.endswith(".") else "."
-                    found[(alias or name).strip()] = f"{base}{joiner}{name.strip()}"
-        elif plain:
-            for part in plain["names"].split(","):
-                name, _, alias = part.strip().partition(" as ")
-                if name.strip():
-                    key = alias.strip() or name.strip().split(".", 1)[0]
-                    found[key] = name.strip() if alias.strip() else key
-    return found
+                    return annotation_classes(found["ann"])  # declared: that is its type
+                value = (found.groupdict().get("value") or "").strip()
+                if value in ("None", ""):
+                    continue
+                made = CONSTRUCTOR.match(value)
+                handed = re.fullmatch(r"(\w+)", value)
+                if made and _constructs(made.group(1), self):
+                    classes.add(made.group(1))
+                elif handed:
+                    typed = parameter_annotation(lines, self.tree(file_id), number,
+                                                 handed.group(1))
+                    if typed is None:
+                        return None
+                    classes |= typed
+                else:
+                    return None
+        return classes
 
 
 def _constructs(callee: str, definitions: Definitions) -> bool:
@@ -242,59 +201,6 @@ def _constructs(callee: str, definitions: Definitions) -> bool:
     class by Python's naming convention, ``threading.Event()``, whose methods are its own)?"""
     return definitions.is_class(callee) or (callee[:1].isupper() and not callee.isupper())
 
-
-def parameter_annotation(lines: list[str], tree: list[Scope], line: int, name: str
-                         ) -> set[str] | None:
-    """The classes the annotation of parameter ``name`` of the function holding ``line``
-    names."""
-    scope = innermost(tree, line)
-    if scope is None or scope.kind not in ("function", "method"):
-        return None
-    header = _header(lines, scope.line)
-    found = re.search(rf"[(,]\s*\**{re.escape(name)}\s*:\s*", header)
-    if not found:
-        return None
-    rest = header[found.end():]
-    depth, end = 0, len(rest)
-    for index, char in enumerate(rest):
-        depth += {"[": 1, "(": 1, "]": -1, ")": -1}.get(char, 0)
-        if depth < 0 or (depth == 0 and char in ",="):
-            end = index
-            break
-    return annotation_classes(rest[:end])
-
-
-def _header(lines: list[str], line: int) -> str:
-    """A definition's signature, from its ``def`` line to the colon ending it."""
-    text = []
-    for number in range(line, min(line + MAX_HEADER_LINES, len(lines) + 1)):
-        text.append(lines[number - 1].split("#", 1)[0].strip())
-        if re.search(r"\)\s*(->.*)?:\s*$", text[-1]):
-            break
-    return " ".join(text)
-
-
-def _return_annotation(lines: list[str], line: int) -> str | None:
-    header = _header(lines, line)
-    found = re.search(r"\)\s*->\s*(.+?):\s*$", header)
-    return found.group(1) if found else None
-
-
-def _class_holding(tree: list[Scope], line: int) -> str | None:
-    """The innermost class whose lines hold ``line``."""
-    found, level = None, tree
-    while True:
-        inside = [scope for scope in level if scope.line <= line <= scope.end_line]
-        if not inside:
-            return found
-        scope = min(inside, key=lambda s: s.end_line - s.line)
-        if scope.kind in CLASS_KINDS and scope.line != line:
-            found = scope.name
-        level = scope.children
-
-
-class_at = _class_holding
-MAX_DEPTH = 4  # x = y.f(); y = z.g(); ... followed this far
 
 
 class ReceiverTypes(Definitions):
@@ -358,10 +264,11 @@ class ReceiverTypes(Definitions):
             if found.groupdict().get("ann"):
                 return annotation_classes(found["ann"])
             value = found["value"].strip().rstrip(":").strip()
-            made = _CONSTRUCTOR.match(value)
+            made = CONSTRUCTOR.match(value)
             if made and not value.endswith(")"):  # Class(... on lines that follow
                 return {made.group(1)}
-            if value.endswith((")", "]")) or _IDENTIFIER.fullmatch(value.replace(".", "_")):
+            value = closed(value, lines, number)
+            if value.endswith((")", "]")) or IDENTIFIER.fullmatch(value.replace(".", "_")):
                 return self.of(receiver_chain(value + "."), file_id, number, depth + 1) \
                     if receiver_chain(value + ".") and receiver_chain(value + ".") != [name] \
                     else None
