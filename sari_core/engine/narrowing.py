@@ -231,10 +231,10 @@ class Narrower:
             return False
         modules = {part for n in self.functions for part in module_of(n.row.path).split(".")}
         others = {module_of(n.row.path).rsplit(".", 1)[-1] for n in self.other_functions}
-        imported = self.types.aliases(use.file_id).get(self.name)
-        if imported is None or not imported.endswith(f".{self.name}"):
+        origin = self.types.origin(use.file_id, use.path, self.name)
+        if origin is None:
             return False  # neither defined nor imported here: a local name, not this one
-        module = imported[:-len(self.name) - 1].rsplit(".", 1)[-1]
+        module = origin.rsplit(".", 1)[-1]  # followed through packages re-exporting it
         return not (module in others and module not in modules)
 
     def _shadowed(self, use: Use, file_text: str, tree: list[Scope]) -> bool:

@@ -133,6 +133,14 @@ def closed(value: str, lines: list[str], line: int) -> str:
     return value
 
 
+def is_parameter(lines: list[str], line: int, name: str) -> bool:
+    """Is ``name`` a parameter of the function defined at ``line``?"""
+    header = signature(lines, line)
+    opened = header.find("(")
+    return opened >= 0 and re.search(
+        rf"[(,]\s*\**{re.escape(name)}\s*(?:[:=,)])", header[opened:]) is not None
+
+
 def parameter_annotation(lines: list[str], tree: list[Scope], line: int, name: str
                          ) -> set[str] | None:
     """The classes the annotation of parameter ``name`` of the function holding ``line``

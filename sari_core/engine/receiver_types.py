@@ -21,6 +21,7 @@ from sari_core.engine.python_text import (
     annotation_classes,
     class_at,
     closed,
+    is_parameter,
     module_aliases,
     parameter_annotation,
     receiver_chain,
@@ -53,6 +54,45 @@ class Definitions:
         if file_id not in self._aliases:
             self._aliases[file_id] = module_aliases(self.lines(file_id))
         return self._aliases[file_id]
+
+    def origin(self, file_id: int, path: str, name: str) -> str | None:
+        """The module ``name`` comes from in a file importing it, through the packages
+        re-exporting it (``from jinja2 import Template`` -> ``.environment`` when the
+        package's ``__init__`` imports it from there); None when the file does not."""
+        imported = self.aliases(file_id).get(name)
+        if imported is None or not imported.endswith(f".{name}"):
+            return None
+        module = imported[:-len(name) - 1]
+        for _ in range(MAX_DEPTH):
+            found = self._module_file(module, path)
+            if found is None:
+                break
+            file_id, path = found
+            again = self.aliases(file_id).get(name)
+            if again is None or not again.endswith(f".{name}"):
+                break
+            module = again[:-len(name) - 1]
+        return module
+
+    def _module_file(self, module: str, importer: str) -> tuple[int, str] | None:
+        """The indexed file of ``module`` (relative to ``importer``'s package when it
+        starts with dots)."""
+        dots = len(module) - len(module.lstrip("."))
+        parts = [part for part in module.lstrip(".").split(".") if part]
+        if dots:
+            base = importer.split("/")[:-1]
+            base = base[:len(base) - (dots - 1)] if dots > 1 else base
+            candidates = ["/".join([*base, *parts, "__init__.py"]),
+                          "/".join([*base, *parts]) + ".py"]
+            rows = self.store.reader.execute(
+                "SELECT id, path FROM files WHERE path IN (?, ?)", candidates).fetchall()
+        else:
+            tail = "/".join(parts)
+            rows = self.store.reader.execute(
+                "SELECT id, path FROM files WHERE path LIKE ? OR path LIKE ? OR path = ? "
+                "OR path = ?", (f"%/{tail}/__init__.py", f"%/{tail}.py", f"{tail}/__init__.py",
+                                f"{tail}.py")).fetchall()
+        return (int(rows[0][0]), str(rows[0][1])) if len(rows) == 1 else None
 
     def lines(self, file_id: int) -> list[str]:
         if file_id not in self._lines:
@@ -240,7 +280,8 @@ class ReceiverTypes(Definitions):
 
     def variable(self, name: str, file_id: int, line: int, depth: int) -> set[str] | None:
         """The classes a local variable or parameter holds at ``line``, from the function
-        holding it: an annotation, ``x = <chain>``, ``with <chain> as x``."""
+        holding it (an annotation, ``x = <chain>``, ``with <chain> as x``, ``for x in
+        A(), B()``), else from the module's one assignment of that name."""
         lines, tree = self.lines(file_id), self.tree(file_id)
         scope = innermost(tree, line)
         while scope is not None and scope.kind in CLASS_KINDS:
@@ -250,27 +291,58 @@ class ReceiverTypes(Definitions):
         assigned = re.compile(
             rf"(?<![\w.]){escaped}\s*(?::\s*(?P<ann>[^=]+?))?\s*=(?!=)\s*(?P<value>.+)")
         bound = re.compile(rf"\bwith\s+(?P<value>.+?)\s+as\s+{escaped}\b")
-        looped = re.compile(rf"\bfor\s+{escaped}\b")
+        looped = re.compile(rf"\bfor\s+{escaped}\s+in\s+(?P<items>.+?):?\s*$")
         # the use's own line binds the name only after it is read (x = x.parent())
         for number in range(min(line - 1, len(lines)), first - 1, -1):
             text = lines[number - 1].split("#", 1)[0]
             if number == first and scope is not None:
-                return parameter_annotation(lines, tree, line, name)
+                if is_parameter(lines, scope.line, name):
+                    return parameter_annotation(lines, tree, line, name)
+                break
             found = bound.search(text) or assigned.search(text)
             if found is None:
-                if looped.search(text):
-                    return None
+                loop = looped.search(text)
+                if loop:
+                    return self._made_each(loop["items"])
                 continue
-            if found.groupdict().get("ann"):
-                return annotation_classes(found["ann"])
-            value = found["value"].strip().rstrip(":").strip()
-            made = CONSTRUCTOR.match(value)
-            if made and not value.endswith(")"):  # Class(... on lines that follow
-                return {made.group(1)}
-            value = closed(value, lines, number)
-            if value.endswith((")", "]")) or IDENTIFIER.fullmatch(value.replace(".", "_")):
-                return self.of(receiver_chain(value + "."), file_id, number, depth + 1) \
-                    if receiver_chain(value + ".") and receiver_chain(value + ".") != [name] \
-                    else None
+            return self._assigned(found, name, file_id, number, depth)
+        if scope is None:
             return None
+        module_level = re.compile(
+            rf"{escaped}\s*(?::\s*(?P<ann>[^=]+?))?\s*=(?!=)\s*(?P<value>.+)")
+        found_at = [(number, found) for number, text in enumerate(lines, 1)
+                    if (found := module_level.match(text.split("#", 1)[0]))]
+        if len(found_at) != 1:
+            return None  # never or several times assigned at the top: not one known value
+        number, found = found_at[0]
+        return self._assigned(found, name, file_id, number, depth)
+
+    def _made_each(self, items: str) -> set[str] | None:
+        """``A(), B()`` (a loop's items): the classes made, when each item makes one."""
+        classes = set()
+        items = items.strip()
+        if items[:1] in "([" and len(top_level(items, ",")) == 1:
+            items = items[1:-1]  # (A(), B()) or [A(), B()]
+        for item in top_level(items, ","):
+            made = CONSTRUCTOR.match(item.strip())
+            if made is None or not item.strip().endswith(")") \
+                    or not _constructs(made.group(1), self):
+                return None
+            classes.add(made.group(1))
+        return classes or None
+
+    def _assigned(self, found: re.Match[str], name: str, file_id: int, number: int,
+                  depth: int) -> set[str] | None:
+        if found.groupdict().get("ann"):
+            return annotation_classes(found["ann"])
+        value = found["value"].strip().rstrip(":").strip()
+        made = CONSTRUCTOR.match(value)
+        if made and not value.endswith(")"):  # Class(... on lines that follow
+            return {made.group(1)}
+        value = closed(value, self.lines(file_id), number)
+        chain = receiver_chain(value + ".")
+        if (value.endswith((")", "]")) or IDENTIFIER.fullmatch(value.replace(".", "_"))) \
+                and chain and chain != [name]:
+            return self.of(chain, file_id, number, depth + 1)
+        return None
         return None

@@ -108,6 +108,21 @@ FILES = {
         "\n"                                                            # 12
         "class Custom(Request):\n"                                      # 13
         "    pass\n"),                                                  # 14
+    "lib/__init__.py": "from .env import Page\n",
+    "lib/env.py": "class Page:\n    pass\n",
+    "lib/other.py": "class Page:\n    pass\n",
+    "lib/use_lib.py": (
+        "from lib import Page\n"                                        # 1
+        "from pkg.models import Prepared, Request\n"                    # 2
+        "\n"                                                            # 3
+        "shared = Request()\n"                                          # 4
+        "\n"                                                            # 5
+        "\n"                                                            # 6
+        "def run():\n"                                                  # 7
+        "    shared.prepare()\n"                                        # 8
+        "    for each in Request(), Request():\n"                       # 9
+        "        each.prepare()\n"                                      # 10
+        "    return Page()\n"),                                         # 11
 }
 
 
@@ -180,3 +195,15 @@ def test_a_class_is_called_where_it_is_constructed_only(workspace: Workspace) ->
     called = lines(workspace, "pkg.models.Request", "pkg/use_models.py", "callers")
     assert {5, 8} <= called and not called & {4, 13}
     assert {4, 13} <= lines(workspace, "pkg.models.Request", "pkg/use_models.py")
+
+
+def test_a_module_s_one_assignment_types_its_name_in_functions(workspace: Workspace) -> None:
+    mine = lines(workspace, "Request.prepare", "lib/use_lib.py", "callers")
+    assert {8, 10} <= mine  # shared = Request(); for each in Request(), Request()
+    assert not lines(workspace, "Prepared.prepare", "lib/use_lib.py", "callers") & {8, 10}
+
+
+def test_an_import_from_a_package_is_followed_to_the_module_defining_it(
+        workspace: Workspace) -> None:
+    assert {1, 11} <= lines(workspace, "lib.env.Page", "lib/use_lib.py")
+    assert not lines(workspace, "lib.other.Page", "lib/use_lib.py") & {1, 11}
