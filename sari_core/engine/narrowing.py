@@ -39,6 +39,7 @@ from sari_core.engine.store import IndexStore
 from sari_core.engine.symbol_target import Named, Target, module_of
 
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+BY_NAME = "by-name"  # a verdict: kept, judged by the receiver's name alone
 _IGNORED_WORDS = frozenset(("self", "cls", "obj", "the", "a", "my", "base", "get"))
 _COMMENTS = ("#", "//", "/*", "* ", "--")
 
@@ -76,6 +77,7 @@ class Narrower:
                         for part in module_of(n.row.path).split(".")} - self.mine
         self.other_functions = [n for n in target.others if n.parent is None]
         self.undecided = 0
+        self.by_name = 0  # kept only because the receiver is named like the class
         self._prose: dict[int, Spans] = {}
         self._plain: dict[tuple[int, str], bool] = {}
         self._word = re.compile(rf"(?<![\w$]){re.escape(self.name)}(?![\w$])")
@@ -120,11 +122,14 @@ class Narrower:
             return False
         if True in verdicts:
             return True
+        if BY_NAME in verdicts:
+            self.by_name += 1
+            return True
         self.undecided += 1
         return True
 
     def _by_receiver(self, receiver: str, chain: list[str], use: Use, tree: list[Scope]
-                     ) -> bool | None:
+                     ) -> bool | str | None:
         if not self.methods:  # a module's function or class: only through its module
             return self._through_module(chain, receiver, use)
         if receiver == "super()":
@@ -145,7 +150,7 @@ class Narrower:
             return False  # re.compile, os.path: a module's attribute, not an instance's
         by_words = self._by_words(receiver)
         if by_words is not None:
-            return by_words
+            return BY_NAME if by_words else False
         # Nothing tells the receiver's type: another class's method of that name, or a
         # builtin container's (x.get, x.items), is as likely as this one.
         return False if self.theirs or self.name in _BUILTIN_METHODS else None
@@ -346,13 +351,16 @@ def overrides(store: IndexStore, target: Target) -> list[Named]:
     return [n for n in target.others if n.parent and _last(n.parent) in below]
 
 
-def note(target: Target, before: int, after: int, undecided: int) -> str:
+def note(target: Target, before: int, after: int, undecided: int, by_name: int = 0) -> str:
     where = ", ".join(sorted({f"{n.row.path}:{n.row.line}" for n in target.chosen})[:3])
     text = (f"Narrowed to {target.chosen[0].qualified} ({where}): {after} of {before} uses "
             f"of the name {target.name} kept")
     if undecided:
         text += (f"; {undecided} of them through a receiver of unknown type (kept: the index "
                  "cannot tell whose they are)")
+    if by_name:
+        text += (f"; {by_name} of them only because the receiver is named like the class "
+                 "(env for Environment: its type is written nowhere)")
     return text + "."
 
 

@@ -144,8 +144,8 @@ class Navigator:
             precision = NARROWED
         elif target is not None and target.named:
             before = len(found)
-            found, undecided = self._narrowed(found, target)
-            notes.append(note(target, before, len(found), undecided))
+            found, undecided, by_name = self._narrowed(found, target)
+            notes.append(note(target, before, len(found), undecided, by_name))
             precision = NARROWED
         trees = definition_trees(self.store, sorted({loc.file_id for loc in found}))
         texts = dict(self.store.texts(sorted({loc.file_id for loc in found[:call.limit]})))
@@ -158,8 +158,10 @@ class Navigator:
             truncated=len(found) > len(matches_out), index_ready=index_ready, notes=notes,
             extra={"total_unit": "locations", "precision": precision, "names": names})
 
-    def _narrowed(self, found: list[Location], target: Target) -> tuple[list[Location], int]:
-        """The uses that can be the chosen definition's, and how many were undecided."""
+    def _narrowed(self, found: list[Location], target: Target
+                  ) -> tuple[list[Location], int, int]:
+        """The uses that can be the chosen definition's, how many were undecided, and how
+        many were kept by the receiver's name alone."""
         narrower = Narrower(self.store, target)
         ids = sorted({loc.file_id for loc in found})
         trees = definition_trees(self.store, ids)
@@ -172,7 +174,7 @@ class Navigator:
             use = Use(loc.file_id, loc.path, loc.line, line, loc.is_definition)
             if narrower.keep(use, trees.get(loc.file_id, []), text):
                 kept.append(loc)
-        return kept, narrower.undecided
+        return kept, narrower.undecided, narrower.by_name
 
     def locations(self, call: SearchCall) -> list[Location]:
         """Every location a navigation query finds (what ``total`` counts)."""

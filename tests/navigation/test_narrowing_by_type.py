@@ -83,6 +83,11 @@ FILES = {
         "class Sibling(Base):\n"                                        # 16
         "    def again(self):\n"                                        # 17
         "        return self.send()\n"),                                # 18
+    "pkg/guess.py": (
+        "\n"
+        "\n"
+        "def fixture_user(environment):\n"
+        "    return environment.get_template('x')\n"),
     "pkg/files.py": "def close(handle):\n    return handle\n",
     "pkg/sockets.py": "def close(sock):\n    return sock\n",
     "pkg/use_alias.py": "import pkg.files as f\nimport pkg.sockets as s\n\nf.close(1)\ns.close(2)\n",
@@ -167,3 +172,12 @@ def test_implementations_of_a_method_are_the_overrides_in_subclasses(workspace: 
     found = ask(workspace, "Base.send", "implementations")
     assert {(m.path, m.line) for m in found.matches} == {("pkg/base.py", 7)}
     assert ask(workspace, "Child.send", "implementations").matches == []
+
+
+def test_a_use_kept_only_by_the_receiver_s_name_is_counted_in_the_note(workspace: Workspace
+                                                                        ) -> None:
+    # environment.get_template(...) through an unannotated parameter: its class is written
+    # nowhere; the answer keeps it and says it was judged by the name alone
+    result = ask(workspace, "Environment.get_template", "callers")
+    assert 4 in lines(result, "pkg/guess.py")
+    assert "1 of them only because the receiver is named like the class" in result.notes[0]
