@@ -32,7 +32,10 @@ as PASS/FAIL.
 
     python bench/navigation.py [--sdist flask==3.0.3] [--cache ~/.cache/sari-bench] [--repeat 5]
         [--package NAME] [--misses wrong-and-missed.json] [--names-only]
+        [--rescore wrong-and-missed.json]
 
+``--rescore`` scores the index alone against the truth a ``--misses`` run recorded: the
+same server answers for the index before and after a change, without the server.
 The names of libraries held out from tuning are written down in
 ``bench/data/navigation_names.json`` before their first run and used from there.
 """
@@ -261,6 +264,9 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--misses", type=Path,
                         help="write the index's wrong and missed lines per symbol (JSON) here")
+    parser.add_argument("--rescore", type=Path,
+                        help="score the index only, against the server answers a --misses "
+                             "file recorded (no server started)")
     parser.add_argument("--package", help="the import name, when it is not the sdist's name")
     parser.add_argument("--names-only", action="store_true",
                         help="print the names the rule chooses and stop (to write them down "
@@ -284,6 +290,10 @@ def main() -> int:
             print(json.dumps({args.sdist: choose_names(workspace, package_folder(root, package))}))
             workspace.close()
             return 0
+        if args.rescore:
+            code = rescore(workspace, json.loads(args.rescore.read_text(encoding="utf-8")))
+            workspace.close()
+            return code
         settings = LspGateSettings(ruff=False)
         runner = ValidationRunner(settings, [root], index_definitions(workspace))
         try:
@@ -295,6 +305,22 @@ def main() -> int:
         finally:
             runner.close()
             workspace.close()
+
+
+def rescore(workspace: Workspace, recorded: list[dict[str, Any]]) -> int:
+    """Index-only per-symbol precision and recall against the server's answers that an
+    earlier run wrote (``--misses``): the same truth, no server started."""
+    cells = {kind: [0, 0, 0] for kind in KINDS}
+    for entry in recorded:
+        asked = SearchCall(query=entry["symbol"], kind=entry["kind"], limit=ALL)
+        found = _pairs(workspace.search(asked), uses_only=True)
+        for position, value in enumerate(score(found, {tuple(p) for p in entry["truth"]})):
+            cells[entry["kind"]][position] += value
+    print("per symbol, index only, against the recorded server answers:")
+    for kind, (hit, size, want) in cells.items():
+        print(f"  index           {kind:<11} precision {ratio(hit, size):.3f}  recall "
+              f"{ratio(hit, want):.3f}  ({hit} right of {size} found, {want} true)")
+    return 0 if all(ratio(hit, size) >= 0.7 for hit, size, _ in cells.values()) else 1
 
 
 def _misses(root: Path, symbol: str, kind: str, found: set[Pair], truth: set[Pair]

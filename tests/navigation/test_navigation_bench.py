@@ -113,3 +113,15 @@ def test_the_server_is_not_limited_to_fewer_files_than_the_index(bench: ModuleTy
     (unlimited / "pyproject.toml").write_text('[tool.pyright]\npythonVersion = "3.8"\n')
     assert bench.server_over_every_file(unlimited) is None
     assert not (unlimited / "pyrightconfig.json").exists()
+
+
+def test_rescore_scores_the_index_against_recorded_server_answers(
+        bench: ModuleType, workspace: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
+    # the recorded truth: where the server said many() is called; one line is missing
+    # from the truth, so the index's precision there is 3 of 4
+    truth = [["tests/test_core.py", 3], ["tests/test_core.py", 4], ["tests/test_core.py", 5],
+             ["src/pkg/core.py", 14]]
+    recorded = [{"symbol": "src/pkg/core.py:9", "kind": "callers", "truth": truth[:3]}]
+    assert bench.rescore(workspace, recorded) == 0
+    printed = capsys.readouterr().out
+    assert "callers     precision 0.750  recall 1.000  (3 right of 4 found, 3 true)" in printed
