@@ -51,9 +51,13 @@ class _Worker:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_parent,
                                                            env.get("PYTHONPATH")]))
+        # ``-m`` puts the working folder first on the module path: started from a folder
+        # holding another sari_core (a checkout of another version, the workspace itself),
+        # the worker would run that one. It starts in the folder of this package instead.
         self.process = subprocess.Popen(
             [sys.executable, "-m", "sari_core.engine.symbol_worker"], env=env,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            cwd=package_parent, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL)
         self.inbox: queue.Queue[bytes | None] = queue.Queue()
         self.outstanding: dict[int, Batch] = {}
         self._results = results

@@ -223,3 +223,27 @@ def test_name_indexes_a_cancelled_first_build_left_out_come_with_the_next_refres
         engine.ensure_index(progress=False)
         assert _name_indexes(engine.store.reader) == {"symbols_name", "symbols_folded"}
         assert engine.store.pending_symbols() == 0
+
+
+def test_an_index_worker_runs_this_sari_whatever_the_working_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A build started in a folder holding another sari_core (a checkout of another
+    # version) ran that folder's worker: python -m puts the working folder first.
+    other = tmp_path / "other"
+    marker = tmp_path / "wrong-worker-ran"
+    (other / "sari_core" / "engine").mkdir(parents=True)
+    (other / "sari_core" / "__init__.py").write_text("", encoding="utf-8")
+    (other / "sari_core" / "engine" / "__init__.py").write_text("", encoding="utf-8")
+    (other / "sari_core" / "engine" / "symbol_worker.py").write_text(
+        f"open({str(marker)!r}, 'w').close()\n", encoding="utf-8")
+    monkeypatch.chdir(other)
+    monkeypatch.setattr(symbol_jobs, "POOL_THRESHOLD_FILES", 1)
+    monkeypatch.setenv("SARI_INDEX_WORKERS", "1")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for n in range(4):
+        (tree / f"m{n}.py").write_text(f"def f{n}():\n    pass\n", encoding="utf-8")
+    with Workspace([tree], index_path=tmp_path / "index.sqlite", watch=False) as engine:
+        engine.ensure_index(progress=False)
+        assert engine.search(SearchCall(query="f3", kind="symbol")).matches
+    assert not marker.exists()
