@@ -63,16 +63,15 @@ _DIFF = {
 }
 
 # Examples are compact JSON: every quote is escaped in the listing, every space is paid for.
-SEARCH_DESCRIPTION = (
-    "Find code; literal text unless kind says otherwise. "
-    'E.g. {"query":"dumps","kind":"symbol"}'
-)
-READ_DESCRIPTION = (
-    "Read a file's lines, a symbol's definition, a snippet, an outline (file or folder) or a "
-    'diff. E.g. {"mode":"file","target":"a.py","offset":40,"limit":50}'
-)
-EDIT_DESCRIPTION = "Replace old_string with new_string in a file."
-WRITE_DESCRIPTION = "Create or overwrite a whole file; prefer edit."
+# The default search (no kind) reads the query as a name, a code fragment, a pattern or words;
+# kind="text" is the literal string only.
+SEARCH_DESCRIPTION = 'Find code by name or words. E.g. {"query":"dumps","kind":"symbol"}'
+
+# The modes are listed in the mode property; the description does not name them again.
+READ_DESCRIPTION = 'Read code. E.g. {"mode":"file","target":"a.py","offset":40,"limit":50}'
+
+EDIT_DESCRIPTION = "Replace text in a file."
+WRITE_DESCRIPTION = "Create or overwrite a file; prefer edit."
 
 
 def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -101,9 +100,9 @@ def core_tools() -> list[dict[str, Any]]:
              "query": _described({"type": "string"}, "What to find."),
              "kind": _described({"type": "string", "enum": [
                  "text", "regex", "symbol", "path", "references", "callers",
-                 "implementations"]}, "How query is read."),
+                 "implementations"]}, "Omit to infer; text is literal."),
              "match": _described({"type": "string", "enum": ["exact", "prefix", "fuzzy"]},
-                                 "Symbol name matching."),
+                                 "Name matching."),
              "path_glob": _described({"type": "string"}, "Only matching paths."),
              "limit": _described(_INT, "Max results."),
              "case_sensitive": _described({"type": "boolean"}, "Default false."),
@@ -136,7 +135,7 @@ def core_tools() -> list[dict[str, Any]]:
          "annotations": None,
          "input_schema": _object({
              "path": path,
-             "old_string": _described({"type": "string"}, "Exact text to replace."),
+             "old_string": _described({"type": "string"}, "Exact text."),
              "new_string": _described({"type": "string"}, "Replacement."),
              "expected_occurrences": _described(
                  _INT, "Times old_string occurs (1)."),
@@ -145,6 +144,6 @@ def core_tools() -> list[dict[str, Any]]:
          "annotations": None,
          "input_schema": _object({
              "path": path,
-             "content": _described({"type": "string"}, "Whole file content."),
+             "content": _described({"type": "string"}, "The whole file."),
          }, ["path", "content"])},
     ]

@@ -23,9 +23,9 @@ from sari_core.server.options import OptionsError, ServerOptions, load_options
 # them, paid on every turn of every conversation; a client given structured content also
 # gets each tool's output schema.
 # Each input property's one-line description costs about seven tokens of these.
-TOOL_DEFINITION_BUDGET = 840  # every installed plugin
-CORE_DEFINITION_BUDGET = 660  # search, read, edit, write
-WITH_OUTPUT_SCHEMAS_BUDGET = 1230  # every installed plugin, output schemas included
+TOOL_DEFINITION_BUDGET = 800  # every installed plugin
+CORE_DEFINITION_BUDGET = 620  # search, read, edit, write
+WITH_OUTPUT_SCHEMAS_BUDGET = 1190  # every installed plugin, output schemas included
 CORE_TOOLS = ("search", "read", "edit", "write")
 
 

@@ -12,7 +12,7 @@ from sari_core.kernel import Kernel
 from sari_core.server import SariServer
 from sari_core.testing import MemoryEngine
 
-LISTING_TOKEN_LIMIT = 1500  # characters / 4 of the tools/list result's tools
+LISTING_TOKEN_LIMIT = 1200  # characters / 4 of the tools/list result's tools
 
 
 async def _listing() -> list[dict]:
