@@ -65,8 +65,12 @@ def read_response(call: ReadCall, result: ReadResult, folded: FoldedVerdict,
     payload = result.text if result.diff is None else result.diff
     extra = {"path": result.path, "start_line": result.start_line, "end_line": result.end_line,
              "total_lines": result.total_lines, "execution_id": execution_id, **result.extra}
+    notes = extra.pop("notes", None) or []  # how the engine chose what it read: said first
     body["meta"] = _meta(folded, metrics, truncated=result.truncated,
                          tokens=token_estimate(payload), degraded=degraded, extra=extra)
+    if notes:
+        warnings = body["meta"]["stabilization"]["warnings"]
+        warnings[:0] = [note for note in notes if note not in warnings]
     return body
 
 

@@ -237,7 +237,7 @@ class Reader:
 
     def _symbol(self, call: ReadCall) -> ReadResult:
         complete = self.ensure_symbols()
-        hit = self._resolve_symbol(call, complete)
+        hit, notes = self._resolve_symbol(call, complete)
         target = self.guard.resolved(hit.root, hit.path)
         text = self._load(target, whole_file=False)
         lines = split_lines(text.text)
@@ -249,10 +249,13 @@ class Reader:
             first, last = max(1, first - CONTEXT_LINES), min(len(lines), last + CONTEXT_LINES)
         resolved = {"name": hit.name, "kind": hit.kind, "path": target.display,
                     "line": hit.line, "end_line": hit.end_line}
-        return self._result(target, text, window(lines, first, last, call), len(lines),
-                            {"resolved_symbol": resolved})
+        extra: dict[str, object] = {"resolved_symbol": resolved}
+        if notes:
+            extra["notes"] = notes
+        return self._result(target, text, window(lines, first, last, call), len(lines), extra)
 
-    def _resolve_symbol(self, call: ReadCall, complete: bool) -> SymbolHit:
+    def _resolve_symbol(self, call: ReadCall, complete: bool) -> tuple[SymbolHit, list[str]]:
+        """The definition a symbol read names, and notes on how it was chosen."""
         name, container = _split_symbol(call.target)
         hits = self.store.symbols("s.is_def = 1 AND s.name COLLATE NOCASE = ?", (name,))
         exact = [hit for hit in hits if hit.name == name]
@@ -272,8 +275,16 @@ class Reader:
                             "Search for the name (kind='symbol') to see similar definitions.",
                             [NextCall(tool="search", arguments={"query": name, "kind": "symbol"})])
         if len(hits) == 1:
-            return hits[0]
+            return hits[0], []
         paths = sorted({hit.path for hit in hits})
+        if container is None and len(paths) == 1:
+            # An unqualified name in one file names its module-level definition, as the
+            # language's own scoping does; the nested ones are named in a note.
+            top = [hit for hit in hits if self._top_level(hit)]
+            if len(top) == 1:
+                others = ", ".join(f"{h.line} ({h.kind})" for h in hits if h is not top[0])
+                return top[0], [f"Also named {name!r} in this file, nested: line {others}; "
+                                "qualify the name (e.g. 'Class.method') to read another."]
         listed = "; ".join(f"{self.guard.display(h.root, h.path)}:{h.line} ({h.kind})"
                            for h in hits[:AMBIGUITY_LIST])
         more = f" and {len(hits) - AMBIGUITY_LIST} more" if len(hits) > AMBIGUITY_LIST else ""
@@ -291,6 +302,12 @@ class Reader:
                         calls, details={"candidates": [
                             {"path": self.guard.display(h.root, h.path), "line": h.line,
                              "end_line": h.end_line, "kind": h.kind} for h in hits[:50]]})
+
+    def _top_level(self, hit: SymbolHit) -> bool:
+        """Whether no other definition of the same file encloses ``hit``."""
+        rows = self.store.symbols("s.is_def = 1 AND s.file_id = ? AND s.line <= ? "
+                                  "AND s.end_line >= ?", (hit.file_id, hit.line, hit.end_line))
+        return all((row.line, row.end_line) == (hit.line, hit.end_line) for row in rows)
 
     def _inside(self, hit: SymbolHit, container: str) -> bool:
         """Whether a definition named ``container`` in the same file encloses ``hit``."""

@@ -180,6 +180,25 @@ def test_symbol_ambiguity_lists_candidates_and_path_disambiguates(kernel: Kernel
     assert qualified["meta"]["resolved_symbol"]["kind"] == "method"
 
 
+def test_an_unqualified_name_in_one_file_reads_its_module_level_definition(
+        tmp_path: Path) -> None:
+    """As the language scopes it: ``median`` is the module's function, not a class's method of
+    that name; the read says the nested ones are there and how to name one."""
+    write(tmp_path, "stats.py", "class Normal:\n    def median(self):\n        return 0\n\n\n"
+          "def median(data):\n    return sorted(data)[len(data) // 2]\n")
+    with Kernel(Workspace([tmp_path]), load_entry_points=False, analytics_sinks=[]) as kernel:
+        response = ok(read(kernel, mode="symbol", target="median", path="stats.py"))
+        assert response["text"].startswith("def median(data):")
+        [note] = response["meta"]["stabilization"]["warnings"]
+        assert "line 2 (method)" in note and "Class.method" in note
+        method = ok(read(kernel, mode="symbol", target="Normal.median"))
+        assert method["meta"]["resolved_symbol"]["kind"] == "method"
+        write(tmp_path, "stats.py", "class A:\n    def median(self):\n        return 0\n\n\n"
+              "class B:\n    def median(self):\n        return 1\n")
+        nested = read(kernel, mode="symbol", target="median", path="stats.py")
+        assert nested["ok"] is False and nested["error"]["code"] == "SYMBOL_AMBIGUOUS", nested
+
+
 def test_symbol_not_found_points_to_search(kernel: Kernel) -> None:
     response = read(kernel, mode="symbol", target="no_such_function")
     assert response["ok"] is False and response["error"]["code"] == "NOT_FOUND"
