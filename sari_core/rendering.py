@@ -10,7 +10,8 @@ model needs the code, where it is, and in plain words what happened. So:
   entries as they are (``kind name first-last``, indented by nesting: their own line
   ranges are the numbers that matter, so they are not numbered again);
 * a search is one header line and the matches grouped by file, one ``line: snippet``
-  per match under the file's path (the path and line are all a later read needs);
+  per match under the file's path (the path and line are all a later read needs; a match
+  that is a definition states its range, ``first-last: snippet``);
 * a refusal is its message, one or two sentences, ending in the exact next call;
 * edits and writes are one sentence per changed file; a plugin tool's payload is compact
   JSON without the envelope.
@@ -222,7 +223,13 @@ def _search(response: Mapping[str, Any]) -> str:
                 if match.get("snippet") else ""
             line = match.get("line")
             context = str(match.get("context") or "")
-            where = f"{line} in {match['scope']}" if match.get("scope") else f"{line}"
+            where = f"{line}"
+            end = match.get("end_line")
+            if match.get("symbol") and not context and isinstance(line, int) \
+                    and isinstance(end, int) and end > line:
+                where = f"{line}-{end}"  # a definition's range: a later read can take it whole
+            if match.get("scope"):
+                where += f" in {match['scope']}"
             if context and context.startswith(f"{line} |"):
                 snippet = ""  # the definition shown below starts with that line
             lines.append(f"  {where}: {snippet}".rstrip() if line is not None

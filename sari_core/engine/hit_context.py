@@ -3,11 +3,13 @@
 Every text hit names the definition enclosing it (``scope``, ``scope_lines``), and a hit
 that is a definition names itself (``symbol``), so the next call can be a symbol read.
 
-The default search (no ``kind``) also shows, with its first ``SHOWN_HITS`` hits, the
-definition each is in, so the read that would follow is not needed: a definition of at
-most ``SHORT_LINES`` lines whole, a longer one as its signature and the outline of what it
-defines (numbered as ``read`` numbers lines). A definition is shown once, and all of them
-together within ``SHOWN_CHARS``.
+The default search (no ``kind``) and a symbol search also show, with their first
+``SHOWN_HITS`` hits, the definition each is in, so the read that would follow is not
+needed: a short definition whole (at most ``SHORT_CHARS`` characters as shown: what the
+model pays for is characters, so a docstring-heavy function of 40 lines is as short as a
+dense one of 25), a longer one as its signature and the outline of what it defines
+(numbered as ``read`` numbers lines). A definition is shown once, and all of them together
+within ``SHOWN_CHARS``: one that no longer fits whole is shown as its signature.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from sari_core.models import SearchMatch
 from sari_core.outline_rows import row_text
 
 SHOWN_HITS = 2
-SHORT_LINES = 25
+SHORT_CHARS = 1800
 SIGNATURE_LINES = 12  # a signature spread over more lines is cut there
 OUTLINE_ROWS = 12
 SHOWN_CHARS = 2400
@@ -89,11 +91,13 @@ def _numbered(lines: Sequence[str], first: int, last: int) -> list[str]:
             if 0 < number <= len(lines)]
 
 
-def shown(lines: Sequence[str], scope: Scope) -> str:
-    """A short definition whole; a long one's signature and outline."""
+def shown(lines: Sequence[str], scope: Scope, room: int = SHORT_CHARS) -> str:
+    """A short definition whole (its numbered text within ``room`` characters, at most
+    ``SHORT_CHARS``); a long one's signature and outline."""
     last = min(scope.end_line, len(lines))
-    if last - scope.line + 1 <= SHORT_LINES:
-        return "\n".join(_numbered(lines, scope.line, last))
+    whole = "\n".join(_numbered(lines, scope.line, last))
+    if len(whole) <= min(room, SHORT_CHARS):
+        return whole
     end = scope.line
     while end < min(last, scope.line + SIGNATURE_LINES - 1) \
             and not lines[end - 1].rstrip().endswith(_SIGNATURE_ENDS):
@@ -136,7 +140,8 @@ def name_scopes(store: IndexStore, hits: Sequence[_HitLike], matches: Sequence[S
                 or (hit.file.id, definition.line) in seen:
             continue
         seen.add((hit.file.id, definition.line))
-        text = shown(texts.get(hit.file.id, []), _with_children(store, hit.file.id, definition))
+        text = shown(texts.get(hit.file.id, []), _with_children(store, hit.file.id, definition),
+                     budget)
         if len(text) <= budget:
             match.context = text
             budget -= len(text)

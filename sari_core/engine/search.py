@@ -94,10 +94,12 @@ class Searcher:
         if partial is not None:
             notes = [*notes, partial]
         matches, cut = self._matches(hits, call.limit, ordered=not call.literal)
-        if call.kind in ("text", "regex"):  # each hit names the definition it is in
+        if call.kind in ("text", "regex", "symbol"):  # each hit names the definition it is in
+            # shown with the first hits: by the default call, and by a symbol search, whose
+            # hits are the definitions the agent asked for
             hit_context.name_scopes(self.store, hits[:len(matches)] if not call.literal
                                     else self._ordered(hits)[:len(matches)], matches,
-                                    show=not call.literal)
+                                    show=not call.literal or call.kind == "symbol")
         return SearchResult(query=call.query, kind=call.kind, matches=matches, total=total,
                             truncated=cut or partial is not None or len(hits) > len(matches)
                             or total > len(matches),

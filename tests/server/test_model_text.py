@@ -140,6 +140,23 @@ async def test_a_search_groups_matches_by_file(make_server) -> None:
     assert "candidate_id" not in text and "score" not in text
 
 
+def test_a_symbol_search_states_each_definition_s_range(tmp_path: Path) -> None:
+    """A definition's first and last line on its match line: the read that follows can take
+    it whole, without a first look to find where it ends."""
+    from sari_core.rendering import render
+
+    (tmp_path / "app.py").write_text("".join(f"def handle_{n}(event):\n    return {n}\n\n\n"
+                                             for n in range(4)), encoding="utf-8")
+    kernel = Kernel(roots=[tmp_path], plugins=[], load_entry_points=False, analytics_sinks=[])
+    try:
+        text = render(kernel.execute_search({"query": "handle", "kind": "symbol"}))
+    finally:
+        kernel.close()
+    # the first hits show their definitions; the others state where theirs are
+    assert "\n  9-10: def handle_2(event):" in text and "\n  13-14: def handle_3(event):" in text, \
+        text
+
+
 async def test_a_refusal_is_plain_sentences_ending_in_the_next_call(make_server) -> None:
     server = make_server()
     async with Client(server.lowlevel, mode="legacy") as client:
