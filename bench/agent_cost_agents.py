@@ -263,7 +263,8 @@ class SariAgent(ScriptedAgent):
         self.call_read(arguments)
 
     def read_symbol(self, path: str, dotted: str) -> bool:
-        self.call_read({"mode": "symbol", "target": dotted.rsplit(".", 1)[-1], "path": path})
+        # by the name the task gives it (``Class.method``), as the model would write it
+        self.call_read({"mode": "symbol", "target": dotted, "path": path})
         return True
 
     def continue_read(self, path: str, gap: int, last: int) -> None:

@@ -19,7 +19,8 @@ NUMBERED = re.compile(r"^(\d+)\t(.*)$")  # a read's line, as built-in tools and 
 GREP = re.compile(r"^([^:\n]+):(\d+):(.*)$")  # ripgrep's path:line:text
 # A match under its file in Sari's search answer ("  12: text", "  12 in Class.method: text"),
 # and a line of the definition shown with it ("    12 | text").
-MATCH = re.compile(r"^\s+(\d+)(?: in [^:]+)?: ?(.*)$")
+# A match that is a definition states its range ("  12-40: def name(...)").
+MATCH = re.compile(r"^\s+(\d+)(?:-(\d+))?(?: in [^:]+)?: ?(.*)$")
 SHOWN_ROW = re.compile(r"^\s+(\d+) \| ?(.*)$")
 # The range a search answer states for a long definition it shows: "(function name: lines 3-90)".
 STATED_RANGE = re.compile(r"^\s*\(\w+ ([A-Za-z_][\w.]*): lines (\d+)-(\d+)\)\s*$")
@@ -96,7 +97,8 @@ class View:
     def see_search(self, text: str) -> None:
         """Sari's search answer: a file's path on its own line, its matches under it, and the
         definitions it shows with them: their lines count as shown, the ranges it states
-        (a long definition's, and those of the outline rows under its signature) as told."""
+        (a match's that is a definition, a long definition's, and those of the outline rows
+        under its signature) as told."""
         hits: dict[str, list[int]] = {}
         path: str | None = None
         for line in text.split("\n")[1:]:
@@ -118,8 +120,12 @@ class View:
                 continue
             match = MATCH.match(line)
             if match:
-                hits.setdefault(path, []).append(int(match.group(1)))
-                self.see(path, int(match.group(1)), match.group(2))
+                first = int(match.group(1))
+                hits.setdefault(path, []).append(first)
+                self.see(path, first, match.group(3))
+                defined = DEF_LINE.match(match.group(3))
+                if match.group(2) and defined:
+                    self.told.setdefault((path, defined.group(1)), (first, int(match.group(2))))
         self.hits.update(hits)
 
     # --- what the agent knows about a definition ------------------------------------------
