@@ -62,6 +62,18 @@ def place(store: IndexStore, hits: Sequence[tuple[int, int]]) -> list[Placed]:
     return out
 
 
+def _named(where: Placed, symbol: str, line: int) -> Placed:
+    """Where a definition a symbol search found sits: itself, when one starting on its line
+    bears its name (a one-line class and its first method start on the same line), and the
+    definition holding it; nothing shown when the index has no such definition."""
+    name = symbol.rsplit(".", 1)[-1]
+    if where.own is not None and where.own.name == name:
+        return where
+    if where.scope is not None and where.scope.name == name and where.scope.line == line:
+        return Placed(where.scope, None)
+    return Placed(None, None)
+
+
 def _parent(tree: Sequence[Scope], child: Scope) -> Scope | None:
     found = None
     level = tree
@@ -129,7 +141,9 @@ def name_scopes(store: IndexStore, hits: Sequence[_HitLike], matches: Sequence[S
     budget = SHOWN_CHARS
     seen: set[tuple[int, int]] = set()
     for index, (hit, where, match) in enumerate(zip(hits, placed, matches, strict=False)):
-        if where.own is not None:
+        if match.symbol is not None:  # a symbol search's hit: the definition it named
+            where = _named(where, match.symbol, hit.line)
+        elif where.own is not None:
             match.symbol = where.own.qualified
             match.end_line = where.own.end_line
         if where.scope is not None:
