@@ -325,11 +325,16 @@ class PathGuard:
         normal = "" if normal == "." else normal
         if self._prefixes is not None:
             head, _, rest = normal.partition("/")
-            if head in self._prefixes:
-                return self._prefixes.index(head), rest
+            named = self._prefixes.index(head) if head in self._prefixes else None
+            if named is not None and os.path.lexists(self.roots[named] / rest):
+                return named, rest
+            # Unprefixed, as a client names a file of the project it runs in (its first
+            # root), also when the path's first folder happens to share a root's name.
             for index, root in enumerate(self.roots):
                 if os.path.lexists(root / normal):
                     return index, normal
+            if named is not None:
+                return named, rest
         return 0, normal
 
     def _check_kind(self, target: str, resolved: ResolvedPath, kind: str,

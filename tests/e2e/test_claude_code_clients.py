@@ -90,3 +90,29 @@ def test_over_http_without_workspace_the_clis_project_is_served(claude: Path,
     # served from the root: "shop/cart.py"; from the server's folder it would be shop/shop/...
     assert sent_to_model(run, search).splitlines()[1:2] == ["shop/cart.py"], \
         sent_to_model(run, search)
+
+
+def test_with_an_added_directory_the_projects_files_are_read_as_the_cli_names_them(
+        claude: Path, tmp_path: Path) -> None:
+    """``--add-dir`` makes the CLI declare two roots, so Sari names paths by root folder
+    ("shop/shop/cart.py"); the model still reads "shop/cart.py" from the project it runs in."""
+    workspace = make_workspace(tmp_path)
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "helpers.py").write_text("def helper():\n    return 2\n", encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    serve = " ".join(shlex.quote(part) for part in [*sari_command(), "serve"])
+    argv = ["sh", "-c", f"cd {shlex.quote(str(elsewhere))} && exec {serve}"]
+    turns = [Turn(calls=(ToolCall(READ, {"mode": "file", "target": "shop/cart.py",
+                                         "limit": 3}),)),
+             Turn(calls=(ToolCall(READ, {"mode": "file", "target": "lib/helpers.py"}),)),
+             Turn(text="done")]
+    run = run_session(claude, workspace, tmp_path / "home", turns, "Read the cart.",
+                      allowed_tools=(READ,), sari_env={"SARI_PLUGINS": "none"},
+                      serve_argv=argv, extra_args=("--add-dir", str(lib)))
+    assert run.returncode == 0, run.stderr
+    cart, helpers = tool_use_ids(run, READ)
+    assert sent_to_model(run, cart).startswith("shop/shop/cart.py lines 1-3 of"), \
+        sent_to_model(run, cart)
+    assert "def helper():" in sent_to_model(run, helpers)

@@ -66,6 +66,24 @@ def test_names_agree_with_the_engine_for_several_roots(tmp_path: Path) -> None:
     assert engine_names == ["app~0/src/mod0.py", "app~1/src/mod1.py", "tools~2/src/mod2.py"]
 
 
+def test_a_path_whose_first_folder_shares_a_roots_name_is_found_unprefixed(
+        tmp_path: Path) -> None:
+    """A project "shop" holding a package "shop", served with a second root (Claude Code's
+    --add-dir): "shop/cart.py", as the client names it from the project, is that file."""
+    shop, lib = tmp_path / "shop", tmp_path / "lib"
+    (shop / "shop").mkdir(parents=True)
+    (shop / "shop" / "cart.py").write_text("x = 1\n", encoding="utf-8")
+    (shop / "top.py").write_text("y = 2\n", encoding="utf-8")
+    lib.mkdir()
+    guard = PathGuard([shop, lib])
+    assert guard.resolve("shop/cart.py").display == "shop/shop/cart.py"
+    assert guard.resolve("shop/shop/cart.py").display == "shop/shop/cart.py"
+    assert guard.resolve("shop/top.py").display == "shop/top.py"  # the prefixed spelling
+    # a new file keeps going to the root its prefix names
+    assert guard.resolve("shop/new.py", must_exist=False).display == "shop/new.py"
+    assert guard.resolve("lib/new.py", must_exist=False).display == "lib/new.py"
+
+
 def test_symbol_names_add_the_last_part() -> None:
     assert symbol_names("Config.load") == {"Config.load", "load"}
     assert symbol_names("ns::Config::load") == {"ns::Config::load", "load"}
