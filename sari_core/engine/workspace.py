@@ -51,7 +51,6 @@ log = logging.getLogger(__name__)
 
 READY_WAIT_SECONDS = 2.0  # how long a search waits for a background build before answering
 BUILD_NICENESS = 10
-RIPGREP_CANDIDATE_SHARE = 0.15  # a regex with more candidates than this share goes to rg  # a background build yields the CPU to the calls it serves
 
 
 class Workspace:
@@ -261,17 +260,15 @@ class Workspace:
 
     def _regex_to_ripgrep(self, call: SearchCall) -> bool:
         """A regex the index cannot narrow (no literal it requires) goes to ripgrep, which
-        scans faster than reading every indexed text (both are linear-time engines)."""
+        scans faster than reading every indexed text (both are linear-time engines). One
+        with a required literal stays with the index however common the literal: reading
+        the candidates' texts and checking them with RE2 beat ``rg -l`` over the tree for
+        candidates up to 90% of the files (``bench/regex_routing.py``), and counting them
+        first cost as much as a narrow search."""
         if call.kind != "regex" or ripgrep() is None or "\x00" in call.query:
             return False
         self.searcher._compile(call)  # refused here exactly as the index refuses it
-        query = candidate_query(call.query)
-        if query is None:
-            return True
-        # Candidates that are a large part of the tree are faster scanned by rg (parallel,
-        # straight from the files) than read from the index one by one and checked here.
-        return self.store.count_match(query) > RIPGREP_CANDIDATE_SHARE * \
-            max(self.store.count_files()[1], 1)
+        return candidate_query(call.query) is None
 
     def _ripgrep_files(self, call: SearchCall) -> list[FileHit] | None:
         """The indexed files rg finds matching a regex call (None: rg cannot say)."""

@@ -34,6 +34,11 @@ def test_the_regex_bench_runs() -> None:
     assert "RE2 ms" in out and "NO" not in out.split("agree", 1)[1]
 
 
+def test_the_regex_routing_bench_runs() -> None:
+    out = run_smoke("regex_routing")
+    assert "tuning: the index path" in out and "held-out: the index path" in out
+
+
 def test_the_startup_bench_runs() -> None:
     out = run_smoke("startup")
     assert "initialize reply" in out

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from sari_core.engine import Workspace
@@ -64,3 +66,27 @@ def test_a_narrowable_pattern_reads_only_its_candidates(shared: Workspace,
     found = regex_files(shared.store, compile_query(r"import (os|sys)$", case_sensitive=True))
     assert [hit.path for hit in found] == ["src/app.py"]
     assert len(read) < shared.store.count_files()[1] // 2
+
+
+def test_a_pattern_with_a_required_literal_stays_with_the_index_however_common(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every file holds the literal "import ": its candidates are the whole tree, and the
+    # index still answers (ripgrep only gets patterns without a required literal).
+    for number in range(12):
+        (tmp_path / f"m{number}.py").write_text(f"import os\nvalue_{number} = {number}\n")
+    with Workspace([tmp_path], index_path=tmp_path.parent / "common.sqlite",
+                   watch=False) as engine:
+        engine.ensure_index(progress=False)
+        handed: list[str] = []
+        real = engine.scan.matching_files
+
+        def spy(pattern: str, **kwargs: object) -> object:
+            handed.append(pattern)
+            return real(pattern, **kwargs)  # type: ignore[arg-type]
+
+        monkeypatch.setattr(engine.scan, "matching_files", spy)
+        assert engine.search(SearchCall(query=r"import \w+$", kind="regex")).total == 12
+        assert handed == []
+        assert engine.search(SearchCall(query=r"value_\d+", kind="regex")).total == 12
+        assert engine.search(SearchCall(query=r"[a-z]+_\d+", kind="regex")).total == 12
+        assert handed == [r"[a-z]+_\d+"]  # no literal of three characters: rg
