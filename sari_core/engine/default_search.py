@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from sari_core.engine.index_memo import file_lines
 from sari_core.engine.query_kinds import classify, dotted_parts
 from sari_core.engine.scopes import definition_trees, innermost
 from sari_core.engine.text_match import FileHit, glob_spec
@@ -83,8 +84,7 @@ def _words(searcher: Searcher, call: SearchCall) -> tuple[list[_Hit], int]:
     spec = glob_spec(call.path_glob) if call.path_glob else None
     found, files = search_words(searcher.store, call.query, max(call.limit * 2, 20),
                                 spec.match_file if spec else None)
-    lines_of = {file_id: text.split("\n") for file_id, text in
-                searcher.store.texts(sorted({hit.file_id for hit in found}))}
+    lines_of = file_lines(searcher.store, (hit.file_id for hit in found))
     terms = [stem(term) for term in query_terms(call.query)]
     hits = []
     for hit in found:

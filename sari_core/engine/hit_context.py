@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from sari_core.engine.index_memo import file_lines
 from sari_core.engine.scopes import Scope, build_tree, innermost
 from sari_core.engine.store import IndexStore
 from sari_core.engine.text_match import FileHit
@@ -137,7 +138,7 @@ def name_scopes(store: IndexStore, hits: Sequence[_HitLike], matches: Sequence[S
     texts: dict[int, list[str]] = {}
     if show:
         wanted = sorted({hit.file.id for hit in hits[:SHOWN_HITS]})
-        texts = {file_id: text.split("\n") for file_id, text in store.texts(wanted)}
+        texts = file_lines(store, wanted)  # read once: the hits' own lines came from them
     budget = SHOWN_CHARS
     seen: set[tuple[int, int]] = set()
     for index, (hit, where, match) in enumerate(zip(hits, placed, matches, strict=False)):

@@ -36,8 +36,10 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 
 from sari_core.engine.code_vocabulary import glued, spellings
+from sari_core.engine.index_memo import memo_for, remembered, remembered_many
 from sari_core.engine.store import IndexStore
 from sari_core.engine.word_index import code_words
 
@@ -52,6 +54,12 @@ PROSE = 0.3
 TEST = 0.3
 EXAMPLE = 0.5
 THIRD_PARTY = 0.6
+# Kept between searches until the index changes (engine.index_memo): which chunks hold a
+# query word's spellings (the sets of at most HELD_ROWS chunks, at most HELD_GROUPS of
+# them), and chunks' lengths.
+HELD_GROUPS = 512
+HELD_ROWS = 50_000
+HELD_LENGTHS = 200_000
 # Words of a question that say nothing about the code.
 FILLER = frozenset((
     "a", "an", "and", "are", "as", "at", "be", "by", "can", "could", "do", "does", "did",
@@ -77,6 +85,7 @@ _THIRD_PARTY = re.compile(
 _ENDINGS = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "s", "ly")
 _NOT_DEFINITIONS = frozenset(("text",))
 _SPECIAL_NAME = re.compile(r"(^|\.)__\w+__$")
+_ORDER = itemgetter(0, 1, 2)  # best score first, then path and line
 
 
 @dataclass(frozen=True)
@@ -154,14 +163,23 @@ def _shares(holders: Sequence[set[int]], count: int) -> dict[int, float]:
 def _holders(store: IndexStore, groups: Sequence[tuple[str, ...]], candidates: set[int],
              column: str = "") -> list[set[int]]:
     """Per group, the candidates holding one of its spellings (in ``column`` if named)."""
+    memo = memo_for(store, store.reader)
     out = []
     for group in groups:
         expression = _any_of(group)
         if column:
             expression = f"{column} : ({expression})"
-        rows = store.reader.execute("SELECT rowid FROM words WHERE words MATCH ?", (expression,))
-        out.append(candidates.intersection(row[0] for row in rows))
+        holding = remembered(memo, "holders", expression,
+                             lambda expression=expression: _holding(store, expression),
+                             HELD_GROUPS, lambda rows: len(rows) <= HELD_ROWS)
+        out.append(candidates & holding)
     return out
+
+
+def _holding(store: IndexStore, expression: str) -> frozenset[int]:
+    """Every chunk the word index matches ``expression`` in."""
+    return frozenset(row[0] for row in store.reader.execute(
+        "SELECT rowid FROM words WHERE words MATCH ?", (expression,)))
 
 
 @lru_cache(maxsize=8192)
@@ -184,11 +202,16 @@ def _any_of(spellings: Iterable[str]) -> str:
                        for spelling in dict.fromkeys(spellings))
 
 
-def _body_lengths(store: IndexStore, rowids: Sequence[int]) -> dict[int, int]:
+def _body_lengths(store: IndexStore, rowids: list[int]) -> dict[int, int]:
     """Each chunk's count of body words, as BM25 counts them: FTS5 keeps one varint per
     column in its ``docsize`` table (none without it: the length then plays no part)."""
     if not rowids:
         return {}
+    return remembered_many(memo_for(store, store.reader), "body length", rowids,
+                           lambda missing: _read_lengths(store, missing), HELD_LENGTHS)
+
+
+def _read_lengths(store: IndexStore, rowids: list[int]) -> dict[int, int]:
     marks = ",".join("?" * len(rowids))
     try:
         rows = store.reader.execute(
@@ -221,26 +244,32 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
         return [], 0
     groups = term_groups(terms)
     expression = _any_of(spelling for group in groups for spelling in group)
+    # The best CANDIDATES are chosen inside FTS5 before their chunk rows are joined:
+    # joining every matching chunk first costs more than ranking it.
     rows = store.reader.execute(
         "SELECT c.id, c.file_id, f.root, f.path, c.line, c.end_line, c.scope, c.kind,"
-        f" bm25(words, 0, {WEIGHTS[1]}, {WEIGHTS[2]}),"
-        f" bm25(words, {WEIGHTS[0]}, {WEIGHTS[1]}, {WEIGHTS[2]}) AS rank"
-        " FROM words JOIN word_chunks c ON c.id = words.rowid JOIN files f ON f.id = c.file_id"
-        " WHERE words MATCH ? ORDER BY rank LIMIT ?", (expression, CANDIDATES)).fetchall()
+        " best.unnamed, best.rank FROM ("
+        f"  SELECT rowid AS id, bm25(words, 0, {WEIGHTS[1]}, {WEIGHTS[2]}) AS unnamed,"
+        f"   bm25(words, {WEIGHTS[0]}, {WEIGHTS[1]}, {WEIGHTS[2]}) AS rank"
+        "  FROM words WHERE words MATCH ? ORDER BY rank LIMIT ?) AS best"
+        " JOIN word_chunks c ON c.id = best.id JOIN files f ON f.id = c.file_id"
+        " ORDER BY best.rank",
+        (expression, CANDIDATES)).fetchall()
     asks_docs = any(term in _DOC_WORDS for term in terms)
     asks_tests = any(term in _TEST_WORDS for term in terms)
-    candidates = {int(row[0]) for row in rows}
+    candidates = {row[0] for row in rows}
     covered = _shares(_holders(store, groups, candidates), len(terms))
     in_name = _shares(_holders(store, groups, candidates, "name"), len(terms))
-    hits: list[WordHit] = []
     files: set[int] = set()
-    lengths = _body_lengths(store, [int(row[0]) for row in rows])
+    lengths = _body_lengths(store, [row[0] for row in rows])
     average = sum(lengths.values()) / len(lengths) if lengths else 1.0
-    for rowid, file_id, root, path, line, end_line, scope, kind, unnamed, rank in rows:
+    scored = []
+    for row in rows:
+        rowid, file_id, _, path, line, _, scope, kind, unnamed, rank = row
         if glob_match is not None and not glob_match(path):
             continue
-        files.add(int(file_id))
-        special = bool(_SPECIAL_NAME.search(scope))
+        files.add(file_id)
+        special = "__" in scope and _SPECIAL_NAME.search(scope) is not None
         score = -float(unnamed if special else rank)
         score *= math.pow(lengths.get(rowid, average) / average, LENGTH_PRIOR)
         score *= 1 + COVERAGE * covered.get(rowid, 0.0)
@@ -249,15 +278,16 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
         if kind not in _NOT_DEFINITIONS:
             score *= DEFINITION
         score *= _place(path, asks_docs, asks_tests)
-        hits.append(WordHit(int(file_id), int(root), str(path), int(line), int(end_line),
-                            str(scope), str(kind), score))
-    hits.sort(key=lambda hit: (-hit.score, hit.path, hit.line))
+        scored.append((-score, path, line, row))
+    scored.sort(key=_ORDER)  # stable: rows of one score, path and line stay in rank order
     kept: list[WordHit] = []
     per_file: dict[int, int] = {}
-    for hit in hits:
-        if per_file.get(hit.file_id, 0) < PER_FILE:
-            per_file[hit.file_id] = per_file.get(hit.file_id, 0) + 1
-            kept.append(hit)
+    for negated, _, _, row in scored:
+        file_id = row[1]
+        if per_file.get(file_id, 0) < PER_FILE:
+            per_file[file_id] = per_file.get(file_id, 0) + 1
+            kept.append(WordHit(file_id, row[2], row[3], row[4], row[5], row[6], row[7],
+                                -negated))
             if len(kept) >= limit:
                 break
     return kept, len(files)

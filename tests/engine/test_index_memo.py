@@ -1,0 +1,99 @@
+"""What searches keep between them (engine.index_memo) is never older than the index."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sari_core.arguments import parse_search
+from sari_core.engine import Workspace
+from sari_core.engine.index_memo import LINES_FILES, file_lines, memo_for, remembered
+
+PAGES = (
+    "def fetch_page(url):\n"
+    '    """Fetch one page over the network."""\n'
+    "    return get(url)\n"
+    "\n"
+    "\n"
+    "def parse_page(text):\n"
+    '    """Parse a page into its links."""\n'
+    "    return text.split()\n")
+# The same file after an edit: the fetch now retries, in its docstring and its code.
+PAGES_EDITED = PAGES.replace(
+    'def fetch_page(url):\n    """Fetch one page over the network."""\n    return get(url)\n',
+    'def fetch_page(url, retries=3):\n'
+    '    """Fetch one page over the network, retried when the fetch fails."""\n'
+    "    return retry(get, url, retries)  # a failed fetch is retried\n")
+OTHERS = {f"mod_{n}.py": f"def helper_{n}(value):\n    return value + {n}\n" for n in range(6)}
+
+
+def build(root: Path, pages: str) -> Workspace:
+    for name, text in {"pages.py": pages, **OTHERS}.items():
+        (root / name).write_text(text, encoding="utf-8")
+    workspace = Workspace([root], index_path=root.parent / f"{root.name}.sqlite", watch=False)
+    workspace.ensure_index(progress=False)
+    return workspace
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Workspace]:
+    monkeypatch.setenv("SARI_SWEEP_INTERVAL", "0")  # a change on disk is seen by the next call
+    (tmp_path / "tree").mkdir()
+    engine = build(tmp_path / "tree", PAGES)
+    try:
+        yield engine
+    finally:
+        engine.close()
+
+
+def answer(workspace: Workspace, query: str) -> list[tuple[str, int | None, str, float]]:
+    result = workspace.search(parse_search({"query": query}))
+    return [(match.path, match.line, match.snippet, match.score) for match in result.matches]
+
+
+def test_a_value_is_computed_once_per_index_version(workspace: Workspace) -> None:
+    store = workspace.store
+    computed: list[int] = []
+
+    def compute() -> int:
+        computed.append(len(computed) + 1)
+        return computed[-1]
+
+    assert remembered(memo_for(store, store.reader), "probe", "key", compute, 8) == 1
+    assert remembered(memo_for(store, store.reader), "probe", "key", compute, 8) == 1
+    with store.transaction() as conn:  # another connection commits: a new version
+        conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('probe', '1')")
+    assert remembered(memo_for(store, store.reader), "probe", "key", compute, 8) == 2
+
+
+def test_the_memo_keeps_at_most_its_bound_and_what_it_is_told_to(
+        workspace: Workspace) -> None:
+    store = workspace.store
+    memo = memo_for(store, store.reader)
+    for key in range(5):
+        remembered(memo, "bounded", key, lambda key=key: key, 3)
+    remembered(memo, "bounded", "big", lambda: 99, 3, keep=lambda value: value < 10)
+    assert list(memo.kinds["bounded"]) == [2, 3, 4]
+    ids = [row.id for row in store.text_files()]
+    lines = file_lines(store, ids)
+    assert lines[ids[0]] == store.text_of(ids[0]).split("\n")  # type: ignore[union-attr]
+    assert len(memo_for(store, store.reader).kinds["lines"]) == min(len(ids), LINES_FILES)
+
+
+def test_words_answered_after_an_edit_are_those_of_a_fresh_index(
+        workspace: Workspace, tmp_path: Path) -> None:
+    query = "retry a failed fetch of a page"
+    before = answer(workspace, query)  # fills the memo: holders, lengths, lines
+    assert before and before[0][0] == "pages.py"
+    (workspace.roots[0] / "pages.py").write_text(PAGES_EDITED, encoding="utf-8")
+    after = answer(workspace, query)
+    (tmp_path / "fresh").mkdir()
+    fresh = build(tmp_path / "fresh", PAGES_EDITED)
+    try:
+        assert after == answer(fresh, query)
+    finally:
+        fresh.close()
+    assert after != before
+    assert after[0][:3] == ("pages.py", 1, "def fetch_page(url, retries=3):")
