@@ -33,7 +33,8 @@ from sari_core.engine.code_text import (
     in_string,
     prose_spans,
 )
-from sari_core.engine.receiver_types import ReceiverTypes, module_aliases, receiver_chain
+from sari_core.engine.python_text import imported_modules
+from sari_core.engine.receiver_types import ReceiverTypes, receiver_chain
 from sari_core.engine.scopes import Scope, innermost
 from sari_core.engine.store import IndexStore
 from sari_core.engine.symbol_target import Named, Target, module_of
@@ -79,7 +80,7 @@ class Narrower:
         self.undecided = 0
         self.by_name = 0  # kept only because the receiver is named like the class
         self._prose: dict[int, Spans] = {}
-        self._plain: dict[tuple[int, str], bool] = {}
+        self._plain: dict[int, set[str]] = {}
         self._word = re.compile(rf"(?<![\w$]){re.escape(self.name)}(?![\w$])")
 
     def keep(self, use: Use, tree: list[Scope], file_text: str) -> bool:
@@ -162,15 +163,9 @@ class Narrower:
 
     def _modules_imported(self, use: Use) -> set[str]:
         """The names a file binds to modules (``import re``, ``import numpy as np``)."""
-        return {name for name, path in self.types.aliases(use.file_id).items()
-                if self._plain_import(use, name, path)}
-
-    def _plain_import(self, use: Use, name: str, path: str) -> bool:
-        key = (use.file_id, name)
-        if key not in self._plain:
-            spelled = re.compile(rf"^\s*import\s+[\w., ]*\b{re.escape(path)}\b")
-            self._plain[key] = any(spelled.match(line) for line in self._lines(use))
-        return self._plain[key]
+        if use.file_id not in self._plain:
+            self._plain[use.file_id] = imported_modules(self._lines(use))
+        return self._plain[use.file_id]
 
     def _prose_lines(self, file_id: int, file_text: str) -> Spans:
         if file_id not in self._prose:
@@ -186,7 +181,7 @@ class Narrower:
         parts = {part for n in self.functions for part in module_of(n.row.path).split(".")}
         if not chain or chain[-1].endswith("()"):
             return receiver in parts
-        aliases = module_aliases(self._lines(use))
+        aliases = self.types.aliases(use.file_id)
         written = ".".join([aliases.get(chain[0], chain[0]), *chain[1:]]).lstrip(".")
         if not written:
             return False

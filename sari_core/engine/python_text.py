@@ -93,6 +93,21 @@ _FROM_IMPORT = re.compile(
     r"^\s*from\s+(?P<module>[\w.]+)\s+import\s+(?P<names>[\w., ()]+?)\s*(?:#.*)?$")
 
 
+def imported_modules(lines: list[str]) -> set[str]:
+    """The names ``import`` statements bind to modules: ``import os.path`` -> ``os``,
+    ``import numpy as np`` -> ``np``."""
+    found: set[str] = set()
+    for line in lines:
+        plain = _IMPORT_AS.match(line)
+        if plain is None:
+            continue
+        for part in plain["names"].split(","):
+            name, _, alias = part.strip().partition(" as ")
+            if name.strip():
+                found.add(alias.strip() or name.strip().split(".", 1)[0])
+    return found
+
+
 def module_aliases(lines: list[str]) -> dict[str, str]:
     """What each name a file imports stands for, as a dotted path: ``import a.b as k``
     -> ``{k: a.b}``, ``import a.b`` -> ``{a: a}``, ``from . import nodes`` ->

@@ -33,6 +33,8 @@ from sari_core.engine.scopes import Scope, definition_trees, innermost
 from sari_core.engine.store import IndexStore
 
 MAX_DEPTH = 4  # x = y.f(); y = z.g(); ... followed this far
+_TOP_ASSIGNMENT = re.compile(
+    r"(?P<name>[A-Za-z_]\w*)\s*(?::\s*(?P<ann>[^=]+?))?\s*=(?!=)\s*(?P<value>.+)")
 
 
 @dataclass
@@ -44,6 +46,7 @@ class Definitions:
     def __post_init__(self) -> None:
         self._lines: dict[int, list[str]] = {}
         self._aliases: dict[int, dict[str, str]] = {}
+        self._top: dict[int, dict[str, list[tuple[int, re.Match[str]]]]] = {}
         self._trees: dict[int, list[Scope]] = {}
         self._classes: dict[str, list[tuple[int, int, int]]] = {}
         self._returns: dict[tuple[str, str | None], set[str] | None] = {}
@@ -308,14 +311,23 @@ class ReceiverTypes(Definitions):
             return self._assigned(found, name, file_id, number, depth)
         if scope is None:
             return None
-        module_level = re.compile(
-            rf"{escaped}\s*(?::\s*(?P<ann>[^=]+?))?\s*=(?!=)\s*(?P<value>.+)")
-        found_at = [(number, found) for number, text in enumerate(lines, 1)
-                    if (found := module_level.match(text.split("#", 1)[0]))]
+        found_at = self._top_assignments(file_id).get(name, [])
         if len(found_at) != 1:
             return None  # never or several times assigned at the top: not one known value
         number, found = found_at[0]
         return self._assigned(found, name, file_id, number, depth)
+
+    def _top_assignments(self, file_id: int) -> dict[str, list[tuple[int, re.Match[str]]]]:
+        """Per name, the assignments at a module's top level (no indentation)."""
+        if file_id not in self._top:
+            found: dict[str, list[tuple[int, re.Match[str]]]] = {}
+            for number, text in enumerate(self.lines(file_id), 1):
+                assigned = _TOP_ASSIGNMENT.match(text.split("#", 1)[0]) \
+                    if text[:1].isalpha() or text[:1] == "_" else None
+                if assigned:
+                    found.setdefault(assigned["name"], []).append((number, assigned))
+            self._top[file_id] = found
+        return self._top[file_id]
 
     def _made_each(self, items: str) -> set[str] | None:
         """``A(), B()`` (a loop's items): the classes made, when each item makes one."""
