@@ -111,6 +111,7 @@ FILES = {
     "lib/__init__.py": "from .env import Page\n",
     "lib/env.py": "class Page:\n    pass\n",
     "lib/other.py": "class Page:\n    pass\n",
+    "lib/sub.py": "from lib.other import Page\n\n\nclass Mine(Page):\n    pass\n",
     "lib/use_lib.py": (
         "from lib import Page\n"                                        # 1
         "from pkg.models import Prepared, Request\n"                    # 2
@@ -207,3 +208,9 @@ def test_an_import_from_a_package_is_followed_to_the_module_defining_it(
         workspace: Workspace) -> None:
     assert {1, 11} <= lines(workspace, "lib.env.Page", "lib/use_lib.py")
     assert not lines(workspace, "lib.other.Page", "lib/use_lib.py") & {1, 11}
+
+
+def test_implementations_of_a_class_are_narrowed_by_what_the_subclass_imports(
+        workspace: Workspace) -> None:
+    assert 4 in lines(workspace, "lib.other.Page", "lib/sub.py", "implementations")
+    assert 4 not in lines(workspace, "lib.env.Page", "lib/sub.py", "implementations")
