@@ -27,6 +27,8 @@ def test_the_search_bench_prints_every_figure_beside_ripgrep_and_git_grep() -> N
     answers = [line for line in out.splitlines() if line.startswith("first answer (")]
     assert len(answers) == 3 and all("right: yes" in line for line in answers), answers
     assert any("tools/call to answer" in line for line in answers), answers
+    # The build's own peak memory, apart from what reading the index back for the counts adds.
+    assert "once the bench's own counting queries have read the index" in out
 
 
 def test_the_regex_bench_runs() -> None:
