@@ -20,6 +20,7 @@ import json
 from typing import TYPE_CHECKING
 
 from sari_core.engine.index_memo import file_lines
+from sari_core.engine.names import folded_name
 from sari_core.engine.query_kinds import classify, dotted_parts
 from sari_core.engine.scopes import definition_trees, innermost
 from sari_core.engine.text_match import FileHit, glob_spec
@@ -115,7 +116,8 @@ def _dotted(searcher: Searcher, call: SearchCall) -> list[_Hit]:
     parts = dotted_parts(call.query)
     if len(parts) < 2:
         return []
-    rows = searcher.store.symbols("s.is_def = 1 AND s.name = ?", (parts[-1],),
+    rows = searcher.store.symbols("s.is_def = 1 AND s.folded = ? AND s.name = ?",
+                                  (folded_name(parts[-1]), parts[-1]),
                                   limit=MAX_DOTTED_DEFINITIONS)
     if call.path_glob:
         spec = glob_spec(call.path_glob)

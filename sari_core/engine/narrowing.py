@@ -23,6 +23,7 @@ is kept and counted: the answer says how many were kept unjudged.
 from __future__ import annotations
 
 import re
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from sari_core.engine.code_text import (
@@ -33,6 +34,7 @@ from sari_core.engine.code_text import (
     in_string,
     prose_spans,
 )
+from sari_core.engine.names import folded_name
 from sari_core.engine.python_text import imported_modules
 from sari_core.engine.receiver_types import ReceiverTypes, receiver_chain
 from sari_core.engine.scopes import Scope, innermost
@@ -315,7 +317,7 @@ def _class_at(tree: list[Scope], line: int) -> str | None:
         level = scope.children
 
 
-def _extending(store: IndexStore, classes: set[str], stop: set[str] = frozenset()
+def _extending(store: IndexStore, classes: set[str], stop: AbstractSet[str] = frozenset()
                ) -> set[str]:
     """Every class extending one of ``classes``, through any number of steps, but not
     through a class in ``stop`` (one overriding the method asked about)."""
@@ -325,7 +327,8 @@ def _extending(store: IndexStore, classes: set[str], stop: set[str] = frozenset(
         marks = ",".join("?" * len(todo))
         rows = store.reader.execute(
             "SELECT s.file_id, s.line FROM symbols s WHERE s.is_def = 0 AND "
-            f"s.kind = 'implementation' AND s.name IN ({marks})", tuple(todo)).fetchall()
+            f"s.kind = 'implementation' AND s.folded IN ({marks}) AND s.name IN ({marks})",
+            (*map(folded_name, todo), *todo)).fetchall()
         todo = set()
         for file_id, line in rows:
             for name, in store.reader.execute(

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from sari_core.engine.grammars import GRAMMARS
-from sari_core.engine.names import MatchMode, like_pattern, matches, rank
+from sari_core.engine.names import MatchMode, folded_name, like_pattern, matches, rank
 from sari_core.engine.narrowing import Narrower, Use, note, overrides
 from sari_core.engine.paths import PathGuard
 from sari_core.engine.scopes import Scope, definition_trees, innermost
@@ -201,8 +201,9 @@ class Navigator:
         marks = ",".join("?" * len(names))
         return list(self.store.reader.execute(
             f"SELECT {columns} FROM symbols s JOIN files f ON f.id = s.file_id "
-            f"WHERE s.name IN ({marks}) AND {where} "
-            "ORDER BY f.root, f.path, s.line LIMIT ?", (*names, *parameters, limit)).fetchall())
+            f"WHERE s.folded IN ({marks}) AND s.name IN ({marks}) AND {where} "
+            "ORDER BY f.root, f.path, s.line LIMIT ?",
+            (*map(folded_name, names), *names, *parameters, limit)).fetchall())
 
     def _values(self, names: Sequence[str], glob: str | None) -> list[Location]:
         """The lines where a name is handed on as a value rather than called."""
@@ -252,8 +253,8 @@ class Navigator:
         wanted = set(file_ids)
         word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
         rows = self.store.reader.execute(
-            "SELECT file_id, line, end_line FROM symbols WHERE name = ? AND is_def = 1",
-            (name,)).fetchall()
+            "SELECT file_id, line, end_line FROM symbols WHERE folded = ? AND name = ? "
+            "AND is_def = 1", (folded_name(name), name)).fetchall()
         rows = [row for row in rows if row[0] in wanted]
         if rows:
             texts = dict(self.store.texts(sorted({int(row[0]) for row in rows})))

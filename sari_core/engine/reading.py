@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sari_core.engine.gitdiff import diff_preview
+from sari_core.engine.names import folded_name
 from sari_core.engine.paths import PathGuard, ResolvedPath
 from sari_core.engine.store import IndexStore, SymbolHit
 from sari_core.engine.streaming import stream_range
@@ -311,8 +312,8 @@ class Reader:
 
     def _inside(self, hit: SymbolHit, container: str) -> bool:
         """Whether a definition named ``container`` in the same file encloses ``hit``."""
-        rows = self.store.symbols("s.is_def = 1 AND s.name = ? AND s.file_id = ?",
-                                  (container, hit.file_id))
+        rows = self.store.symbols("s.is_def = 1 AND s.folded = ? AND s.name = ? AND s.file_id = ?",
+                                  (folded_name(container), container, hit.file_id))
         return any(row.line <= hit.line and hit.end_line <= row.end_line and row.line != hit.line
                    for row in rows)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from sari_core.engine.names import folded_name
 from sari_core.engine.python_text import (
     CLASS_KINDS,
     CONSTRUCTOR,
@@ -112,8 +113,8 @@ class Definitions:
         if name not in self._classes:
             marks = ",".join("?" * len(CLASS_KINDS))
             self._classes[name] = [(int(f), int(a), int(b)) for f, a, b in self.store.reader.execute(
-                "SELECT file_id, line, end_line FROM symbols WHERE is_def = 1 AND name = ? "
-                f"AND kind IN ({marks})", (name, *CLASS_KINDS))]
+                "SELECT file_id, line, end_line FROM symbols WHERE is_def = 1 AND folded = ? "
+                f"AND name = ? AND kind IN ({marks})", (folded_name(name), name, *CLASS_KINDS))]
         return self._classes[name]
 
     def is_class(self, name: str) -> bool:
@@ -143,8 +144,8 @@ class Definitions:
 
     def _find_returns(self, function: str, owner: str | None) -> set[str] | None:
         rows = self.store.reader.execute(
-            "SELECT file_id, line FROM symbols WHERE is_def = 1 AND name = ? AND kind IN "
-            "('function', 'method')", (function,)).fetchall()
+            "SELECT file_id, line FROM symbols WHERE is_def = 1 AND folded = ? AND name = ? "
+            "AND kind IN ('function', 'method')", (folded_name(function), function)).fetchall()
         found: list[set[str] | None] = []
         for file_id, line in rows:
             parent = class_at(self.tree(int(file_id)), int(line))

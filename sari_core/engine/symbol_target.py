@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from sari_core.engine.names import folded_name
 from sari_core.engine.query_kinds import dotted_parts
 from sari_core.engine.scopes import Scope, definition_trees, innermost
 from sari_core.engine.store import IndexStore, SymbolHit
@@ -78,7 +79,8 @@ def resolve(store: IndexStore, query: str) -> Target:
         return _at(store, located["path"], int(located["line"]))
     parts = dotted_parts(text)
     name = parts[-1] if parts else text
-    rows = store.symbols("s.is_def = 1 AND s.name = ?", (name,), limit=MAX_DEFINITIONS)
+    rows = store.symbols("s.is_def = 1 AND s.folded = ? AND s.name = ?", (folded_name(name), name),
+                         limit=MAX_DEFINITIONS)
     every = _named(store, rows)
     if len(parts) < 2:
         return Target(name, every, [])
@@ -100,8 +102,8 @@ def _at(store: IndexStore, path: str, line: int) -> Target:
         return Target("", [], [], f"No indexed definition is at {path}:{line}.")
     row = next((r for r in rows if r.line == line), None) \
         or min(rows, key=lambda r: r.end_line - r.line)
-    every = _named(store, store.symbols("s.is_def = 1 AND s.name = ?", (row.name,),
-                                        limit=MAX_DEFINITIONS))
+    every = _named(store, store.symbols("s.is_def = 1 AND s.folded = ? AND s.name = ?",
+                                        (folded_name(row.name), row.name), limit=MAX_DEFINITIONS))
     chosen = [named for named in every if named.row.file_id == row.file_id
               and named.row.line == row.line]
     return Target(row.name, chosen, [named for named in every if named not in chosen],
