@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from sari_core.engine.index_memo import file_lines
+from sari_core.engine.index_memo import file_definitions, file_lines
 from sari_core.engine.scopes import Scope, build_tree, innermost
 from sari_core.engine.store import IndexStore
 from sari_core.engine.text_match import FileHit
@@ -51,10 +51,9 @@ def place(store: IndexStore, hits: Sequence[tuple[int, int]]) -> list[Placed]:
     (only the definitions holding the line are read, not the file's whole tree)."""
     out = []
     for file_id, line in hits:
-        rows = store.reader.execute(
-            "SELECT name, kind, line, end_line FROM symbols WHERE file_id = ? AND is_def = 1 "
-            "AND line <= ? AND end_line >= ?", (file_id, line, line)).fetchall() if line else []
-        chain = build_tree([(str(r[0]), str(r[1]), int(r[2]), int(r[3])) for r in rows])
+        rows = [row for row in file_definitions(store, file_id) if row[2] <= line <= row[3]] \
+            if line else []
+        chain = build_tree(rows)
         scope = innermost(chain, line) if line else None
         if scope is not None and scope.line == line:
             out.append(Placed(scope, _parent(chain, scope)))

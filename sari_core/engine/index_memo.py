@@ -108,3 +108,15 @@ def file_lines(store: Any, file_ids: Iterable[int]) -> dict[int, list[str]]:
             if len(values) > LINES_FILES:
                 values.popitem(last=False)
     return out
+
+
+DEFINITION_FILES = 256
+
+
+def file_definitions(store: Any, file_id: int) -> list[tuple[str, str, int, int]]:
+    """``(name, kind, line, end_line)`` of every definition in the file, in index order."""
+    return remembered(memo_for(store, store.reader), "definitions", file_id, lambda: [
+        (str(name), str(kind), int(line), int(end_line)) for name, kind, line, end_line in
+        store.reader.execute("SELECT name, kind, line, end_line FROM symbols "
+                             "WHERE file_id = ? AND is_def = 1", (file_id,))],
+        DEFINITION_FILES)

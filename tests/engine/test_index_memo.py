@@ -25,7 +25,8 @@ PAGES_EDITED = PAGES.replace(
     'def fetch_page(url):\n    """Fetch one page over the network."""\n    return get(url)\n',
     'def fetch_page(url, retries=3):\n'
     '    """Fetch one page over the network, retried when the fetch fails."""\n'
-    "    return retry(get, url, retries)  # a failed fetch is retried\n")
+    "    return retry(get, url, retries)  # a failed fetch is retried\n").replace(
+    "parse_page", "parse_links")  # and a definition renamed
 OTHERS = {f"mod_{n}.py": f"def helper_{n}(value):\n    return value + {n}\n" for n in range(6)}
 
 
@@ -48,9 +49,11 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Works
         engine.close()
 
 
-def answer(workspace: Workspace, query: str) -> list[tuple[str, int | None, str, float]]:
+def answer(workspace: Workspace, query: str) -> list[tuple[object, ...]]:
     result = workspace.search(parse_search({"query": query}))
-    return [(match.path, match.line, match.snippet, match.score) for match in result.matches]
+    return [(match.path, match.line, match.snippet, match.score, match.symbol, match.scope,
+             match.context)
+            for match in result.matches]
 
 
 def test_a_value_is_computed_once_per_index_version(workspace: Workspace) -> None:
@@ -97,3 +100,4 @@ def test_words_answered_after_an_edit_are_those_of_a_fresh_index(
         fresh.close()
     assert after != before
     assert after[0][:3] == ("pages.py", 1, "def fetch_page(url, retries=3):")
+    assert "parse_links" in [match[4] for match in after]

@@ -117,7 +117,9 @@ class RefgatePlugin(Plugin):
         proposed_paths: set[str] = set()
         for match in result.matches:
             path = normalize_path(match.path, roots)
-            cid = candidate_id(workspace, call, match.model_copy(update={"path": path}))
+            # a copy only when the path is spelled otherwise (most are not): ids hash the path
+            cid = candidate_id(workspace, call, match if path == match.path
+                               else match.model_copy(update={"path": path}))
             match.candidate_id = cid
             candidates.append(CandidateRef.of(cid, path, match))
             if len(proposals) < settings.next_calls_per_search and path not in proposed_paths:
