@@ -15,7 +15,8 @@ every call (``SARI_SWEEP_INTERVAL=0``), in the same run, it prints:
   edit;
 * the ratio of the every-call sweep to the watcher for both.
 
-Usage: ``python bench/changes.py [--idle N] [--edits N]``
+Usage: ``python bench/changes.py [--idle N] [--edits N] [--smoke]`` (``--smoke``: the
+``json`` package alone, 20 idle calls and 2 edits — checks the bench works, CI)
 """
 
 from __future__ import annotations
@@ -35,13 +36,14 @@ PACKAGES = ("asyncio", "email", "json", "http", "unittest", "importlib", "concur
             "multiprocessing", "logging", "encodings", "ctypes", "tkinter", "idlelib")
 
 
-def build_corpus(target: Path) -> int:
-    """Copy the stdlib's top-level modules and a few packages; return the file count."""
+def build_corpus(target: Path, smoke: bool = False) -> int:
+    """Copy the stdlib's top-level modules and a few packages (the ``json`` package alone
+    for a smoke run: the edited file lives there); return the file count."""
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     target.mkdir(parents=True)
-    for module in sorted(stdlib.glob("*.py")):
+    for module in [] if smoke else sorted(stdlib.glob("*.py")):
         shutil.copy2(module, target / module.name)
-    for package in PACKAGES:
+    for package in ("json",) if smoke else PACKAGES:
         shutil.copytree(stdlib / package, target / package,
                         ignore=shutil.ignore_patterns("__pycache__", "test*"))
     return sum(1 for path in target.rglob("*.py"))
@@ -82,10 +84,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--idle", type=int, default=300)
     parser.add_argument("--edits", type=int, default=30)
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny corpus and few calls: checks the bench works (CI)")
     options = parser.parse_args()
+    if options.smoke:
+        options.idle, options.edits = 20, 2
     with tempfile.TemporaryDirectory(prefix="sari-bench-changes-") as scratch:
         corpus = Path(scratch) / "corpus"
-        files = build_corpus(corpus)
+        files = build_corpus(corpus, options.smoke)
         print(f"corpus: {files} Python files (stdlib copy)")
         rows = {"watch": measure(corpus, True, options.idle, options.edits),
                 "sweep": measure(corpus, False, options.idle, options.edits)}

@@ -8,7 +8,9 @@ and an addition; binary files are left out. Only paths and sizes are written, no
 
     python bench/commit_rounds.py GIT_DIR --repo owner/name --until COMMIT > name.jsonl
 
-Reads a local clone only (``git`` on PATH); nothing is downloaded.
+Reads a local clone only (``git`` on PATH); nothing is downloaded. ``--smoke`` writes the
+rounds of a three-commit scratch repository instead (an addition, a change beside a binary
+file, a deletion): checks the script works (CI).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import argparse
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -74,13 +77,48 @@ def commit_files(git_dir: Path, commit: str) -> list[dict[str, Any]]:
             for path, (status, sha) in sorted(changes.items())]
 
 
+def smoke_repository(folder: Path) -> Path:
+    """A scratch repository of three commits: add, modify (plus a binary file), delete."""
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(folder), "-c", "user.name=bench",
+                        "-c", "user.email=bench@example.invalid", *args],
+                       check=True, capture_output=True)
+    git("init", "-q")
+    steps = ({"a.py": "x = 1\n", "b.py": "y = 2\n"}, {"a.py": "x = 10\n", "logo.bin": None},
+             {"b.py": ""})
+    for number, step in enumerate(steps):
+        for name, text in step.items():
+            if text == "":
+                (folder / name).unlink()
+            elif text is None:
+                (folder / name).write_bytes(bytes(range(256)))
+            else:
+                (folder / name).write_text(text, encoding="utf-8")
+        git("add", "-A")
+        git("commit", "-q", "-m", f"round {number}")
+    return folder / ".git"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("git_dir", type=Path, help="a .git folder or bare repository")
-    parser.add_argument("--repo", required=True, help="owner/name for the header")
+    parser.add_argument("git_dir", type=Path, nargs="?",
+                        help="a .git folder or bare repository")
+    parser.add_argument("--repo", help="owner/name for the header")
     parser.add_argument("--until", default="HEAD", help="the newest commit (pin it)")
     parser.add_argument("--rounds", type=int, default=400)
+    parser.add_argument("--smoke", action="store_true",
+                        help="a three-commit scratch repository: checks the script works (CI)")
     options = parser.parse_args(argv)
+    if options.smoke:
+        with tempfile.TemporaryDirectory(prefix="sari-bench-rounds-") as scratch:
+            options.git_dir, options.repo = smoke_repository(Path(scratch)), "smoke/rounds"
+            return write_rounds(options)
+    if options.git_dir is None or options.repo is None:
+        parser.error("GIT_DIR and --repo are required (or --smoke)")
+    return write_rounds(options)
+
+
+def write_rounds(options: argparse.Namespace) -> int:
     commits = _git(options.git_dir, "rev-list", "--first-parent", f"-n{options.rounds}",
                    options.until).split()[::-1]
     print(json.dumps({"repo": options.repo, "first_commit": commits[0],

@@ -1,0 +1,51 @@
+"""The smaller benches' smoke modes (a tiny corpus, one repetition, seconds): each must finish
+with status 0 and print its figures, so a bench that breaks fails here."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+def run_smoke(name: str, *extra: str) -> str:
+    done = subprocess.run([sys.executable, str(BENCH / f"{name}.py"), "--smoke", *extra],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, f"{name} --smoke failed:\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+def test_the_secretguard_bench_prints_both_p50s_and_leaves_the_secret_file_out() -> None:
+    pytest.importorskip("sari_secretguard", reason="the bench compares a kernel with secretguard")
+    out = run_smoke("secretguard_search")
+    assert re.search(r"search p50 without secretguard: [\d.]+ ms", out), out
+    assert re.search(r"search p50 with secretguard: +[\d.]+ ms +\(ratio [\d.]+x\)", out), out
+    found = re.search(r"summed over the queries: (\d+) without, (\d+) with", out)
+    assert found, out
+    assert int(found[2]) < int(found[1]), "the smoke corpus's .env file must be left out"
+
+
+def test_the_change_detection_bench_prints_every_mode_and_the_ratio() -> None:
+    out = run_smoke("changes")
+    for mode in ("watch", "sweep", "sweep/0"):
+        assert re.search(rf"^{re.escape(mode)} +\w+ +\d+µs +\d+µs +[\d.]+ms$", out, re.M), mode
+    assert re.search(r"every-call sweep/watch: idle [\d.]+x, one-file [\d.]+x", out), out
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="the script reads a git repository")
+def test_the_commit_rounds_script_writes_each_round_with_its_statuses() -> None:
+    header, *rounds = [json.loads(line) for line in run_smoke("commit_rounds").splitlines()]
+    assert header["repo"] == "smoke/rounds" and header["rounds"] == len(rounds) == 3
+    assert header["last_commit"] == rounds[-1]["commit"]
+    statuses = [{(file["path"], file["status"], file["bytes"]) for file in one["files"]}
+                for one in rounds]
+    # The binary file of the second round is left out; a deleted file has 0 bytes.
+    assert statuses == [{("a.py", "A", 6), ("b.py", "A", 6)}, {("a.py", "M", 7)},
+                        {("b.py", "D", 0)}]
