@@ -12,7 +12,9 @@ and the same trivial plugins, calling ``pm.hook.on_read_enter(...)`` and
 per-plugin cost (the slope of a whole read over the plugin count) is printed as a ratio to
 pluggy's per-implementation cost of the same two hooks (target: at most 1.5x).
 
-    python bench/hook_overhead.py [--calls 20000]
+    python bench/hook_overhead.py [--calls 20000] [--smoke]
+
+(``--smoke``: 500 reads per row — checks the bench works, CI; its figures are noise.)
 
 With sari-otel installed, a last block compares the bare kernel with the kernel plus
 sari-otel dormant (no ``OTEL_*`` configured) and active (spans through the SDK's batch
@@ -120,7 +122,11 @@ def sari_manager() -> pluggy.PluginManager:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--calls", type=int, default=20000)
+    parser.add_argument("--smoke", action="store_true",
+                        help="500 reads per row: checks the bench works (CI)")
     args = parser.parse_args()
+    if args.smoke:
+        args.calls = 500
     print(f"python {sys.version.split()[0]}, pluggy {pluggy.__version__}, "
           f"{args.calls} reads per row")
     floor = statistics.median(bare(args.calls))

@@ -49,3 +49,29 @@ def test_the_commit_rounds_script_writes_each_round_with_its_statuses() -> None:
     # The binary file of the second round is left out; a deleted file has 0 bytes.
     assert statuses == [{("a.py", "A", 6), ("b.py", "A", 6)}, {("a.py", "M", 7)},
                         {("b.py", "D", 0)}]
+
+
+def test_the_read_paths_bench_prints_the_build_and_both_ratios_to_a_plain_open() -> None:
+    out = run_smoke("read_paths")
+    assert re.search(r"^build: [\d.]+ s cold \([\d,]+ files, [\d.]+ MB\)$", out, re.M), out
+    assert re.search(r"^read: +engine snippet p50 \d+ us, plain open\+read p50 \d+ us, "
+                     r"ratio [\d.]+x$", out, re.M), out
+    assert re.search(r"^open: +no-follow walk p50 [\d.]+ us, os\.open\(path\) p50 [\d.]+ us, "
+                     r"ratio [\d.]+x$", out, re.M), out
+
+
+def test_the_hook_overhead_bench_prints_every_row_and_both_targets() -> None:
+    out = run_smoke("hook_overhead")
+    for count in (0, 1, 7):
+        assert re.search(rf"^{count} trivial plugins +[\d.]+ +[\d.]+ +-?[\d.]+$", out, re.M)
+        assert re.search(rf"^{count} +[\d.]+ +[\d.]+$", out, re.M), count  # pluggy beside Sari
+    assert re.search(r"whole-read cost per plugin .* = -?[\d.]+x pluggy's "
+                     r"\(target: at most 1\.5x\)", out), out
+    assert re.search(r"7 trivial plugins add -?[\d.]+ µs per read .* \(target: under 10 µs\)",
+                     out), out
+    try:
+        import sari_otel  # noqa: F401
+    except ImportError:
+        assert "sari-otel rows skipped" in out
+    else:
+        assert re.search(r"spans exported to memory: \d+ for 1000 calls, dropped calls: 0", out)
