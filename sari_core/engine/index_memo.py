@@ -6,9 +6,9 @@ they are kept here, per reader connection, and dropped as soon as SQLite's
 ``PRAGMA data_version`` says another connection (the writer) committed since they were
 read. A value is therefore never older than the index the same search reads.
 
-Each kind of value has its own bound (entries, least recently used first out), and a
-caller keeps out a value too large to be worth its memory, so a large workspace cannot
-grow the memo without limit.
+Each kind of value has its own bound (in entries, or in what its values weigh: the rows of
+a word's chunk set), least recently used first out, so a large workspace cannot grow the
+memo without limit.
 """
 
 from __future__ import annotations
@@ -30,12 +30,14 @@ class _Memo:
         self.conn = conn  # kept so its id is not reused while this memo lives
         self.version: int | None = None
         self.kinds: dict[str, OrderedDict[Hashable, object]] = {}
+        self.weights: dict[str, int] = {}  # per kind, what its kept values weigh together
 
     def current(self) -> _Memo:
         version = int(self.conn.execute("PRAGMA data_version").fetchone()[0])
         if version != self.version:
             self.version = version
             self.kinds.clear()
+            self.weights.clear()
         return self
 
 
@@ -54,18 +56,22 @@ def memo_for(owner: object, conn: sqlite3.Connection) -> _Memo:
 
 
 def remembered(memo: _Memo, kind: str, key: Hashable, compute: Callable[[], T],
-               bound: int, keep: Callable[[T], bool] = lambda value: True) -> T:
-    """``compute()`` the first time ``key`` of ``kind`` is asked in this index version (kept
-    if ``keep`` says so; at most ``bound`` of ``kind`` kept)."""
+               bound: int, size: Callable[[T], int] = lambda value: 1) -> T:
+    """``compute()`` the first time ``key`` of ``kind`` is asked in this index version; the
+    values of ``kind`` kept weigh at most ``bound`` together (each ``size(value)``, 1 by
+    default: a count of entries), the least recently used first out."""
     values = memo.kinds.setdefault(kind, OrderedDict())
     if key in values:
         values.move_to_end(key)
-        return values[key]  # type: ignore[return-value]
+        return values[key][1]  # type: ignore[index,no-any-return]
     value = compute()
-    if keep(value):
-        values[key] = value
-        if len(values) > bound:
-            values.popitem(last=False)
+    weight = size(value)
+    if weight <= bound:
+        values[key] = (weight, value)
+        memo.weights[kind] = memo.weights.get(kind, 0) + weight
+        while memo.weights[kind] > bound:
+            _, (dropped, _) = values.popitem(last=False)  # type: ignore[misc]
+            memo.weights[kind] -= dropped
     return value
 
 
@@ -86,7 +92,7 @@ def remembered_many(memo: _Memo, kind: str, keys: list[int],
 # A file's lines, for the files a search just read: the hits' lines and the definitions
 # shown with the first hits come from the same few files, read once.
 LINES_FILES = 32
-LINES_MAX_CHARS = 512 * 1024  # a longer text is split each time, not kept
+LINES_MAX_CHARS = 256 * 1024  # a longer text is split each time, not kept
 
 
 def file_lines(store: Any, file_ids: Iterable[int]) -> dict[int, list[str]]:

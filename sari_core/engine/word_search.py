@@ -54,12 +54,11 @@ PROSE = 0.3
 TEST = 0.3
 EXAMPLE = 0.5
 THIRD_PARTY = 0.6
-# Kept between searches until the index changes (engine.index_memo): which chunks hold a
-# query word's spellings (the sets of at most HELD_ROWS chunks, at most HELD_GROUPS of
-# them), and chunks' lengths.
-HELD_GROUPS = 512
-HELD_ROWS = 50_000
-HELD_LENGTHS = 200_000
+# Kept between searches until the index changes (engine.index_memo), per reader thread:
+# which chunks hold a query word's spellings (HELD_ROWS chunk ids in all the sets
+# together, about 20 MB at most), and chunks' lengths.
+HELD_ROWS = 400_000
+HELD_LENGTHS = 100_000
 # Words of a question that say nothing about the code.
 FILLER = frozenset((
     "a", "an", "and", "are", "as", "at", "be", "by", "can", "could", "do", "does", "did",
@@ -171,7 +170,7 @@ def _holders(store: IndexStore, groups: Sequence[tuple[str, ...]], candidates: s
             expression = f"{column} : ({expression})"
         holding = remembered(memo, "holders", expression,
                              lambda expression=expression: _holding(store, expression),
-                             HELD_GROUPS, lambda rows: len(rows) <= HELD_ROWS)
+                             HELD_ROWS, len)
         out.append(candidates & holding)
     return out
 

@@ -77,8 +77,11 @@ def test_the_memo_keeps_at_most_its_bound_and_what_it_is_told_to(
     memo = memo_for(store, store.reader)
     for key in range(5):
         remembered(memo, "bounded", key, lambda key=key: key, 3)
-    remembered(memo, "bounded", "big", lambda: 99, 3, keep=lambda value: value < 10)
     assert list(memo.kinds["bounded"]) == [2, 3, 4]
+    remembered(memo, "weighed", "big", lambda: "x" * 11, 10, len)  # heavier than the bound
+    for key in "abc":
+        remembered(memo, "weighed", key, lambda: "x" * 4, 10, len)
+    assert list(memo.kinds["weighed"]) == ["b", "c"]  # 12 > 10: the oldest went
     ids = [row.id for row in store.text_files()]
     lines = file_lines(store, ids)
     assert lines[ids[0]] == store.text_of(ids[0]).split("\n")  # type: ignore[union-attr]
