@@ -13,7 +13,10 @@ After each edit the file is validated
 The first warm validation (server start, first analysis) is reported apart and left out of
 the percentiles. Prints p50/p95 per row and the cold/warm ratios.
 
-    python bench/lsp_gate.py [--module textwrap] [--edits 40]
+    python bench/lsp_gate.py [--module textwrap] [--edits 40] [--smoke]
+
+(``--smoke``: three edits, one of them an error — checks the bench works, CI; its
+percentiles are noise.)
 """
 
 from __future__ import annotations
@@ -121,7 +124,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--module", default="textwrap", help="standard-library module to edit")
     parser.add_argument("--edits", type=int, default=40, help="number of edits (>= 30)")
+    parser.add_argument("--smoke", action="store_true",
+                        help="three edits: checks the bench works (CI)")
     args = parser.parse_args()
+    if args.smoke:
+        args.edits = 3
     source = Path(sysconfig.get_paths()["stdlib"]) / f"{args.module}.py"
     original = source.read_text()
     versions = edit_sequence(original, args.edits)

@@ -75,3 +75,22 @@ def test_the_hook_overhead_bench_prints_every_row_and_both_targets() -> None:
         assert "sari-otel rows skipped" in out
     else:
         assert re.search(r"spans exported to memory: \d+ for 1000 calls, dropped calls: 0", out)
+
+
+def test_the_lsp_gate_bench_prints_warm_and_cold_rows_their_ratios_and_the_target() -> None:
+    pytest.importorskip("sari_lspgate", reason="the bench drives sari-lspgate's warm servers")
+    for checker in ("ruff", "basedpyright"):
+        if not (shutil.which(checker, path=str(Path(sys.executable).parent))
+                or shutil.which(checker)):
+            pytest.skip(f"{checker} is not installed (sari-lspgate brings it)")
+    out = run_smoke("lsp_gate")
+    for row in ("warm ruff", "warm basedpyright", "warm gate (ruff + basedpyright)",
+                "cold ruff check FILE", "cold basedpyright FILE"):
+        assert re.search(rf"^{re.escape(row)} +[\d.]+ +[\d.]+ ", out, re.M), row
+    # The second edit of the sequence introduces an error: every warm row must see it.
+    assert len(re.findall(r"^warm .* [1-9]\d* edits with errors$", out, re.M)) == 3, out
+    for label in ("ruff", "basedpyright", "gate vs cold both"):
+        assert re.search(rf"ratio cold/warm {re.escape(label)} +p50 +[\d.]+x +p95 +[\d.]+x",
+                         out), label
+    assert re.search(r"^target: warm basedpyright >= 5x faster than cold basedpyright at p50: "
+                     r"(met|NOT met) \([\d.]+x\)$", out, re.M), out
