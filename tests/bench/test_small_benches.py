@@ -94,3 +94,21 @@ def test_the_lsp_gate_bench_prints_warm_and_cold_rows_their_ratios_and_the_targe
                          out), label
     assert re.search(r"^target: warm basedpyright >= 5x faster than cold basedpyright at p50: "
                      r"(met|NOT met) \([\d.]+x\)$", out, re.M), out
+
+
+def test_the_replay_bench_prints_each_session_the_ablation_and_the_target() -> None:
+    for policy in ("sari_budget", "sari_relevance", "sari_aggregation", "sari_refgate"):
+        pytest.importorskip(policy, reason="the bench replays with the four default policies")
+    out = run_smoke("replay_tokens", "--ablation")
+    for session in ("json-indent", "textwrap-dedent", "heapq-merge", "total"):
+        assert re.search(rf"^{session} +\d+ +\d+ +-?\d+% +\d+/\d+ +\d+ +\d+/\d+$", out, re.M), \
+            session
+    for row in ("budget", "relevance", "aggregation", "refgate", "budget+aggregation"):
+        assert re.search(rf"^{re.escape(row)} +\d+ +-?[\d.]+% +\d+ +\d+/\d+$", out, re.M), row
+    # Every arm's agent gets every line it needs, and every rebuilt read is the file's own.
+    needed = re.search(r"needed lines delivered: core (\d+)/(\d+), policies (\d+)/(\d+)", out)
+    assert needed and needed[1] == needed[2] == needed[3] == needed[4] != "0", out
+    rebuilt = re.search(r"identical to the file's lines: (\d+)/(\d+)", out)
+    assert rebuilt and rebuilt[1] == rebuilt[2] != "0", out
+    assert re.search(r"^target \(>= 50% fewer tokens, every needed line delivered\): "
+                     r"(met|NOT met)$", out, re.M), out
