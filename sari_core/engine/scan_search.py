@@ -9,6 +9,7 @@ scan's. A scan never answers "no matches" for what is on disk.
 from __future__ import annotations
 
 import heapq
+import json
 import re
 
 from sari_core.engine import work_budget
@@ -28,6 +29,7 @@ from sari_core.engine.hit_ranking import (
 from sari_core.engine.names import matches as name_matches
 from sari_core.engine.names import rank as name_rank
 from sari_core.engine.scan import ScannedFile, WorkspaceScan, definition_on, symbol_pattern
+from sari_core.engine.scan_words import scan_words
 from sari_core.engine.search import Searcher
 from sari_core.engine.text_match import FileHit, fold_query, fold_text, glob_spec
 from sari_core.engine.word_search import is_prose
@@ -42,10 +44,18 @@ def scan_search(searcher: Searcher, scan: WorkspaceScan, call: SearchCall, *,
                 index_ready: bool = False, notes: list[str] | None = None) -> SearchResult:
     """Answer ``call`` (text, regex, symbol or path) from ``scan`` (by default: while the
     first index builds, saying so), within the work budget."""
+    words_note = None
     with work_budget.bounded() as budget:
         hits, total = _hits(searcher, scan, call)
+        if not hits and _by_words(call):
+            hits, total = scan_words(scan, call)
+            if hits:
+                words_note = (f"No file contains {json.dumps(call.query.strip())} as written; "
+                              "these are the lines holding the most of its words.")
     partial = budget.note()
     notes = [BUILDING_NOTE] if notes is None else list(notes)
+    if words_note:
+        notes.append(words_note)
     matches, cut = searcher._matches(hits, call.limit)
     return SearchResult(query=call.query, kind=call.kind, matches=matches, total=total,
                         truncated=cut or partial is not None or len(hits) > len(matches)
@@ -67,6 +77,13 @@ def _hits(searcher: Searcher, scan: WorkspaceScan, call: SearchCall) -> tuple[li
             searcher._compile(call)  # a bad pattern is the same structured error as indexed
         hits, total = _text(searcher, scan, call)
     return hits, total
+
+
+def _by_words(call: SearchCall) -> bool:
+    """Whether a text call that found no literal may be answered by its words: a client's
+    call with no kind (an explicit ``kind: text`` is the literal, and an exact spelling
+    asked for is that spelling)."""
+    return call.kind == "text" and not call.literal and not call.case_sensitive
 
 
 def _definitions(item: ScannedFile, names: set[str]) -> dict[int, tuple[str, int]]:

@@ -171,3 +171,26 @@ def test_a_search_before_the_first_build_does_not_walk_the_tree_for_changes(
         assert walks == []
     finally:
         engine.close()
+
+
+def test_a_sentence_before_the_first_index_is_answered_by_its_words(tmp_path: Path,
+                                                                    walker: str) -> None:
+    # No file holds the sentence as written; the scan used to answer "no matches" for
+    # it while the index was being built, though the code that does it was on disk.
+    (tmp_path / "shop").mkdir()
+    (tmp_path / "shop" / "cart.py").write_text(
+        "class Cart:\n    def add_item(self, item, quantity=1):\n"
+        "        self.items.append((item, quantity))\n")
+    (tmp_path / "shop" / "price.py").write_text("def total(items):\n    return 0\n")
+    (tmp_path / "NOTES.md").write_text("An item list.\n")
+    with Workspace([tmp_path], index_path=tmp_path.parent / "scan-words.db",
+                   watch=False) as ws:
+        understood = scan_search(ws.searcher, ws.scan,
+                                 SearchCall(query="add an item to the cart", literal=False))
+        literal = scan_search(ws.searcher, ws.scan, SearchCall(query="add an item to the cart"))
+    assert understood.matches[0].path == "shop/cart.py"
+    assert understood.matches[0].line in (1, 2)
+    assert understood.total >= 1 and len(understood.notes) == 2
+    assert "as written" in understood.notes[1]
+    # An explicit literal search stays literal: no words instead.
+    assert literal.matches == [] and literal.notes == [BUILDING_NOTE]
