@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from indexed_files import indexed
 
 from sari_core.arguments import parse_search
 from sari_core.engine import Workspace
@@ -54,16 +55,8 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
-    root = tmp_path_factory.mktemp("default-search").resolve()
-    for name, text in FILES.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
-    engine = Workspace([root], index_path=root.parent / "index.sqlite", watch=False)
-    engine.ensure_index(progress=False)
-    try:
+    with indexed(tmp_path_factory.mktemp("default-search").resolve(), FILES) as engine:
         yield engine
-    finally:
-        engine.close()
 
 
 def default(workspace: Workspace, query: str, **args: object) -> SearchResult:

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from indexed_files import indexed
 
 from sari_core.engine import Workspace
 from sari_core.kernel import Kernel
@@ -26,13 +27,7 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
-    root = tmp_path_factory.mktemp("symbol-names")
-    for relative, text in FILES.items():
-        path = root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    with Workspace([root]) as engine:
-        engine.ensure_index(progress=False)
+    with indexed(tmp_path_factory.mktemp("symbol-names").resolve(), FILES) as engine:
         yield engine
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from indexed_files import indexed
 
 from sari_core.engine import Workspace
 from sari_core.engine.word_search import WordHit, search_words, term_groups
@@ -50,11 +51,7 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
-    root = tmp_path_factory.mktemp("word-ranking").resolve()
-    for name, text in FILES.items():
-        (root / name).write_text(text, encoding="utf-8")
-    with Workspace([root], index_path=root.parent / "index.sqlite", watch=False) as engine:
-        engine.ensure_index(progress=False)
+    with indexed(tmp_path_factory.mktemp("word-ranking").resolve(), FILES) as engine:
         yield engine
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from indexed_files import indexed
 
 from sari_core.engine import Workspace
 from sari_core.models import SearchCall, SearchResult
@@ -96,16 +97,8 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
-    root = tmp_path_factory.mktemp("narrowing-by-type").resolve()
-    for name, text in FILES.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
-    engine = Workspace([root], index_path=root.parent / "index.sqlite", watch=False)
-    engine.ensure_index(progress=False)
-    try:
+    with indexed(tmp_path_factory.mktemp("narrowing-by-type").resolve(), FILES) as engine:
         yield engine
-    finally:
-        engine.close()
 
 
 def ask(workspace: Workspace, query: str, kind: str = "references") -> SearchResult:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from indexed_files import indexed
 
 from sari_core.engine import Workspace
 from sari_core.models import SearchCall
@@ -129,16 +130,8 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
-    root = tmp_path_factory.mktemp("narrowing-reading").resolve()
-    for name, text in FILES.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
-    engine = Workspace([root], index_path=root.parent / "index.sqlite", watch=False)
-    engine.ensure_index(progress=False)
-    try:
+    with indexed(tmp_path_factory.mktemp("narrowing-reading").resolve(), FILES) as engine:
         yield engine
-    finally:
-        engine.close()
 
 
 def lines(workspace: Workspace, query: str, path: str, kind: str = "references") -> set[int]:
