@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
@@ -72,16 +72,8 @@ class RootsFollower:
         self._lock = anyio.Lock()
 
     def install(self) -> None:
-        lowlevel = self.server.lowlevel
-        lowlevel.add_notification_handler("notifications/initialized", types.NotificationParams,
-                                          self._on_initialized)
-        lowlevel.add_notification_handler("notifications/roots/list_changed",
-                                          types.NotificationParams, self._on_changed)
-        self.server.before_call = self.wait_for_first_roots
-        # A server can ask for roots only on a connection opened with the initialize
-        # handshake (the 2026 era has no server-to-client requests): clients that probe
-        # server/discover first (Claude Code does) are led to the handshake instead.
-        self.server.require_handshake()
+        listen_for_roots(self.server, self._on_initialized, self._on_changed,
+                         self.wait_for_first_roots)
 
     async def wait_for_first_roots(self, ctx: Any) -> None:
         """Hold a tool call until the client's roots are served (a client that declares
@@ -127,6 +119,23 @@ class RootsFollower:
         (``initialized`` can arrive before it is)."""
         kernel = getattr(self.server, "kernel", None)
         return list(kernel.roots) if kernel is not None else list(self.fallback)
+
+
+def listen_for_roots(server: SariServer, on_initialized: Callable[..., Awaitable[None]],
+                     on_changed: Callable[..., Awaitable[None]],
+                     before_call: Callable[[Any], Awaitable[None]]) -> None:
+    """Have ``server`` ask for roots once a client is initialized and again when they
+    change, and hold a tool call with ``before_call`` until the first answer is served."""
+    lowlevel = server.lowlevel
+    lowlevel.add_notification_handler("notifications/initialized", types.NotificationParams,
+                                      on_initialized)
+    lowlevel.add_notification_handler("notifications/roots/list_changed",
+                                      types.NotificationParams, on_changed)
+    server.before_call = before_call
+    # A server can ask for roots only on a connection opened with the initialize
+    # handshake (the 2026 era has no server-to-client requests): clients that probe
+    # server/discover first (Claude Code does) are led to the handshake instead.
+    server.require_handshake()
 
 
 async def ask_roots(ctx: Any, waits: tuple[float, ...] = (ROOTS_ANSWER_SECONDS,)

@@ -39,6 +39,7 @@ from sari_core.server.roots import (
     ask_roots,
     client_has_roots,
     handshake_era,
+    listen_for_roots,
 )
 
 if TYPE_CHECKING:
@@ -96,13 +97,8 @@ class SessionRoots:
         self._lock = anyio.Lock()
 
     def install(self) -> None:
-        lowlevel = self.server.lowlevel
-        lowlevel.add_notification_handler("notifications/initialized", types.NotificationParams,
-                                          self._on_initialized)
-        lowlevel.add_notification_handler("notifications/roots/list_changed",
-                                          types.NotificationParams, self._on_changed)
-        self.server.before_call = self.wait_for_first_roots
-        self.server.require_handshake()
+        listen_for_roots(self.server, self._on_initialized, self._on_changed,
+                         self.wait_for_first_roots)
 
     def served(self) -> dict[tuple[Path, ...], int]:
         """Each folder set served now (besides the fallback) and its session count."""

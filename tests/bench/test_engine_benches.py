@@ -3,20 +3,14 @@ finish with status 0 and print its figures, so a bench that breaks fails here.""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from bench_modules import run_smoke
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
-
-def run_smoke(name: str, *extra: str) -> str:
-    done = subprocess.run([sys.executable, str(BENCH / f"{name}.py"), "--smoke", *extra],
-                          capture_output=True, text=True, timeout=600, check=False)
-    assert done.returncode == 0, f"{name} --smoke failed:\n{done.stdout}\n{done.stderr}"
-    return done.stdout
 
 
 def test_the_search_bench_prints_every_figure_beside_ripgrep_and_git_grep() -> None:

@@ -6,20 +6,13 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from bench_modules import run_smoke
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
-
-
-def run_smoke(name: str, *extra: str) -> str:
-    done = subprocess.run([sys.executable, str(BENCH / f"{name}.py"), "--smoke", *extra],
-                          capture_output=True, text=True, timeout=300, check=False)
-    assert done.returncode == 0, f"{name} --smoke failed:\n{done.stdout}\n{done.stderr}"
-    return done.stdout
 
 
 def test_the_secretguard_bench_prints_both_p50s_and_leaves_the_secret_file_out() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -20,3 +21,12 @@ def load_bench(name: str) -> ModuleType:
     sys.modules[module_name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def run_smoke(name: str, *extra: str, timeout: float = 600) -> str:
+    """``bench/<name>.py --smoke`` run as a user runs it; its output, after checking it
+    exited 0 (the output is in the failure message otherwise)."""
+    done = subprocess.run([sys.executable, str(BENCH_DIR / f"{name}.py"), "--smoke", *extra],
+                          capture_output=True, text=True, timeout=timeout, check=False)
+    assert done.returncode == 0, f"{name} --smoke failed:\n{done.stdout}\n{done.stderr}"
+    return done.stdout
