@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         Engine,
         IndexesDefinitions,
         ListsMatchingFiles,
+        NamesFiles,
     )
     from sari_core.errors import ErrorCode, SariError
     from sari_core.kernel import Kernel
@@ -70,7 +71,8 @@ __all__ = [
     "CallContext", "CallRecord", "ChatFrame", "ClientHookEvent", "ClientHookResult",
     "ClientRequest", "Command", "CompactionContribution", "CompactionEvent", "CountsReferences",
     "Definition", "Engine", "ErrorCode", "FileChange", "FoldedVerdict", "IndexesDefinitions",
-    "Kernel", "KernelView", "ListsMatchingFiles", "MatchMode", "MutationEvent", "NextCall",
+    "Kernel", "KernelView", "ListsMatchingFiles", "MatchMode", "MutationEvent", "NamesFiles",
+    "NextCall",
     "OperatorOnly", "OutlineRow", "Plugin", "ReadCall", "ReadResult", "ReasonCode", "ReasonCodeSpec", "SariError",
     "SearchCall", "SearchMatch", "SearchResult", "Session", "SettingsError", "SettingsSpec",
     "SettingsStore", "StabilizationField", "TierEntry", "ToolSpec", "Verdict", "canonical_root",
@@ -110,6 +112,7 @@ _HOMES: dict[str, str] = {
     "KernelView": "sari_core.kernel.view",
     "LEGACY_READ_TOOLS": "sari_core.arguments",
     "ListsMatchingFiles": "sari_core.engine_protocol",
+    "NamesFiles": "sari_core.engine_protocol",
     "matches": "sari_core.engine.names",
     "MatchMode": "sari_core.engine.names",
     "MutationEvent": "sari_core.models",

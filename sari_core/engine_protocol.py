@@ -65,6 +65,21 @@ class ListsMatchingFiles(Protocol):
 
 
 @runtime_checkable
+class NamesFiles(Protocol):
+    """An engine that can say which name its responses give the file a path points at.
+
+    With several roots a response names a file ``<root folder>/<path>``, while a client
+    may spell it from its own project (``shop/cart.py`` for ``shop/shop/cart.py``); the
+    kernel hands policies the engine's name, so a read compares equal to the search hit
+    it follows.
+    """
+
+    def file_name(self, target: str) -> str | None:
+        """The name responses use for ``target``; None when the engine would refuse it."""
+        ...
+
+
+@runtime_checkable
 class CountsReferences(Protocol):
     """An engine that knows how often each file's symbols are referenced."""
 

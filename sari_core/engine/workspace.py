@@ -249,6 +249,12 @@ class Workspace:
             return []  # the read or edit itself reports the bad path
         return [(resolved.root_index, resolved.rel)]
 
+    def file_name(self, target: str) -> str | None:
+        try:
+            return self.guard.resolve(target, kind="any", must_exist=False).display
+        except SariError:
+            return None  # the read or edit itself reports the bad path
+
     def read(self, call: ReadCall) -> ReadResult:
         if call.mode == "outline":  # a file or a folder: its symbols come from the index
             self._sync(self._touching(call.target))

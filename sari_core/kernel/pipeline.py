@@ -45,6 +45,7 @@ from sari_core.kernel.sessions import (
     workspace_hash,
 )
 from sari_core.kernel.settings import SettingsSpec, SettingsStore, settings_notice
+from sari_core.kernel.spelling import read_as_named
 from sari_core.kernel.stabilization import StabilizationFields
 from sari_core.kernel.tools import ToolSpec
 from sari_core.kernel.verdicts import FoldedVerdict
@@ -247,6 +248,7 @@ class Kernel:
         def serve(flight: Call) -> dict[str, Any]:
             values = raw if entrypoint == "read" else arguments.legacy_read_args(entrypoint, raw)
             call = args if isinstance(args, ReadCall) else arguments.parse_read(values, entrypoint)
+            call = read_as_named(self.engine, call)
             flight.kind = {"mode": call.mode, "target": call.target}
             session, ctx = flight.session, flight.ctx
             assert session is not None and ctx is not None

@@ -14,6 +14,7 @@ from sari_core import (
     Kernel,
     KernelView,
     ListsMatchingFiles,
+    NamesFiles,
     Plugin,
     SearchCall,
     Session,
@@ -113,6 +114,7 @@ def test_optional_engine_capabilities_are_found_by_protocol(tmp_path: Path) -> N
         assert isinstance(workspace, ListsMatchingFiles)
         assert isinstance(workspace, CountsReferences)
         assert isinstance(workspace, IndexesDefinitions)
+        assert isinstance(workspace, NamesFiles)
         assert [d.name for d in workspace.definitions("alpha", "exact")] == ["alpha"]
     finally:
         workspace.close()
