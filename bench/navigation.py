@@ -32,9 +32,10 @@ as PASS/FAIL.
 
     python bench/navigation.py [--sdist flask==3.0.3] [--cache ~/.cache/sari-bench] [--repeat 5]
         [--package NAME] [--misses wrong-and-missed.json] [--names-only]
-        [--rescore wrong-and-missed.json]
+        [--rescore wrong-and-missed.json] [--smoke]
 
-``--rescore`` scores the index alone against the truth a ``--misses`` run recorded: the
+``--smoke`` runs the whole bench, server included, on a tiny generated project (what CI
+runs: it fails when the bench breaks, whatever the figures). ``--rescore`` scores the index alone against the truth a ``--misses`` run recorded: the
 same server answers for the index before and after a change, without the server.
 The names of libraries held out from tuning are written down in
 ``bench/data/navigation_names.json`` before their first run and used from there.
@@ -47,19 +48,12 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-try:
-    import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib
 
 os.environ.setdefault("SARI_STATE_DIR", tempfile.mkdtemp(prefix="sari-bench-"))
 
@@ -74,92 +68,25 @@ from sari_lspgate.navigation import index_definitions  # noqa: E402
 from sari_lspgate.runner import ValidationRunner  # noqa: E402
 from sari_lspgate.settings import LspGateSettings  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from navigation_corpus import (  # noqa: E402
+    choose_names,
+    package_folder,
+    server_over_every_file,
+    smoke_tree,
+)
+from sdists import sdist, unpack  # noqa: E402
+
 # The names of the libraries held out from tuning, chosen by the rule below and written
 # down before their first run: a later change to the index cannot change their sample.
 WRITTEN_DOWN: dict[str, list[str]] = json.loads(
     (Path(__file__).parent / "data" / "navigation_names.json").read_text(encoding="utf-8"))
 Pair = tuple[str, int]
 KINDS = ("references", "callers")
-PINNED = ("get", "run")  # the common names every repository has, when the package defines them
-MOST_USED = 15
-CHOSEN = 30
 READ_WINDOW = 60
 ALL = 100_000
 # per symbol: the answer to path:line, and (what an agent got before) the bare name's
 SYMBOL_ARMS = ("index", "server", "index, by name", "server, by name")
-
-
-def fetch(requirement: str, cache: Path) -> Path:
-    """The sdist in ``cache`` (pip downloads it the first time)."""
-    cache.mkdir(parents=True, exist_ok=True)
-    name, version = requirement.split("==")
-    found = sorted(cache.glob(f"{name}-{version}.tar.gz"))
-    if not found:
-        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
-                        "--no-binary", ":all:", requirement, "-d", str(cache)], check=True)
-        found = sorted(cache.glob(f"{name}-{version}.tar.gz"))
-    return found[0]
-
-
-def unpack(sdist: Path, into: Path) -> Path:
-    with tarfile.open(sdist) as archive:
-        archive.extractall(into, filter="data")
-    return next(path for path in into.iterdir() if path.is_dir())
-
-
-def server_over_every_file(root: Path) -> str | None:
-    """Make basedpyright analyse every Python file the index holds; say what changed.
-
-    A project's own type-checker settings often include only its package (jinja2's
-    ``[tool.pyright] include = ["src/jinja2"]``): the server then leaves out every use in
-    tests/ and docs/, which the index answers over, and the ground truth would call those
-    uses wrong. So both sides answer over the same files: the project's settings are kept
-    but ``include``/``exclude`` are dropped, written as the ``pyrightconfig.json`` that
-    takes precedence over ``pyproject.toml``.
-    """
-    config = root / "pyrightconfig.json"
-    if config.exists():
-        settings = json.loads(config.read_text(encoding="utf-8"))
-        source = "pyrightconfig.json"
-    else:
-        pyproject = root / "pyproject.toml"
-        table = tomllib.loads(pyproject.read_text(encoding="utf-8")) if pyproject.exists() else {}
-        settings = dict(table.get("tool", {}).get("basedpyright")
-                        or table.get("tool", {}).get("pyright") or {})
-        source = "pyproject.toml"
-    dropped = sorted(key for key in ("include", "exclude") if key in settings)
-    if not dropped:
-        return None
-    for key in dropped:
-        settings.pop(key)
-    config.write_text(json.dumps(settings), encoding="utf-8")
-    return (f"the project's {source} limits the server ({', '.join(dropped)}); dropped, so "
-            "the server answers over every file the index does")
-
-
-def package_folder(root: Path, package: str) -> str:
-    """The package's folder inside the sdist: ``src/<package>`` or ``<package>``."""
-    for folder in (f"src/{package}", package):
-        if (root / folder / "__init__.py").exists():
-            return folder
-    raise SystemExit(f"no package folder {package} (src/{package} or {package}) in {root}")
-
-
-def choose_names(workspace: Workspace, folder: str) -> list[str]:
-    """``get`` and ``run`` if defined, the most used up to 15, then the rest spread to 30."""
-    rows = workspace.store.reader.execute(
-        "SELECT s.name, count(r.name) AS uses FROM symbols s JOIN files f ON f.id = s.file_id "
-        "LEFT JOIN symbols r ON r.name = s.name AND r.is_def = 0 "
-        "WHERE s.is_def = 1 AND f.path LIKE ? AND s.kind IN ('function', 'method', 'class') "
-        "AND length(s.name) > 2 AND s.name NOT LIKE '\\_%' ESCAPE '\\' "
-        "GROUP BY s.name ORDER BY uses DESC, s.name", (f"{folder}/%",)).fetchall()
-    names = [str(row[0]) for row in rows if row[1] > 0]
-    pinned = [name for name in PINNED if name in names]
-    names = [name for name in names if name not in pinned]
-    most = MOST_USED - len(pinned)
-    rest = names[most:]
-    step = max(1, len(rest) // (CHOSEN - MOST_USED))
-    return pinned + names[:most] + rest[::step][:CHOSEN - MOST_USED]
 
 
 async def _ground_truth(server: LanguageServer, root: Path, definitions: list[tuple[str, int]],
@@ -271,11 +198,16 @@ def main() -> int:
     parser.add_argument("--names-only", action="store_true",
                         help="print the names the rule chooses and stop (to write them down "
                              "in bench/data/navigation_names.json before a first run)")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny generated project, one repetition (CI): checks the bench "
+                             "runs end to end, not the targets")
     args = parser.parse_args()
+    if args.smoke:
+        args.sdist, args.package, args.repeat = "smoke", "smokepkg", 1
     package = args.package or args.sdist.split("==")[0]
-    sdist = fetch(args.sdist, args.cache.expanduser())
     with tempfile.TemporaryDirectory(prefix="sari-nav-") as temp:
-        root = unpack(sdist, Path(temp)).resolve()
+        root = (smoke_tree(Path(temp) / "smoke") if args.smoke else
+                unpack(sdist(args.sdist, args.cache.expanduser()), Path(temp))).resolve()
         changed = server_over_every_file(root)
         if changed:
             print(f"{args.sdist}: {changed}")
@@ -301,7 +233,7 @@ def main() -> int:
             code = run_bench(root, workspace, runner, names, args.repeat, misses)
             if args.misses:
                 args.misses.write_text(json.dumps(misses, indent=1), encoding="utf-8")
-            return code
+            return 0 if args.smoke else code
         finally:
             runner.close()
             workspace.close()

@@ -47,7 +47,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -58,6 +57,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from scratch import scratch_folders  # noqa: E402
+from sdists import sdist, unpack  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "search_quality.json"
 # Query sets by name: ranking is tuned on "tuning"; "heldout" (other libraries, answers
@@ -136,16 +136,9 @@ def corpus_root(requirement: str, cache: Path) -> Path:
     tree = cache / "search-quality" / f"{name}-{version}"
     if tree.is_dir():
         return _top(tree)
-    sdists = cache / "sdists"
-    sdists.mkdir(parents=True, exist_ok=True)
-    found = sorted(sdists.glob(f"{name}-{version}.tar.gz"))
-    if not found:
-        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
-                        "--no-binary", ":all:", requirement, "-d", str(sdists)], check=True)
-        found = sorted(sdists.glob(f"{name}-{version}.tar.gz"))
+    archive = sdist(requirement, cache / "sdists")
     partial = Path(tempfile.mkdtemp(prefix="unpack-", dir=cache))
-    with tarfile.open(found[0]) as archive:
-        archive.extractall(partial, filter="data")
+    unpack(archive, partial)
     tree.parent.mkdir(parents=True, exist_ok=True)
     partial.rename(tree)
     return _top(tree)

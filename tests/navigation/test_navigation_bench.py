@@ -8,7 +8,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from bench_modules import load_bench
+from bench_modules import load_bench, run_smoke
 from git_workspace import engine_over
 
 from sari_core.engine import Workspace
@@ -125,3 +125,16 @@ def test_rescore_scores_the_index_against_recorded_server_answers(
     assert bench.rescore(workspace, recorded) == 0
     printed = capsys.readouterr().out
     assert "callers     precision 0.750  recall 1.000  (3 right of 4 found, 3 true)" in printed
+
+
+def test_the_smoke_run_asks_the_real_server_and_prints_every_figure_and_target(
+        bench: ModuleType) -> None:
+    # ``bench`` skips without sari-lspgate, whose distribution brings basedpyright
+    out = run_smoke("navigation")
+    assert "close                   references" in out  # two definitions share the name
+    assert "2 definitions share their name with another" in out
+    for arm in ("index          ", "server         ", "index, by name ", "server, by name"):
+        assert f"  {arm} references  precision" in out
+    assert "by name, over all names" in out and "p50 latency" in out
+    assert "'who calls X' x" in out and "grep/Sari" in out
+    assert "targets:" in out and "per symbol, server-backed precision and recall" in out

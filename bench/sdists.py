@@ -1,0 +1,32 @@
+"""Pinned source distributions from the package index, for the benches that read real code.
+
+pip downloads an sdist once into a cache folder outside the repository; nothing is fetched
+when it is already there, and nothing is fetched while a bench measures.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+
+def sdist(requirement: str, folder: Path) -> Path:
+    """The archive of ``requirement`` (``name==version``) in ``folder``, downloaded on first use."""
+    folder.mkdir(parents=True, exist_ok=True)
+    name, version = requirement.split("==")
+    found = sorted(folder.glob(f"{name}-{version}.tar.gz"))
+    if not found:
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
+                        "--no-binary", ":all:", requirement, "-d", str(folder)], check=True)
+        found = sorted(folder.glob(f"{name}-{version}.tar.gz"))
+    return found[0]
+
+
+def unpack(archive: Path, into: Path) -> Path:
+    """``archive`` unpacked into ``into`` (members that would land outside it are refused);
+    the folder it holds, whatever case the index gave its name."""
+    with tarfile.open(archive) as opened:
+        opened.extractall(into, filter="data")
+    return next(path for path in sorted(into.iterdir()) if path.is_dir())
