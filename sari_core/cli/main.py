@@ -37,7 +37,7 @@ def build_registry(only: str | None = None) -> CommandRegistry:
 
     pm = SariPluginManager()
     try:
-        pm.load_entry_points(strict=False)
+        pm.load_entry_points(strict=False, listing=False)
     except Exception as exc:  # noqa: BLE001 - a broken plugin must not take `sari doctor` down with it
         print(f"sari: warning: plugins not loaded: {exc}", file=sys.stderr)
     for command in pm.commands():

@@ -136,8 +136,8 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
         self._plans.clear()
         return removed
 
-    def load_entry_points(self, group: str = ENTRY_POINT_GROUP, *, strict: bool = True
-                          ) -> list[PluginInfo]:
+    def load_entry_points(self, group: str = ENTRY_POINT_GROUP, *, strict: bool = True,
+                          listing: bool = True) -> list[PluginInfo]:
         """Register installed plugins of ``group`` honouring the allow/deny env lists.
 
         ``SARI_PLUGINS=a,b`` loads only those; ``SARI_DISABLE_PLUGINS=a,b`` blocks
@@ -147,8 +147,17 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
         :class:`PluginInfo` (distribution and version). A plugin that fails to
         import raises :class:`PluginLoadError` naming it, or with ``strict=False`` is
         reported in its :class:`PluginInfo` (for ``sari plugins``).
+
+        :param listing: also describe the plugins left disabled. Without it, an empty allow
+            list (``SARI_PLUGINS=none``) reads no package metadata at all: every process that
+            opens a kernel would otherwise pay reading each installed distribution's
+            entry points (and importing the metadata reader) to load nothing.
         """
         allow = env_names(ALLOW_ENV)
+        if allow == [] and not listing:
+            self.discovered = []
+            self.check_pending()
+            return []
         deny = set(env_names(DENY_ENV) or ())
         for name in deny:
             self.set_blocked(name)

@@ -102,7 +102,7 @@ class Kernel:
 
             register_builtins(self.pm)
         if load_entry_points:
-            self.pm.load_entry_points()
+            self.pm.load_entry_points(listing=False)
         policy_folder = plugins_dir(workspace=self.roots[0])
         if policy_folder is not None:
             # The operator's folder: its policies load with the installed plugins, and the

@@ -69,6 +69,23 @@ def test_allow_list(installed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert loaded_names() == []
 
 
+def test_no_plugin_allowed_reads_no_metadata_for_a_kernel(
+        installed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``SARI_PLUGINS=none``: opening a kernel loads nothing, so it reads no distribution's
+    metadata; ``sari plugins`` still lists what is installed (disabled)."""
+    monkeypatch.setenv("SARI_PLUGINS", "none")
+    listed = {info.name: info for info in SariPluginManager().load_entry_points()}
+    assert {"alpha", "beta", "gamma"} <= set(listed) and not listed["alpha"].enabled
+
+    def no_metadata(*_args: object) -> list[object]:
+        raise AssertionError("read the installed distributions' entry points")
+
+    monkeypatch.setattr("sari_core.kernel.manager.installed_entry_points", no_metadata)
+    kernel = Kernel(MemoryEngine({"a.py": "x\n"}), analytics_sinks=[])
+    assert [n for n in kernel.pm.plugin_names() if n in {"alpha", "beta", "gamma"}] == []
+    kernel.close()
+
+
 def test_deny_list_blocks(installed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SARI_DISABLE_PLUGINS", "alpha,gamma")
     pm = SariPluginManager()
