@@ -97,9 +97,15 @@ class Navigator:
         wanted = target_name(query)
         if not wanted or mode is None:
             return [wanted] if wanted else []
-        rows = self.store.reader.execute(
-            "SELECT DISTINCT name FROM symbols WHERE name LIKE ? ESCAPE '\\'",
-            (like_pattern(wanted, mode),)).fetchall()
+        key = folded_name(wanted)
+        if mode == "fuzzy" or not key:  # a name containing it: every name is looked at
+            rows = self.store.reader.execute(
+                "SELECT DISTINCT name FROM symbols WHERE name LIKE ? ESCAPE '\\'",
+                (like_pattern(wanted, mode),)).fetchall()
+        else:  # exact or prefix: a range of the folded-name index (folded names are ASCII)
+            rows = self.store.reader.execute(
+                "SELECT DISTINCT name FROM symbols WHERE folded >= ? AND folded < ?",
+                (key, key + "\x7f" if mode == "prefix" else key + "\x00")).fetchall()
         found = [str(row[0]) for row in rows if matches(wanted, str(row[0]), mode)]
         if mode == "exact" and wanted not in found:
             found.append(wanted)  # used only in text the tags do not cover

@@ -258,7 +258,8 @@ class Reader:
     def _resolve_symbol(self, call: ReadCall, complete: bool) -> tuple[SymbolHit, list[str]]:
         """The definition a symbol read names, and notes on how it was chosen."""
         name, container = _split_symbol(call.target)
-        hits = self.store.symbols("s.is_def = 1 AND s.name COLLATE NOCASE = ?", (name,))
+        hits = self.store.symbols("s.is_def = 1 AND s.folded = ? AND s.name COLLATE NOCASE = ?",
+                                  (folded_name(name), name))
         exact = [hit for hit in hits if hit.name == name]
         hits = exact or hits
         if call.path:

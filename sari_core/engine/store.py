@@ -131,15 +131,14 @@ class IndexStore:
 
     @contextmanager
     def name_indexes_after(self, enabled: bool, keep: Callable[[], bool]) -> Iterator[None]:
-        """Rows first, the symbol name indexes after them (a first build of a large tree).
+        """Rows first, the symbol name index after them (a first build of a large tree).
 
-        :param keep: whether to build the indexes on the way out (not when the build is
-            being cancelled: the next refresh builds them, as one left them missing).
+        :param keep: whether to build the index on the way out (not when the build is
+            being cancelled: the next refresh builds it, as one left it missing).
         """
         if enabled:
             with self.lock:
-                for name in ("symbols_name", "symbols_folded"):
-                    self._writer.execute(f"DROP INDEX IF EXISTS {name}")
+                self._writer.execute("DROP INDEX IF EXISTS symbols_folded")
         yield
         if keep():
             with self.lock:
@@ -377,10 +376,12 @@ class IndexStore:
                           ) -> list[tuple[int, str, int, int]]:
         """(file id, name, line, end line) of definitions of any of ``names`` (any case)."""
         marks = ",".join("?" * len(names))
+        folded = sorted({folded_name(name) for name in names})
         return self.reader.execute(
             "SELECT file_id, name, line, end_line FROM symbols "
-            f"WHERE name COLLATE NOCASE IN ({marks}) AND is_def = 1 LIMIT {int(limit)}",
-            tuple(names)).fetchall()
+            f"WHERE folded IN ({','.join('?' * len(folded))}) AND is_def = 1 "
+            f"AND name COLLATE NOCASE IN ({marks}) LIMIT {int(limit)}",
+            (*folded, *names)).fetchall()
 
     def reference_counts(self) -> dict[tuple[int, str], int]:
         """Per defining file: how many other files reference a name it defines."""

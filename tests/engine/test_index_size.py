@@ -13,7 +13,7 @@ import sari_core
 from sari_core.engine import Workspace, indexer, symbol_jobs
 from sari_core.engine.store import IndexStore
 from sari_core.engine.text_match import MAX_TRIGRAMS, phrase
-from sari_core.models import SearchCall
+from sari_core.models import ReadCall, SearchCall
 
 
 def _bytes(engine: Workspace, sql: str) -> int:
@@ -175,7 +175,37 @@ def test_files_waiting_for_a_worker_are_bounded(
 
 def _name_indexes(conn: sqlite3.Connection) -> set[str]:
     return {str(row[0]) for row in conn.execute(
-        "SELECT name FROM sqlite_master WHERE name IN ('symbols_name', 'symbols_folded')")}
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'symbols' "
+        "AND name != 'symbols_file'")}
+
+
+def test_every_look_up_of_a_name_uses_the_one_name_index(tmp_path: Path) -> None:
+    # One index on folded names serves every exact, any-case and prefix look-up (a second
+    # index on the names as spelled cost a fifth of the text's size): none scans the rows.
+    (tmp_path / "m.py").write_text("class HttpClient:\n    def send_request(self):\n"
+                                   "        return parse_reply()\n\n\ndef parse_reply():\n"
+                                   "    pass\n", encoding="utf-8")
+    (tmp_path / "use.py").write_text("from m import HttpClient\n\nHttpClient().send_request()\n",
+                                     encoding="utf-8")
+    with Workspace([tmp_path], index_path=tmp_path / "index.sqlite", watch=False) as engine:
+        engine.ensure_index(progress=False)
+        statements: list[str] = []
+        engine.store.reader.set_trace_callback(statements.append)
+        engine.search(SearchCall(query="HttpClient", kind="text"))
+        engine.search(SearchCall(query="send_request", kind="text", literal=False))
+        engine.search(SearchCall(query="send_request", kind="references"))
+        engine.search(SearchCall(query="parse", kind="callers", match="prefix"))
+        engine.search(SearchCall(query="parse_reply", kind="symbol", match="exact"))
+        engine.read(ReadCall(mode="symbol", target="HttpClient.send_request"))
+        engine.store.reader.set_trace_callback(None)
+        assert _name_indexes(engine.store.reader) == {"symbols_folded"}
+        looked_up = [sql for sql in statements if "symbols" in sql and "name" in sql
+                     and "file_id =" not in sql and "file_id IN" not in sql]
+        assert looked_up
+        for sql in looked_up:
+            plan = " ".join(str(row[3]) for row in engine.store.reader.execute(
+                f"EXPLAIN QUERY PLAN {sql}"))
+            assert "SCAN s " not in f"{plan} " and "SCAN symbols" not in plan, (sql, plan)
 
 
 def test_a_first_build_indexes_symbol_names_after_storing_them(
@@ -197,7 +227,7 @@ def test_a_first_build_indexes_symbol_names_after_storing_them(
     with Workspace([tmp_path], index_path=tmp_path / "index.sqlite", watch=False) as engine:
         engine.ensure_index(progress=False)
         assert during and all(not names for names in during)
-        assert _name_indexes(engine.store.reader) == {"symbols_name", "symbols_folded"}
+        assert _name_indexes(engine.store.reader) == {"symbols_folded"}
         plan = " ".join(str(row) for row in engine.store.reader.execute(
             "EXPLAIN QUERY PLAN SELECT * FROM symbols WHERE folded = 'f3' AND is_def = 1"))
         assert "symbols_folded" in plan
@@ -206,7 +236,7 @@ def test_a_first_build_indexes_symbol_names_after_storing_them(
         for n in range(8):  # a later large refresh keeps them
             (tmp_path / f"m{n}.py").write_text(f"def h{n}():\n    pass\n", encoding="utf-8")
         engine.indexer.refresh()
-        assert during and all(names == {"symbols_name", "symbols_folded"} for names in during)
+        assert during and all(names == {"symbols_folded"} for names in during)
 
 
 def test_name_indexes_a_cancelled_first_build_left_out_come_with_the_next_refresh(
@@ -221,7 +251,7 @@ def test_name_indexes_a_cancelled_first_build_left_out_come_with_the_next_refres
         assert not _name_indexes(engine.store.reader)
     with Workspace([tmp_path], index_path=index, watch=False) as engine:
         engine.ensure_index(progress=False)
-        assert _name_indexes(engine.store.reader) == {"symbols_name", "symbols_folded"}
+        assert _name_indexes(engine.store.reader) == {"symbols_folded"}
         assert engine.store.pending_symbols() == 0
 
 
