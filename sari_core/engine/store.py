@@ -18,7 +18,16 @@ from typing import Any
 from sari_core.engine import word_index
 from sari_core.engine.grammars import GRAMMARS
 from sari_core.engine.names import folded_name
-from sari_core.engine.schema import CACHE_KIB, MMAP_BYTES, NAME_INDEXES, connect, open_index
+from sari_core.engine.schema import (
+    CACHE_KIB,
+    MMAP_BYTES,
+    NAME_INDEXES,
+    connect,
+    open_index,
+    pack_text,
+    unpack_text,
+    unpack_utf8,
+)
 from sari_core.engine.symbols import SymbolRow
 
 SQL_VARIABLES = 900  # stay under SQLITE_MAX_VARIABLE_NUMBER of old builds
@@ -233,26 +242,28 @@ class IndexStore:
         return int(self.reader.execute("SELECT count(*) FROM symbols").fetchone()[0])
 
     def text_of(self, file_id: int, conn: sqlite3.Connection | None = None) -> str | None:
-        row = (conn or self.reader).execute("SELECT text FROM contents WHERE id = ?",
+        row = (conn or self.reader).execute("SELECT data FROM contents WHERE id = ?",
                                             (file_id,)).fetchone()
-        return str(row[0]) if row else None
+        return unpack_text(row[0]) if row else None
 
     def texts(self, ids: Sequence[int]) -> Iterator[tuple[int, str]]:
-        for part in chunks(list(ids)):
-            marks = ",".join("?" * len(part))
-            yield from self.reader.execute(
-                f"SELECT id, text FROM contents WHERE id IN ({marks})", tuple(part))
+        for file_id, data in self._stored(ids):
+            yield file_id, unpack_text(data)
 
     def utf8_texts(self, ids: Sequence[int]) -> Iterator[tuple[int, bytes]]:
         """Texts as their UTF-8 bytes (no decoding: the cheapest exact comparison)."""
+        for file_id, data in self._stored(ids):
+            yield file_id, unpack_utf8(data)
+
+    def _stored(self, ids: Sequence[int]) -> Iterator[tuple[int, bytes]]:
         for part in chunks(list(ids)):
             marks = ",".join("?" * len(part))
             yield from self.reader.execute(
-                f"SELECT id, CAST(text AS BLOB) FROM contents WHERE id IN ({marks})",
-                tuple(part))
+                f"SELECT id, data FROM contents WHERE id IN ({marks})", tuple(part))
 
     def all_texts(self) -> Iterator[tuple[int, str]]:
-        yield from self.reader.execute("SELECT id, text FROM contents")
+        for file_id, data in self.reader.execute("SELECT id, data FROM contents"):
+            yield file_id, unpack_text(data)
 
     def put_file(self, conn: sqlite3.Connection, previous: FileRow | None, root: int, path: str,
                  size: int, mtime_ns: int, digest: str, language: str | None, kind: str,
@@ -284,7 +295,8 @@ class IndexStore:
                 self._delete_text(conn, file_id)
             conn.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
         if text is not None:
-            conn.execute("INSERT INTO contents (id, text) VALUES (?, ?)", (file_id, text))
+            conn.execute("INSERT INTO contents (id, data) VALUES (?, ?)",
+                         (file_id, pack_text(text)))
             conn.execute("INSERT INTO fts (rowid, text) VALUES (?, ?)", (file_id, text))
         # Words: a source file's chunks follow its definitions (put_symbols), others' now.
         if text is not None and language not in GRAMMARS:

@@ -139,13 +139,13 @@ def remove_file(conn: sqlite3.Connection, file_id: int) -> None:
                           "WHERE file_id = ? ORDER BY id", (file_id,)).fetchall()
     if not stored:
         return
-    text = conn.execute("SELECT text FROM contents WHERE id = ?", (file_id,)).fetchone()
+    from sari_core.engine.schema import mark_damaged, unpack_text  # schema imports nothing of ours
+
+    text = conn.execute("SELECT data FROM contents WHERE id = ?", (file_id,)).fetchone()
     definitions = conn.execute("SELECT name, kind, line, end_line FROM symbols "
                                "WHERE file_id = ? AND is_def = 1 ORDER BY rowid", (file_id,))
-    rows = _rows(conn, file_id, str(text[0]), definitions.fetchall()) if text else []
+    rows = _rows(conn, file_id, unpack_text(text[0]), definitions.fetchall()) if text else []
     if [tuple(chunk[1:]) for chunk in stored] != [row[:4] for row in rows]:
-        from sari_core.engine.schema import mark_damaged  # schema imports nothing of ours
-
         mark_damaged(conn, f"the word index of file {file_id} is out of step with its text")
     else:
         conn.executemany("INSERT INTO words (words, rowid, name, body, path) "

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from sari_core.engine import Workspace
+from sari_core.engine.schema import unpack_text
 from sari_core.engine.symbols import extract
 from sari_core.engine.textfile import language_of
 
@@ -27,6 +28,7 @@ BUILD = """
 import sys
 from pathlib import Path
 from sari_core.engine import Workspace
+from sari_core.engine.schema import unpack_text
 with Workspace([sys.argv[1]], index_path=Path(sys.argv[2]), watch=False) as ws:
     print("open", flush=True)
     ws.ensure_index(progress=False)
@@ -57,8 +59,8 @@ def _check_complete(root: Path, index: Path) -> None:
                 (file_id,)).fetchall())
             data = (root / rel).read_bytes()
             assert stored == sorted(extract(language_of(rel), data)), rel
-            text = conn.execute("SELECT text FROM contents WHERE id = ?", (file_id,)).fetchone()
-            assert text is not None and text[0] == data.decode("utf-8"), rel
+            text = conn.execute("SELECT data FROM contents WHERE id = ?", (file_id,)).fetchone()
+            assert text is not None and unpack_text(text[0]) == data.decode("utf-8"), rel
     finally:
         conn.close()
 
