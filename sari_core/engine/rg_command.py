@@ -4,8 +4,10 @@ A scan's time is mostly ripgrep's; a one-shot command line can start the very ``
 search will run before the rest of Sari is even imported (:func:`start_early`), and the
 scan then takes that process's output instead of starting another (:func:`run`): rg reads
 the tree while Python loads. Only an identical command line is taken, so the answer is the
-one a scan started late would give. This module imports nothing of Sari but the file-set
-bounds, so starting early costs next to nothing.
+one a scan started late would give. An early process's output is read as it comes, on a
+thread of its own: a broad query's lines fill a pipe long before Python has loaded, and
+rg would otherwise wait for the scan to start reading. This module imports nothing of Sari
+but the file-set bounds, so starting early costs next to nothing.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -24,7 +27,44 @@ from sari_core.engine.fileset import DEFAULT_EXCLUDED_DIRS, MAX_INDEX_BYTES
 LINES_PER_FILE = 20  # line hits kept per file (what ranking looks at)
 PREVIEW_COLUMNS = 400  # longer lines come back cut (minified code)
 
-_early: dict[tuple[str, ...], subprocess.Popen[bytes]] = {}
+
+
+class _EarlyScan:
+    """An ``rg`` started before its scan, its output read meanwhile (see :func:`start_early`)."""
+
+    def __init__(self, command: tuple[str, ...]) -> None:
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL)
+        self._chunks: list[bytes] = []
+        self._reader = threading.Thread(target=self._read, name="sari-early-rg", daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        stdout = self.process.stdout
+        assert stdout is not None
+        with stdout:
+            while chunk := stdout.read1(1 << 16):  # releases the GIL while it waits
+                self._chunks.append(chunk)
+
+    def output(self, timeout: float | None) -> tuple[bytes, int | None]:
+        """What rg printed and its exit status; past ``timeout`` rg is stopped (status None)."""
+        try:
+            self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            self._reader.join()
+            return b"".join(self._chunks), None
+        self._reader.join()
+        return b"".join(self._chunks), self.process.returncode
+
+    def stop(self) -> None:
+        self.process.kill()
+        self.process.wait()
+        self._reader.join()
+
+
+_early: dict[tuple[str, ...], _EarlyScan] = {}
 
 
 @cache
@@ -84,8 +124,7 @@ def start_early(command: Sequence[str]) -> None:
     if key in _early:
         return
     try:
-        _early[key] = subprocess.Popen(key, stdout=subprocess.PIPE,
-                                       stderr=subprocess.DEVNULL)
+        _early[key] = _EarlyScan(key)
     except OSError:
         return  # the late scan starts its own and reports what went wrong
     if len(_early) == 1:
@@ -94,9 +133,8 @@ def start_early(command: Sequence[str]) -> None:
 
 def stop_unused() -> None:
     """Stop the early processes no scan took (the call was refused, or scanned otherwise)."""
-    for process in _early.values():
-        process.kill()
-        process.wait()
+    for early in _early.values():
+        early.stop()
     _early.clear()
 
 
@@ -104,10 +142,10 @@ def run(command: Sequence[str], timeout: float | None) -> tuple[bytes, int | Non
     """(stdout, exit status) of ``command``, taking the process :func:`start_early` started
     for the same command when there is one; past ``timeout`` the process is stopped and the
     status is None (stdout then holds what it printed by then)."""
-    process = _early.pop(tuple(command), None)
-    if process is None:
-        process = subprocess.Popen(list(command), stdout=subprocess.PIPE,
-                                   stderr=subprocess.DEVNULL)
+    early = _early.pop(tuple(command), None)
+    if early is not None:
+        return early.output(timeout)
+    process = subprocess.Popen(list(command), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
         stdout, _ = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -11,6 +11,7 @@ changes seen on disk, so its answer reflects the files as they are now.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import sys
@@ -18,18 +19,15 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sari_core.engine import work_budget
 from sari_core.engine.changes import ChangeSource, Key, StatSweep, change_source
 from sari_core.engine.ignore import IgnoreRules
 from sari_core.engine.indexer import COMPLETE_KEY, Indexer, IndexStats
-from sari_core.engine.mutations import Mutator
 from sari_core.engine.names import MatchMode
-from sari_core.engine.navigation import Definition, Navigator
-from sari_core.engine.outline import Outliner
 from sari_core.engine.paths import PathGuard
 from sari_core.engine.progress import wants_progress
-from sari_core.engine.reading import Reader
 from sari_core.engine.regex_plan import candidate_query
 from sari_core.engine.scan import WorkspaceScan, ripgrep
 from sari_core.engine.scan_search import SCANNED_KINDS, scan_search
@@ -46,6 +44,12 @@ from sari_core.models import (
     SearchCall,
     SearchResult,
 )
+
+if TYPE_CHECKING:
+    from sari_core.engine.mutations import Mutator
+    from sari_core.engine.navigation import Definition, Navigator
+    from sari_core.engine.outline import Outliner
+    from sari_core.engine.reading import Reader
 
 log = logging.getLogger(__name__)
 
@@ -75,10 +79,7 @@ class Workspace:
         self.indexer = Indexer(self.store, self.guard, self._rules)
         self.scan = WorkspaceScan(self.roots, self._rules, exclude)
         self.searcher = Searcher(self.store, self.guard)
-        self.reader = Reader(self.guard, self.store, self._symbols_ready)
-        self.navigator = Navigator(self.store, self.guard)
-        self.outliner = Outliner(self.guard, self.store, self._symbols_ready)
-        self.mutator = Mutator(self.guard, keep_executable_bits)
+        self._keep_executable_bits = keep_executable_bits
         # Watching starts before the first build, so no change made meanwhile is missed.
         self._changes: ChangeSource = change_source(self.guard, self._rules, watch,
                                                     self.store)
@@ -96,14 +97,39 @@ class Workspace:
         # A one-shot caller (the CLI) answers from a scan first and builds afterwards.
         self.scan_before_build = False
 
+    # Reading, navigating, outlining and writing are made on first use: a one-shot search
+    # (the command line's first answer) does not import them.
+
+    @functools.cached_property
+    def reader(self) -> Reader:
+        from sari_core.engine.reading import Reader
+        return Reader(self.guard, self.store, self._symbols_ready)
+
+    @functools.cached_property
+    def navigator(self) -> Navigator:
+        from sari_core.engine.navigation import Navigator
+        return Navigator(self.store, self.guard)
+
+    @functools.cached_property
+    def outliner(self) -> Outliner:
+        from sari_core.engine.outline import Outliner
+        return Outliner(self.guard, self.store, self._symbols_ready)
+
+    @functools.cached_property
+    def mutator(self) -> Mutator:
+        from sari_core.engine.mutations import Mutator
+        return Mutator(self.guard, self._keep_executable_bits)
+
     @property
     def keep_executable_bits(self) -> bool:
         """Whether an edit or write over an executable file keeps its exec bits."""
-        return self.mutator.keep_executable_bits
+        return self._keep_executable_bits
 
     @keep_executable_bits.setter
     def keep_executable_bits(self, keep: bool) -> None:
-        self.mutator.keep_executable_bits = keep
+        self._keep_executable_bits = keep
+        if "mutator" in self.__dict__:  # already made
+            self.mutator.keep_executable_bits = keep
 
     # --- the index ------------------------------------------------------------------
 

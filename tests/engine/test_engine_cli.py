@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -157,7 +159,7 @@ def test_an_early_scan_nobody_takes_is_stopped_at_exit() -> None:
 
     command = [sys.executable, "-c", "import time; time.sleep(60)"]
     rg_command.start_early(command)
-    process = rg_command._early[tuple(command)]
+    process = rg_command._early[tuple(command)].process
     rg_command.stop_unused()
     assert process.returncode is not None and not rg_command._early
 
@@ -171,3 +173,58 @@ def test_search_starts_ripgrep_before_loading_the_kernel_or_pydantic() -> None:
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["False"] * 4
+
+
+def test_a_first_answer_from_a_scan_loads_no_reading_navigation_or_writing(
+        tmp_path: Path) -> None:
+    """A one-shot search of a never-indexed tree (the command line's first answer) imports
+    only what the scan needs: reading, navigating, outlining and writing load on first use."""
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "tree" / "app.py").write_text("def helper(value):\n    return value\n")
+    probe = (
+        "import sys\nfrom sari_core.engine import Workspace\nfrom sari_core.kernel import Kernel\n"
+        f"engine = Workspace([{str(tmp_path / 'tree')!r}], watch=False)\n"
+        "engine.scan_before_build = True\n"
+        "with Kernel(engine, analytics_sinks=[]) as kernel:\n"
+        "    answer = kernel.execute_search({'query': 'def helper'})\n"
+        "print(answer['total'], *[m in sys.modules for m in ('sari_core.engine.reading', "
+        "'sari_core.engine.navigation', 'sari_core.engine.outline', "
+        "'sari_core.engine.mutations')])\n"
+        "print(engine.reader.__class__.__name__, engine.mutator.keep_executable_bits)")
+    env = {**os.environ, "SARI_PLUGINS": "none", "SARI_CACHE_DIR": str(tmp_path / "cache")}
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, env=env).stdout.split()
+    assert out == ["1", "False", "False", "False", "False", "Reader", "False"]
+
+
+def test_an_early_scan_prints_all_it_finds_before_the_scan_reads_it(tmp_path: Path) -> None:
+    """A broad query's lines fill a pipe long before Sari has loaded: the early process must
+    not wait for the scan to start reading (it would then scan no earlier than a late one)."""
+    from sari_core.engine import rg_command
+
+    done = tmp_path / "done"
+    writer = ("import sys, pathlib\nsys.stdout.buffer.write(b'x' * (4 << 20))\n"
+              f"sys.stdout.flush()\npathlib.Path({str(done)!r}).touch()\n")
+    command = [sys.executable, "-c", writer]
+    rg_command.start_early(command)
+    try:
+        for _ in range(200):  # up to 20 s, nothing reading on this side
+            if done.exists():
+                break
+            time.sleep(0.1)
+        assert done.exists()
+        output, status = rg_command.run(command, timeout=30)
+        assert status == 0 and output == b"x" * (4 << 20)
+    finally:
+        rg_command.stop_unused()
+
+
+def test_an_early_scan_past_its_deadline_returns_what_it_printed() -> None:
+    from sari_core.engine import rg_command
+
+    command = [sys.executable, "-c", "import sys, time\nsys.stdout.write('a:1\\n')\n"
+               "sys.stdout.flush()\ntime.sleep(60)\n"]
+    rg_command.start_early(command)
+    time.sleep(0.5)
+    output, status = rg_command.run(command, timeout=0.5)
+    assert status is None and output == b"a:1\n" and not rg_command._early
