@@ -221,7 +221,8 @@ class WorkspaceScan:
             if not isinstance(item, ScannedFile):  # None: a path the scan does not serve
                 continue
             number, _, text = rest.partition(b":")
-            item.lines.append((int(number), decode(text).text))
+            # (an ASCII line decodes alike either way; a broad query brings tens of thousands)
+            item.lines.append((int(number), text.decode() if text.isascii() else decode(text).text))
         return [item for item in by_path.values() if item is not None]
 
     # --- the walk in Python (no rg here) --------------------------------------------
