@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -112,35 +113,46 @@ def warm_bytecode(scratch: Path, env: dict[str, str]) -> None:
 
 
 def first_answers(root: Path, scratch: Path, rg_files: RgFiles, git_grep: GitGrep, *,
-                  bytecode: bool = True) -> dict[str, float]:
-    """Print the first answers beside rg and git grep; {"rg", "cli", "mcp", "mcp call"}."""
+                  bytecode: bool = True, rounds: int = 1) -> dict[str, float]:
+    """Print the first answers beside rg and git grep, the median of ``rounds`` rounds (each
+    round times rg, git grep, the CLI and MCP in turn, each Sari run on a fresh cache);
+    {"rg", "git grep", "cli", "mcp", "mcp call"}."""
     cache_folder = scratch / "pycache" if bytecode else None
     query = first_query(root, rg_files)
-    rg_seconds, expected = rg_files(root, query, regex=False)
-    git_seconds = git_grep(root, query, regex=False)
-    print(f"first answer peers: rg {rg_seconds * 1000:.0f} ms, git grep {git_seconds * 1000:.0f}"
-          f" ms; python {'with' if bytecode else 'WITHOUT'} a bytecode cache")
-    out = {"rg": rg_seconds, "git grep": git_seconds}
+    times: dict[str, list[float]] = {}
+    texts: dict[str, str] = {}
+    expected: set[str] = set()
+    for _ in range(rounds):
+        rg_seconds, expected = rg_files(root, query, regex=False)
+        times.setdefault("rg", []).append(rg_seconds)
+        times.setdefault("git grep", []).append(git_grep(root, query, regex=False))
+        for label in ("cli", "mcp"):
+            cache = Path(tempfile.mkdtemp(prefix=f"first-{label}-", dir=scratch))
+            env = server_env(cache, cache_folder)
+            if cache_folder is not None and not cache_folder.exists():
+                warm_bytecode(scratch, env)
+            if label == "cli":
+                seconds, texts["cli"] = cli(root, env, query)
+                times.setdefault("cli", []).append(seconds)
+            else:
+                seconds, call, texts["mcp"] = mcp(root, env, query)
+                times.setdefault("mcp", []).append(seconds)
+                times.setdefault("mcp call", []).append(call)
+            shutil.rmtree(cache, ignore_errors=True)
+    out = {name: statistics.median(values) for name, values in times.items()}
+    print(f"first answer peers (median of {rounds}): rg {out['rg'] * 1000:.0f} ms, git grep "
+          f"{out['git grep'] * 1000:.0f} ms; python {'with' if bytecode else 'WITHOUT'} a "
+          "bytecode cache")
 
     def report(label: str, seconds: float, text: str) -> None:
         right = bool(expected) == ("No matches" not in text and " 0 files matched" not in text)
         shown = [path for path in expected if path in text]
-        print(f"first answer ({label}): {seconds * 1000:8.0f} ms -> {seconds / rg_seconds:.2f}x"
-              f" rg, {seconds / git_seconds:.2f}x git grep; right: "
+        print(f"first answer ({label}): {seconds * 1000:8.0f} ms -> {seconds / out['rg']:.2f}x"
+              f" rg, {seconds / out['git grep']:.2f}x git grep; right: "
               f"{'yes' if right and shown or not expected else 'NO'} ({len(expected)} files "
               f"hold {query!r})")
 
-    for label in ("cli", "mcp"):
-        cache = Path(tempfile.mkdtemp(prefix=f"first-{label}-", dir=scratch))
-        env = server_env(cache, cache_folder)
-        if cache_folder is not None and not cache_folder.exists():
-            warm_bytecode(scratch, env)
-        if label == "cli":
-            out["cli"], text = cli(root, env, query)
-            report("cli", out["cli"], text)
-        else:
-            out["mcp"], out["mcp call"], text = mcp(root, env, query)
-            report("mcp, spawn to answer", out["mcp"], text)
-            report("mcp, tools/call to answer", out["mcp call"], text)
-        shutil.rmtree(cache, ignore_errors=True)
+    report("cli", out["cli"], texts["cli"])
+    report("mcp, spawn to answer", out["mcp"], texts["mcp"])
+    report("mcp, tools/call to answer", out["mcp call"], texts["mcp"])
     return out

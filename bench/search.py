@@ -8,7 +8,7 @@ of hard links), so how each cost grows shows. For each size it prints:
 * the first answer on the never-indexed tree, from the CLI (``sari search``) and over
   MCP (``sari serve``: spawn to the search reply, and the first ``tools/call`` to its
   reply), beside ``rg`` and ``git grep`` on the same query, and whether the answer holds
-  the files rg finds (see ``first_answer.py``);
+  the files rg finds (see ``first_answer.py``; the median of ``--repeat`` rounds);
 * the cold build in a fresh process: wall, CPU (main + workers), MB of text per
   CPU-second, index size over the text, peak RSS;
 * warm p50 and p95 of literal, regex and symbol searches, beside ``rg`` and
@@ -293,7 +293,8 @@ def main(argv: list[str] | None = None) -> int:
             root = scaled(base, scale, scratch)
             print(f"\n== {scale}x")
             figures: dict[str, float] = {}
-            first = first_answers(root, scratch, rg_files, git_grep, bytecode=args.bytecode)
+            first = first_answers(root, scratch, rg_files, git_grep, bytecode=args.bytecode,
+                                  rounds=args.repeat)
             figures["first answer / rg"] = max(first["cli"], first["mcp"]) / first["rg"]
             if args.first_only:
                 continue
