@@ -75,6 +75,13 @@ class SymbolHit:
     folded: str = ""  # the name without case or word separators (engine.names.folded)
 
 
+def _folded_apart(name: str) -> str | None:
+    """What ``symbols.folded_apart`` stores for ``name``: its folded form, or None when
+    that is the name in lower case (SQLite's ``lower`` folds ASCII letters only)."""
+    folded = folded_name(name)
+    return None if name.isascii() and folded == name.lower() else folded
+
+
 def chunks(values: Sequence[int], size: int = SQL_VARIABLES) -> Iterator[Sequence[int]]:
     for start in range(0, len(values), size):
         yield values[start:start + size]
@@ -91,7 +98,7 @@ class IndexStore:
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
         self._closed = False
-        self._folded: dict[str, str] = {}  # name -> folded_name(name), for the writer
+        self._folded: dict[str, str | None] = {}  # name -> _folded_apart(name), for the writer
 
     # --- connections ----------------------------------------------------------------
 
@@ -341,11 +348,11 @@ class IndexStore:
         if len(folded) > FOLDED_NAMES:
             folded.clear()
         conn.executemany(
-            "INSERT INTO symbols (file_id, name, folded, kind, is_def, line, end_line) "
-            "VALUES (?,?,?,?,?,?,?)",
-            ((file_id, row[0], folded.get(row[0]) or folded.setdefault(row[0],
-                                                                        folded_name(row[0])),
-              *row[1:]) for row in symbols))
+            "INSERT INTO symbols (file_id, seq, name, folded_apart, kind, is_def, line, "
+            "end_line) VALUES (?,?,?,?,?,?,?,?)",
+            ((file_id, seq, row[0], folded[row[0]] if row[0] in folded
+              else folded.setdefault(row[0], _folded_apart(row[0])), *row[1:])
+             for seq, row in enumerate(symbols)))
         conn.execute("UPDATE files SET symbols_pending = 0 WHERE id = ? AND symbols_pending",
                      (file_id,))
         if text is not None:

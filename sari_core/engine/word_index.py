@@ -143,7 +143,7 @@ def remove_file(conn: sqlite3.Connection, file_id: int) -> None:
 
     text = conn.execute("SELECT data FROM contents WHERE id = ?", (file_id,)).fetchone()
     definitions = conn.execute("SELECT name, kind, line, end_line FROM symbols "
-                               "WHERE file_id = ? AND is_def = 1 ORDER BY rowid", (file_id,))
+                               "WHERE file_id = ? AND is_def = 1 ORDER BY seq", (file_id,))
     rows = _rows(conn, file_id, unpack_text(text[0]), definitions.fetchall()) if text else []
     if [tuple(chunk[1:]) for chunk in stored] != [row[:4] for row in rows]:
         mark_damaged(conn, f"the word index of file {file_id} is out of step with its text")

@@ -227,6 +227,30 @@ def test_every_look_up_of_a_name_uses_the_one_name_index(tmp_path: Path) -> None
             assert "SCAN s " not in f"{plan} " and "SCAN symbols" not in plan, (sql, plan)
 
 
+def test_symbols_are_kept_in_file_order_with_folded_names_stored_only_when_apart(
+        tmp_path: Path) -> None:
+    # A file's symbols are one range of the table (no index on file_id, 0.16x the text),
+    # and a folded name equal to the name in lower case (most names) is not stored twice.
+    (tmp_path / "m.py").write_text("class HTTPAdapter:\n    def send(self):\n"
+                                   "        return get_user()\n", encoding="utf-8")
+    with Workspace([tmp_path], index_path=tmp_path / "index.sqlite", watch=False) as engine:
+        engine.ensure_index(progress=False)
+        conn = engine.store.reader
+        assert not conn.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND "
+                                "sql LIKE '%symbols (file_id)%'").fetchall()
+        plan = " ".join(str(row[3]) for row in conn.execute(
+            "EXPLAIN QUERY PLAN SELECT name FROM symbols WHERE file_id = 1 AND is_def = 1"))
+        assert "PRIMARY KEY" in plan
+        rows = dict(conn.execute("SELECT name, folded FROM symbols"))
+        assert rows == {"HTTPAdapter": "httpadapter", "send": "send", "get_user": "getuser"}
+        apart = dict(conn.execute("SELECT name, folded_apart FROM symbols"))
+        assert apart == {"HTTPAdapter": None, "send": None, "get_user": "getuser"}
+        assert engine.search(SearchCall(query="get-user", kind="symbol", match="exact")
+                             ).total == 0  # a reference, not a definition
+        assert [hit.symbol for hit in engine.search(SearchCall(
+            query="http_adapter", kind="symbol", match="exact")).matches] == ["HTTPAdapter"]
+
+
 def test_a_first_build_indexes_symbol_names_after_storing_them(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Growing two name indexes row by row costs the first build of a large tree about
