@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
@@ -42,16 +43,40 @@ def supported(language: str | None) -> bool:
 
 def supported_now(language: str) -> bool:
     """Whether the language's grammar and tags query load in this installation."""
-    return language in GRAMMARS and _toolkit(language) is not None
+    return language in GRAMMARS and toolkit(language) is not None
 
 
 def _tags_source(module: str) -> str:
     return (files(module) / "queries" / "tags.scm").read_text(encoding="utf-8")
 
 
+@dataclass(frozen=True)
+class Toolkit:
+    parser: Any
+    query: Any
+    # Per pattern of the query: the one role capture it names (``definition.function``),
+    # split as (capture, kind, is_definition); None where a pattern names none or several,
+    # whose matches are read capture by capture.
+    roles: tuple[tuple[str, str, bool] | None, ...]
+
+
+_ROLE = re.compile(r"@((?:definition|reference)\.[\w.-]+)")
+
+
+def _pattern_roles(query: Any, source: bytes) -> tuple[tuple[str, str, bool] | None, ...]:
+    roles: list[tuple[str, str, bool] | None] = []
+    for pattern in range(query.pattern_count):
+        text = source[query.start_byte_for_pattern(pattern):query.end_byte_for_pattern(pattern)]
+        named = set(_ROLE.findall(text.decode("utf-8", "replace")))
+        role = named.pop() if len(named) == 1 else None
+        roles.append(None if role is None else
+                     (role, role.split(".", 1)[1], role.startswith("definition.")))
+    return tuple(roles)
+
+
 @cache
-def _toolkit(language: str) -> tuple[Any, Any] | None:
-    """(parser, query) for a language, or None when its grammar cannot be loaded."""
+def toolkit(language: str) -> Toolkit | None:
+    """The parser and query of a language, or None when its grammar cannot be loaded."""
     try:
         from tree_sitter import Language, Parser, Query
 
@@ -59,14 +84,11 @@ def _toolkit(language: str) -> tuple[Any, Any] | None:
         grammar = Language(getattr(importlib.import_module(spec.module), spec.function)())
         source = "\n".join([*(_tags_source(module) for module in spec.tag_modules),
                             spec.own_tags])
-        return Parser(grammar), Query(grammar, source)
+        query = Query(grammar, source)
+        return Toolkit(Parser(grammar), query, _pattern_roles(query, source.encode()))
     except Exception as exc:  # noqa: BLE001 - a broken grammar wheel must not stop indexing text
         log.warning("symbols for %s are unavailable: %s", language, exc)
         return None
-
-
-_CLASS_NODES = frozenset({"class_definition", "class_declaration", "class_body",
-                          "class_specifier", "impl_item"})
 
 
 def _python_method(node: Any) -> bool:
@@ -108,39 +130,48 @@ def extract(language: str | None, data: bytes) -> list[SymbolRow]:
     """Definitions and references found in ``data`` (empty for unsupported languages)."""
     if language not in GRAMMARS or len(data) > MAX_SYMBOL_BYTES:
         return []
-    toolkit = _toolkit(language)
-    if toolkit is None:
+    kit = toolkit(language)
+    if kit is None:
         return []
     from tree_sitter import QueryCursor
 
-    parser, query = toolkit
-    tree = parser.parse(data)
+    roles, python = kit.roles, language == "python"
+    tree = kit.parser.parse(data)
     seen: dict[tuple[str, int, int], SymbolRow] = {}
-    for _, captures in QueryCursor(query).matches(tree.root_node):
+    spelled: dict[bytes, str] = {}  # a file names the same things again and again
+    for pattern, captures in QueryCursor(kit.query).matches(tree.root_node):
         names = captures.get("name")
         if not names:
             continue
-        role = next((key for key in captures if key.startswith(("definition.", "reference."))),
-                    None)
+        role = roles[pattern]
         if role is None:
+            found = next((key for key in captures
+                          if key.startswith(("definition.", "reference."))), None)
+            if found is None:
+                continue
+            role = (found, found.split(".", 1)[1], found.startswith("definition."))
+        elif role[0] not in captures:
             continue
         name_node = names[0]
-        name = data[name_node.start_byte:name_node.end_byte].decode("utf-8", "replace")
+        raw = data[name_node.start_byte:name_node.end_byte]
+        name = spelled.get(raw)
+        if name is None:
+            name = spelled[raw] = raw.decode("utf-8", "replace")
         if not name or len(name) > 200:
             continue
-        is_def = role.startswith("definition.")
-        kind = role.split(".", 1)[1]
+        capture, kind, is_def = role
         if is_def:
-            node = _definition_node(_innermost_declaration(name_node, captures[role][0]))
-            if language == "python" and kind == "function" and _python_method(node):
+            node = _definition_node(_innermost_declaration(name_node, captures[capture][0]))
+            if python and kind == "function" and _python_method(node):
                 kind = "method"
-            row = (name, kind, 1, node.start_point[0] + 1, node.end_point[0] + 1)
+            line = node.start_point[0] + 1
+            row = (name, kind, 1, line, node.end_point[0] + 1)
         else:
             line = name_node.start_point[0] + 1
             row = (name, kind, 0, line, line)
         # One row per name, role and line: the same node can match two patterns (Rust's
         # methods do), and the first wins; every line using a name is a navigation target.
-        key = (name, int(is_def), row[3])
+        key = (name, row[2], line)
         if key not in seen:
             seen[key] = row
     return list(seen.values())
