@@ -20,10 +20,18 @@ Python reads its modules from a bytecode cache, as an installed package does (pi
 at install): the spawned processes get ``PYTHONPYCACHEPREFIX`` in the scratch folder, filled
 by an untimed run on a tiny tree first, whatever ``PYTHONDONTWRITEBYTECODE`` says here.
 ``--no-bytecode`` times them compiling every module from source instead.
+
+``bench/search.py`` prints these rows at each size of its corpus. Run alone, this bench times
+given queries and can set another Sari beside this one, alternating round by round (an
+interpreter whose environment, or ``PYTHONPATH``, holds the previous tree)::
+
+    python bench/first_answer.py [--corpus PATH] [--rounds 5] [--query Q ...]
+        [--baseline-python EXE] [--smoke]
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import shutil
@@ -58,13 +66,16 @@ def first_query(root: Path, rg_files: RgFiles) -> str:
     return FIRST_QUERIES[0]
 
 
-def cli(root: Path, env: dict[str, str], query: str) -> tuple[float, str]:
-    """Spawn ``sari search`` on a never-indexed tree: seconds to its complete answer."""
+def cli(root: Path, env: dict[str, str], query: str,
+        python: str = sys.executable) -> tuple[float, str]:
+    """Spawn ``sari search`` on a never-indexed tree: seconds to its complete answer. (Each
+    spawn runs in its fresh cache folder, so no ``sari_core`` folder there shadows the one
+    ``python`` imports.)"""
     started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-m", "sari_core.cli.main", "search",
+    process = subprocess.Popen([python, "-m", "sari_core.cli.main", "search",
                                 query, "--workspace", str(root), "--limit", "5"],
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                               env=env)
+                               env=env, cwd=env["SARI_CACHE_DIR"])
     assert process.stdout is not None
     lines = []
     for line in process.stdout:  # the answer ends with its "N files matched..." line
@@ -77,7 +88,8 @@ def cli(root: Path, env: dict[str, str], query: str) -> tuple[float, str]:
     return elapsed, "".join(lines)
 
 
-def mcp(root: Path, env: dict[str, str], query: str) -> tuple[float, float, str]:
+def mcp(root: Path, env: dict[str, str], query: str,
+        python: str = sys.executable) -> tuple[float, float, str]:
     """Spawn ``sari serve``, initialize, search at once: (spawn to reply, call to reply,
     reply text) in seconds."""
     import anyio
@@ -85,8 +97,9 @@ def mcp(root: Path, env: dict[str, str], query: str) -> tuple[float, float, str]
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(command=sys.executable, args=[
-        "-m", "sari_core.cli.main", "serve", "--workspace", str(root)], env=env)
+    params = StdioServerParameters(command=python, args=[
+        "-m", "sari_core.cli.main", "serve", "--workspace", str(root)], env=env,
+        cwd=env["SARI_CACHE_DIR"])
 
     async def run() -> tuple[float, float, str]:
         started = time.perf_counter()
@@ -101,15 +114,15 @@ def mcp(root: Path, env: dict[str, str], query: str) -> tuple[float, float, str]
     return anyio.run(run)
 
 
-def warm_bytecode(scratch: Path, env: dict[str, str]) -> None:
+def warm_bytecode(scratch: Path, env: dict[str, str], python: str = sys.executable) -> None:
     """One untimed CLI and MCP search on a tiny tree: every module the timed runs import is
     then in the bytecode cache."""
     tree = scratch / "warm-up"
     for rel, text in WARM_UP_FILES.items():
         (tree / rel).parent.mkdir(parents=True, exist_ok=True)
         (tree / rel).write_text(text, encoding="utf-8")
-    cli(tree, env, "execute_read")
-    mcp(tree, env, "execute_read")
+    cli(tree, env, "execute_read", python)
+    mcp(tree, env, "execute_read", python)
 
 
 def first_answers(root: Path, scratch: Path, rg_files: RgFiles, git_grep: GitGrep, *,
@@ -156,3 +169,83 @@ def first_answers(root: Path, scratch: Path, rg_files: RgFiles, git_grep: GitGre
     report("mcp, spawn to answer", out["mcp"], texts["mcp"])
     report("mcp, tools/call to answer", out["mcp call"], texts["mcp"])
     return out
+
+
+def compare(root: Path, scratch: Path, queries: list[str], rounds: int, bytecode: bool,
+            baseline: str | None) -> None:
+    """Each query: rg, git grep, then this Sari's CLI and MCP (and the baseline's, in
+    alternating order), ``rounds`` times; the medians beside rg, and how many answers hold
+    a file rg finds."""
+    from search import git_grep, rg_files
+
+    cache_folder = scratch / "pycache" if bytecode else None
+    sides = {"this": sys.executable, **({"baseline": baseline} if baseline else {})}
+    warmed: set[str] = set()
+    for query in queries:
+        times: dict[str, list[float]] = {}
+        right = dict.fromkeys(sides, 0)
+        for round_number in range(rounds):
+            rg_seconds, expected = rg_files(root, query, regex=False)
+            times.setdefault("rg", []).append(rg_seconds)
+            times.setdefault("git grep", []).append(git_grep(root, query, regex=False))
+            order = list(sides.items())
+            for name, python in order if round_number % 2 == 0 else order[::-1]:
+                cache = Path(tempfile.mkdtemp(prefix="first-", dir=scratch))
+                env = server_env(cache, cache_folder)
+                if cache_folder is not None and name not in warmed:
+                    warmed.add(name)
+                    warm_bytecode(cache, env, python)
+                seconds, text = cli(root, env, query, python)
+                times.setdefault(f"{name} cli", []).append(seconds)
+                spawned, called, reply = mcp(root, env, query, python)
+                times.setdefault(f"{name} mcp", []).append(spawned)
+                times.setdefault(f"{name} mcp call", []).append(called)
+                right[name] += sum(any(path in answer for path in expected) or not expected
+                                   for answer in (text, reply))
+                shutil.rmtree(cache, ignore_errors=True)
+        medians = {label: statistics.median(values) for label, values in times.items()}
+        rg = medians["rg"]
+        print(f"{query!r}, median of {rounds}: rg {rg * 1000:.0f} ms, git grep "
+              f"{medians['git grep'] * 1000:.0f} ms (load average {os.getloadavg()[0]:.1f})")
+        for name in sides:
+            print(f"  {name:<8} cli {medians[f'{name} cli'] * 1000:6.0f} ms "
+                  f"({medians[f'{name} cli'] / rg:.2f}x rg); mcp spawn -> answer "
+                  f"{medians[f'{name} mcp'] * 1000:6.0f} ms ({medians[f'{name} mcp'] / rg:.2f}x);"
+                  f" tools/call -> answer {medians[f'{name} mcp call'] * 1000:5.0f} ms "
+                  f"({medians[f'{name} mcp call'] / rg:.2f}x); answers holding a file rg "
+                  f"finds: {right[name]}/{2 * rounds}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    import search
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, help="a folder (default: the search bench's "
+                        "corpus, wheels downloaded from PyPI once)")
+    parser.add_argument("--packages", nargs="+", default=search.PACKAGES)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--query", action="append", default=[], metavar="Q",
+                        help="a query to time (repeatable; default: the first of "
+                             f"{FIRST_QUERIES} the tree holds)")
+    parser.add_argument("--baseline-python", metavar="EXE",
+                        help="also time the CLI and MCP run by this interpreter")
+    parser.add_argument("--no-bytecode", dest="bytecode", action="store_false")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny corpus, one round: checks the bench works (CI)")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="sari-bench-first-") as scratch_name:
+        scratch = Path(scratch_name)
+        if args.smoke:
+            root, args.rounds = search.smoke_corpus(scratch / "smoke"), 1
+        elif args.corpus is not None:
+            root = args.corpus.resolve()
+        else:
+            root = search.download_corpus(args.packages, Path(tempfile.gettempdir())
+                                          / "sari-bench-corpus" / "-".join(sorted(args.packages)))
+        queries = args.query or [first_query(root, search.rg_files)]
+        compare(root, scratch, queries, args.rounds, args.bytecode, args.baseline_python)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -25,6 +25,13 @@ def test_the_search_bench_prints_every_figure_beside_ripgrep_and_git_grep() -> N
     assert "once the bench's own counting queries have read the index" in out
 
 
+def test_the_first_answer_bench_runs_alone_and_beside_a_baseline() -> None:
+    out = run_smoke("first_answer", "--baseline-python", sys.executable)
+    rows = [line.strip() for line in out.splitlines() if line.startswith("  ")]
+    assert [row.split()[0] for row in rows] == ["this", "baseline"], out
+    assert all("tools/call -> answer" in row and row.endswith("finds: 2/2") for row in rows), out
+
+
 def test_the_regex_bench_runs() -> None:
     out = run_smoke("regex_search")
     assert "RE2 ms" in out and "NO" not in out.split("agree", 1)[1]
