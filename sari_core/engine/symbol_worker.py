@@ -18,7 +18,7 @@ from typing import IO
 
 from sari_core.engine.symbols import SymbolRow, extract_batch
 from sari_core.engine.textfile import decode
-from sari_core.engine.word_index import Chunk, chunks
+from sari_core.engine.word_chunks import Chunk, chunks
 
 Parsed = tuple[int, list[SymbolRow], list[Chunk]]
 
