@@ -23,7 +23,9 @@ names that only contain or resemble it come only when there is none, with a note
 from __future__ import annotations
 
 import heapq
+import json
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from sari_core.engine import hit_context, work_budget
 from sari_core.engine.hit_ranking import (
@@ -43,15 +45,22 @@ from sari_core.engine.store import IndexStore
 from sari_core.engine.symbol_search import symbol_hits
 from sari_core.engine.text_match import (
     FileHit,
+    first_containing,
     fold_query,
     fold_text,
     glob_spec,
+    literal_candidates,
     literal_files,
     regex_lines,
 )
 from sari_core.models import SearchCall, SearchMatch, SearchResult
 
 MAX_DEFINITIONS = 2000  # definitions of the query's names looked at for ranking
+# A literal in more files than this is common (``from typing import``): its best matches
+# and "at least N files" tell the agent what it needs, and counting thousands more would
+# read and check thousands more texts. Its candidates are checked best first (the order
+# in which files are read for hits), so the matches shown are those of a full count.
+COUNT_FILES_AT_MOST = 2000
 SNIPPET_CHARS = 200
 PREVIEW_BUDGET_CHARS = 6000
 _Hit = Hit  # (its name in engine.default_search)
@@ -66,6 +75,20 @@ def _snippet(line: str, start: int, width: int = SNIPPET_CHARS) -> str:
     begin = max(0, min(start - width // 3, len(stripped) - width))
     piece = stripped[begin:begin + width]
     return ("…" if begin else "") + piece + ("…" if begin + width < len(stripped) else "")
+
+
+@lru_cache(maxsize=1 << 16)
+def _path_order(path: str) -> tuple[int | str, ...]:
+    """The parts of :func:`file_order` that depend on the path alone (kept: the same
+    paths are ordered search after search, thousands of them for a common literal)."""
+    return file_order(FileHit(0, 0, path), False, "", True)[2:]
+
+
+def order_key(hit: FileHit, defines: bool, needle: str, case_sensitive: bool
+              ) -> tuple[int | str, ...]:
+    """:func:`file_order`, its path-only parts remembered."""
+    in_path = needle in (hit.path if case_sensitive else hit.path.lower())
+    return (0 if defines else 1, 0 if in_path else 1, *_path_order(hit.path))
 
 
 class Searcher:
@@ -91,8 +114,7 @@ class Searcher:
             else:
                 hits, total = self._text(call, files)
         partial = budget.note()
-        if partial is not None:
-            notes = [*notes, partial]
+        notes = [*notes, *budget.bounds, *([partial] if partial is not None else [])]
         matches, cut = self._matches(hits, call.limit, ordered=not call.literal)
         if call.kind in ("text", "regex", "symbol"):  # each hit names the definition it is in
             # shown with the first hits: by the default call, and by a symbol search, whose
@@ -105,7 +127,8 @@ class Searcher:
                             or total > len(matches),
                             index_ready=index_ready, notes=notes,
                             extra={"total_unit": "definitions" if call.kind == "symbol"
-                                   else "files"})
+                                   else "files", **({"total_at_least": True}
+                                                    if budget.bounds else {})})
 
     # --- the exact file sets --------------------------------------------------------
 
@@ -124,19 +147,24 @@ class Searcher:
 
     def _text(self, call: SearchCall, files: list[FileHit] | None = None
               ) -> tuple[list[Hit], int]:
-        files = self.files(call) if files is None else files
-        if not files:
-            return [], 0
         words = query_names(call.query)
-        defs = self._definitions(words, call.case_sensitive, {f.id for f in files})
         needle = call.query if call.case_sensitive else call.query.lower()
         scan_files = max(SCAN_FILES_MIN, SCAN_FILES_PER_RESULT * call.limit)
+        bounded = False  # the files are a bounded count's, best first
+        if files is None:
+            files = self._common_literal(call, words, needle, scan_files)
+            bounded = files is not None
+        if files is None:
+            files = self.files(call)
+        if not files:
+            return [], 0
+        defs = self._definitions(words, call.case_sensitive, {f.id for f in files})
 
-        def order(hit: FileHit) -> tuple[int, int, int, int, int, str]:
-            return file_order(hit, hit.id in defs, needle, call.case_sensitive)
+        def order(hit: FileHit) -> tuple[int | str, ...]:
+            return order_key(hit, hit.id in defs, needle, call.case_sensitive)
 
-        chosen = files if len(files) <= scan_files else heapq.nsmallest(scan_files, files,
-                                                                         key=order)
+        chosen = files if len(files) <= scan_files else files[:scan_files] if bounded \
+            else heapq.nsmallest(scan_files, files, key=order)
         by_id = {hit.id: hit for hit in chosen}
         rx = self._compile(call) if call.kind == "regex" else None
         hits: list[Hit] = []
@@ -150,6 +178,30 @@ class Searcher:
                 self._literal_hits(call.query, text, call.case_sensitive)
             hits.extend(score_hits(file, found, defs.get(file_id, {}), needle, call))
         return hits, len(files)
+
+    def _common_literal(self, call: SearchCall, words: list[str], needle: str,
+                        scan_files: int) -> list[FileHit] | None:
+        """The files holding a literal that may be in more than ``COUNT_FILES_AT_MOST``
+        files, found by checking its candidates best first and stopping there (with a
+        sentence saying so); None when it has fewer candidates (all are checked)."""
+        if call.kind != "text":
+            return None
+        candidates = literal_candidates(self.store, call.query, call.path_glob)
+        if candidates is None or len(candidates) <= COUNT_FILES_AT_MOST:
+            return None
+        defs = self._definitions(words, call.case_sensitive, {f.id for f in candidates})
+        ordered = sorted(candidates, key=lambda hit: order_key(
+            hit, hit.id in defs, needle, call.case_sensitive))
+        found, checked = first_containing(self.store, ordered, call.query, call.case_sensitive,
+                                          check_at_most=COUNT_FILES_AT_MOST,
+                                          found_at_least=scan_files)
+        if checked < len(candidates):
+            work_budget.say(
+                f"At least {len(found):,} files contain {json.dumps(call.query)}: of the "
+                f"{len(candidates):,} files that may, the {checked:,} ranked first were "
+                "checked (the matches are the best of all). path_glob narrows the search "
+                "and counts it exactly.")
+        return found
 
     @staticmethod
     def _literal_hits(query: str, text: str, case_sensitive: bool) -> list[tuple[int, int, str]]:

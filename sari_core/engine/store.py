@@ -263,10 +263,17 @@ class IndexStore:
             yield file_id, unpack_utf8(data)
 
     def _stored(self, ids: Sequence[int]) -> Iterator[tuple[int, bytes]]:
+        for part in self.packed_texts(ids):
+            yield from part
+
+    def packed_texts(self, ids: Sequence[int]) -> Iterator[list[tuple[int, bytes]]]:
+        """``(id, stored text)`` of ``ids``, a few hundred at a time, still compressed
+        (:func:`~sari_core.engine.schema.unpack_utf8` gives the bytes): a loop over
+        thousands of candidates pays for one call per batch, not per file."""
         for part in chunks(list(ids)):
             marks = ",".join("?" * len(part))
-            yield from self.reader.execute(
-                f"SELECT id, data FROM contents WHERE id IN ({marks})", tuple(part))
+            yield self.reader.execute(
+                f"SELECT id, data FROM contents WHERE id IN ({marks})", tuple(part)).fetchall()
 
     def all_texts(self) -> Iterator[tuple[int, str]]:
         for file_id, data in self.reader.execute("SELECT id, data FROM contents"):

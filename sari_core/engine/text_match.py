@@ -33,6 +33,7 @@ import re2
 
 from sari_core.engine import work_budget
 from sari_core.engine.regex import MAX_MEMORY_BYTES, BytesPattern, Regex
+from sari_core.engine.schema import unpack_utf8
 from sari_core.engine.store import IndexStore
 
 TRIGRAM = 3
@@ -130,12 +131,64 @@ def contains(text: str, query: str, case_sensitive: bool) -> bool:
 def literal_files(store: IndexStore, query: str, *, case_sensitive: bool,
                   glob: str | None = None) -> list[FileHit]:
     """Every indexed text file containing ``query`` (sorted by root, path)."""
-    if len(query) < TRIGRAM or "\x00" in query:  # no trigram, or nothing FTS5 can quote
+    hits = literal_candidates(store, query, glob)
+    if hits is None:
         return _short_scan(store, query, case_sensitive, glob)
-    spec = glob_spec(glob) if glob else None
-    hits = [FileHit(file_id, root, path) for file_id, root, path, _ in store.match(phrase(query))
-            if spec is None or spec.match_file(path)]
     return _verified(store, {hit.id: hit for hit in hits}, query, case_sensitive)
+
+
+def literal_candidates(store: IndexStore, query: str, glob: str | None = None
+                       ) -> list[FileHit] | None:
+    """The files that may contain ``query`` (they hold all its trigrams; unchecked), or
+    None when the trigram index cannot select them (fewer than three characters, a NUL)."""
+    if len(query) < TRIGRAM or "\x00" in query:
+        return None
+    spec = glob_spec(glob) if glob else None
+    return [FileHit(file_id, root, path) for file_id, root, path, _ in store.match(phrase(query))
+            if spec is None or spec.match_file(path)]
+
+
+def first_containing(store: IndexStore, ordered: list[FileHit], query: str,
+                     case_sensitive: bool, *, check_at_most: int, found_at_least: int
+                     ) -> tuple[list[FileHit], int]:
+    """Those of ``ordered`` (candidates, best first) containing ``query``, in that order,
+    and how many candidates were checked: once ``check_at_most`` are and ``found_at_least``
+    were found, the rest are left unchecked."""
+    check = _utf8_check(query, case_sensitive)
+    spend = work_budget.spend
+    out: list[FileHit] = []
+    checked = 0
+    for start in range(0, len(ordered), BATCH_FILES):
+        part = ordered[start:start + BATCH_FILES]
+        packed = dict(row for batch in store.packed_texts([hit.id for hit in part])
+                      for row in batch)
+        for hit in part:
+            if checked >= check_at_most and len(out) >= found_at_least:
+                return out, checked
+            data = packed.get(hit.id)
+            if data is None:
+                continue
+            data = unpack_utf8(data)
+            if not spend(len(data)):
+                return out, checked
+            checked += 1
+            if check(data):
+                out.append(hit)
+    return out, checked
+
+
+BATCH_FILES = 200  # candidates read from the index at once, in their order
+
+
+def _utf8_check(query: str, case_sensitive: bool) -> Callable[[bytes], bool]:
+    """Whether a text's UTF-8 bytes contain ``query`` (see the module's comparisons)."""
+    if not case_sensitive and not query.isascii():
+        return lambda data: contains(data.decode("utf-8"), query, False)
+    needle = query.encode("utf-8")
+    if case_sensitive:
+        return lambda data: needle in data
+    search = ascii_without_case(query).search
+    return lambda data: search(data) is not None
 
 
 def _short_scan(store: IndexStore, query: str, case_sensitive: bool, glob: str | None
@@ -155,11 +208,18 @@ def _verified(store: IndexStore, by_id: dict[int, FileHit], query: str, case_sen
                 if contains(text, query, False)]
         return sorted(hits, key=lambda hit: (hit.root, hit.path))
     needle = query.encode("utf-8")
-    folded = None if case_sensitive else ascii_without_case(query)
+    search = None if case_sensitive else ascii_without_case(query).search
+    spend = work_budget.spend
     out: list[FileHit] = []
-    for file_id, data in work_budget.within(store.utf8_texts(list(by_id))):
-        if needle in data if folded is None else folded.search(data) is not None:
-            out.append(by_id[file_id])
+    # One flat loop: a common phrase has thousands of candidates, and each layer of
+    # generators around the check cost as much as decompressing a file.
+    for batch in store.packed_texts(list(by_id)):
+        for file_id, packed in batch:
+            data = unpack_utf8(packed)
+            if not spend(len(data)):
+                return sorted(out, key=lambda hit: (hit.root, hit.path))
+            if (needle in data) if search is None else (search(data) is not None):
+                out.append(by_id[file_id])
     return sorted(out, key=lambda hit: (hit.root, hit.path))
 
 

@@ -35,6 +35,7 @@ class WorkBudget:
         self.scanned = 0
         self.items = 0  # files (or rows) looked at
         self.stopped: str | None = None  # why the work stopped, once it has
+        self.bounds: list[str] = []  # what a bound left uncounted, said with the answer
 
     def spend(self, scanned: int = 0) -> bool:
         """Count one item of ``scanned`` bytes about to be looked at; False once the work
@@ -92,6 +93,13 @@ def stop(reason: str) -> None:
     budget = _CURRENT.get()
     if budget is not None and budget.stopped is None:
         budget.stopped = reason
+
+
+def say(sentence: str) -> None:
+    """Have the answer of the call in progress say ``sentence`` (a count a bound cut short)."""
+    budget = _CURRENT.get()
+    if budget is not None and sentence not in budget.bounds:
+        budget.bounds.append(sentence)
 
 
 def spend(scanned: int = 0) -> bool:
