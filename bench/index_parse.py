@@ -24,6 +24,7 @@ Usage: ``python bench/index_parse.py [--packages NAME...] [--corpus PATH] [--rep
 from __future__ import annotations
 
 import argparse
+import gc
 import hashlib
 import marshal
 import os
@@ -101,9 +102,10 @@ def measure(jobs: list[Job], repeat: int) -> dict[str, float]:
     parse = best_cpu(parse_only, files, repeat)
     query = best_cpu(tag_matches, files, repeat)
     symbols = best_cpu(extract, files, repeat)
-    # A batch at a time, as a worker runs it: the words of every file, then its results
-    # out and back in through marshal.
+    # A batch at a time, as a worker runs it (the collector run after each batch, not
+    # during it): the words of every file, then its results out and back in through marshal.
     worker = transport = float("inf")
+    gc.disable()
     for _ in range(repeat):
         started, moved = time.process_time(), 0.0
         for batch in cut:
@@ -111,8 +113,11 @@ def measure(jobs: list[Job], repeat: int) -> dict[str, float]:
             before = time.process_time()
             marshal.loads(marshal.dumps(results))
             moved += time.process_time() - before
+            del results
+            gc.collect()
         worker = min(worker, time.process_time() - started - moved)
         transport = min(transport, moved)
+    gc.enable()
     return {"parse": parse, "query": query - parse, "symbols": symbols - query,
             "words": worker - symbols, "transport": transport}
 

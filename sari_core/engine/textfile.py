@@ -16,6 +16,7 @@ import os
 import stat
 from dataclasses import dataclass
 
+from sari_core.engine.decoding import Decoded, decode  # noqa: F401 - their home before decoding
 from sari_core.engine.fileset import MAX_INDEX_BYTES  # noqa: F401 - its home before fileset
 from sari_core.errors import ErrorCode, SariError
 from sari_core.models import NextCall
@@ -48,36 +49,10 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()
 
 
-@dataclass(frozen=True)
-class Decoded:
-    text: str
-    encoding: str  # "utf-8", "utf-8-sig", "utf-16", "latin-1"
-
-
 def is_binary(data: bytes) -> bool:
     if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return False
     return b"\x00" in data[:BINARY_SNIFF_BYTES]
-
-
-def decode(data: bytes) -> Decoded:
-    """Bytes -> text; never raises."""
-    if data.startswith(codecs.BOM_UTF8):
-        try:
-            return Decoded(data[3:].decode("utf-8"), "utf-8-sig")
-        except UnicodeDecodeError:
-            pass
-    elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        try:
-            return Decoded(data.decode("utf-16"), "utf-16")
-        except UnicodeDecodeError:
-            pass
-    else:
-        try:
-            return Decoded(data.decode("utf-8"), "utf-8")
-        except UnicodeDecodeError:
-            pass
-    return Decoded(data.decode("latin-1"), "latin-1")
 
 
 def encode(text: str, encoding: str) -> bytes:
