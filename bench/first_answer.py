@@ -47,6 +47,7 @@ from pathlib import Path
 FIRST_QUERIES = ["def parse_expr", "def execute_read", "class Parser", "def main"]
 WARM_UP_FILES = {"warm/reader.py": "class Parser:\n    def execute_read(self):\n        pass\n"}
 
+ANSWER_MARK = b"sari: answered "  # the line `sari search` prints with SARI_STARTUP_REPORT
 RgFiles = Callable[..., tuple[float, set[str]]]
 GitGrep = Callable[..., float]
 
@@ -67,25 +68,60 @@ def first_query(root: Path, rg_files: RgFiles) -> str:
 
 
 def cli(root: Path, env: dict[str, str], query: str,
-        python: str = sys.executable) -> tuple[float, str]:
-    """Spawn ``sari search`` on a never-indexed tree: seconds to its complete answer. (Each
-    spawn runs in its fresh cache folder, so no ``sari_core`` folder there shadows the one
+        python: str = sys.executable) -> tuple[float, str, float | None]:
+    """Spawn ``sari search`` on a never-indexed tree: (seconds to its complete answer, the
+    answer, the CPU seconds its process had used by then, when it reports them). (Each spawn
+    runs in its fresh cache folder, so no ``sari_core`` folder there shadows the one
     ``python`` imports.)"""
     started = time.perf_counter()
     process = subprocess.Popen([python, "-m", "sari_core.cli.main", "search",
                                 query, "--workspace", str(root), "--limit", "5"],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                               env=env, cwd=env["SARI_CACHE_DIR"])
-    assert process.stdout is not None
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**env, "SARI_STARTUP_REPORT": "1"},
+                               cwd=env["SARI_CACHE_DIR"])
+    assert process.stdout is not None and process.stderr is not None
     lines = []
     for line in process.stdout:  # the answer ends with its "N files matched..." line
         lines.append(line)
         if re.match(r"\d[\d,]* \w+ matched\b", line):
             break
     elapsed = time.perf_counter() - started
+    cpu = answer_cpu(process.stderr.fileno())
     process.terminate()  # it goes on building the index for later calls
     process.wait()
-    return elapsed, "".join(lines)
+    return elapsed, "".join(lines), cpu
+
+
+def children_cpu() -> float:
+    """CPU seconds of the processes this one waited for (0 where that is not measured)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows
+        return 0.0
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def answer_cpu(stderr: int, wait: float = 2.0) -> float | None:
+    """The CPU seconds ``sari search`` reports on stderr once it answered (``SARI_STARTUP_REPORT``);
+    None from a Sari that does not report it (after ``wait`` seconds)."""
+    import json
+    import selectors
+
+    seen = b""
+    deadline = time.monotonic() + wait
+    with selectors.DefaultSelector() as selector:
+        selector.register(stderr, selectors.EVENT_READ)
+        while ANSWER_MARK not in seen and time.monotonic() < deadline:
+            if selector.select(deadline - time.monotonic()):
+                chunk = os.read(stderr, 1 << 16)
+                if not chunk:
+                    break
+                seen += chunk
+    if ANSWER_MARK not in seen:
+        return None
+    line = seen.split(ANSWER_MARK, 1)[1].split(b"\n", 1)[0]
+    return float(json.loads(line)["cpu_seconds"])
 
 
 def mcp(root: Path, env: dict[str, str], query: str,
@@ -136,7 +172,9 @@ def first_answers(root: Path, scratch: Path, rg_files: RgFiles, git_grep: GitGre
     texts: dict[str, str] = {}
     expected: set[str] = set()
     for _ in range(rounds):
+        rg_cpu = children_cpu()
         rg_seconds, expected = rg_files(root, query, regex=False)
+        times.setdefault("rg cpu", []).append(children_cpu() - rg_cpu)
         times.setdefault("rg", []).append(rg_seconds)
         times.setdefault("git grep", []).append(git_grep(root, query, regex=False))
         for label in ("cli", "mcp"):
@@ -145,8 +183,10 @@ def first_answers(root: Path, scratch: Path, rg_files: RgFiles, git_grep: GitGre
             if cache_folder is not None and not cache_folder.exists():
                 warm_bytecode(scratch, env)
             if label == "cli":
-                seconds, texts["cli"] = cli(root, env, query)
+                seconds, texts["cli"], cpu = cli(root, env, query)
                 times.setdefault("cli", []).append(seconds)
+                if cpu is not None:
+                    times.setdefault("cli cpu", []).append(cpu)
             else:
                 seconds, call, texts["mcp"] = mcp(root, env, query)
                 times.setdefault("mcp", []).append(seconds)
@@ -166,6 +206,9 @@ def first_answers(root: Path, scratch: Path, rg_files: RgFiles, git_grep: GitGre
               f"hold {query!r})")
 
     report("cli", out["cli"], texts["cli"])
+    if "cli cpu" in out:  # robust to the machine's load, unlike the wall times
+        print(f"first answer CPU (cli): {out['cli cpu'] * 1000:.0f} ms in Sari's process to its "
+              f"answer; rg's scan {out['rg cpu'] * 1000:.0f} ms")
     report("mcp, spawn to answer", out["mcp"], texts["mcp"])
     report("mcp, tools/call to answer", out["mcp call"], texts["mcp"])
     return out
@@ -195,8 +238,10 @@ def compare(root: Path, scratch: Path, queries: list[str], rounds: int, bytecode
                 if cache_folder is not None and name not in warmed:
                     warmed.add(name)
                     warm_bytecode(cache, env, python)
-                seconds, text = cli(root, env, query, python)
+                seconds, text, cpu = cli(root, env, query, python)
                 times.setdefault(f"{name} cli", []).append(seconds)
+                if cpu is not None:
+                    times.setdefault(f"{name} cli cpu", []).append(cpu)
                 spawned, called, reply = mcp(root, env, query, python)
                 times.setdefault(f"{name} mcp", []).append(spawned)
                 times.setdefault(f"{name} mcp call", []).append(called)
@@ -209,7 +254,10 @@ def compare(root: Path, scratch: Path, queries: list[str], rounds: int, bytecode
               f"{medians['git grep'] * 1000:.0f} ms (load average {os.getloadavg()[0]:.1f})")
         for name in sides:
             print(f"  {name:<8} cli {medians[f'{name} cli'] * 1000:6.0f} ms "
-                  f"({medians[f'{name} cli'] / rg:.2f}x rg); mcp spawn -> answer "
+                  f"({medians[f'{name} cli'] / rg:.2f}x rg"
+                  + (f", CPU {medians[f'{name} cli cpu'] * 1000:.0f} ms"
+                     if f"{name} cli cpu" in medians else "")
+                  + f"); mcp spawn -> answer "
                   f"{medians[f'{name} mcp'] * 1000:6.0f} ms ({medians[f'{name} mcp'] / rg:.2f}x);"
                   f" tools/call -> answer {medians[f'{name} mcp call'] * 1000:5.0f} ms "
                   f"({medians[f'{name} mcp call'] / rg:.2f}x); answers holding a file rg "

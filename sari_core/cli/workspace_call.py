@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sari_core.kernel import Kernel
+
+ANSWER_PREFIX = "sari: answered "
 
 
 def add_common(parser: argparse.ArgumentParser) -> None:
@@ -62,6 +65,7 @@ def run_call(args: argparse.Namespace, call: Callable[[Kernel], dict[str, Any]],
         with Kernel(engine) as kernel:
             response = call(kernel)
             show(args, response, render)
+            report_cpu()
             if first_build and not engine.index_ready:
                 print("sari: building the index for the next calls (interrupting is safe: "
                       "the next call resumes it)", file=sys.stderr, flush=True)
@@ -82,6 +86,20 @@ def show(args: argparse.Namespace, response: dict[str, Any],
     else:
         refusal(response)
     sys.stdout.flush()
+
+
+def report_cpu() -> None:
+    """With ``SARI_STARTUP_REPORT`` set, one line on stderr: the CPU this process and the
+    processes it waited for (``rg``) had used when the answer was out, a figure the machine's
+    load does not stretch (``bench/first_answer.py`` reads it)."""
+    from sari_core.server.startup import REPORT_ENV
+
+    if os.environ.get(REPORT_ENV):
+        used = os.times()
+        print(ANSWER_PREFIX + json.dumps({
+            "cpu_seconds": round(used.user + used.system, 4),
+            "children_cpu_seconds": round(used.children_user + used.children_system, 4)}),
+            file=sys.stderr, flush=True)
 
 
 def notes(response: dict[str, Any]) -> None:

@@ -228,3 +228,22 @@ def test_an_early_scan_past_its_deadline_returns_what_it_printed() -> None:
     time.sleep(0.5)
     output, status = rg_command.run(command, timeout=0.5)
     assert status is None and output == b"a:1\n" and not rg_command._early
+
+
+def test_a_search_reports_the_cpu_its_answer_took_when_asked(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``SARI_STARTUP_REPORT=1``: the CPU used by the time the answer is out, one line on
+    stderr (a figure the machine's load does not stretch, which the first-answer bench
+    reads); nothing without it."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "app.py").write_text("def helper(value):\n    return value\n")
+    monkeypatch.setenv("SARI_CACHE_DIR", str(tmp_path / "cache"))
+    assert "sari: answered" not in run(capsys, "search", "helper", "-w", str(tree))[2]
+    monkeypatch.setenv("SARI_STARTUP_REPORT", "1")
+    code, out, err = run(capsys, "search", "helper", "-w", str(tree))
+    line = next(line for line in err.splitlines() if line.startswith("sari: answered "))
+    report = json.loads(line.removeprefix("sari: answered "))
+    assert code == 0 and "1 file matched" in out
+    assert report["cpu_seconds"] > 0 and report["children_cpu_seconds"] >= 0
