@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import atexit
 import os
+import selectors
 import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -153,3 +155,54 @@ def run(command: Sequence[str], timeout: float | None) -> tuple[bytes, int | Non
         stdout, _ = process.communicate()
         return stdout or b"", None
     return stdout, process.returncode
+
+
+class Streamed:
+    """``command``'s output in blocks of whole records (each ending with ``record_end``) as rg
+    prints them, so the caller parses them while rg still scans (a broad query prints
+    megabytes); an early process's output is taken as :func:`run` takes it.
+
+    :ivar status: once iterated, rg's exit status; None past ``timeout`` (rg stopped, the
+        whole records printed by then yielded).
+    """
+
+    def __init__(self, command: Sequence[str], timeout: float | None,
+                 record_end: bytes = b"\n") -> None:
+        self.command = tuple(command)
+        self.timeout = timeout
+        self.record_end = record_end
+        self.status: int | None = None
+
+    def __iter__(self) -> Iterator[bytes]:
+        if tuple(self.command) in _early or os.name == "nt":  # (no select on Windows pipes)
+            stdout, self.status = run(self.command, self.timeout)
+            yield stdout if self.status is not None else stdout.rpartition(self.record_end)[0]
+            return
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        process = subprocess.Popen(self.command, stdout=subprocess.PIPE,
+                                   stderr=subprocess.DEVNULL)
+        assert process.stdout is not None
+        pending = b""
+        try:
+            with selectors.DefaultSelector() as selector:
+                selector.register(process.stdout.fileno(), selectors.EVENT_READ)
+                while deadline is None or time.monotonic() < deadline:
+                    wait = None if deadline is None else max(deadline - time.monotonic(), 0)
+                    if not selector.select(wait):
+                        continue
+                    chunk = os.read(process.stdout.fileno(), 1 << 16)
+                    if not chunk:  # rg is done
+                        self.status = process.wait()
+                        if pending:
+                            yield pending
+                        return
+                    pending += chunk
+                    cut = pending.rfind(self.record_end) + 1
+                    if cut:
+                        block, pending = pending[:cut], pending[cut:]
+                        yield block
+        finally:
+            if process.poll() is None:  # past the deadline, or the caller stopped reading
+                process.kill()
+                process.wait()
+            process.stdout.close()

@@ -205,24 +205,34 @@ class WorkspaceScan:
 
     def _rg_lines(self, binary: str, pattern: str, regex: bool, case_sensitive: bool
                   ) -> list[ScannedFile] | None:
-        command = rg_command.lines_command(binary, self.extra_excludes)
-        stdout = self._run_rg(command, pattern, regex, case_sensitive, b"\n")
-        if stdout is None:
-            return None
+        """rg's first matching lines per file, parsed as rg prints them; within the search's
+        deadline (past it, the whole records printed by then, the deadline noted on the
+        budget); None when rg's syntax refuses a pattern RE2 takes (e.g. ``\\"``)."""
+        streamed = rg_command.Streamed(rg_command.with_pattern(
+            rg_command.lines_command(binary, self.extra_excludes), pattern, regex=regex,
+            case_sensitive=case_sensitive, roots=self.roots), work_budget.remaining())
         by_path: dict[bytes, ScannedFile | None] = {}
-        for record in stdout.split(b"\n"):
-            path, _, rest = record.partition(b"\0")
-            if not rest:
-                continue
-            item = by_path.get(path, False)
-            if item is False:
-                key = self._split(os.fsdecode(path))
-                item = by_path[path] = ScannedFile(*key) if key is not None else None
-            if not isinstance(item, ScannedFile):  # None: a path the scan does not serve
-                continue
-            number, _, text = rest.partition(b":")
-            # (an ASCII line decodes alike either way; a broad query brings tens of thousands)
-            item.lines.append((int(number), text.decode() if text.isascii() else decode(text).text))
+        printed = False
+        for block in streamed:
+            printed = printed or bool(block)
+            for record in block.split(b"\n"):
+                path, _, rest = record.partition(b"\0")
+                if not rest:
+                    continue
+                item = by_path.get(path, False)
+                if item is False:
+                    key = self._split(os.fsdecode(path))
+                    item = by_path[path] = ScannedFile(*key) if key is not None else None
+                if not isinstance(item, ScannedFile):  # None: a path the scan does not serve
+                    continue
+                number, _, text = rest.partition(b":")
+                # (an ASCII line decodes alike either way; a broad query brings thousands)
+                item.lines.append((int(number),
+                                   text.decode() if text.isascii() else decode(text).text))
+        if streamed.status is None:
+            work_budget.stop("its deadline")
+        elif streamed.status == RG_ERROR and not printed:
+            return None
         return [item for item in by_path.values() if item is not None]
 
     # --- the walk in Python (no rg here) --------------------------------------------

@@ -247,3 +247,27 @@ def test_a_search_reports_the_cpu_its_answer_took_when_asked(
     report = json.loads(line.removeprefix("sari: answered "))
     assert code == 0 and "1 file matched" in out
     assert report["cpu_seconds"] > 0 and report["children_cpu_seconds"] >= 0
+
+
+def test_a_scan_reads_rg_s_records_as_they_are_printed() -> None:
+    """A broad query's lines are parsed while rg still scans: each block of whole records
+    comes as soon as it is printed, not when rg ends."""
+    from sari_core.engine import rg_command
+
+    command = [sys.executable, "-c", "import sys, time\nsys.stdout.write('a\\0001:x\\nb\\0002')\n"
+               "sys.stdout.flush()\ntime.sleep(3)\nsys.stdout.write(':y\\n')\n"]
+    started = time.monotonic()
+    streamed = iter(rg_command.Streamed(command, timeout=30))
+    assert next(streamed) == b"a\x001:x\n" and time.monotonic() - started < 2.5
+    assert list(streamed) == [b"b\x002:y\n"]
+
+
+def test_a_streamed_scan_past_its_deadline_keeps_the_whole_records_and_stops_rg() -> None:
+    from sari_core.engine import rg_command
+
+    command = [sys.executable, "-c", "import sys, time\nsys.stdout.write('a\\0001:x\\nb\\0002')\n"
+               "sys.stdout.flush()\ntime.sleep(60)\n"]
+    started = time.monotonic()
+    streamed = rg_command.Streamed(command, timeout=1.0)
+    assert b"".join(streamed) == b"a\x001:x\n" and streamed.status is None
+    assert time.monotonic() - started < 10
