@@ -19,7 +19,8 @@ NUMBERED = re.compile(r"^(\d+)\t(.*)$")  # a read's line, as built-in tools and 
 GREP = re.compile(r"^([^:\n]+):(\d+):(.*)$")  # ripgrep's path:line:text
 # A match under its file in Sari's search answer ("  12: text", "  12 in Class.method: text"),
 # and a line of the definition shown with it ("    12 | text").
-# A match that is a definition states its range ("  12-40: def name(...)").
+# A match that is a definition states its range ("  12-40: def name(...)"), from its
+# decorators when it has some ("  11-40: @property", its "def" line below).
 MATCH = re.compile(r"^\s+(\d+)(?:-(\d+))?(?: in [^:]+)?: ?(.*)$")
 SHOWN_ROW = re.compile(r"^\s+(\d+) \| ?(.*)$")
 # The range a search answer states for a long definition it shows: "(function name: lines 3-90)".
@@ -101,16 +102,22 @@ class View:
         under its signature) as told."""
         hits: dict[str, list[int]] = {}
         path: str | None = None
+        decorated: tuple[int, int] | None = None  # a stated range opened by a decorator line
         for line in text.split("\n")[1:]:
             candidate = line.strip().split(" ", 1)[0].rstrip(":")
             if line and not line[0].isspace() and self.is_file(candidate):
-                path = candidate
+                path, decorated = candidate, None
                 continue
             if path is None:
                 continue
             row = SHOWN_ROW.match(line)
             if row:
-                self.see(path, int(row.group(1)), row.group(2))
+                number = int(row.group(1))
+                self.see(path, number, row.group(2))
+                defined = DEF_LINE.match(row.group(2))
+                if decorated and defined and decorated[0] <= number <= decorated[1]:
+                    self.told.setdefault((path, defined.group(1)), decorated)
+                    decorated = None
                 continue
             stated = STATED_RANGE.match(line) or OUTLINE_ENTRY.match(line)
             if stated and (STATED_RANGE.match(line) or line.startswith("      ")):
@@ -126,6 +133,10 @@ class View:
                 defined = DEF_LINE.match(match.group(3))
                 if match.group(2) and defined:
                     self.told.setdefault((path, defined.group(1)), (first, int(match.group(2))))
+                # A definition shown from its decorators: the range is the one of the
+                # definition whose line follows.
+                decorated = (first, int(match.group(2))) \
+                    if match.group(2) and not defined and match.group(3).startswith("@") else None
         self.hits.update(hits)
 
     # --- what the agent knows about a definition ------------------------------------------

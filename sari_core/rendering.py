@@ -24,10 +24,15 @@ annotation any plugin may publish, ``segments`` (runs of a read's lines; a run w
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
 NEXT = "Next:"
+# A line of the definition a search shows with a match (``12 | text``), and the range it
+# states for a long one (``  (function name: lines 3-90)``).
+_SHOWN_ROW = re.compile(r"^(\d+) \| ?(.*)$")
+_STATED_RANGE = re.compile(r"^\s*\(\w+ [\w.$]+: lines (\d+)-(\d+)\)$")
 # Arguments a model never has to write: the session is the connection's own, and a read of
 # a target the session's searches returned is served without its refs (programs still find
 # every argument in the structured response's next_calls).
@@ -219,23 +224,38 @@ def _search(response: Mapping[str, Any]) -> str:
     for path, group in by_file.items():
         lines.append(path)
         for match in group:
-            snippet = " ".join(str(match.get("snippet") or "").split("\n")[0].split()) \
-                if match.get("snippet") else ""
-            line = match.get("line")
-            context = str(match.get("context") or "")
-            where = f"{line}"
-            end = match.get("end_line")
-            if match.get("symbol") and not context and isinstance(line, int) \
-                    and isinstance(end, int) and end > line:
-                where = f"{line}-{end}"  # a definition's range: a later read can take it whole
-            if match.get("scope"):
-                where += f" in {match['scope']}"
-            if context and context.startswith(f"{line} |"):
-                snippet = ""  # the definition shown below starts with that line
-            lines.append(f"  {where}: {snippet}".rstrip() if line is not None
-                         else f"  {snippet}".rstrip())
-            lines.extend(f"    {row}" for row in context.split("\n") if context)
+            lines.extend(_match_lines(match))
     return "\n".join(lines)
+
+
+def _match_lines(match: Mapping[str, Any]) -> list[str]:
+    """One match under its file: ``line: snippet``, and the definition shown with it. A
+    shown definition that is the match itself is written once: its first line is the
+    match's (``first-last: def name(...)``, its range stated there), its other lines below."""
+    snippet = " ".join(str(match.get("snippet") or "").split("\n")[0].split())
+    line = match.get("line")
+    if line is None:
+        return [f"  {snippet}".rstrip()]
+    context = str(match.get("context") or "")
+    rows = context.split("\n") if context else []
+    scope = f" in {match['scope']}" if match.get("scope") else ""
+    head = _SHOWN_ROW.match(rows[0]) if rows else None
+    if head is not None and int(head.group(1)) <= line \
+            and any(row.startswith(f"{line} |") for row in rows):
+        rest = rows[1:]
+        stated = _STATED_RANGE.match(rest[-1]) if rest else None
+        numbered = [int(found.group(1)) for found in map(_SHOWN_ROW.match, rows) if found]
+        last = int(stated.group(2)) if stated else max(numbered)
+        top = int(head.group(1))
+        where = f"{top}-{last}" if last > top else f"{top}"
+        text = " ".join(head.group(2).split())
+        return [f"  {where}{scope}: {text}".rstrip(),
+                *(f"    {row}" for row in (rest[:-1] if stated else rest))]
+    where = f"{line}"
+    end = match.get("end_line")
+    if match.get("symbol") and not context and isinstance(end, int) and end > line:
+        where = f"{line}-{end}"  # a definition's range: a later read can take it whole
+    return [f"  {where}{scope}: {snippet}".rstrip(), *(f"    {row}" for row in rows)]
 
 
 # --- edits, writes, plugin tools --------------------------------------------------------

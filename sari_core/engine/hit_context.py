@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from sari_core.engine.decorators import decorated_start
 from sari_core.engine.index_memo import file_definitions, file_lines
 from sari_core.engine.scopes import Scope, build_tree, innermost
 from sari_core.engine.store import IndexStore
@@ -105,9 +106,11 @@ def _numbered(lines: Sequence[str], first: int, last: int) -> list[str]:
 
 def shown(lines: Sequence[str], scope: Scope, room: int = SHORT_CHARS) -> str:
     """A short definition whole (its numbered text within ``room`` characters, at most
-    ``SHORT_CHARS``); a long one's signature and outline."""
+    ``SHORT_CHARS``); a long one's signature and outline. Either starts at its decorators,
+    which are part of it."""
     last = min(scope.end_line, len(lines))
-    whole = "\n".join(_numbered(lines, scope.line, last))
+    top = decorated_start(lines, scope.line)
+    whole = "\n".join(_numbered(lines, top, last))
     if len(whole) <= min(room, SHORT_CHARS):
         return whole
     end = scope.line
@@ -118,14 +121,15 @@ def shown(lines: Sequence[str], scope: Scope, room: int = SHORT_CHARS) -> str:
     first = lines[scope.line - 1].rstrip()
     rest = " ".join(lines[number - 1].strip() for number in range(scope.line + 1, end + 1))
     joined = f"{first}{rest}" if first.endswith(("(", "[")) else f"{first} {rest}".rstrip()
-    out = [f"{scope.line} | {joined.replace(', )', ')').replace(',)', ')')}"]
+    out = [*_numbered(lines, top, scope.line - 1),
+           f"{scope.line} | {joined.replace(', )', ')').replace(',)', ')')}"]
     rows = [row_text(child.kind, child.name, child.line, child.end_line, 1)
             for child in scope.children[:OUTLINE_ROWS]]
     more = len(scope.children) - OUTLINE_ROWS
     if more > 0:
         rows.append(f"  ... {more} more")
     out.extend(rows)
-    out.append(f"  ({scope.kind} {scope.name}: lines {scope.line}-{scope.end_line})")
+    out.append(f"  ({scope.kind} {scope.name}: lines {top}-{scope.end_line})")
     return "\n".join(out)
 
 

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from sari_core.engine.decorators import decorated_start
 from sari_core.engine.gitdiff import diff_preview
 from sari_core.engine.names import folded_name
 from sari_core.engine.paths import PathGuard, ResolvedPath
@@ -242,7 +243,8 @@ class Reader:
         target = self.guard.resolved(hit.root, hit.path)
         text = self._load(target, whole_file=False)
         lines = split_lines(text.text)
-        first, last = hit.line, min(hit.end_line, len(lines))
+        # Its decorators are part of it: @classmethod or @property changes what it is.
+        first, last = decorated_start(lines, hit.line), min(hit.end_line, len(lines))
         if call.include_context:
             while first > 1 and hit.line - first < MAX_LEADING_LINES \
                     and _LEADING.match(lines[first - 2]):

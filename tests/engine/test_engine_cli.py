@@ -70,8 +70,8 @@ def test_search_options(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
 def test_read_modes(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "read", "helper", "--mode", "symbol", "--workspace", str(repo))
     assert code == 0
-    assert out.splitlines()[:3] == ["src/app.py: lines 12-13 of 13", "12 | def helper(value):",
-                                    "13 |     return os.fspath(value)"]
+    assert out.splitlines()[:4] == ["src/app.py: lines 11-13 of 13", "11 | @decorated",
+                                    "12 | def helper(value):", "13 |     return os.fspath(value)"]
     code, out, _ = run(capsys, "read", "src/app.py", "--mode", "snippet", "--start-line", "4",
                        "--workspace", str(repo), "--json")
     assert json.loads(out)["text"] == "class Reader:\n"

@@ -152,9 +152,10 @@ def test_snippet_range_and_context(kernel: Kernel) -> None:
 
 
 def test_symbol_reads_the_definition(kernel: Kernel) -> None:
+    # from its decorator: part of the definition, as the language's syntax tree has it
     response = ok(read(kernel, mode="symbol", target="helper"))
-    assert response["text"] == "def helper(value):\n    return os.fspath(value)\n"
-    assert response["location"] == {"file": "src/app.py", "line": 12, "end_line": 13}
+    assert response["text"] == "@decorated\ndef helper(value):\n    return os.fspath(value)\n"
+    assert response["location"] == {"file": "src/app.py", "line": 11, "end_line": 13}
     assert response["meta"]["resolved_symbol"]["kind"] == "function"
 
 

@@ -157,6 +157,48 @@ def test_a_symbol_search_states_each_definition_s_range(tmp_path: Path) -> None:
         text
 
 
+def test_a_definition_shown_with_its_match_is_written_once(tmp_path: Path) -> None:
+    """The match line of a definition the search shows is that definition's first line,
+    range stated: no line number standing alone above the same line as a row, and no
+    separate line repeating the range of a long one."""
+    from sari_core.rendering import render
+
+    long_body = "".join(f"    step_{n} = spec.apply({n}, 'a value to spend')\n" for n in range(60))
+    (tmp_path / "app.py").write_text(
+        "def short(event):\n    return event\n\n\n"
+        f"def build(spec):\n{long_body}    return spec\n", encoding="utf-8")
+    kernel = Kernel(roots=[tmp_path], plugins=[], load_entry_points=False, analytics_sinks=[])
+    try:
+        short = render(kernel.execute_search({"query": "def short"}))
+        long = render(kernel.execute_search({"query": "def build"}))
+    finally:
+        kernel.close()
+    assert short.split("\n")[1:] == ["app.py", "  1-2: def short(event):",
+                                      "    2 |     return event"], short
+    assert long.split("\n")[1:] == ["app.py", "  5-66: def build(spec):"], long
+
+
+def test_a_definition_is_shown_and_read_with_its_decorators(tmp_path: Path) -> None:
+    """A decorator is part of what a definition is (a classmethod, a property): a search
+    that shows the definition and a symbol read of it start there."""
+    from sari_core.rendering import render
+
+    (tmp_path / "app.py").write_text(
+        "class Signature:\n    @classmethod\n    @cache\n    def from_callable(cls, obj):\n"
+        "        return cls(obj)\n", encoding="utf-8")
+    kernel = Kernel(roots=[tmp_path], plugins=[], load_entry_points=False, analytics_sinks=[])
+    try:
+        found = render(kernel.execute_search({"query": "def from_callable"}))
+        read = kernel.execute_read({"mode": "symbol", "target": "Signature.from_callable"})
+    finally:
+        kernel.close()
+    assert found.split("\n")[1:] == [
+        "app.py", "  2-5 in Signature: @classmethod", "    3 |     @cache",
+        "    4 |     def from_callable(cls, obj):", "    5 |         return cls(obj)"], found
+    assert (read["meta"]["start_line"], read["meta"]["end_line"]) == (2, 5), read
+    assert read["text"].startswith("    @classmethod\n    @cache\n    def from_callable")
+
+
 async def test_a_refusal_is_plain_sentences_ending_in_the_next_call(make_server) -> None:
     server = make_server()
     async with Client(server.lowlevel, mode="legacy") as client:
