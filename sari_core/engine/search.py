@@ -26,6 +26,7 @@ import heapq
 import json
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from itertools import chain
 
 from sari_core.engine import hit_context, work_budget
 from sari_core.engine.hit_ranking import (
@@ -52,6 +53,7 @@ from sari_core.engine.text_match import (
     literal_candidates,
     literal_files,
     regex_lines,
+    verified,
 )
 from sari_core.models import SearchCall, SearchMatch, SearchResult
 
@@ -151,9 +153,9 @@ class Searcher:
         needle = call.query if call.case_sensitive else call.query.lower()
         scan_files = max(SCAN_FILES_MIN, SCAN_FILES_PER_RESULT * call.limit)
         bounded = False  # the files are a bounded count's, best first
-        if files is None:
-            files = self._common_literal(call, words, needle, scan_files)
-            bounded = files is not None
+        kept: dict[int, bytes] = {}  # texts the literal's check read, read again below
+        if files is None and call.kind == "text":
+            files, bounded = self._literal(call, words, needle, scan_files, kept)
         if files is None:
             files = self.files(call)
         if not files:
@@ -168,7 +170,10 @@ class Searcher:
         by_id = {hit.id: hit for hit in chosen}
         rx = self._compile(call) if call.kind == "regex" else None
         hits: list[Hit] = []
-        for file_id, text in self.store.texts(list(by_id)):
+        texts = chain(((file_id, kept[file_id].decode("utf-8")) for file_id in by_id
+                       if file_id in kept),
+                      self.store.texts([file_id for file_id in by_id if file_id not in kept]))
+        for file_id, text in texts:
             # past the budget, the first matching file's lines still come: a file list
             # without a single line would cost the client another call
             if not work_budget.spend(len(text)) and hits:
@@ -179,29 +184,31 @@ class Searcher:
             hits.extend(score_hits(file, found, defs.get(file_id, {}), needle, call))
         return hits, len(files)
 
-    def _common_literal(self, call: SearchCall, words: list[str], needle: str,
-                        scan_files: int) -> list[FileHit] | None:
-        """The files holding a literal that may be in more than ``COUNT_FILES_AT_MOST``
-        files, found by checking its candidates best first and stopping there (with a
-        sentence saying so); None when it has fewer candidates (all are checked)."""
-        if call.kind != "text":
-            return None
+    def _literal(self, call: SearchCall, words: list[str], needle: str, scan_files: int,
+                 kept: dict[int, bytes]) -> tuple[list[FileHit] | None, bool]:
+        """The files holding a literal, and whether they are a bounded count's, best first:
+        a literal that may be in more than ``COUNT_FILES_AT_MOST`` files is found by checking
+        its candidates best first and stopping there (with a sentence saying so). None for
+        a query the trigram index cannot select."""
         candidates = literal_candidates(self.store, call.query, call.path_glob)
-        if candidates is None or len(candidates) <= COUNT_FILES_AT_MOST:
-            return None
+        if candidates is None:
+            return None, False
+        if len(candidates) <= COUNT_FILES_AT_MOST:
+            return verified(self.store, candidates, call.query, call.case_sensitive,
+                            kept), False
         defs = self._definitions(words, call.case_sensitive, {f.id for f in candidates})
         ordered = sorted(candidates, key=lambda hit: order_key(
             hit, hit.id in defs, needle, call.case_sensitive))
         found, checked = first_containing(self.store, ordered, call.query, call.case_sensitive,
                                           check_at_most=COUNT_FILES_AT_MOST,
-                                          found_at_least=scan_files)
+                                          found_at_least=scan_files, kept=kept)
         if checked < len(candidates):
             work_budget.say(
                 f"At least {len(found):,} files contain {json.dumps(call.query)}: of the "
                 f"{len(candidates):,} files that may, the {checked:,} ranked first were "
                 "checked (the matches are the best of all). path_glob narrows the search "
                 "and counts it exactly.")
-        return found
+        return found, True
 
     @staticmethod
     def _literal_hits(query: str, text: str, case_sensitive: bool) -> list[tuple[int, int, str]]:

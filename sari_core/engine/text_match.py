@@ -134,7 +134,14 @@ def literal_files(store: IndexStore, query: str, *, case_sensitive: bool,
     hits = literal_candidates(store, query, glob)
     if hits is None:
         return _short_scan(store, query, case_sensitive, glob)
-    return _verified(store, {hit.id: hit for hit in hits}, query, case_sensitive)
+    return verified(store, hits, query, case_sensitive)
+
+
+def verified(store: IndexStore, candidates: list[FileHit], query: str, case_sensitive: bool,
+             kept: dict[int, bytes] | None = None) -> list[FileHit]:
+    """Those of ``candidates`` containing ``query`` (sorted by root, path); ``kept``
+    receives the bytes of matching files (see :func:`_verified`)."""
+    return _verified(store, {hit.id: hit for hit in candidates}, query, case_sensitive, kept)
 
 
 def literal_candidates(store: IndexStore, query: str, glob: str | None = None
@@ -149,8 +156,8 @@ def literal_candidates(store: IndexStore, query: str, glob: str | None = None
 
 
 def first_containing(store: IndexStore, ordered: list[FileHit], query: str,
-                     case_sensitive: bool, *, check_at_most: int, found_at_least: int
-                     ) -> tuple[list[FileHit], int]:
+                     case_sensitive: bool, *, check_at_most: int, found_at_least: int,
+                     kept: dict[int, bytes] | None = None) -> tuple[list[FileHit], int]:
     """Those of ``ordered`` (candidates, best first) containing ``query``, in that order,
     and how many candidates were checked: once ``check_at_most`` are and ``found_at_least``
     were found, the rest are left unchecked."""
@@ -173,6 +180,8 @@ def first_containing(store: IndexStore, ordered: list[FileHit], query: str,
                 return out, checked
             checked += 1
             if check(data):
+                if kept is not None and len(out) < found_at_least:  # the files read next
+                    kept[hit.id] = data
                 out.append(hit)
     return out, checked
 
@@ -200,17 +209,17 @@ def _short_scan(store: IndexStore, query: str, case_sensitive: bool, glob: str |
     return _verified(store, {hit.id: hit for hit in rows}, query, case_sensitive)
 
 
-def _verified(store: IndexStore, by_id: dict[int, FileHit], query: str, case_sensitive: bool
-              ) -> list[FileHit]:
-    """Those of ``by_id`` whose text contains ``query``: on the UTF-8 bytes where exact."""
-    if not case_sensitive and not query.isascii():
-        hits = [by_id[file_id] for file_id, text in work_budget.within(store.texts(list(by_id)))
-                if contains(text, query, False)]
-        return sorted(hits, key=lambda hit: (hit.root, hit.path))
-    needle = query.encode("utf-8")
-    search = None if case_sensitive else ascii_without_case(query).search
+def _verified(store: IndexStore, by_id: dict[int, FileHit], query: str, case_sensitive: bool,
+              kept: dict[int, bytes] | None = None) -> list[FileHit]:
+    """Those of ``by_id`` whose text contains ``query``: on the UTF-8 bytes where exact.
+
+    :param kept: receives the matching files' bytes (up to ``KEPT_BYTES``), so that the
+        call reading their lines next does not read and decompress them again.
+    """
+    check = _utf8_check(query, case_sensitive)
     spend = work_budget.spend
     out: list[FileHit] = []
+    room = KEPT_BYTES if kept is not None else 0
     # One flat loop: a common phrase has thousands of candidates, and each layer of
     # generators around the check cost as much as decompressing a file.
     for batch in store.packed_texts(list(by_id)):
@@ -218,9 +227,15 @@ def _verified(store: IndexStore, by_id: dict[int, FileHit], query: str, case_sen
             data = unpack_utf8(packed)
             if not spend(len(data)):
                 return sorted(out, key=lambda hit: (hit.root, hit.path))
-            if (needle in data) if search is None else (search(data) is not None):
+            if check(data):
                 out.append(by_id[file_id])
+                if len(data) <= room:
+                    kept[file_id] = data  # type: ignore[index]
+                    room -= len(data)
     return sorted(out, key=lambda hit: (hit.root, hit.path))
+
+
+KEPT_BYTES = 16 << 20  # matching files' texts kept for the call's own reading of them
 
 
 @lru_cache(maxsize=64)
