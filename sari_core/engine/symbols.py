@@ -155,9 +155,10 @@ def extract(language: str | None, data: bytes) -> list[SymbolRow]:
         name_node = names[0]
         raw = data[name_node.start_byte:name_node.end_byte]
         name = spelled.get(raw)
-        if name is None:
-            name = spelled[raw] = raw.decode("utf-8", "replace")
-        if not name or len(name) > 200:
+        if name is None:  # "" stands for a name too long to be one
+            name = raw.decode("utf-8", "replace")
+            spelled[raw] = name = name if len(name) <= 200 else ""
+        if not name:
             continue
         capture, kind, is_def = role
         if is_def:

@@ -90,3 +90,11 @@ def test_rows_read_through_the_pattern_table_equal_those_read_match_by_match(
     plain = [symbols.extract(language, data) for language, data in files]
     assert sum(map(len, plain)) > 10_000  # a real corpus, not a handful of rows
     assert fast == plain
+
+
+def test_a_name_over_200_characters_is_no_symbol_however_often_it_is_spelled() -> None:
+    long, short = "f" * 201, "g" * 200
+    source = f"def {long}(): pass\n{long}()\n{long}()\ndef {short}(): pass\n{short}()\n"
+    rows = symbols.extract("python", source.encode())
+    assert {row[0] for row in rows} == {short}
+    assert [(row[2], row[3]) for row in rows] == [(1, 4), (0, 5)]
