@@ -58,11 +58,14 @@ from sari_core.engine.text_match import (
 from sari_core.models import SearchCall, SearchMatch, SearchResult
 
 MAX_DEFINITIONS = 2000  # definitions of the query's names looked at for ranking
-# A literal in more files than this is common (``from typing import``): its best matches
-# and "at least N files" tell the agent what it needs, and counting thousands more would
-# read and check thousands more texts. Its candidates are checked best first (the order
-# in which files are read for hits), so the matches shown are those of a full count.
+# A literal's count stops once this many of its candidate files, or this much of their
+# text, were checked: past that it is common (``from typing import``, ``Exception``), and
+# its best matches with "at least N files" tell the agent what it needs, where counting
+# on would read and check thousands more texts (the one cost that grows with the tree).
+# Its candidates are checked best first (the order in which files are read for hits), so
+# the matches shown are those of a full count; a literal in few files is counted exactly.
 COUNT_FILES_AT_MOST = 2000
+COUNT_BYTES_AT_MOST = 16 << 20
 SNIPPET_CHARS = 200
 PREVIEW_BUDGET_CHARS = 6000
 _Hit = Hit  # (its name in engine.default_search)
@@ -187,13 +190,13 @@ class Searcher:
     def _literal(self, call: SearchCall, words: list[str], needle: str, scan_files: int,
                  kept: dict[int, bytes]) -> tuple[list[FileHit] | None, bool]:
         """The files holding a literal, and whether they are a bounded count's, best first:
-        a literal that may be in more than ``COUNT_FILES_AT_MOST`` files is found by checking
-        its candidates best first and stopping there (with a sentence saying so). None for
-        a query the trigram index cannot select."""
+        a common literal is found by checking its candidates best first and stopping at
+        ``COUNT_FILES_AT_MOST`` files or ``COUNT_BYTES_AT_MOST`` of text (with a sentence
+        saying so). None for a query the trigram index cannot select."""
         candidates = literal_candidates(self.store, call.query, call.path_glob)
         if candidates is None:
             return None, False
-        if len(candidates) <= COUNT_FILES_AT_MOST:
+        if len(candidates) <= scan_files:  # every match is read for hits: no bound
             return verified(self.store, candidates, call.query, call.case_sensitive,
                             kept), False
         defs = self._definitions(words, call.case_sensitive, {f.id for f in candidates})
@@ -201,6 +204,7 @@ class Searcher:
             hit, hit.id in defs, needle, call.case_sensitive))
         found, checked = first_containing(self.store, ordered, call.query, call.case_sensitive,
                                           check_at_most=COUNT_FILES_AT_MOST,
+                                          bytes_at_most=COUNT_BYTES_AT_MOST,
                                           found_at_least=scan_files, kept=kept)
         if checked < len(candidates):
             work_budget.say(

@@ -156,21 +156,23 @@ def literal_candidates(store: IndexStore, query: str, glob: str | None = None
 
 
 def first_containing(store: IndexStore, ordered: list[FileHit], query: str,
-                     case_sensitive: bool, *, check_at_most: int, found_at_least: int,
-                     kept: dict[int, bytes] | None = None) -> tuple[list[FileHit], int]:
+                     case_sensitive: bool, *, check_at_most: int, bytes_at_most: int,
+                     found_at_least: int, kept: dict[int, bytes] | None = None
+                     ) -> tuple[list[FileHit], int]:
     """Those of ``ordered`` (candidates, best first) containing ``query``, in that order,
-    and how many candidates were checked: once ``check_at_most`` are and ``found_at_least``
-    were found, the rest are left unchecked."""
+    and how many candidates were checked: once ``check_at_most`` are (or ``bytes_at_most``
+    of their text) and ``found_at_least`` were found, the rest are left unchecked."""
     check = _utf8_check(query, case_sensitive)
     spend = work_budget.spend
     out: list[FileHit] = []
-    checked = 0
+    checked = read = 0
     for start in range(0, len(ordered), BATCH_FILES):
         part = ordered[start:start + BATCH_FILES]
         packed = dict(row for batch in store.packed_texts([hit.id for hit in part])
                       for row in batch)
         for hit in part:
-            if checked >= check_at_most and len(out) >= found_at_least:
+            if (checked >= check_at_most or read >= bytes_at_most) \
+                    and len(out) >= found_at_least:
                 return out, checked
             data = packed.get(hit.id)
             if data is None:
@@ -179,6 +181,7 @@ def first_containing(store: IndexStore, ordered: list[FileHit], query: str,
             if not spend(len(data)):
                 return out, checked
             checked += 1
+            read += len(data)
             if check(data):
                 if kept is not None and len(out) < found_at_least:  # the files read next
                     kept[hit.id] = data

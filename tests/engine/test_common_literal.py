@@ -23,21 +23,22 @@ def _tree(root: Path) -> None:
     (root / "README.md").write_text("Uses from typing import a lot.\n", encoding="utf-8")
 
 
-@pytest.mark.parametrize("literal", [True, False])
+@pytest.mark.parametrize(("literal", "bound"), [
+    (True, "COUNT_FILES_AT_MOST"), (False, "COUNT_FILES_AT_MOST"), (True, "COUNT_BYTES_AT_MOST")])
 def test_a_common_literal_is_counted_up_to_a_bound_and_its_best_matches_kept(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, literal: bool) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, literal: bool, bound: str) -> None:
     _tree(tmp_path)
     call = SearchCall(query="from typing import", literal=literal, limit=3)
     with Workspace([tmp_path], index_path=tmp_path / "index.sqlite", watch=False) as engine:
         engine.ensure_index(progress=False)
         full = engine.search(call)
         assert full.total == 31 and not full.extra.get("total_at_least")
-        monkeypatch.setattr(search, "COUNT_FILES_AT_MOST", 8)
+        monkeypatch.setattr(search, bound, 8 if bound == "COUNT_FILES_AT_MOST" else 400)
         bounded = engine.search(call)
     assert [(m.path, m.line) for m in bounded.matches] == [(m.path, m.line)
                                                            for m in full.matches]
-    # 8 candidates checked, then on until enough files for the hits were found
-    assert 8 <= bounded.total < 31
+    # the bound reached, then on until enough files for the hits were found
+    assert 6 <= bounded.total < 31
     assert bounded.extra["total_at_least"] is True
     assert any(f"At least {bounded.total:,} files contain" in note and "of the 31 files that may"
                in note for note in bounded.notes)
@@ -48,6 +49,7 @@ def test_an_uncommon_literal_is_counted_exactly(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     _tree(tmp_path)
     monkeypatch.setattr(search, "COUNT_FILES_AT_MOST", 8)
+    monkeypatch.setattr(search, "COUNT_BYTES_AT_MOST", 400)
     with Workspace([tmp_path], index_path=tmp_path / "index.sqlite", watch=False) as engine:
         engine.ensure_index(progress=False)
         result = engine.search(SearchCall(query="typing_extensions", literal=True))
