@@ -1,7 +1,7 @@
 """The workspaces ``bench/agent_cost.py`` replays its sessions on.
 
 The Python standard library with the 24 sessions of ``bench/replay_scripts.py``, and pinned
-sdists from PyPI (attrs, jinja2), fetched by pip into a cache folder on first use, never
+sdists from PyPI (attrs, jinja2, click), fetched by pip into a cache folder on first use, never
 committed, with the sessions of ``bench/agent_cost_sessions.py``. In an sdist's sessions a
 step's "module" is the file's path inside the unpacked sdist. ``smoke_corpus`` copies the few
 standard-library files of three sessions into a folder, for a run that takes seconds.
@@ -143,11 +143,19 @@ def smoke_corpus(folder: Path) -> Corpus:
 
 
 def corpora() -> list[Corpus]:
-    from agent_cost_sessions import ATTRS, ATTRS_SESSIONS, JINJA2, JINJA2_SESSIONS
+    from agent_cost_sessions import (
+        ATTRS,
+        ATTRS_SESSIONS,
+        CLICK,
+        CLICK_SESSIONS,
+        JINJA2,
+        JINJA2_SESSIONS,
+    )
 
     return [Corpus("stdlib", STDLIB, SESSIONS, False),
             Corpus(f"attrs-{ATTRS}", sdist_root("attrs", ATTRS), ATTRS_SESSIONS, True),
-            Corpus(f"jinja2-{JINJA2}", sdist_root("jinja2", JINJA2), JINJA2_SESSIONS, True)]
+            Corpus(f"jinja2-{JINJA2}", sdist_root("jinja2", JINJA2), JINJA2_SESSIONS, True),
+            Corpus(f"click-{CLICK}", sdist_root("click", CLICK), CLICK_SESSIONS, True)]
 
 
 __all__ = ["Corpus", "ReadAround", "ReadFile", "ReadSymbol", "Search", "Session", "corpora",

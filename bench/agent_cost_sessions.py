@@ -3,8 +3,9 @@
 Each is a task, the definitions it needs, and the calls an agent typically makes to get
 there (a search, whole-file reads, re-reads, overlapping ranges, a symbol read, a read of a
 wrong file), written like the standard-library sessions of ``bench/replay_scripts.py``. A
-step's "module" is the file's path inside the unpacked sdist. The jinja2 sessions were
-written for a repository the bench had not used before, before any arm ran on them.
+step's "module" is the file's path inside the unpacked sdist. The jinja2 sessions, and
+later the click ones, were written for a repository the bench had not used before, before any
+arm ran on them (each set the held-out check of a change tuned on the others).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from replay_scripts import ReadAround, ReadFile, ReadSymbol, Search, Session
 
 ATTRS = "24.2.0"
 JINJA2 = "3.1.4"
+CLICK = "8.1.7"
 
 
 def _s(name: str, task: str, needs: list[tuple[str, str]], *steps: object) -> Session:
@@ -123,4 +125,68 @@ JINJA2_SESSIONS: tuple[Session, ...] = (
        [(FILTERS_J, "do_default")],
        Search("def do_default"), ReadSymbol(FILTERS_J, "do_default"), ReadFile(FILTERS_J, 520, 60),
        ReadFile(RUNTIME, 794, 60), ReadSymbol(FILTERS_J, "do_default")),
+)
+
+
+C_CORE = "src/click/core.py"
+C_TYPES = "src/click/types.py"
+C_UTILS = "src/click/utils.py"
+C_TERMUI = "src/click/termui.py"
+C_TERMUI_IMPL = "src/click/_termui_impl.py"
+C_PARSER = "src/click/parser.py"
+C_EXCEPTIONS = "src/click/exceptions.py"
+C_FORMATTING = "src/click/formatting.py"
+C_TESTING = "src/click/testing.py"
+C_DECORATORS = "src/click/decorators.py"
+C_GLOBALS = "src/click/globals.py"
+C_COMPAT = "src/click/_compat.py"
+C_TEXTWRAP = "src/click/_textwrap.py"
+C_SHELL = "src/click/shell_completion.py"
+
+CLICK_SESSIONS: tuple[Session, ...] = (
+    _s("click-echo", "How does click.echo decide whether to strip colours?",
+       [(C_UTILS, "echo")],
+       Search("def echo"), ReadFile(C_UTILS), ReadAround(C_UTILS, "echo", 0, 5),
+       ReadFile(C_COMPAT, 0, 120), ReadFile(C_UTILS), ReadAround(C_UTILS, "make_str")),
+    _s("click-choice-convert", "How does Choice.convert match a value case-insensitively?",
+       [(C_TYPES, "Choice.convert"), (C_TYPES, "ParamType.fail")],
+       Search("def convert"), ReadFile(C_TYPES), ReadAround(C_TYPES, "Choice.convert", 2, 2),
+       ReadFile(C_EXCEPTIONS, 80, 50), ReadSymbol(C_TYPES, "ParamType.fail"),
+       ReadFile(C_TYPES, 0, 100)),
+    _s("click-option-envvar", "How does an Option read its value from an environment variable?",
+       [(C_CORE, "Option.resolve_envvar_value"), (C_CORE, "Option.value_from_envvar")],
+       Search("def resolve_envvar_value"), ReadFile(C_CORE),
+       ReadAround(C_CORE, "Option.value_from_envvar", 0, 5), ReadFile(C_TYPES, 100, 60),
+       ReadAround(C_CORE, "Option.resolve_envvar_value", 2, 2), ReadFile(C_GLOBALS)),
+    _s("click-prompt", "How does click.prompt ask again after a bad value?",
+       [(C_TERMUI, "prompt")],
+       Search("def prompt"), ReadFile(C_TERMUI), ReadAround(C_TERMUI, "prompt", 0, 10),
+       ReadFile(C_TERMUI_IMPL, 0, 100), ReadAround(C_TERMUI, "_build_prompt"), ReadFile(C_TERMUI)),
+    _s("click-runner-invoke", "What does CliRunner.invoke catch, and what does it return?",
+       [(C_TESTING, "CliRunner.invoke")],
+       Search("def invoke"), ReadFile(C_TESTING), ReadAround(C_TESTING, "CliRunner.invoke", 0, 5),
+       ReadFile(C_CORE, 1080, 80), ReadAround(C_TESTING, "CliRunner.isolation"),
+       ReadFile(C_EXCEPTIONS, 270, 19)),
+    _s("click-wrap-text", "How does wrap_text keep paragraphs apart?",
+       [(C_FORMATTING, "wrap_text")],
+       Search("def wrap_text"), ReadFile(C_FORMATTING), ReadAround(C_FORMATTING, "wrap_text", 2, 2),
+       ReadFile(C_TEXTWRAP), ReadFile(C_FORMATTING, 100, 80)),
+    _s("click-split-arg-string", "How does split_arg_string split a command line?",
+       [(C_PARSER, "split_arg_string")],
+       Search("def split_arg_string"), ReadSymbol(C_PARSER, "split_arg_string"),
+       ReadFile(C_SHELL, 490, 60), ReadFile(C_PARSER, 100, 60)),
+    _s("click-missing-parameter", "What message does MissingParameter print?",
+       [(C_EXCEPTIONS, "MissingParameter.format_message"), (C_EXCEPTIONS, "_join_param_hints")],
+       Search("class MissingParameter"), ReadFile(C_EXCEPTIONS),
+       ReadAround(C_EXCEPTIONS, "MissingParameter.format_message", 0, 5),
+       ReadFile(C_CORE, 2400, 60), ReadAround(C_EXCEPTIONS, "_join_param_hints", 2, 2)),
+    _s("click-pass-decorator", "How does make_pass_decorator find the object it passes?",
+       [(C_DECORATORS, "make_pass_decorator"), (C_CORE, "Context.find_object")],
+       Search("def make_pass_decorator"), ReadFile(C_DECORATORS),
+       ReadAround(C_DECORATORS, "make_pass_decorator", 0, 5), ReadFile(C_GLOBALS),
+       ReadSymbol(C_CORE, "Context.find_object"), ReadFile(C_DECORATORS, 0, 60)),
+    _s("click-progressbar", "What does click.progressbar build?",
+       [(C_TERMUI, "progressbar"), (C_TERMUI_IMPL, "ProgressBar.__init__")],
+       Search("def progressbar"), ReadFile(C_TERMUI), ReadAround(C_TERMUI, "progressbar", 0, 5),
+       ReadFile(C_TERMUI_IMPL, 0, 150), ReadSymbol(C_TERMUI_IMPL, "ProgressBar.__init__")),
 )
