@@ -12,7 +12,7 @@ DOCUMENTED = ('def fields(cls):\n    """\n' + "".join(f"    Line {n} of the docs
               + '    """\n    if cls is None:\n        raise TypeError("no class")\n    return cls\n')
 # A function whose body alone is past what is shown whole.
 LONG = "def build(spec):\n" + "".join(f"    step_{n} = spec.apply({n}, 'a value to spend')\n"
-                                      for n in range(60)) + "    return spec\n"
+                                      for n in range(100)) + "    return spec\n"
 
 
 def _search(tmp_path: Path, arguments: dict) -> list[dict]:
@@ -37,4 +37,31 @@ def test_a_symbol_search_shows_the_definitions_it_found(tmp_path: Path) -> None:
     assert matches[1]["context"].endswith("40 |     return cls")
     long = {m["line"]: m for m in _search(tmp_path, {"query": "build", "kind": "symbol"})}[43]
     assert long["context"].split("\n") == ["43 | def build(spec):",
-                                           "  (function build: lines 43-104)"]
+                                           "  (function build: lines 43-144)"]
+
+
+def test_a_definition_of_under_a_thousand_tokens_is_shown_whole(tmp_path: Path) -> None:
+    """Shown whole, a definition saves the read that would follow it, a turn that reads the
+    whole conversation again: worth up to about 1,000 tokens of it."""
+    medium = "def apply(spec):\n" + "".join(
+        f"    step_{n} = spec.apply({n}, 'a value to spend')\n" for n in range(60))
+    (tmp_path / "make.py").write_text(medium + "    return spec\n", encoding="utf-8")
+    with Kernel(roots=[tmp_path], plugins=[], load_entry_points=False,
+                analytics_sinks=[]) as kernel:
+        [match] = kernel.execute_search({"query": "def apply"})["matches"]
+    assert 3000 < len(match["context"]) <= SHORT_CHARS
+    assert match["context"].split("\n")[-1] == "62 |     return spec"
+
+
+def test_a_later_hit_s_definition_is_shown_whole_only_when_short(tmp_path: Path) -> None:
+    """The hits after the first are needed far less often: their definitions are shown
+    whole up to the shorter bound, else as their signature."""
+    body = "".join(f"    step_{n} = spec.apply({n}, 'a value to spend')\n" for n in range(60))
+    (tmp_path / "a.py").write_text(f"def apply(spec):\n{body}    return spec\n", encoding="utf-8")
+    (tmp_path / "b.py").write_text(f"def apply(spec):\n{body}    return spec\n", encoding="utf-8")
+    with Kernel(roots=[tmp_path], plugins=[], load_entry_points=False,
+                analytics_sinks=[]) as kernel:
+        first, second = kernel.execute_search({"query": "def apply"})["matches"][:2]
+    assert first["context"].split("\n")[-1] == "62 |     return spec"
+    assert second["context"].split("\n") == ["1 | def apply(spec):",
+                                             "  (function apply: lines 1-62)"]

@@ -163,7 +163,7 @@ def test_a_definition_shown_with_its_match_is_written_once(tmp_path: Path) -> No
     separate line repeating the range of a long one."""
     from sari_core.rendering import render
 
-    long_body = "".join(f"    step_{n} = spec.apply({n}, 'a value to spend')\n" for n in range(60))
+    long_body = "".join(f"    step_{n} = spec.apply({n}, 'a value to spend')\n" for n in range(100))
     (tmp_path / "app.py").write_text(
         "def short(event):\n    return event\n\n\n"
         f"def build(spec):\n{long_body}    return spec\n", encoding="utf-8")
@@ -175,7 +175,7 @@ def test_a_definition_shown_with_its_match_is_written_once(tmp_path: Path) -> No
         kernel.close()
     assert short.split("\n")[1:] == ["app.py", "  1-2: def short(event):",
                                       "    2 |     return event"], short
-    assert long.split("\n")[1:] == ["app.py", "  5-66: def build(spec):"], long
+    assert long.split("\n")[1:] == ["app.py", "  5-106: def build(spec):"], long
 
 
 def test_a_definition_is_shown_and_read_with_its_decorators(tmp_path: Path) -> None:
