@@ -10,7 +10,8 @@ CPU-second:
 * ``parse``: tree-sitter parsing alone;
 * ``query``: the tags query's matches over the parsed trees;
 * ``symbols``: the rest of symbol extraction (reading the matches into rows, in Python);
-* ``words``: the word chunks of each file (word splitting);
+* ``words``: the word chunks of each file (word splitting), timed alone;
+* ``other``: the rest of a worker's run over the batches (decoding, freeing, collecting);
 * ``transport``: ``marshal`` out and back in of each batch's results, as the pipe carries
   them (the worker's dump and the main process's load).
 
@@ -36,10 +37,12 @@ from pathlib import Path
 
 from search import PACKAGES, download_corpus
 
+from sari_core.engine.decoding import decode
 from sari_core.engine.symbol_jobs import BATCH_BYTES
 from sari_core.engine.symbol_worker import parse_batch
 from sari_core.engine.symbols import MAX_SYMBOL_BYTES, extract, supported, toolkit
 from sari_core.engine.textfile import language_of
+from sari_core.engine.word_chunks import chunks
 
 Job = tuple[int, str, bytes]
 
@@ -96,14 +99,24 @@ def best_cpu(function: Callable[[str, bytes], object], files: list[tuple[str, by
 
 
 def measure(jobs: list[Job], repeat: int) -> dict[str, float]:
-    """CPU-seconds per stage (each stage's figure is the difference of two runs)."""
+    """CPU-seconds per stage: parse, query and symbols each the difference of two runs,
+    words and transport timed alone, and what is left of a worker's whole run."""
     files = [(language, data) for _, language, data in jobs if len(data) <= MAX_SYMBOL_BYTES]
     cut = batches(jobs)
     parse = best_cpu(parse_only, files, repeat)
     query = best_cpu(tag_matches, files, repeat)
     symbols = best_cpu(extract, files, repeat)
+    texts = [(decode(data).text, [(name, kind, line, end) for name, kind, is_def, line, end
+                                  in extract(language, data) if is_def])
+             for _, language, data in jobs]
+    words = float("inf")
+    for _ in range(repeat):
+        started = time.process_time()
+        for text, definitions in texts:
+            chunks(text, definitions)
+        words = min(words, time.process_time() - started)
     # A batch at a time, as a worker runs it (the collector run after each batch, not
-    # during it): the words of every file, then its results out and back in through marshal.
+    # during it), then its results out and back in through marshal.
     worker = transport = float("inf")
     gc.disable()
     for _ in range(repeat):
@@ -118,8 +131,8 @@ def measure(jobs: list[Job], repeat: int) -> dict[str, float]:
         worker = min(worker, time.process_time() - started - moved)
         transport = min(transport, moved)
     gc.enable()
-    return {"parse": parse, "query": query - parse, "symbols": symbols - query,
-            "words": worker - symbols, "transport": transport}
+    return {"parse": parse, "query": query - parse, "symbols": symbols - query, "words": words,
+            "other": worker - symbols - words, "transport": transport}
 
 
 def digest(jobs: list[Job]) -> str:
