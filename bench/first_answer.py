@@ -268,9 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     import search
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, help="a folder (default: the search bench's "
-                        "corpus, wheels downloaded from PyPI once)")
-    parser.add_argument("--packages", nargs="+", default=search.PACKAGES)
+    search.add_corpus_arguments(parser)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--query", action="append", default=[], metavar="Q",
                         help="a query to time (repeatable; default: the first of "
@@ -285,11 +283,8 @@ def main(argv: list[str] | None = None) -> int:
         scratch = Path(scratch_name)
         if args.smoke:
             root, args.rounds = search.smoke_corpus(scratch / "smoke"), 1
-        elif args.corpus is not None:
-            root = args.corpus.resolve()
         else:
-            root = search.download_corpus(args.packages, Path(tempfile.gettempdir())
-                                          / "sari-bench-corpus" / "-".join(sorted(args.packages)))
+            root = search.corpus_of(args)
         queries = args.query or [first_query(root, search.rg_files)]
         compare(root, scratch, queries, args.rounds, args.bytecode, args.baseline_python)
     return 0

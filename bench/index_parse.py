@@ -30,12 +30,11 @@ import hashlib
 import marshal
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from search import PACKAGES, download_corpus
+from search import add_corpus_arguments, corpus_of
 
 from sari_core.engine.decoding import decode
 from sari_core.engine.symbol_jobs import BATCH_BYTES
@@ -146,21 +145,15 @@ def digest(jobs: list[Job]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--packages", nargs="+", default=PACKAGES,
-                        help="wheels the corpus is made of (downloaded from PyPI once)")
-    parser.add_argument("--corpus", type=Path, help="a folder to use instead of the wheels")
-    parser.add_argument("--cache", type=Path,
-                        default=Path(tempfile.gettempdir()) / "sari-bench-corpus")
+    add_corpus_arguments(parser)
     parser.add_argument("--repeat", type=int, default=3, help="runs per stage (the best kept)")
     parser.add_argument("--smoke", action="store_true",
                         help="Sari's own engine sources, one run: checks the bench works (CI)")
     args = parser.parse_args(argv)
     if args.smoke:
         root, args.repeat = Path(__file__).resolve().parents[1] / "sari_core" / "engine", 1
-    elif args.corpus is not None:
-        root = args.corpus.resolve()
     else:
-        root = download_corpus(args.packages, args.cache / "-".join(sorted(args.packages)))
+        root = corpus_of(args)
     jobs = corpus_jobs(root)
     megabytes = sum(len(data) for _, _, data in jobs) / 1e6
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average "

@@ -90,6 +90,22 @@ def download_corpus(packages: list[str], cache: Path) -> Path:
     return corpus
 
 
+def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--packages``, ``--corpus`` and ``--cache``: the tree the engine benches read."""
+    parser.add_argument("--packages", nargs="+", default=PACKAGES,
+                        help="wheels the corpus is made of (downloaded from PyPI once)")
+    parser.add_argument("--corpus", type=Path, help="a folder to use instead of the wheels")
+    parser.add_argument("--cache", type=Path,
+                        default=Path(tempfile.gettempdir()) / "sari-bench-corpus")
+
+
+def corpus_of(args: argparse.Namespace) -> Path:
+    """The folder ``--corpus`` names, else the ``--packages`` wheels unpacked in ``--cache``."""
+    if args.corpus is not None:
+        return args.corpus.resolve()
+    return download_corpus(args.packages, args.cache / "-".join(sorted(args.packages)))
+
+
 def smoke_corpus(folder: Path) -> Path:
     for rel, text in SMOKE_FILES.items():
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -258,11 +274,7 @@ def verdicts(figures: dict[str, float]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--packages", nargs="+", default=PACKAGES,
-                        help="wheels the corpus is made of (downloaded from PyPI once)")
-    parser.add_argument("--corpus", type=Path, help="a folder to use instead of the wheels")
-    parser.add_argument("--cache", type=Path,
-                        default=Path(tempfile.gettempdir()) / "sari-bench-corpus")
+    add_corpus_arguments(parser)
     parser.add_argument("--scales", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per query")
     parser.add_argument("--smoke", action="store_true",
@@ -280,10 +292,8 @@ def main(argv: list[str] | None = None) -> int:
             base = smoke_corpus(scratch / "smoke")
             args.scales, args.repeat = [1], 1
             literals, regexes, symbols = literals[:3], regexes[:2], symbols[:2]
-        elif args.corpus is not None:
-            base = args.corpus.resolve()
         else:
-            base = download_corpus(args.packages, args.cache / "-".join(sorted(args.packages)))
+            base = corpus_of(args)
         version = subprocess.run([rg_base()[0], "--version"], capture_output=True,
                                  text=True).stdout.splitlines()[0]
         git = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout
