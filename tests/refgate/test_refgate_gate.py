@@ -232,10 +232,10 @@ def test_a_blind_read_of_a_long_code_file_is_served_as_its_outline(make_kernel) 
     assert response["meta"]["mode"] == "outline" and response["meta"]["file_lines"] == 305
     text = render(response)
     header, *rows = text.split("\n")
+    # No window of the file's first lines is proposed: the outline names the lines to read.
     assert header == ("app/long.py outline (file of 305 lines). No search in this session "
-                      "returned this file, so this is its outline: read the lines you need. "
-                      'Next: read(mode="snippet", target="app/long.py", start_line=1, '
-                      "end_line=100)")
+                      "returned this file, so this is its outline: read the lines you need.")
+    assert stabilization(response)["next_calls"] == []
     assert rows == [f"function handler_{n} {61 * n - 60}-{61 * n - 1}" for n in range(1, 6)]
     assert len(text) < 400  # far less than the 100 lines a window would have shown
     _all_next_calls_succeed(kernel, response)
@@ -250,7 +250,8 @@ def test_the_lines_an_outline_names_are_read_in_full_next(make_kernel) -> None:
                          files={"app/long.py": LONG, "app/config.py": "x = 1\n"})
     response = kernel.execute_read({"mode": "file", "target": "app/long.py"})
     assert stabilization(response)["reason_codes"] == ["REFGATE_READ_OUTLINED"]
-    follow = run_next_call(kernel, stabilization(response)["next_calls"][0])
+    follow = kernel.execute_read({"mode": "snippet", "target": "app/long.py", "start_line": 1,
+                                  "end_line": 100})
     assert follow["ok"] and follow["meta"]["end_line"] == 100
     assert "unchanged" not in render(follow) and "def handler_2(request):" in follow["text"]
 
@@ -284,9 +285,7 @@ def test_a_blind_range_wider_than_a_window_is_served_as_the_outline_of_its_lines
     assert response["text"].splitlines() == [
         f"function handler_{n} {61 * n - 60}-{61 * n - 1}" for n in range(5, 11)]
     header = render(response).split("\n")[0]
-    assert "so this is the outline of lines 301-550: read the lines you need" in header
-    assert header.endswith('Next: read(mode="snippet", target="app/many.py", start_line=301, '
-                           "end_line=400)")
+    assert header.endswith("so this is the outline of lines 301-550: read the lines you need.")
     _all_next_calls_succeed(kernel, response)
 
 

@@ -93,7 +93,11 @@ def outline_for(call: ReadCall, session: Session, file_lines: int | None,
         unsearched = "matched these lines" if searched else "returned this file"
         message = f"No search in this session {unsearched}, so this is {what}: read the lines " \
                   "you need."
-    return Outline(outline, file_lines, message, (NextCall(tool="read", arguments=window),))
+    # A drifting session is offered the read it asked for; a blind read is not offered its
+    # first window: the outline names every definition's lines, and a window of the file's
+    # first lines (mostly imports) would contradict "read the lines you need".
+    calls = (NextCall(tool="read", arguments=window),) if drift else ()
+    return Outline(outline, file_lines, message, calls)
 
 
 def serve(result: ReadResult, outline: Outline) -> None:

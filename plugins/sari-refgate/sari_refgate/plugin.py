@@ -81,8 +81,9 @@ class RefgatePlugin(Plugin):
                         "range) of a file no search of the session returned, or a named range "
                         "of a searched file where no search matched, was served as the "
                         "outline of those lines (definitions with line ranges; blind_reads = "
-                        "\"outline\"); next_calls reads their first window, and the next read "
-                        "of the file is served as asked.",
+                        "\"outline\"), from which the agent reads the lines it needs (no "
+                        "window of the file's first lines is proposed); the next read of the "
+                        "file is served as asked.",
             severity="info",
             rank=REASON_RANK,
         ), ReasonCodeSpec(
