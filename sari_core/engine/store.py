@@ -24,12 +24,10 @@ from sari_core.engine.schema import (
     connect,
     open_index,
     pack_text,
-    unpack_text,
-    unpack_utf8,
 )
+from sari_core.engine.stored_texts import StoredTexts, chunks
 from sari_core.engine.symbols import SymbolRow
 
-SQL_VARIABLES = 900  # stay under SQLITE_MAX_VARIABLE_NUMBER of old builds
 BULK_CACHE_KIB = -16384  # the writer's page cache during a large build (16 MiB)
 ANALYSIS_ROWS = 1000  # rows of each index PRAGMA optimize looks at
 FOLDED_NAMES = 100_000  # names whose folded form is remembered (names repeat: every call)
@@ -82,12 +80,7 @@ def _folded_apart(name: str) -> str | None:
     return None if name.isascii() and folded == name.lower() else folded
 
 
-def chunks(values: Sequence[int], size: int = SQL_VARIABLES) -> Iterator[Sequence[int]]:
-    for start in range(0, len(values), size):
-        yield values[start:start + size]
-
-
-class IndexStore:
+class IndexStore(StoredTexts):
     """The index database of one workspace."""
 
     def __init__(self, path: Path) -> None:
@@ -255,37 +248,6 @@ class IndexStore:
 
     def count_symbols(self) -> int:
         return int(self.reader.execute("SELECT count(*) FROM symbols").fetchone()[0])
-
-    def text_of(self, file_id: int, conn: sqlite3.Connection | None = None) -> str | None:
-        row = (conn or self.reader).execute("SELECT data FROM contents WHERE id = ?",
-                                            (file_id,)).fetchone()
-        return unpack_text(row[0]) if row else None
-
-    def texts(self, ids: Sequence[int]) -> Iterator[tuple[int, str]]:
-        for file_id, data in self._stored(ids):
-            yield file_id, unpack_text(data)
-
-    def utf8_texts(self, ids: Sequence[int]) -> Iterator[tuple[int, bytes]]:
-        """Texts as their UTF-8 bytes (no decoding: the cheapest exact comparison)."""
-        for file_id, data in self._stored(ids):
-            yield file_id, unpack_utf8(data)
-
-    def _stored(self, ids: Sequence[int]) -> Iterator[tuple[int, bytes]]:
-        for part in self.packed_texts(ids):
-            yield from part
-
-    def packed_texts(self, ids: Sequence[int]) -> Iterator[list[tuple[int, bytes]]]:
-        """``(id, stored text)`` of ``ids``, a few hundred at a time, still compressed
-        (:func:`~sari_core.engine.schema.unpack_utf8` gives the bytes): a loop over
-        thousands of candidates pays for one call per batch, not per file."""
-        for part in chunks(list(ids)):
-            marks = ",".join("?" * len(part))
-            yield self.reader.execute(
-                f"SELECT id, data FROM contents WHERE id IN ({marks})", tuple(part)).fetchall()
-
-    def all_texts(self) -> Iterator[tuple[int, str]]:
-        for file_id, data in self.reader.execute("SELECT id, data FROM contents"):
-            yield file_id, unpack_text(data)
 
     def put_file(self, conn: sqlite3.Connection, previous: FileRow | None, root: int, path: str,
                  size: int, mtime_ns: int, digest: str, language: str | None, kind: str,
