@@ -12,9 +12,7 @@ from __future__ import annotations
 import ast
 import os
 import shutil
-import subprocess
 import sys
-import tarfile
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -31,6 +29,7 @@ from replay_scripts import (  # noqa: E402
     Session,
     module_path,
 )
+from sdists import sdist, unpack  # noqa: E402
 
 CACHE = Path(os.environ.get("SARI_BENCH_CACHE", Path.home() / ".cache" / "sari-bench"))
 
@@ -114,17 +113,10 @@ def sdist_root(name: str, version: str) -> Path:
     """The unpacked sdist ``name==version``, downloaded by pip into the cache folder on first
     use (the archive's own folder name, whatever case the index gives it)."""
     folder = CACHE / f"{name}-{version}"
-    trees = [p for p in folder.glob("*") if p.is_dir()] if folder.is_dir() else []
+    trees = sorted(p for p in folder.glob("*") if p.is_dir()) if folder.is_dir() else []
     if trees:
         return trees[0]
-    folder.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                    "--no-binary", ":all:", f"{name}=={version}", "-d", str(folder)],
-                   check=True)
-    [archive] = folder.glob("*.tar.gz")
-    with tarfile.open(archive) as sdist:
-        sdist.extractall(folder, filter="data")
-    return next(p for p in folder.glob("*") if p.is_dir())
+    return unpack(sdist(f"{name}=={version}", folder), folder)
 
 
 SMOKE_SESSIONS = ("json-indent", "textwrap-dedent", "heapq-merge")

@@ -16,12 +16,17 @@ def sdist(requirement: str, folder: Path) -> Path:
     """The archive of ``requirement`` (``name==version``) in ``folder``, downloaded on first use."""
     folder.mkdir(parents=True, exist_ok=True)
     name, version = requirement.split("==")
-    found = sorted(folder.glob(f"{name}-{version}.tar.gz"))
-    if not found:
+    # An archive's name may differ in case or in - and _ (Flask-3.0.3, typing_extensions-...).
+    wanted = f"{name}-{version}.tar.gz".lower().replace("_", "-")
+
+    def found() -> list[Path]:
+        return sorted(path for path in folder.glob("*.tar.gz")
+                      if path.name.lower().replace("_", "-") == wanted)
+
+    if not found():
         subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
                         "--no-binary", ":all:", requirement, "-d", str(folder)], check=True)
-        found = sorted(folder.glob(f"{name}-{version}.tar.gz"))
-    return found[0]
+    return found()[0]
 
 
 def unpack(archive: Path, into: Path) -> Path:
