@@ -13,6 +13,7 @@ but the file-set bounds, so starting early costs next to nothing.
 from __future__ import annotations
 
 import atexit
+import io
 import os
 import selectors
 import shutil
@@ -30,7 +31,6 @@ LINES_PER_FILE = 20  # line hits kept per file (what ranking looks at)
 PREVIEW_COLUMNS = 400  # longer lines come back cut (minified code)
 
 
-
 class _EarlyScan:
     """An ``rg`` started before its scan, its output read meanwhile (see :func:`start_early`)."""
 
@@ -43,7 +43,7 @@ class _EarlyScan:
 
     def _read(self) -> None:
         stdout = self.process.stdout
-        assert stdout is not None
+        assert isinstance(stdout, io.BufferedReader)  # what Popen's default buffering makes
         with stdout:
             while chunk := stdout.read1(1 << 16):  # releases the GIL while it waits
                 self._chunks.append(chunk)
