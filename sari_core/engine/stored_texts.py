@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 from sari_core.engine.schema import unpack_text, unpack_utf8
 
@@ -23,10 +24,9 @@ def chunks(values: Sequence[int], size: int = SQL_VARIABLES) -> Iterator[Sequenc
 class StoredTexts:
     """The stored-text reads of :class:`~sari_core.engine.store.IndexStore`."""
 
-    @property
-    def reader(self) -> sqlite3.Connection:
-        """The calling thread's read connection (the store's)."""
-        raise NotImplementedError
+    if TYPE_CHECKING:  # what the store provides: the calling thread's read connection
+        @property
+        def reader(self) -> sqlite3.Connection: ...
 
     def text_of(self, file_id: int, conn: sqlite3.Connection | None = None) -> str | None:
         row = (conn or self.reader).execute("SELECT data FROM contents WHERE id = ?",
