@@ -157,13 +157,19 @@ class Searcher:
         scan_files = max(SCAN_FILES_MIN, SCAN_FILES_PER_RESULT * call.limit)
         bounded = False  # the files are a bounded count's, best first
         kept: dict[int, bytes] = {}  # texts the literal's check read, read again below
+        # definitions of the query's names in the candidates, when the literal's bounded
+        # count already looked them up (a superset of the files': no second query)
+        candidate_defs: dict[int, dict[int, tuple[str, int]]] | None = None
         if files is None and call.kind == "text":
-            files, bounded = self._literal(call, words, needle, scan_files, kept)
+            files, bounded, candidate_defs = self._literal(call, words, needle, scan_files,
+                                                           kept)
         if files is None:
             files = self.files(call)
         if not files:
             return [], 0
-        defs = self._definitions(words, call.case_sensitive, {f.id for f in files})
+        ids = {f.id for f in files}
+        defs = self._definitions(words, call.case_sensitive, ids) if candidate_defs is None \
+            else {file_id: lines for file_id, lines in candidate_defs.items() if file_id in ids}
 
         def order(hit: FileHit) -> tuple[int | str, ...]:
             return order_key(hit, hit.id in defs, needle, call.case_sensitive)
@@ -188,17 +194,19 @@ class Searcher:
         return hits, len(files)
 
     def _literal(self, call: SearchCall, words: list[str], needle: str, scan_files: int,
-                 kept: dict[int, bytes]) -> tuple[list[FileHit] | None, bool]:
-        """The files holding a literal, and whether they are a bounded count's, best first:
-        a common literal is found by checking its candidates best first and stopping at
+                 kept: dict[int, bytes]
+                 ) -> tuple[list[FileHit] | None, bool, dict[int, dict[int, tuple[str, int]]] | None]:
+        """The files holding a literal, whether they are a bounded count's, best first, and
+        the definitions of the query's names in the candidates when they were looked up: a
+        common literal is found by checking its candidates best first and stopping at
         ``COUNT_FILES_AT_MOST`` files or ``COUNT_BYTES_AT_MOST`` of text (with a sentence
         saying so). None for a query the trigram index cannot select."""
         candidates = literal_candidates(self.store, call.query, call.path_glob)
         if candidates is None:
-            return None, False
+            return None, False, None
         if len(candidates) <= scan_files:  # every match is read for hits: no bound
             return verified(self.store, candidates, call.query, call.case_sensitive,
-                            kept), False
+                            kept), False, None
         defs = self._definitions(words, call.case_sensitive, {f.id for f in candidates})
         ordered = sorted(candidates, key=lambda hit: order_key(
             hit, hit.id in defs, needle, call.case_sensitive))
@@ -212,7 +220,7 @@ class Searcher:
                 f"{len(candidates):,} files that may, the {checked:,} ranked first were "
                 "checked (the matches are the best of all). path_glob narrows the search "
                 "and counts it exactly.")
-        return found, True
+        return found, True, defs
 
     @staticmethod
     def _literal_hits(query: str, text: str, case_sensitive: bool) -> list[tuple[int, int, str]]:

@@ -57,14 +57,15 @@ def symbol_hits(store: IndexStore, call: SearchCall) -> tuple[list[Hit], int, li
     scores = {id(row): score(row) for row in rows}
     ranked = sorted(rows, key=lambda row: (-scores[id(row)], row.root, row.path, row.line))
     top = ranked[:max(call.limit * 2, call.limit)]
-    texts = dict(store.texts(sorted({row.file_id for row in top})))
-    split: dict[int, list[str]] = {}
+    # each file is read up to its last line shown, and split no further
+    last_line: dict[int, int] = {}
+    for row in top:
+        last_line[row.file_id] = max(last_line.get(row.file_id, 0), row.line)
+    lines = store.first_lines(last_line)
     hits = []
     for row in top:
-        if row.file_id not in split:
-            split[row.file_id] = texts.get(row.file_id, "").split("\n")
-        lines = split[row.file_id]
-        line = lines[row.line - 1] if 0 < row.line <= len(lines) else ""
+        shown = lines.get(row.file_id, [])
+        line = shown[row.line - 1].decode("utf-8") if 0 < row.line <= len(shown) else ""
         hits.append(Hit(FileHit(row.file_id, row.root, row.path), row.line, line,
                          round(scores[id(row)], 2), row.kind, row.name,
                          max(line.find(row.name), 0), row.end_line))

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import pathspec
 import re2
@@ -35,6 +35,7 @@ from sari_core.engine import work_budget
 from sari_core.engine.regex import MAX_MEMORY_BYTES, BytesPattern, Regex
 from sari_core.engine.schema import unpack_utf8
 from sari_core.engine.store import IndexStore
+from sari_core.engine.stored_texts import stored_size, text_prefix
 
 TRIGRAM = 3
 _SPECIAL = set(".^$*+?{}[]\\|()")
@@ -43,9 +44,9 @@ _NUMERIC_ESCAPES = set("xuUN0123456789")
 _BRACES = re.compile(r"\{\d*(?:,\d*)?\}")
 
 
-@dataclass(frozen=True)
-class FileHit:
-    """A file that matches, as the index knows it."""
+class FileHit(NamedTuple):
+    """A file that matches, as the index knows it (a tuple: a common literal makes
+    thousands of them per search)."""
 
     id: int
     root: int
@@ -155,6 +156,16 @@ def literal_candidates(store: IndexStore, query: str, glob: str | None = None
             if spec is None or spec.match_file(path)]
 
 
+# A candidate that is only counted (not read for hits) is checked on its first bytes
+# first, and decoded whole only when they lack the query: a common phrase (an import, a
+# class header) is mostly near a file's top. Texts up to twice this are decoded at once.
+PREFIX_BYTES = 8192
+# The prefixes tried cost what they do not save where the query lies deeper (or nowhere):
+# they are tried while the bytes they saved exceed those they cost (a missed prefix costs
+# about twice its size, with the call) by less than this allowance.
+PREFIX_ALLOWANCE_BYTES = 64 << 10
+
+
 def first_containing(store: IndexStore, ordered: list[FileHit], query: str,
                      case_sensitive: bool, *, check_at_most: int, bytes_at_most: int,
                      found_at_least: int, kept: dict[int, bytes] | None = None
@@ -163,6 +174,10 @@ def first_containing(store: IndexStore, ordered: list[FileHit], query: str,
     and how many candidates were checked: once ``check_at_most`` are (or ``bytes_at_most``
     of their text) and ``found_at_least`` were found, the rest are left unchecked."""
     check = _utf8_check(query, case_sensitive)
+    # only exact byte comparisons can be made on a prefix cut anywhere (even inside a
+    # character); a prefix holding the query holds it in the whole text
+    on_prefix = case_sensitive or query.isascii()
+    prefix_gain = PREFIX_ALLOWANCE_BYTES  # bytes the prefixes saved, less what they cost
     spend = work_budget.spend
     out: list[FileHit] = []
     checked = read = 0
@@ -174,17 +189,25 @@ def first_containing(store: IndexStore, ordered: list[FileHit], query: str,
             if (checked >= check_at_most or read >= bytes_at_most) \
                     and len(out) >= found_at_least:
                 return out, checked
-            data = packed.get(hit.id)
-            if data is None:
+            stored = packed.get(hit.id)
+            if stored is None:
                 continue
-            data = unpack_utf8(data)
-            if not spend(len(data)):
+            size = stored_size(stored)
+            if not spend(size):
                 return out, checked
             checked += 1
-            read += len(data)
+            read += size
+            counted_only = kept is None or len(out) >= found_at_least
+            if counted_only and on_prefix and size > 2 * PREFIX_BYTES and prefix_gain > 0:
+                if check(text_prefix(stored, PREFIX_BYTES)):
+                    prefix_gain += size - PREFIX_BYTES
+                    out.append(hit)
+                    continue
+                prefix_gain -= 2 * PREFIX_BYTES
+            data = unpack_utf8(stored)
             if check(data):
-                if kept is not None and len(out) < found_at_least:  # the files read next
-                    kept[hit.id] = data
+                if not counted_only:  # the files read next
+                    kept[hit.id] = data  # type: ignore[index]
                 out.append(hit)
     return out, checked
 
@@ -199,8 +222,25 @@ def _utf8_check(query: str, case_sensitive: bool) -> Callable[[bytes], bool]:
     needle = query.encode("utf-8")
     if case_sensitive:
         return lambda data: needle in data
-    search = ascii_without_case(query).search
-    return lambda data: search(data) is not None
+    return _found_by(ascii_without_case(query))
+
+
+def _found_by(pattern: BytesPattern) -> Callable[[bytes], bool]:
+    """Whether ``pattern`` occurs in a text: RE2's own match call where the wrapper offers
+    it (its ``search`` builds a generator and a match object per text, which costs a common
+    literal's thousands of candidates as much as RE2's scan of them), else ``search``."""
+    search = pattern.search
+    regexp = getattr(pattern, "_regexp", None)
+    anchor = getattr(getattr(getattr(re2, "_re2", None), "RE2", None), "Anchor", None)
+    if regexp is None or anchor is None:
+        return lambda data: search(data) is not None
+    match, unanchored, missing = regexp.Match, anchor.UNANCHORED, (-1, -1)
+    try:
+        if match(unanchored, b"", 0, 0)[0] != missing:  # the call is not what it was
+            return lambda data: search(data) is not None
+    except (TypeError, AttributeError, IndexError):
+        return lambda data: search(data) is not None
+    return lambda data: match(unanchored, data, 0, len(data))[0] != missing
 
 
 def _short_scan(store: IndexStore, query: str, case_sensitive: bool, glob: str | None
