@@ -34,6 +34,7 @@ from sari_core.engine.code_text import (
     in_string,
     prose_spans,
 )
+from sari_core.engine.decorated import accessor_lines
 from sari_core.engine.names import folded_name
 from sari_core.engine.python_text import imported_modules
 from sari_core.engine.receiver_types import ReceiverTypes, receiver_chain
@@ -76,6 +77,8 @@ class Narrower:
         self.types = ReceiverTypes(store)
         self.functions = [n for n in target.chosen if n.parent is None]
         self.methods = [n for n in target.chosen if n.parent is not None]
+        # a property is used by reading or setting it: x.name is no data attribute then
+        self.properties = bool(self.chosen_lines & set(accessor_lines(store, [self.name])))
         self.modules = {part for n in (*target.chosen, *target.others)
                         for part in module_of(n.row.path).split(".")} - self.mine
         self.other_functions = [n for n in target.others if n.parent is None]
@@ -99,8 +102,8 @@ class Narrower:
             if in_prose(prose, use.line, found.start()):
                 continue  # a docstring names it
             before, after = use.text[:found.start()], use.text[found.end():]
-            if in_string(use.text, found.start()) \
-                    and not annotation_string(use.text, found.start()):
+            if in_string(use.text, found.start()) and (
+                    self.properties or not annotation_string(use.text, found.start())):
                 continue  # a string, but no forward reference ("Template", "t.List[Env]")
             if before.rstrip().endswith("."):
                 if _IMPORT.match(use.text):
@@ -113,12 +116,15 @@ class Narrower:
                     if classes is not None:  # an annotation, a constructor, self: its class
                         verdicts.append(bool(classes & self.mine))
                         continue
-                if self.methods and not self.functions and not (
+                if self.methods and not self.functions and not self.properties and not (
                         after.lstrip().startswith("(") or (
                             _called(after) and receiver in ("self", "cls", "this", *self.mine))):
                     verdicts.append(False)  # x.name = ..., x.name.y: a data attribute
                     continue
                 verdicts.append(self._by_receiver(receiver, chain, use, tree))
+            elif self.properties and _ACCESSOR_DECORATOR.match(after) \
+                    and before.strip() == "@":  # @name.setter: the same property, extended
+                verdicts.append(_class_at(tree, use.line) in self.mine)
             else:
                 verdicts.append(self._bare_use(use, file_text, before, after, tree))
         if not verdicts or all(verdict is False for verdict in verdicts):
@@ -265,6 +271,7 @@ _BUILTIN_METHODS = frozenset(name for kind in (dict, list, set, str, bytes, tupl
 
 
 _IMPORT = re.compile(r"\s*(from|import)\s")
+_ACCESSOR_DECORATOR = re.compile(r"\.(setter|getter|deleter)\b")
 
 
 def _called(after: str) -> bool:

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sari_core.engine.code_text import Spans, in_prose, in_string, prose_spans
+from sari_core.engine.decorated import PYTHON_SUFFIXES, accessor_lines
 from sari_core.engine.grammars import GRAMMARS
 from sari_core.engine.names import MatchMode, folded_name, like_pattern, matches, rank
 from sari_core.engine.narrowing import Narrower, Use, note, overrides
@@ -194,9 +196,38 @@ class Navigator:
         if call.kind != "callers" or not handed_on:
             return tagged
         seen = {(loc.file_id, loc.line) for loc in tagged}
-        handed = [loc for loc in self._values(names, call.path_glob)
-                  if (loc.file_id, loc.line) not in seen]
-        return sorted([*tagged, *handed], key=lambda loc: (loc.root, loc.path, loc.line))
+        found = list(tagged)
+        for loc in [*self._values(names, call.path_glob),
+                    *self._property_reads(names, call.path_glob)]:
+            if (loc.file_id, loc.line) not in seen:
+                seen.add((loc.file_id, loc.line))
+                found.append(loc)
+        return sorted(found, key=lambda loc: (loc.root, loc.path, loc.line))
+
+    def _property_reads(self, names: Sequence[str], glob: str | None) -> list[Location]:
+        """The lines reading or setting a property of one of ``names`` (``x.name``, no
+        call needed): its getter or setter runs there."""
+        accessed = sorted(set(accessor_lines(self.store, names).values()))
+        if not accessed:
+            return []
+        uses = [loc for loc in self._uses(accessed, glob)
+                if not loc.is_definition and loc.path.endswith(PYTHON_SUFFIXES)]
+        texts = dict(self.store.texts(sorted({loc.file_id for loc in uses})))
+        prose: dict[int, Spans] = {}
+        out = []
+        for loc in uses:
+            text = texts.get(loc.file_id, "")
+            lines = text.split("\n")
+            line = lines[loc.line - 1] if 0 < loc.line <= len(lines) else ""
+            if line.lstrip().startswith(_NOT_CODE):
+                continue
+            if loc.file_id not in prose:
+                prose[loc.file_id] = prose_spans(text)
+            if any(not in_string(line, found.start())
+                   and not in_prose(prose[loc.file_id], loc.line, found.start())
+                   for found in re.finditer(rf"\.\s*{re.escape(loc.name)}(?![\w$])", line)):
+                out.append(loc)
+        return out
 
     def _symbol_rows(self, columns: str, names: Sequence[str], where: str,
                      parameters: tuple[object, ...], limit: int) -> list[tuple[Any, ...]]:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from sari_core.engine.decorated import is_accessor, yielded_annotation
+from sari_core.engine.decorators import decorated_start
 from sari_core.engine.names import folded_name
 from sari_core.engine.python_text import (
     CLASS_KINDS,
@@ -34,6 +36,7 @@ from sari_core.engine.scopes import Scope, definition_trees, innermost
 from sari_core.engine.store import IndexStore
 
 MAX_DEPTH = 4  # x = y.f(); y = z.g(); ... followed this far
+MAX_WITH_LINES = 20  # a with statement's brackets may run over this many lines
 _TOP_ASSIGNMENT = re.compile(
     r"(?P<name>[A-Za-z_]\w*)\s*(?::\s*(?P<ann>[^=]+?))?\s*=(?!=)\s*(?P<value>.+)")
 
@@ -153,6 +156,8 @@ class Definitions:
                     and any(class_at(self.tree(int(f)), int(n)) == owner for f, n in rows):
                 continue  # the owner's own definition decides
             annotation = return_annotation(self.lines(int(file_id)), int(line))
+            if annotation:  # a context manager's value is what it yields, once entered
+                annotation = yielded_annotation(self.lines(int(file_id)), int(line), annotation)
             classes = annotation_classes(annotation) if annotation \
                 else self._returned(int(file_id), int(line))
             if classes and "Self" in classes and parent:
@@ -206,6 +211,12 @@ class Definitions:
                 return found
         return None
 
+    def _in_body(self, file_id: int, first: int, number: int) -> bool:
+        """Is line ``number`` in the body of the class starting at ``first`` itself, not
+        in a method's (whose parameters, one a line, read like the body's annotations)?"""
+        scope = innermost(self.tree(file_id), number)
+        return scope is not None and scope.line == first
+
     def _own_attribute(self, owner: str, attribute: str) -> set[str] | None:
         """Every class assigned to the attribute in the class (None values left out); an
         empty set when the class never assigns it, None when an assignment is unknown."""
@@ -217,7 +228,8 @@ class Definitions:
             lines = self.lines(file_id)
             for number in range(first, min(last, len(lines)) + 1):
                 text = lines[number - 1].split("#", 1)[0]
-                found = on_self.search(text) or in_body.match(text)
+                found = on_self.search(text) or (in_body.match(text) if self._in_body(
+                    file_id, first, number) else None)
                 if not found:
                     continue
                 if found["ann"]:
@@ -237,14 +249,47 @@ class Definitions:
                     classes |= typed
                 else:
                     return None
-        return classes
+        return classes or self._property_type(owner, attribute)
+
+    def _property_type(self, owner: str, attribute: str) -> set[str]:
+        """The classes a property of class ``owner`` returns, by its getter's annotation
+        (an empty set when the class has no such property: not known here)."""
+        for file_id, first, _ in self.classes(owner):
+            lines = self.lines(file_id)
+            body = next((scope.children for scope in self.tree(file_id)
+                         if scope.line == first), [])
+            for scope in body:
+                if scope.name != attribute or not is_accessor(
+                        lines[decorated_start(lines, scope.line) - 1:scope.line - 1], attribute):
+                    continue
+                annotation = return_annotation(lines, scope.line)
+                return (annotation_classes(annotation) or set()) if annotation else set()
+        return set()
+
+
+def _with_statement(lines: list[str], number: int, name: str) -> str:
+    """The ``with`` statement whose brackets run from lines above to ``... as name:`` on
+    line ``number`` (``with Client(\\n    timeout=5,\\n) as client:``), joined on one line;
+    '' when the line ends no such statement."""
+    if not re.search(rf"\bas\s+{re.escape(name)}\s*[:,)]", lines[number - 1]):
+        return ""
+    for first in range(number - 1, max(0, number - MAX_WITH_LINES), -1):
+        if not re.match(r"\s*(?:async\s+)?with\b", lines[first - 1]):
+            continue
+        parts = [line.split("#", 1)[0].strip() for line in lines[first - 1:number]]
+        depth = 0
+        for part in parts[:-1]:  # every line before the last leaves a bracket open
+            depth += sum(map(part.count, "([{")) - sum(map(part.count, ")]}"))
+            if depth <= 0:
+                return ""
+        return " ".join(parts)
+    return ""
 
 
 def _constructs(callee: str, definitions: Definitions) -> bool:
     """Is calling ``callee`` making an instance: an indexed class, or a CapWords name (a
     class by Python's naming convention, ``threading.Event()``, whose methods are its own)?"""
     return definitions.is_class(callee) or (callee[:1].isupper() and not callee.isupper())
-
 
 
 class ReceiverTypes(Definitions):
@@ -303,7 +348,8 @@ class ReceiverTypes(Definitions):
                 if is_parameter(lines, scope.line, name):
                     return parameter_annotation(lines, tree, line, name)
                 break
-            found = bound.search(text) or assigned.search(text)
+            found = bound.search(text) or assigned.search(text) \
+                or bound.search(_with_statement(lines, number, name))
             if found is None:
                 loop = looped.search(text)
                 if loop:
@@ -357,5 +403,4 @@ class ReceiverTypes(Definitions):
         if (value.endswith((")", "]")) or IDENTIFIER.fullmatch(value.replace(".", "_"))) \
                 and chain and chain != [name]:
             return self.of(chain, file_id, number, depth + 1)
-        return None
         return None

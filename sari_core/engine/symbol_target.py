@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from sari_core.engine.decorated import accessor_lines
 from sari_core.engine.names import folded_name
 from sari_core.engine.query_kinds import dotted_parts
 from sari_core.engine.scopes import Scope, definition_trees, innermost
@@ -106,5 +107,11 @@ def _at(store: IndexStore, path: str, line: int) -> Target:
                                         (folded_name(row.name), row.name), limit=MAX_DEFINITIONS))
     chosen = [named for named in every if named.row.file_id == row.file_id
               and named.row.line == row.line]
+    accessors = accessor_lines(store, [row.name])
+    if chosen and (row.file_id, row.line) in accessors:
+        # a property's getter, setter and deleter are one symbol: asked at one, all of it
+        chosen += [named for named in every if named not in chosen
+                   and named.row.file_id == row.file_id and named.parent == chosen[0].parent
+                   and (named.row.file_id, named.row.line) in accessors]
     return Target(row.name, chosen, [named for named in every if named not in chosen],
                   named=True)
