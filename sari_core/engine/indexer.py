@@ -193,7 +193,7 @@ class Indexer:
         first = bulk and self.store.get_meta(COMPLETE_KEY) is None
         try:
             with self.store.bulk(bulk), \
-                    self.store.name_indexes_after(first, lambda: not self.cancelled.is_set()):
+                    self.store.first_build(first, lambda: not self.cancelled.is_set()):
                 self._index_entries(todo, gone, jobs, bar, stats, report)
         finally:
             jobs.close()

@@ -10,26 +10,20 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sari_core.engine import word_index
+from sari_core.engine import build_settings, word_index
 from sari_core.engine.grammars import GRAMMARS
 from sari_core.engine.names import folded_name
-from sari_core.engine.schema import (
-    CACHE_KIB,
-    NAME_INDEXES,
-    connect,
-    open_index,
-    pack_text,
-)
+from sari_core.engine.schema import connect, open_index, pack_text
 from sari_core.engine.stored_texts import StoredTexts, chunks
 from sari_core.engine.symbols import SymbolRow
 
-BULK_CACHE_KIB = -16384  # the writer's page cache during a large build (16 MiB)
 ANALYSIS_ROWS = 1000  # rows of each index PRAGMA optimize looks at
+TRIGRAM_ROWS_BYTES = 4 * 1024 * 1024  # texts added to the trigram index together
 FOLDED_NAMES = 100_000  # names whose folded form is remembered (names repeat: every call)
 
 
@@ -94,6 +88,8 @@ class IndexStore(StoredTexts):
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
         self._closed = False
+        self._trigram_rows: list[tuple[int, str]] = []  # (file id, text) to add to fts
+        self._trigram_bytes = 0
         self._folded: dict[str, str | None] = {}  # name -> _folded_apart(name), for the writer
 
     # --- connections ----------------------------------------------------------------
@@ -115,49 +111,31 @@ class IndexStore(StoredTexts):
             self._writer.execute("BEGIN IMMEDIATE")
             try:
                 yield self._writer
+                self._flush_trigrams(self._writer)
             except BaseException:
+                self._trigram_rows.clear()
+                self._trigram_bytes = 0
                 self._writer.execute("ROLLBACK")
                 raise
             self._writer.execute("COMMIT")
 
-    @contextmanager
-    def bulk(self, enabled: bool = True) -> Iterator[None]:
-        """A large build: no fsync per commit (the index is a cache; a crash means a rebuild)."""
-        if not enabled:
-            yield
-            return
-        with self.lock:
-            self._writer.execute("PRAGMA synchronous = OFF")
-            # Appending rows needs few cached pages (the name index comes after the rows).
-            self._writer.execute(f"PRAGMA cache_size = {BULK_CACHE_KIB}")
-        try:
-            yield
-        finally:
-            with self.lock:
-                self._writer.execute("PRAGMA synchronous = NORMAL")
-                self._writer.execute(f"PRAGMA cache_size = {CACHE_KIB}")
+    def _flush_trigrams(self, conn: sqlite3.Connection) -> None:
+        """Add the texts waiting for the trigram index to it, one after the other: its
+        inserts cost less in a row than between other work (its working set stays in the
+        CPU's caches)."""
+        if self._trigram_rows:
+            conn.executemany("INSERT INTO fts (rowid, text) VALUES (?, ?)", self._trigram_rows)
+            self._trigram_rows.clear()
+            self._trigram_bytes = 0
 
-    @contextmanager
-    def name_indexes_after(self, enabled: bool, keep: Callable[[], bool]) -> Iterator[None]:
-        """Rows first, the symbol name index after them (a first build of a large tree).
+    def bulk(self, enabled: bool = True) -> AbstractContextManager[None]:
+        """A large build (:func:`sari_core.engine.build_settings.bulk`)."""
+        return build_settings.bulk(self._writer, self.lock, enabled)
 
-        :param keep: whether to build the index on the way out (not when the build is
-            being cancelled: the next refresh builds it, as one left it missing).
-        """
-        if enabled:
-            with self.lock:
-                self._writer.execute("DROP INDEX IF EXISTS symbols_folded")
-        yield
-        if keep():
-            with self.lock:
-                # Sorted in temporary files, not in memory (the connections' default): at
-                # 1.8M symbols, 124 MB of resident memory and more CPU than on disk.
-                self._writer.execute("PRAGMA temp_store = FILE")
-                try:
-                    for statement in NAME_INDEXES:  # no-ops where they exist
-                        self._writer.execute(statement)
-                finally:
-                    self._writer.execute("PRAGMA temp_store = MEMORY")
+    def first_build(self, enabled: bool, keep: Callable[[], bool]
+                    ) -> AbstractContextManager[None]:
+        """A first build (:func:`sari_core.engine.build_settings.first_build`)."""
+        return build_settings.first_build(self._writer, self.lock, enabled, keep)
 
     def close(self) -> None:
         with self.lock:
@@ -281,13 +259,17 @@ class IndexStore(StoredTexts):
         if text is not None:
             conn.execute("INSERT INTO contents (id, data) VALUES (?, ?)",
                          (file_id, pack_text(text)))
-            conn.execute("INSERT INTO fts (rowid, text) VALUES (?, ?)", (file_id, text))
+            self._trigram_rows.append((file_id, text))
+            self._trigram_bytes += len(text)
+            if self._trigram_bytes >= TRIGRAM_ROWS_BYTES:
+                self._flush_trigrams(conn)
         # Words: a source file's chunks follow its definitions (put_symbols), others' now.
         if text is not None and language not in GRAMMARS:
             word_index.put_file(conn, file_id, text)
         return file_id
 
     def _delete_text(self, conn: sqlite3.Connection, file_id: int) -> None:
+        self._flush_trigrams(conn)  # the row to delete may be one of them
         old = self.text_of(file_id, conn)
         if old is not None:  # a contentless table forgets a row given its old text
             conn.execute("INSERT INTO fts (fts, rowid, text) VALUES ('delete', ?, ?)",

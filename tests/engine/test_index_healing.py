@@ -16,12 +16,15 @@ import sys
 import time
 from pathlib import Path
 
-from sari_core.engine import Workspace
+from sari_core.engine import Workspace, indexer, symbol_jobs
+from sari_core.engine.build_settings import FTS_TABLES, USUAL_FTS
 from sari_core.engine.schema import unpack_text
 from sari_core.engine.symbols import extract
 from sari_core.engine.textfile import language_of
 
-FILES = 480  # above the count at which symbol extraction moves to worker processes
+# Above the counts at which symbol extraction moves to worker processes and a build is a
+# bulk one (no fsync, full-text segments merged at the end, name index built after).
+FILES = max(symbol_jobs.POOL_THRESHOLD_FILES, indexer.BULK_FILES) + 20
 KILLS = (signal.SIGKILL, signal.SIGTERM, signal.SIGINT)
 
 BUILD = """
@@ -61,6 +64,11 @@ def _check_complete(root: Path, index: Path) -> None:
             assert stored == sorted(extract(language_of(rel), data)), rel
             text = conn.execute("SELECT data FROM contents WHERE id = ?", (file_id,)).fetchone()
             assert text is not None and unpack_text(text[0]) == data.decode("utf-8"), rel
+        for table in FTS_TABLES:  # intact, with the settings of a build that completed
+            conn.execute(f"INSERT INTO {table} ({table}, rank) VALUES ('integrity-check', 0)")
+            settings = dict(conn.execute(f"SELECT k, v FROM {table}_config"))
+            assert {key: settings.get(key, value) for key, value in USUAL_FTS.items()} \
+                == USUAL_FTS, table
     finally:
         conn.close()
 
