@@ -14,7 +14,9 @@ it* are answered three ways:
   ``callHierarchy/incomingCalls``), as (file, line) pairs;
 * index-only: ``search kind=references|callers`` from Sari's index (``name-based``);
 * server-backed: the same searches answered through sari-lspgate's running server
-  (``exact:basedpyright``), the way the plugin answers them: definitions from the index.
+  (``exact:basedpyright``), the way the plugin answers them: definitions from the index;
+  when the server gives no answer within the plugin's budget, the index's answer, as the
+  kernel then serves it (``fell back`` counts those questions).
 
 Precision and recall are over (file, line) pairs, summed over the names (by name), and
 per symbol: each definition of each name asked as ``path:line`` (what an agent asks
@@ -32,7 +34,7 @@ as PASS/FAIL.
 
     python bench/navigation.py [--sdist flask==3.0.3] [--cache ~/.cache/sari-bench] [--repeat 5]
         [--package NAME] [--misses wrong-and-missed.json] [--names-only]
-        [--rescore wrong-and-missed.json] [--smoke]
+        [--rescore wrong-and-missed.json] [--kinds references,callers] [--smoke]
 
 ``--smoke`` runs the whole bench, server included, on a tiny generated project (what CI
 runs: it fails when the bench breaks, whatever the figures). ``--rescore`` scores the index alone against the truth a ``--misses`` run recorded: the
@@ -107,9 +109,13 @@ async def _ground_truth(server: LanguageServer, root: Path, definitions: list[tu
         position = lsp.Position(line=number, character=column.start())
         params = lsp.ReferenceParams(text_document=document, position=position,
                                      context=lsp.ReferenceContext(include_declaration=False))
-        refs = await server.request(lambda c, p=params: c.text_document_references_async(p),
-                                    60) or []
-        mine["references"] |= {(_rel(root, ref.uri), ref.range.start.line + 1) for ref in refs}
+        if "references" in KINDS:
+            refs = await server.request(
+                lambda c, p=params: c.text_document_references_async(p), 60) or []
+            mine["references"] |= {(_rel(root, ref.uri), ref.range.start.line + 1)
+                                   for ref in refs}
+        if "callers" not in KINDS:
+            continue
         prepare = lsp.CallHierarchyPrepareParams(text_document=document, position=position)
         items = await server.request(
             lambda c, p=prepare: c.text_document_prepare_call_hierarchy_async(p), 60) or []
@@ -184,6 +190,7 @@ def ratio(numerator: int, denominator: int) -> float:
 
 
 def main() -> int:
+    global KINDS
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--sdist", default="flask==3.0.3")
     parser.add_argument("--cache", type=Path,
@@ -201,7 +208,12 @@ def main() -> int:
     parser.add_argument("--smoke", action="store_true",
                         help="a tiny generated project, one repetition (CI): checks the bench "
                              "runs end to end, not the targets")
+    parser.add_argument("--kinds", default=",".join(KINDS),
+                        help="the navigation kinds asked (references,callers): a server "
+                             "whose call hierarchy is slow on a large tree can be left to "
+                             "references alone")
     args = parser.parse_args()
+    KINDS = tuple(kind for kind in args.kinds.split(",") if kind in KINDS) or KINDS
     if args.smoke:
         args.sdist, args.package, args.repeat = "smoke", "smokepkg", 1
     package = args.package or args.sdist.split("==")[0]
@@ -279,6 +291,7 @@ def run_bench(root: Path, workspace: Workspace, runner: ValidationRunner, names:
     # per symbol: each definition asked about as path:line, against the server at it alone
     per_symbol = {(path, kind): [0, 0, 0] for path in SYMBOL_ARMS for kind in KINDS}
     symbols = 0
+    fell_back = 0  # server-backed questions the server did not answer in time: the index's
     latency: dict[str, list[float]] = {arm: [] for arm in ("index", "first", "computed", "kept")}
     costs = {"sari": [], "grep": []}
     kernel = Kernel(workspace, load_entry_points=False, analytics_sinks=[])
@@ -293,7 +306,9 @@ def run_bench(root: Path, workspace: Workspace, runner: ValidationRunner, names:
             first[kind], _ = _ms(lambda c=asked: runner.navigate(c))
             # every hit of that same answer (kept: nothing changed since)
             exact = runner.navigate(SearchCall(query=name, kind=kind, limit=ALL))
-            served[kind] = _pairs(exact) if exact is not None else set()
+            fell_back += exact is None
+            served[kind] = _pairs(exact if exact is not None else workspace.search(
+                SearchCall(query=name, kind=kind, limit=ALL)))
         definitions = [(row.path, row.line) for row in workspace.store.symbols(
             "s.is_def = 1 AND s.name = ? AND f.path LIKE '%.py'", (name,))]
         each = runner.loop.run(_ground_truth(server, root, definitions, name), timeout=3600)
@@ -306,8 +321,11 @@ def run_bench(root: Path, workspace: Workspace, runner: ValidationRunner, names:
             for kind in KINDS:
                 asked = SearchCall(query=f"{path}:{line}", kind=kind, limit=ALL)
                 exact = runner.navigate(asked)
-                answers = {"index": _pairs(workspace.search(asked), uses_only=True),
-                           "server": _pairs(exact) if exact is not None else set(),
+                fell_back += exact is None
+                answers_index = _pairs(workspace.search(asked), uses_only=True)
+                answers = {"index": answers_index,
+                           "server": _pairs(exact) if exact is not None
+                           else answers_index,
                            "index, by name": by_name[kind], "server, by name": served[kind]}
                 if misses is not None:
                     misses.append(_misses(root, f"{path}:{line}", kind, answers["index"],
@@ -340,7 +358,7 @@ def run_bench(root: Path, workspace: Workspace, runner: ValidationRunner, names:
         costs["grep"].append(session_cost(grep_results))
     kernel.close()
     print(f"\nper symbol (each definition asked as path:line; {symbols} definitions share "
-          "their name with another):")
+          f"their name with another; server-backed fell back to the index {fell_back} times):")
     for (path, kind), (hit, size, want) in per_symbol.items():
         print(f"  {path:<16}{kind:<11} precision {ratio(hit, size):.3f}  recall "
               f"{ratio(hit, want):.3f}  ({hit} right of {size} found, {want} true)")

@@ -6,11 +6,13 @@ import os
 import signal
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from lspgate_workspace import KernelFactory, edit, gate_note, stabilization
 
 from sari_core import Kernel
+from sari_lspgate import navigation
 
 FILES = {"app.py": "def value() -> int:\n    return 1\n", "other.py": "NAME = 'x'\n"}
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(60)"]
@@ -38,7 +40,8 @@ def test_a_killed_language_server_is_restarted_and_the_next_edit_is_validated(
     kernel = make_kernel(FILES)
     first = edit(kernel, "app.py", "return 1", "return 2", "restart")
     assert "gated" not in first["meta"]
-    runner = plugin_of(kernel).runner  # type: ignore[attr-defined]
+    runner = plugin_of(kernel)._get_runner()  # type: ignore[attr-defined]
+    runner.prewarm()
     pids = runner.server_pids()
     assert set(pids) == {"ruff", "basedpyright"}
     for pid in pids.values():
@@ -121,3 +124,29 @@ def test_a_missing_validator_is_never_silent(make_kernel: KernelFactory, mode: s
     text = " ".join(stabilization(response)["warnings"]) + response["meta"].get(
         "gated", {}).get("message", "")
     assert "'sari-no-such-language-server' not found" in text
+
+
+SLOW_REFERENCES = [sys.executable, str(Path(__file__).with_name("slow_references_server.py"))]
+
+
+def test_a_server_slower_than_the_navigation_budget_leaves_the_answer_to_the_index(
+        make_kernel: KernelFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(navigation, "ANSWER_BUDGET_SECONDS", 2.0)
+    # each request is in time (many definitions of a name each get this much): the sum is not
+    monkeypatch.setattr(navigation, "REQUEST_TIMEOUT_SECONDS", 60.0)
+    kernel = make_kernel({"app.py": "def total():\n    return 1\n\n\ntotal()\n"},
+                         ruff=False, basedpyright=False,
+                         language_servers=[{"name": "slow", "command": SLOW_REFERENCES,
+                                            "patterns": ["*.py"]}])
+    runner = plugin_of(kernel)._get_runner()  # type: ignore[attr-defined]
+    runner.prewarm()
+    deadline = time.monotonic() + 60
+    while not any(server.running and server.capabilities for server, _ in runner.navigators()):
+        assert time.monotonic() < deadline, "the slow server did not start"
+        time.sleep(0.2)
+    started = time.monotonic()
+    response = kernel.execute_search({"query": "total", "kind": "references"})
+    assert time.monotonic() - started < 30  # the budget, not the server's two minutes
+    assert response["ok"] is True
+    assert not response["meta"].get("precision", "").startswith("exact:")
+    assert [m["line"] for m in response["matches"] if m.get("kind") != "definition"] == [5]

@@ -47,6 +47,9 @@ from sari_lspgate.validators import matches as path_matches
 log = logging.getLogger(__name__)
 
 REQUEST_TIMEOUT_SECONDS = 10.0  # per request, as if they were sent one after another
+# The longest an agent waits for one exact answer, however many definitions are asked: a
+# call hierarchy of a common name over a large tree can take minutes; the index answers then.
+ANSWER_BUDGET_SECONDS = 20.0
 MAX_DEFINITIONS = 50
 SNIPPET_CHARS = 160
 MAX_OUTLINES = 512  # files whose document symbols are kept between searches
@@ -158,7 +161,8 @@ class ExactNavigator:
             mine = [d for d in definitions if path_matches(self.display(d.path), patterns)]
             before = stamps(d.path for d in mine)
             try:
-                hits = await self._hits(server, patterns, name, call, mine)
+                hits = await asyncio.wait_for(self._hits(server, patterns, name, call, mine),
+                                              ANSWER_BUDGET_SECONDS)
             except (ValidatorUnavailable, asyncio.TimeoutError, TimeoutError, OSError,
                     JsonRpcException) as exc:
                 log.info("exact navigation through %s failed: %s", server.name, exc)
