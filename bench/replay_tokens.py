@@ -105,6 +105,8 @@ class Agent:
 
     def search(self, arguments: dict[str, Any]) -> dict[str, Any]:
         response = self._record(self.kernel.execute_search({**arguments, "session_id": self.sid}))
+        if self.rebuild is not None:
+            self.rebuild.feed(response)  # the lines its shown definitions hold, for later reads
         if response["ok"]:
             self.candidates = {}
             for match in response["matches"]:

@@ -142,7 +142,8 @@ def numbered_lines(text: str, first_line: int,
             break
         if segment.get("item") is not None:
             span = f"{start}" if start == end else f"{start}-{end}"
-            out.append(f"{span}\t(unchanged; shown in an earlier read)")
+            where = "search" if segment.get("search") else "read"
+            out.append(f"{span}\t(unchanged; shown in an earlier {where})")
             cursor += 1
             continue
         for number in range(start, end + 1):

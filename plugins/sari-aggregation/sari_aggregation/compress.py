@@ -21,11 +21,14 @@ class Segment:
     start: int
     end: int
     item: int | None = None
+    searched: bool = False  # ``item`` is lines a search answer showed
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"lines": [self.start, self.end]}
         if self.item is not None:
             data["item"] = self.item
+        if self.searched:
+            data["search"] = True
         return data
 
 
@@ -66,11 +69,13 @@ def _runs(first_line: int, count: int, owners: Mapping[int, int]) -> list[Segmen
     return runs
 
 
-def compress(path: str, first_line: int, lines: list[str], owners: Mapping[int, int]
-             ) -> Compressed:
+def compress(path: str, first_line: int, lines: list[str], owners: Mapping[int, int],
+             searched: frozenset[int] = frozenset()) -> Compressed:
     """Replace already delivered runs of ``lines`` (numbered from ``first_line``).
 
     :param owners: line number -> item that delivered it, for the same file version.
+    :param searched: the items that are lines a search answer showed (said so in the
+        segments, so the reference can say where the lines were shown).
     """
     pieces: list[str] = []
     segments: list[Segment] = []
@@ -84,7 +89,8 @@ def compress(path: str, first_line: int, lines: list[str], owners: Mapping[int, 
             if len(ref) < sum(len(line) for line in run_lines):
                 pieces.append(ref)
                 offset += len(ref)
-                segments.append(run)
+                segments.append(Segment(run.start, run.end, run.item,
+                                        run.item in searched))
                 referenced += run.end - run.start + 1
                 continue
         for number, line in enumerate(run_lines, run.start):

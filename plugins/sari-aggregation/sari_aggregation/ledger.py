@@ -23,6 +23,7 @@ class ItemRecord:
     path: str
     content_hash: str
     lines: tuple[int, ...]
+    searched: bool = False  # the lines a search answer showed, not a read
 
 
 @dataclass
@@ -45,6 +46,10 @@ class SessionLedger:
         if ledger is None or ledger.content_hash != content_hash:
             return {}
         return ledger.owners
+
+    def searched_items(self) -> frozenset[int]:
+        """The items that are lines a search answer showed."""
+        return frozenset(item for item, record in self.items.items() if record.searched)
 
     def allocate_item(self) -> int:
         item = self.next_item

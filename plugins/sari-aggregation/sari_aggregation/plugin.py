@@ -7,6 +7,10 @@ a file that changed since is sent in full. What the client finally received — 
 later policy may have trimmed the payload to a prefix — is only known once the
 response is built, so the delivered lines are recorded in ``on_call_complete``
 from the response itself: a reference never points at lines that did not leave.
+
+A search answer that shows a definition with its hits delivers those lines too
+(``on_search_complete``, last, names them in ``search_items``): a read of them later is a
+reference to the search's item, with ``"search": true`` in its segment.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 
 from sari_aggregation.compress import Compressed, compress
 from sari_aggregation.ledger import NAMESPACE, ItemRecord, SessionLedger
+from sari_aggregation.searched import ShownLines, shown_rows, verbatim
 from sari_aggregation.settings import SECTION, AggregationSettings
 from sari_core import (
     READ_TOOLS,
@@ -26,6 +31,8 @@ from sari_core import (
     ReadCall,
     ReadResult,
     ReasonCodeSpec,
+    SearchCall,
+    SearchResult,
     Session,
     SettingsSpec,
     StabilizationField,
@@ -36,6 +43,7 @@ from sari_core import (
 
 DEDUPLICATED = "AGGREGATION_DEDUPLICATED"
 REASON_RANK = 30
+SEARCH_SCRATCH = "aggregation.search"
 
 
 @dataclass(frozen=True)
@@ -104,7 +112,8 @@ class AggregationPlugin(Plugin):
         ledger = _ledger(session)
         with session.lock:
             owners = ledger.owners(result.path, result.content_hash)
-            compressed = compress(result.path, result.start_line, lines, owners)
+            compressed = compress(result.path, result.start_line, lines, owners,
+                                  ledger.searched_items())
             item = ledger.allocate_item()
             record = ItemRecord(result.path, result.content_hash,
                                 tuple(number for number, _ in compressed.verbatim))
@@ -119,8 +128,38 @@ class AggregationPlugin(Plugin):
         codes = (DEDUPLICATED,) if compressed.lines_referenced else ()
         return Verdict(reason_codes=codes, annotations=annotations)
 
+    # --- searches ---------------------------------------------------------------------
+
+    @hookimpl(trylast=True)
+    def on_search_complete(self, call: SearchCall, result: SearchResult, session: Session,
+                           ctx: CallContext) -> Verdict | None:
+        """The definitions the answer shows with its hits are lines the agent now holds: a
+        later read of them is a reference, not the same lines again. Last, so the matches
+        are the ones that leave."""
+        rows = shown_rows(match.model_dump() for match in result.matches)
+        shown = [found for path, numbered in rows.items()
+                 if (found := verbatim(session, path, numbered)) is not None]
+        if not shown:
+            return None
+        ledger = _ledger(session)
+        with session.lock:
+            items = [(ledger.allocate_item(), lines) for lines in shown]
+        ctx.scratch[SEARCH_SCRATCH] = items
+        return Verdict(annotations={"search_items": [
+            {"item": item, "path": lines.path, "lines": sorted(lines.lines)}
+            for item, lines in items]})
+
     @hookimpl
     def on_call_complete(self, record: CallRecord, session: Session, ctx: CallContext) -> None:
+        searched: list[tuple[int, ShownLines]] | None = ctx.scratch.pop(SEARCH_SCRATCH, None)
+        if searched is not None and record.ok:
+            settings: AggregationSettings = session.settings(SECTION)
+            ledger = _ledger(session)
+            with session.lock:
+                for item, lines in searched:
+                    ledger.commit(ItemRecord(lines.path, lines.content_hash,
+                                             tuple(sorted(lines.lines)), searched=True),
+                                  item, settings.max_items_per_session)
         pending: _Pending | None = ctx.scratch.pop(self.name, None)
         if pending is None or record.tool not in READ_TOOLS:
             return
@@ -132,8 +171,8 @@ class AggregationPlugin(Plugin):
             return  # another policy rewrote the payload: record nothing, reference nothing
         delivered = tuple(number for number, end in pending.compressed.verbatim
                           if end <= len(text))
-        settings: AggregationSettings = session.settings(SECTION)
         ledger = _ledger(session)
+        settings = session.settings(SECTION)
         with session.lock:
             ledger.commit(ItemRecord(pending.record.path, pending.record.content_hash, delivered),
                           pending.item, settings.max_items_per_session)

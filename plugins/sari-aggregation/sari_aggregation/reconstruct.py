@@ -1,6 +1,7 @@
 """Client side: rebuild the full text of every read from an aggregated response stream.
 
-Feed each read response of one session, in order, to :meth:`Reconstructor.feed`;
+Feed each read and search response of one session, in order, to :meth:`Reconstructor.feed`
+(a search's shown definitions are lines later reads may reference);
 it returns the read's text as the engine served it, resolving each reference
 through the items received before. Used by the tests and the token benchmark, and
 by clients that want full texts back.
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sari_aggregation.searched import shown_rows
 from sari_core import split_lines
 
 ANNOTATION_KEY = "aggregation"
@@ -30,6 +32,9 @@ class Reconstructor:
 
         :raises ReconstructionError: when a reference cannot be resolved.
         """
+        if response.get("ok") and "matches" in response:
+            self._searched(response)
+            return None
         if not response.get("ok") or "text" not in response:
             return None
         text: str = response["text"]
@@ -72,3 +77,15 @@ class Reconstructor:
                     own[number] = line
         self._items[note["context_item"]] = own
         return "".join(out)
+
+    def _searched(self, response: dict[str, Any]) -> None:
+        """Keep the lines a search answer showed, as the items its annotation names."""
+        stabilization = (response.get("meta") or {}).get("stabilization") or {}
+        note = (stabilization.get("annotations") or {}).get(ANNOTATION_KEY)
+        if not note:
+            return
+        rows = shown_rows(response["matches"])
+        for entry in note.get("search_items", []):
+            shown = rows.get(entry["path"], {})
+            self._items[entry["item"]] = {number: shown[number] + "\n"
+                                          for number in entry["lines"] if number in shown}
