@@ -104,6 +104,8 @@ class Narrower:
             before, after = use.text[:found.start()], use.text[found.end():]
             if in_string(use.text, found.start()) and (
                     self.properties or not annotation_string(use.text, found.start())):
+                if self.functions and _exported(use.text, found, self._lines(use), use.line):
+                    verdicts.append(self._bare_use(use, file_text, "", "", tree))
                 continue  # a string, but no forward reference ("Template", "t.List[Env]")
             if before.rstrip().endswith("."):
                 if _IMPORT.match(use.text):
@@ -272,6 +274,25 @@ _BUILTIN_METHODS = frozenset(name for kind in (dict, list, set, str, bytes, tupl
 
 _IMPORT = re.compile(r"\s*(from|import)\s")
 _ACCESSOR_DECORATOR = re.compile(r"\.(setter|getter|deleter)\b")
+
+
+_ALL = re.compile(r"\s*__all__\s*(?::[^=]*)?\+?=")
+_ALL_ITEMS = re.compile(r"\s*(?:[\[(]\s*)?(?:(?:'[\w.]*'|\"[\w.]*\")\s*,?\s*)*(?:#.*)?")
+MAX_ALL_LINES = 500
+
+
+def _exported(text: str, found: re.Match[str], lines: list[str], line: int) -> bool:
+    """Is the name found a whole string of the module's ``__all__`` (what ``import *``
+    takes: a type checker counts it a reference of the module's definition)?"""
+    quote = text[found.start() - 1:found.start()]
+    if quote not in ("'", '"') or text[found.end():found.end() + 1] != quote:
+        return False
+    for number in range(line, max(0, line - MAX_ALL_LINES), -1):
+        if _ALL.match(lines[number - 1]):
+            return True
+        if number < line and not _ALL_ITEMS.fullmatch(lines[number - 1]):
+            return False
+    return False
 
 
 def _called(after: str) -> bool:

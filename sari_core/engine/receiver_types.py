@@ -34,9 +34,9 @@ from sari_core.engine.python_text import (
 )
 from sari_core.engine.scopes import Scope, definition_trees, innermost
 from sari_core.engine.store import IndexStore
+from sari_core.engine.with_statements import with_statement
 
 MAX_DEPTH = 4  # x = y.f(); y = z.g(); ... followed this far
-MAX_WITH_LINES = 20  # a with statement's brackets may run over this many lines
 _TOP_ASSIGNMENT = re.compile(
     r"(?P<name>[A-Za-z_]\w*)\s*(?::\s*(?P<ann>[^=]+?))?\s*=(?!=)\s*(?P<value>.+)")
 
@@ -149,6 +149,11 @@ class Definitions:
         rows = self.store.reader.execute(
             "SELECT file_id, line FROM symbols WHERE is_def = 1 AND folded = ? AND name = ? "
             "AND kind IN ('function', 'method')", (folded_name(function), function)).fetchall()
+        parents = [class_at(self.tree(int(f)), int(n)) for f, n in rows]
+        if owner is not None and owner not in parents:  # inherited: the nearest base's
+            owner = self._nearest_definer(owner, {p for p in parents if p})
+            rows = [row for row, parent in zip(rows, parents, strict=True)
+                    if owner is not None and parent == owner] or rows
         found: list[set[str] | None] = []
         for file_id, line in rows:
             parent = class_at(self.tree(int(file_id)), int(line))
@@ -167,6 +172,18 @@ class Definitions:
             return None
         first = found[0]
         return first if all(classes == first for classes in found) else None
+
+    def _nearest_definer(self, owner: str, definers: set[str]) -> str | None:
+        """The class nearest above ``owner`` among ``definers`` (the classes defining a
+        method): the one its bases reach first, when only one is reached at that depth."""
+        level, seen = self.bases(owner), {owner}
+        for _ in range(MAX_DEPTH):
+            reached = level & definers
+            if reached:
+                return reached.pop() if len(reached) == 1 else None
+            seen |= level
+            level = {base for name in level for base in self.bases(name)} - seen
+        return None
 
     def _returned(self, file_id: int, line: int) -> set[str] | None:
         """An unannotated function's classes when every ``return`` makes one
@@ -267,25 +284,6 @@ class Definitions:
         return set()
 
 
-def _with_statement(lines: list[str], number: int, name: str) -> str:
-    """The ``with`` statement whose brackets run from lines above to ``... as name:`` on
-    line ``number`` (``with Client(\\n    timeout=5,\\n) as client:``), joined on one line;
-    '' when the line ends no such statement."""
-    if not re.search(rf"\bas\s+{re.escape(name)}\s*[:,)]", lines[number - 1]):
-        return ""
-    for first in range(number - 1, max(0, number - MAX_WITH_LINES), -1):
-        if not re.match(r"\s*(?:async\s+)?with\b", lines[first - 1]):
-            continue
-        parts = [line.split("#", 1)[0].strip() for line in lines[first - 1:number]]
-        depth = 0
-        for part in parts[:-1]:  # every line before the last leaves a bracket open
-            depth += sum(map(part.count, "([{")) - sum(map(part.count, ")]}"))
-            if depth <= 0:
-                return ""
-        return " ".join(parts)
-    return ""
-
-
 def _constructs(callee: str, definitions: Definitions) -> bool:
     """Is calling ``callee`` making an instance: an indexed class, or a CapWords name (a
     class by Python's naming convention, ``threading.Event()``, whose methods are its own)?"""
@@ -349,7 +347,7 @@ class ReceiverTypes(Definitions):
                     return parameter_annotation(lines, tree, line, name)
                 break
             found = bound.search(text) or assigned.search(text) \
-                or bound.search(_with_statement(lines, number, name))
+                or bound.search(with_statement(lines, number, name))
             if found is None:
                 loop = looped.search(text)
                 if loop:

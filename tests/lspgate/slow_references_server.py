@@ -1,7 +1,10 @@
 """A language server that lists every symbol asked for but never answers references in
-time: navigation must not wait on it past its budget."""
+time: navigation must not wait on it past its budget, and must cancel what it gave up
+(the file named by the first argument says "cancelled" once a request was)."""
 
 import asyncio
+import sys
+from pathlib import Path
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
@@ -11,7 +14,11 @@ server = LanguageServer("slow-references", "1")
 
 @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
 async def references(params: lsp.ReferenceParams) -> list[lsp.Location]:
-    await asyncio.sleep(120)
+    try:
+        await asyncio.sleep(120)
+    except asyncio.CancelledError:  # the client cancelled the request: say so in the file
+        Path(sys.argv[1]).write_text("cancelled", encoding="utf-8")
+        raise
     return []
 
 

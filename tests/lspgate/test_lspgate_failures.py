@@ -130,13 +130,15 @@ SLOW_REFERENCES = [sys.executable, str(Path(__file__).with_name("slow_references
 
 
 def test_a_server_slower_than_the_navigation_budget_leaves_the_answer_to_the_index(
-        make_kernel: KernelFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+        make_kernel: KernelFactory, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    cancelled = tmp_path / "cancelled.txt"
     monkeypatch.setattr(navigation, "ANSWER_BUDGET_SECONDS", 2.0)
     # each request is in time (many definitions of a name each get this much): the sum is not
     monkeypatch.setattr(navigation, "REQUEST_TIMEOUT_SECONDS", 60.0)
     kernel = make_kernel({"app.py": "def total():\n    return 1\n\n\ntotal()\n"},
                          ruff=False, basedpyright=False,
-                         language_servers=[{"name": "slow", "command": SLOW_REFERENCES,
+                         language_servers=[{"name": "slow",
+                                            "command": [*SLOW_REFERENCES, str(cancelled)],
                                             "patterns": ["*.py"]}])
     runner = plugin_of(kernel)._get_runner()  # type: ignore[attr-defined]
     runner.prewarm()
@@ -150,3 +152,8 @@ def test_a_server_slower_than_the_navigation_budget_leaves_the_answer_to_the_ind
     assert response["ok"] is True
     assert not response["meta"].get("precision", "").startswith("exact:")
     assert [m["line"] for m in response["matches"] if m.get("kind") != "definition"] == [5]
+    # the request given up is cancelled at the server, which stops computing it
+    deadline = time.monotonic() + 10
+    while not cancelled.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert cancelled.read_text(encoding="utf-8") == "cancelled"

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import uuid
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,7 +50,7 @@ log = logging.getLogger(__name__)
 REQUEST_TIMEOUT_SECONDS = 10.0  # per request, as if they were sent one after another
 # The longest an agent waits for one exact answer, however many definitions are asked: a
 # call hierarchy of a common name over a large tree can take minutes; the index answers then.
-ANSWER_BUDGET_SECONDS = 20.0
+ANSWER_BUDGET_SECONDS = 30.0
 MAX_DEFINITIONS = 50
 SNIPPET_CHARS = 160
 MAX_OUTLINES = 512  # files whose document symbols are kept between searches
@@ -293,27 +294,39 @@ async def _ask_all(server: LanguageServer, kind: str, targets: list[Target]) -> 
                                 REQUEST_TIMEOUT_SECONDS * requests)
 
 
+async def _cancellable(client: ValidatingClient, method: str, params: Any) -> Any:
+    """One request; given up (past the answer's budget), it is cancelled at the server too,
+    which would otherwise go on computing it ahead of every later request."""
+    request_id = str(uuid.uuid4())
+    try:
+        return await client.protocol.send_request_async(method, params, msg_id=request_id)
+    except asyncio.CancelledError:
+        client.protocol.notify(lsp.CANCEL_REQUEST, lsp.CancelParams(id=request_id))
+        raise
+
+
 async def _pipelined(client: ValidatingClient, kind: str, targets: list[Target]) -> list[Hit]:
     if kind == "callers":
         prepared = await asyncio.gather(*(
-            client.text_document_prepare_call_hierarchy_async(
-                lsp.CallHierarchyPrepareParams(text_document=document, position=position))
+            _cancellable(client, lsp.TEXT_DOCUMENT_PREPARE_CALL_HIERARCHY,
+                         lsp.CallHierarchyPrepareParams(text_document=document,
+                                                        position=position))
             for document, position in targets))
         items = [item for answer in prepared for item in answer or []]
         incoming = await asyncio.gather(*(
-            client.call_hierarchy_incoming_calls_async(
-                lsp.CallHierarchyIncomingCallsParams(item=item)) for item in items))
+            _cancellable(client, lsp.CALL_HIERARCHY_INCOMING_CALLS,
+                         lsp.CallHierarchyIncomingCallsParams(item=item)) for item in items))
         return [hit for calls in incoming for hit in _call_hits(calls or [])]
     if kind == "references":
         found = await asyncio.gather(*(
-            client.text_document_references_async(lsp.ReferenceParams(
+            _cancellable(client, lsp.TEXT_DOCUMENT_REFERENCES, lsp.ReferenceParams(
                 text_document=document, position=position,
                 context=lsp.ReferenceContext(include_declaration=False)))
             for document, position in targets))
         return [_location_hit(location) for answer in found for location in answer or []]
     found_impl = await asyncio.gather(*(
-        client.text_document_implementation_async(
-            lsp.ImplementationParams(text_document=document, position=position))
+        _cancellable(client, lsp.TEXT_DOCUMENT_IMPLEMENTATION,
+                     lsp.ImplementationParams(text_document=document, position=position))
         for document, position in targets))
     hits = []
     for answer in found_impl:
