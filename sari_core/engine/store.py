@@ -70,6 +70,12 @@ class SymbolHit:
 def _folded_apart(name: str) -> str | None:
     """What ``symbols.folded_apart`` stores for ``name``: its folded form, or None when
     that is the name in lower case (SQLite's ``lower`` folds ASCII letters only)."""
+    if name.isascii():  # most names: their folded form without splitting them into words
+        if name.isalnum():
+            return None  # letters and digits only: folded, it is the name in lower case
+        bare = name.replace("_", "")
+        if bare.isalnum():
+            return bare.lower()
     folded = folded_name(name)
     return None if name.isascii() and folded == name.lower() else folded
 
