@@ -46,7 +46,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from agent_cost_agents import SariAgent, Tally  # noqa: E402
-from agent_cost_corpora import Corpus, corpora, smoke_corpus  # noqa: E402
+from agent_cost_corpora import Corpus, Search, corpora, smoke_corpus  # noqa: E402
 from agent_cost_native import CarefulAgent, NativeAgent  # noqa: E402
 from agent_cost_report import print_report  # noqa: E402
 from scratch import scratch_folders  # noqa: E402
@@ -150,6 +150,24 @@ def replay(corpus: Corpus, arm: str) -> list[Tally]:
         kernel.close()
 
 
+def fewest_calls(corpus: Corpus, session: Any) -> int:
+    """The calls no arm can do without: the script's searches and its reads of lines that
+    hold nothing the task needs (every arm makes those; a needed definition could at best
+    come with a search's answer)."""
+    needed: dict[str, set[int]] = {}
+    for module, dotted in session.needs:
+        top, end = corpus.definition_lines(module, dotted)
+        needed.setdefault(corpus.path_of(module), set()).update(range(top, end + 1))
+    calls = 0
+    for step in session.steps:
+        if isinstance(step, Search):
+            calls += 1
+            continue
+        path = corpus.path_of(step.module)
+        calls += not needed.get(path, set()).intersection(corpus.wanted(step, path))
+    return calls
+
+
 def cost_of(tally: Tally, definitions: int) -> SessionCost:
     return session_cost(tally.result_tokens, definitions)
 
@@ -194,6 +212,11 @@ def measure(in_place_of: int = CLIENT_FILE_TOOLS, smoke: Path | None = None) -> 
         tallies = {arm: replay(corpus, arm) for arm in ARMS}
         for index, session in enumerate(corpus.sessions):
             row: dict[str, Any] = {"corpus": corpus.name, "session": session.name}
+            fewest = fewest_calls(corpus, session)
+            # Those calls with every result free: what no arm can go below.
+            least = session_cost([0] * fewest, definitions["policies"])
+            row["fewest"] = {"calls": fewest, "cached": least.cached,
+                             "uncached": least.uncached}
             for arm in ARMS:
                 tally = tallies[arm][index]
                 cost = cost_of(tally, definitions[arm])
@@ -216,7 +239,7 @@ def measure(in_place_of: int = CLIENT_FILE_TOOLS, smoke: Path | None = None) -> 
 
 def _totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
     totals: dict[str, Any] = {}
-    for arm in ARMS:
+    for arm in (*ARMS, "fewest"):
         arm_rows = [row[arm] for row in rows]
         totals[arm] = {key: sum(r[key] for r in arm_rows) for key in arm_rows[0]}
     return totals

@@ -85,6 +85,11 @@ def print_report(data: dict[str, Any]) -> None:
               f"{_ratio(a['floor_cached'], t['careful']['cached']):.3f}x the careful agent's, "
               f"{_ratio(a['floor_cached'], t['whole-file']['cached']):.3f}x the whole-file "
               "agent's")
+    fewest = t["fewest"]
+    print(f"with the fewest calls any arm could make ({fewest['calls']}: the scripts' searches "
+          "and their reads of what holds nothing needed) and every result free: cached "
+          f"{_ratio(fewest['cached'], t['whole-file']['cached']):.3f}x the whole-file agent's, "
+          f"{_ratio(fewest['cached'], t['careful']['cached']):.3f}x the careful agent's")
     credit = d["in_place_of"]
     for arm in SARI_ARMS:
         a = t[arm]

@@ -40,6 +40,17 @@ def test_the_careful_agent_reads_far_less_than_the_whole_file_agent(smoke: dict)
     assert smoke["total"]["careful"]["tokens"] < smoke["total"]["whole-file"]["tokens"] / 2
 
 
+def test_the_fewest_calls_floor_is_below_every_arms_cost(smoke: dict) -> None:
+    fewest = smoke["total"]["fewest"]
+    # json-indent's script: a search, then whole-file reads of json, json.encoder (twice)
+    # and json.decoder, of which only json.decoder holds nothing the task needs.
+    indent = next(row for row in smoke["sessions"] if row["session"] == "json-indent")
+    assert indent["fewest"]["calls"] == 2
+    for arm in agent_cost.ARMS:
+        assert fewest["cached"] < smoke["total"][arm]["cached"], arm
+        assert fewest["calls"] < smoke["total"][arm]["turns"], arm
+
+
 def test_both_lines_are_reported_on_top_and_in_place(smoke: dict) -> None:
     policies = smoke["total"]["policies"]
     assert policies["in_place_cached"] < policies["cached"]
