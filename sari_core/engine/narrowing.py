@@ -86,6 +86,7 @@ class Narrower:
         self.by_name = 0  # kept only because the receiver is named like the class
         self._prose: dict[int, Spans] = {}
         self._plain: dict[int, set[str]] = {}
+        self._packages: dict[str, bool] = {}
         self._word = re.compile(rf"(?<![\w$]){re.escape(self.name)}(?![\w$])")
 
     def keep(self, use: Use, tree: list[Scope], file_text: str) -> bool:
@@ -245,7 +246,19 @@ class Narrower:
         if origin is None:
             return False  # neither defined nor imported here: a local name, not this one
         module = origin.rsplit(".", 1)[-1]  # followed through packages re-exporting it
+        if not origin.startswith(".") and not self._in_workspace(origin.split(".", 1)[0]):
+            return False  # imported from a package the workspace does not hold
         return not (module in others and module not in modules)
+
+    def _in_workspace(self, package: str) -> bool:
+        """Does the index hold a module or a package (a namespace package too: a folder)
+        called ``package``, at any depth?"""
+        if package not in self._packages:
+            self._packages[package] = self.types.store.reader.execute(
+                "SELECT 1 FROM files WHERE path = ? OR path LIKE ? OR path LIKE ? OR path LIKE ? "
+                "LIMIT 1", (f"{package}.py", f"%/{package}.py", f"{package}/%",
+                            f"%/{package}/%")).fetchone() is not None
+        return self._packages[package]
 
     def _shadowed(self, use: Use, file_text: str, tree: list[Scope]) -> bool:
         """Is the name a parameter or an assigned local of the function holding the use?"""

@@ -1,5 +1,6 @@
 """Index-only narrowing: a name in a module's ``__all__`` is a reference of the definition
-it exports, and a method a class inherits returns what its base's definition says."""
+it exports, a name imported from a package outside the workspace is not one of its
+definitions, and a method a class inherits returns what its base's definition says."""
 
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ FILES = {
         "\n"                                                     # 3
         "def get(key):\n"                                        # 4
         "    return key\n"),                                     # 5
+    "app/views.py": "from quart import get\n\nget('/')\n",
+    "app/mine.py": "from pkg import get\n\nget('/')\n",
     "pkg/pools.py": (
         "class Response:\n"                                      # 1
         "    def json(self):\n"                                  # 2
@@ -89,3 +92,10 @@ def test_an_inherited_method_returns_what_the_base_s_definition_says(
         workspace: Workspace) -> None:
     assert ("pkg/pools.py", 27) in lines(workspace, "Response.json", "callers")
     assert ("pkg/pools.py", 27) not in lines(workspace, "Decoder.json", "callers")
+
+
+def test_a_name_imported_from_a_package_outside_the_workspace_is_not_the_workspace_s(
+        workspace: Workspace) -> None:
+    found = lines(workspace, "pkg.api.get", "callers")
+    assert ("app/views.py", 3) not in found  # quart's get
+    assert ("app/mine.py", 3) in found  # the workspace's, through the package
