@@ -136,7 +136,7 @@ class AggregationPlugin(Plugin):
         """The definitions the answer shows with its hits are lines the agent now holds: a
         later read of them is a reference, not the same lines again. Last, so the matches
         are the ones that leave."""
-        rows = shown_rows(match.model_dump() for match in result.matches)
+        rows = shown_rows((match.path, match.context) for match in result.matches)
         shown = [found for path, numbered in rows.items()
                  if (found := verbatim(session, path, numbered)) is not None]
         if not shown:

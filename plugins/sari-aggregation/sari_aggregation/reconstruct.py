@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sari_aggregation.searched import shown_rows
+from sari_aggregation.searched import in_response, shown_rows
 from sari_core import split_lines
 
 ANNOTATION_KEY = "aggregation"
@@ -84,7 +84,7 @@ class Reconstructor:
         note = (stabilization.get("annotations") or {}).get(ANNOTATION_KEY)
         if not note:
             return
-        rows = shown_rows(response["matches"])
+        rows = shown_rows(in_response(response["matches"]))
         for entry in note.get("search_items", []):
             shown = rows.get(entry["path"], {})
             self._items[entry["item"]] = {number: shown[number] + "\n"

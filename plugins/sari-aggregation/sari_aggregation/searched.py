@@ -19,6 +19,9 @@ from sari_core import ReadCall, Session, split_lines
 
 SHOWN_ROW = re.compile(r"^(\d+) \| ?(.*)$")
 MAX_CHARS = 2_000_000  # the probe reads the shown lines whatever their width
+# Rows of a file worth a probe of it: a long definition is shown as its signature (a row or
+# two) and an outline, which a reference would not shorten; a definition shown whole has more.
+MIN_ROWS = 3
 
 
 @dataclass(frozen=True)
@@ -30,23 +33,31 @@ class ShownLines:
     lines: dict[int, str]
 
 
-def shown_rows(matches: Iterable[Mapping[str, Any]]) -> dict[str, dict[int, str]]:
-    """Per path, the numbered rows of the definitions the matches show (``context``)."""
+def shown_rows(shown: Iterable[tuple[str, str | None]]) -> dict[str, dict[int, str]]:
+    """Per path, the numbered rows of the definitions shown with the matches: ``shown`` is
+    each match's path and ``context``."""
     rows: dict[str, dict[int, str]] = {}
-    for match in matches:
-        context = match.get("context")
-        if not isinstance(context, str) or not context:
+    for path, context in shown:
+        if not context:
             continue
         for row in context.split("\n"):
             found = SHOWN_ROW.match(row)
             if found:
-                rows.setdefault(str(match.get("path")), {})[int(found.group(1))] = found.group(2)
+                rows.setdefault(path, {})[int(found.group(1))] = found.group(2)
     return rows
+
+
+def in_response(matches: Iterable[Mapping[str, Any]]) -> list[tuple[str, str | None]]:
+    """Each match's path and shown definition, from a search response's ``matches``."""
+    return [(str(match.get("path")), context if isinstance(context := match.get("context"), str)
+             else None) for match in matches]
 
 
 def verbatim(session: Session, path: str, rows: Mapping[int, str]) -> ShownLines | None:
     """The rows that are the file's lines exactly (with their line end), in the version the
     engine reads now; None when the file cannot be read."""
+    if len(rows) < MIN_ROWS:
+        return None
     first, last = min(rows), max(rows)
     try:
         read = session.probe_read(ReadCall(mode="file", target=path, offset=first,
