@@ -13,16 +13,92 @@ optional quantifier or inside a group is not required.
 
 from __future__ import annotations
 
+import re
+
 from sari_core.engine import work_budget
 from sari_core.engine.regex import Regex
 from sari_core.engine.store import IndexStore
-from sari_core.engine.text_match import (
-    FileHit,
-    _class_end,
-    glob_filter,
-    phrase,
-    required_runs,
-)
+from sari_core.engine.text_match import TRIGRAM, FileHit, glob_filter, phrase
+
+_SPECIAL = set(".^$*+?{}[]\\|()")
+_ESCAPED_LITERALS = set(".^$*+?{}[]\\|()-/#&~\"'=:<>,;@%!` ")
+_NUMERIC_ESCAPES = set("xuUN0123456789")
+_BRACES = re.compile(r"\{\d*(?:,\d*)?\}")
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """Index just past the ``]`` closing the character class opened at ``start``."""
+    i = start + 1
+    if i < len(pattern) and pattern[i] == "^":
+        i += 1
+    if i < len(pattern) and pattern[i] == "]":
+        i += 1
+    while i < len(pattern):
+        if pattern[i] == "\\":
+            i += 2
+            continue
+        if pattern[i] == "]":
+            return i + 1
+        i += 1
+    return len(pattern)
+
+
+def _quantifier(pattern: str, i: int) -> tuple[str, int]:
+    """The quantifier at ``i`` ("" if none) and its length (a lazy/possessive suffix included)."""
+    if i >= len(pattern):
+        return "", 0
+    char = pattern[i]
+    length = 0
+    if char in "?*+":
+        length = 1
+    elif char == "{":
+        found = _BRACES.match(pattern, i)
+        if found is None:
+            return "", 0
+        length = found.end() - i
+    if length and i + length < len(pattern) and pattern[i + length] in "?+":
+        length += 1
+    return (pattern[i:i + length], length) if length else ("", 0)
+
+
+def required_runs(branch: str) -> list[str] | None:
+    """The literal runs (three characters or more) every match of ``branch`` contains;
+    None when the branch cannot be analysed (inline flags, numeric escapes)."""
+    if "(?" in branch.replace("(?:", ""):
+        return None
+    runs: list[str] = []
+    current: list[str] = []
+    i = depth = 0
+    while i < len(branch):
+        char = branch[i]
+        literal: str | None = None
+        if char == "\\":
+            nxt = branch[i + 1] if i + 1 < len(branch) else ""
+            if nxt in _NUMERIC_ESCAPES:
+                return None
+            literal = nxt if nxt in _ESCAPED_LITERALS else None
+            i += 2
+        elif char == "[":
+            i = _class_end(branch, i)
+        else:
+            if char == "(":
+                depth += 1
+            elif char == ")":
+                depth = max(0, depth - 1)
+            elif char not in _SPECIAL:
+                literal = char
+            i += 1
+        quantifier, length = _quantifier(branch, i)
+        i += length
+        optional = quantifier[:1] in ("?", "*") or quantifier.startswith(("{0,", "{0}", "{,"))
+        if literal is not None and not depth and not optional:
+            current.append(literal)
+        if (literal is None or depth or quantifier) and current:
+            runs.append("".join(current))
+            current = []
+    if current:
+        runs.append("".join(current))
+    return [run for run in runs if len(run) >= TRIGRAM and "\x00" not in run]
 
 
 def _branches(pattern: str) -> list[str]:

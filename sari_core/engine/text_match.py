@@ -16,14 +16,13 @@ positions, which makes it a fraction of the size), and every candidate is then c
 The result therefore equals a plain scan of every file with the same comparison,
 which the tests check. Shorter queries have no trigram: they *are* that scan.
 
-Regex queries use the longest literal run the pattern requires (when there is
-one of three characters or more) as a trigram prefilter, then test each candidate
-line by line, as grep does.
+A regex's candidates come from the literal runs it requires
+(:mod:`sari_core.engine.regex_plan`); :func:`regex_lines` finds its lines in a text, as
+grep does.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import NamedTuple
@@ -38,10 +37,6 @@ from sari_core.engine.store import IndexStore
 from sari_core.engine.stored_texts import stored_size, text_prefix
 
 TRIGRAM = 3
-_SPECIAL = set(".^$*+?{}[]\\|()")
-_ESCAPED_LITERALS = set(".^$*+?{}[]\\|()-/#&~\"'=:<>,;@%!` ")
-_NUMERIC_ESCAPES = set("xuUN0123456789")
-_BRACES = re.compile(r"\{\d*(?:,\d*)?\}")
 
 
 class FileHit(NamedTuple):
@@ -304,113 +299,7 @@ def _scan(store: IndexStore, glob: str | None, predicate: Callable[[str], bool]
     return sorted(out, key=lambda hit: (hit.root, hit.path))
 
 
-def _class_end(pattern: str, start: int) -> int:
-    """Index just past the ``]`` closing the character class opened at ``start``."""
-    i = start + 1
-    if i < len(pattern) and pattern[i] == "^":
-        i += 1
-    if i < len(pattern) and pattern[i] == "]":
-        i += 1
-    while i < len(pattern):
-        if pattern[i] == "\\":
-            i += 2
-            continue
-        if pattern[i] == "]":
-            return i + 1
-        i += 1
-    return len(pattern)
-
-
-def _quantifier(pattern: str, i: int) -> tuple[str, int]:
-    """The quantifier at ``i`` ("" if none) and its length (a lazy/possessive suffix included)."""
-    if i >= len(pattern):
-        return "", 0
-    char = pattern[i]
-    length = 0
-    if char in "?*+":
-        length = 1
-    elif char == "{":
-        found = _BRACES.match(pattern, i)
-        if found is None:
-            return "", 0
-        length = found.end() - i
-    if length and i + length < len(pattern) and pattern[i + length] in "?+":
-        length += 1
-    return (pattern[i:i + length], length) if length else ("", 0)
-
-
-def required_runs(branch: str) -> list[str] | None:
-    """The literal runs (three characters or more) every match of ``branch`` contains;
-    None when the branch cannot be analysed (inline flags, numeric escapes)."""
-    if "(?" in branch.replace("(?:", ""):
-        return None
-    runs: list[str] = []
-    current: list[str] = []
-    i = depth = 0
-    while i < len(branch):
-        char = branch[i]
-        literal: str | None = None
-        if char == "\\":
-            nxt = branch[i + 1] if i + 1 < len(branch) else ""
-            if nxt in _NUMERIC_ESCAPES:
-                return None
-            literal = nxt if nxt in _ESCAPED_LITERALS else None
-            i += 2
-        elif char == "[":
-            i = _class_end(branch, i)
-        else:
-            if char == "(":
-                depth += 1
-            elif char == ")":
-                depth = max(0, depth - 1)
-            elif char not in _SPECIAL:
-                literal = char
-            i += 1
-        quantifier, length = _quantifier(branch, i)
-        i += length
-        optional = quantifier[:1] in ("?", "*") or quantifier.startswith(("{0,", "{0}", "{,"))
-        if literal is not None and not depth and not optional:
-            current.append(literal)
-        if (literal is None or depth or quantifier) and current:
-            runs.append("".join(current))
-            current = []
-    if current:
-        runs.append("".join(current))
-    return [run for run in runs if len(run) >= TRIGRAM and "\x00" not in run]
-
-
-def required_literal(pattern: str) -> str | None:
-    """The longest run of literal characters every match of ``pattern`` contains, or None.
-
-    Conservative: alternation, inline flags or numeric escapes give None;
-    characters under an optional quantifier are not required; groups are skipped.
-    """
-    if "|" in pattern:
-        return None
-    return max(required_runs(pattern) or [], key=len, default=None)
-
-
 def regex_lines(rx: Regex, text: str, limit: int | None = None) -> list[int]:
     """1-based numbers of the lines where ``rx`` matches (grep semantics)."""
     return rx.lines(text.encode("utf-8"), limit)
-
-
-def regex_files(store: IndexStore, rx: Regex, *, glob: str | None = None
-                ) -> list[FileHit]:
-    """Every indexed text file with a line matching ``rx``."""
-    literal = required_literal(rx.pattern)
-
-    def matches(data: bytes) -> bool:
-        return bool(rx.lines(data, limit=1))
-
-    if literal is None:
-        rows = glob_filter((FileHit(row.id, row.root, row.path)
-                            for row in store.text_files()), glob)
-    else:
-        rows = glob_filter((FileHit(r[0], r[1], r[2]) for r in store.match(phrase(literal))),
-                           glob)
-    by_id = {hit.id: hit for hit in rows}
-    out = [by_id[file_id] for file_id, data in work_budget.within(store.utf8_texts(list(by_id)))
-           if matches(data)]
-    return sorted(out, key=lambda hit: (hit.root, hit.path))
 
