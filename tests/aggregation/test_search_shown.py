@@ -70,7 +70,17 @@ def test_a_file_changed_after_the_search_is_sent_whole(tmp_path: Path,
                                                         kernels: Kernels) -> None:
     kernel, _ = _kernels(tmp_path, kernels)
     kernel.execute_search({"query": "def running_total", "session_id": "s"})
-    changed = SOURCE.replace("return total\n", "return total * 2\n")
+    changed = SOURCE.replace("    return total\n", "    return total * 2\n")
     (tmp_path / "a" / "pkg" / "totals.py").write_text(changed, encoding="utf-8")
     read = kernel.execute_read({"mode": "file", "target": "pkg/totals.py", "session_id": "s"})
     assert read["text"] == changed
+
+
+def test_a_search_reads_no_file_to_remember_what_it_showed(
+        tmp_path: Path, kernels: Kernels, monkeypatch) -> None:
+    kernel, _ = _kernels(tmp_path, kernels)
+    probes: list[object] = []
+    original = kernel.engine.read
+    monkeypatch.setattr(kernel.engine, "read", lambda call: probes.append(call) or original(call))
+    found = kernel.execute_search({"query": "def running_total", "session_id": "s"})
+    assert _note(found)["search_items"] and probes == []

@@ -36,6 +36,9 @@ class SessionLedger:
     """
 
     files: dict[str, FileLedger] = field(default_factory=dict)
+    # path -> line -> (item, the text a search answer showed for it): checked against a
+    # read's own line when the read is served, so a line changed since is not referenced.
+    shown: dict[str, dict[int, tuple[int, str]]] = field(default_factory=dict)
     items: OrderedDict[int, ItemRecord] = field(default_factory=OrderedDict)
     next_item: int = 1
     lines_referenced: int = 0
@@ -46,6 +49,25 @@ class SessionLedger:
         if ledger is None or ledger.content_hash != content_hash:
             return {}
         return ledger.owners
+
+    def search_owners(self, path: str, first_line: int, lines: list[str]) -> dict[int, int]:
+        """Lines of a read (``lines``, numbered from ``first_line``) that a search answer
+        showed exactly as they are now -> the search's item."""
+        found: dict[int, int] = {}
+        for number, (item, text) in self.shown.get(path, {}).items():
+            index = number - first_line
+            if 0 <= index < len(lines) and lines[index] == text + "\n":
+                found[number] = item
+        return found
+
+    def commit_shown(self, item: int, path: str, rows: dict[int, str], max_items: int) -> None:
+        """Record the rows a search answer showed of ``path`` as ``item``."""
+        mine = self.shown.setdefault(path, {})
+        for number, text in rows.items():
+            mine[number] = (item, text)
+        self.items[item] = ItemRecord(path, "", tuple(sorted(rows)), searched=True)
+        while len(self.items) > max_items:
+            self._forget(*self.items.popitem(last=False))
 
     def searched_items(self) -> frozenset[int]:
         """The items that are lines a search answer showed."""
@@ -68,6 +90,12 @@ class SessionLedger:
             self._forget(*self.items.popitem(last=False))
 
     def _forget(self, item: int, record: ItemRecord) -> None:
+        if record.searched:
+            mine = self.shown.get(record.path, {})
+            for number in record.lines:
+                if mine.get(number, (None, ""))[0] == item:
+                    del mine[number]
+            return
         ledger = self.files.get(record.path)
         if ledger is None or ledger.content_hash != record.content_hash:
             return
@@ -78,6 +106,7 @@ class SessionLedger:
     def forget_path(self, path: str) -> None:
         """The file changed: nothing delivered of it may be referenced any more."""
         self.files.pop(path, None)
+        self.shown.pop(path, None)
 
     def bundle_id(self, extra: ItemRecord | None = None) -> str:
         """Stable hash of the bundle: every (file version, delivered line ranges).

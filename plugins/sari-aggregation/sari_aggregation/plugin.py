@@ -20,7 +20,7 @@ from typing import Any
 
 from sari_aggregation.compress import Compressed, compress
 from sari_aggregation.ledger import NAMESPACE, ItemRecord, SessionLedger
-from sari_aggregation.searched import ShownLines, shown_rows, verbatim
+from sari_aggregation.searched import MIN_ROWS, shown_rows
 from sari_aggregation.settings import SECTION, AggregationSettings
 from sari_core import (
     READ_TOOLS,
@@ -111,7 +111,11 @@ class AggregationPlugin(Plugin):
             return None  # the payload is not plain numbered lines: nothing to map safely
         ledger = _ledger(session)
         with session.lock:
-            owners = ledger.owners(result.path, result.content_hash)
+            owners = dict(ledger.owners(result.path, result.content_hash))
+            for number, item in ledger.search_owners(result.path, result.start_line,
+                                                     lines).items():
+                if item > owners.get(number, 0):  # the latest copy in the agent's context
+                    owners[number] = item
             compressed = compress(result.path, result.start_line, lines, owners,
                                   ledger.searched_items())
             item = ledger.allocate_item()
@@ -136,30 +140,31 @@ class AggregationPlugin(Plugin):
         """The definitions the answer shows with its hits are lines the agent now holds: a
         later read of them is a reference, not the same lines again. Last, so the matches
         are the ones that leave."""
+        # Keyed by the engine's path, as a read's result names its file.
         rows = shown_rows((match.path, match.context) for match in result.matches)
-        shown = [found for path, numbered in rows.items()
-                 if (found := verbatim(session, path, numbered)) is not None]
+        shown = {path: numbered for path, numbered in rows.items()
+                 if len(numbered) >= MIN_ROWS}
         if not shown:
             return None
         ledger = _ledger(session)
         with session.lock:
-            items = [(ledger.allocate_item(), lines) for lines in shown]
+            items = [(ledger.allocate_item(), path, numbered)
+                     for path, numbered in shown.items()]
         ctx.scratch[SEARCH_SCRATCH] = items
         return Verdict(annotations={"search_items": [
-            {"item": item, "path": lines.path, "lines": sorted(lines.lines)}
-            for item, lines in items]})
+            {"item": item, "path": path, "lines": sorted(numbered)}
+            for item, path, numbered in items]})
 
     @hookimpl
     def on_call_complete(self, record: CallRecord, session: Session, ctx: CallContext) -> None:
-        searched: list[tuple[int, ShownLines]] | None = ctx.scratch.pop(SEARCH_SCRATCH, None)
+        searched: list[tuple[int, str, dict[int, str]]] | None = \
+            ctx.scratch.pop(SEARCH_SCRATCH, None)
         if searched is not None and record.ok:
             settings: AggregationSettings = session.settings(SECTION)
             ledger = _ledger(session)
             with session.lock:
-                for item, lines in searched:
-                    ledger.commit(ItemRecord(lines.path, lines.content_hash,
-                                             tuple(sorted(lines.lines)), searched=True),
-                                  item, settings.max_items_per_session)
+                for item, path, numbered in searched:
+                    ledger.commit_shown(item, path, numbered, settings.max_items_per_session)
         pending: _Pending | None = ctx.scratch.pop(self.name, None)
         if pending is None or record.tool not in READ_TOOLS:
             return
