@@ -4,13 +4,9 @@ definitions, and a method a class inherits returns what its base's definition sa
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-from indexed_files import indexed
+from indexed_files import module_workspace, usage_lines
 
 from sari_core.engine import Workspace
-from sari_core.models import SearchCall, SearchKind
 
 FILES = {
     "pkg/__init__.py": (
@@ -67,35 +63,26 @@ FILES = {
 }
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
-    with indexed(tmp_path_factory.mktemp("exports").resolve(), FILES) as engine:
-        yield engine
-
-
-def lines(workspace: Workspace, query: str, kind: SearchKind = "references"
-          ) -> set[tuple[str, int]]:
-    result = workspace.search(SearchCall(query=query, kind=kind, limit=100))
-    return {(m.path, int(m.line or 0)) for m in result.matches if m.kind != "definition"}
+workspace = module_workspace(FILES)
 
 
 def test_a_name_in_all_is_a_reference_of_what_the_module_exports(workspace: Workspace) -> None:
-    found = lines(workspace, "pkg.api.get")
+    found = usage_lines(workspace, "pkg.api.get")
     assert {("pkg/__init__.py", 6), ("pkg/api.py", 1)} <= found
     # another module's get, and a string that is no __all__ entry
     assert not found & {("pkg/other.py", 1), ("pkg/__init__.py", 8)}
-    assert ("pkg/__init__.py", 5) in lines(workspace, "pkg.pools.Pool")
-    assert ("pkg/api.py", 1) not in lines(workspace, "pkg.other.get")
+    assert ("pkg/__init__.py", 5) in usage_lines(workspace, "pkg.pools.Pool")
+    assert ("pkg/api.py", 1) not in usage_lines(workspace, "pkg.other.get")
 
 
 def test_an_inherited_method_returns_what_the_base_s_definition_says(
         workspace: Workspace) -> None:
-    assert ("pkg/pools.py", 27) in lines(workspace, "Response.json", "callers")
-    assert ("pkg/pools.py", 27) not in lines(workspace, "Decoder.json", "callers")
+    assert ("pkg/pools.py", 27) in usage_lines(workspace, "Response.json", "callers")
+    assert ("pkg/pools.py", 27) not in usage_lines(workspace, "Decoder.json", "callers")
 
 
 def test_a_name_imported_from_a_package_outside_the_workspace_is_not_the_workspace_s(
         workspace: Workspace) -> None:
-    found = lines(workspace, "pkg.api.get", "callers")
+    found = usage_lines(workspace, "pkg.api.get", "callers")
     assert ("app/views.py", 3) not in found  # quart's get
     assert ("app/mine.py", 3) in found  # the workspace's, through the package

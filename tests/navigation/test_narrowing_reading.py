@@ -5,13 +5,10 @@ it is constructed, and types come through base classes, returns and continued li
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-from indexed_files import indexed
+from indexed_files import module_workspace, usage_lines
 
 from sari_core.engine import Workspace
-from sari_core.models import SearchCall
+from sari_core.models import SearchKind
 
 FILES = {
     "pkg/__init__.py": "",
@@ -128,16 +125,12 @@ FILES = {
 }
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
-    with indexed(tmp_path_factory.mktemp("narrowing-reading").resolve(), FILES) as engine:
-        yield engine
+workspace = module_workspace(FILES)
 
 
-def lines(workspace: Workspace, query: str, path: str, kind: str = "references") -> set[int]:
-    result = workspace.search(SearchCall(query=query, kind=kind, limit=100))
-    return {int(m.line or 0) for m in result.matches if m.path == path and m.kind != "definition"}
-
+def lines(workspace: Workspace, query: str, path: str, kind: SearchKind = "references"
+          ) -> set[int]:
+    return {line for found, line in usage_lines(workspace, query, kind) if found == path}
 
 def test_an_f_string_s_field_is_code(workspace: Workspace) -> None:
     assert 10 in lines(workspace, "Generator.choose", "pkg/gen.py", "callers")

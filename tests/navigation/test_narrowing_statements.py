@@ -4,10 +4,7 @@ lines, a context manager's yield, a property's return annotation, a class's attr
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-from indexed_files import indexed
+from indexed_files import module_workspace
 
 from sari_core.engine import Workspace
 from sari_core.models import SearchCall, SearchKind
@@ -70,10 +67,7 @@ FILES = {
 }
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
-    with indexed(tmp_path_factory.mktemp("statements").resolve(), FILES) as engine:
-        yield engine
+workspace = module_workspace(FILES)
 
 
 def lines(workspace: Workspace, query: str, kind: SearchKind) -> set[int]:

@@ -3,14 +3,10 @@ symbol: what a type checker's call hierarchy and references answer for it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-from indexed_files import indexed
+from indexed_files import module_workspace, usage_lines
 
 from sari_core.engine import Workspace
 from sari_core.engine.symbol_target import resolve
-from sari_core.models import SearchCall, SearchKind
 
 FILES = {
     "pkg/__init__.py": "",
@@ -48,19 +44,11 @@ FILES = {
 }
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
-    with indexed(tmp_path_factory.mktemp("properties").resolve(), FILES) as engine:
-        yield engine
-
-
-def lines(workspace: Workspace, query: str, kind: SearchKind) -> set[tuple[str, int]]:
-    result = workspace.search(SearchCall(query=query, kind=kind, limit=100))
-    return {(m.path, int(m.line or 0)) for m in result.matches if m.kind != "definition"}
+workspace = module_workspace(FILES)
 
 
 def test_callers_by_name_hold_every_read_and_write_of_a_property(workspace: Workspace) -> None:
-    found = lines(workspace, "request", "callers")
+    found = usage_lines(workspace, "request", "callers")
     assert {("pkg/models.py", 14), ("tests/test_models.py", 5), ("tests/test_models.py", 6),
             ("tests/test_models.py", 7), ("tests/test_models.py", 10)} <= found
     # a comment and a string name it; the setter's decorator extends it
@@ -71,11 +59,11 @@ def test_callers_by_name_hold_every_read_and_write_of_a_property(workspace: Work
 def test_a_property_s_callers_are_its_reads_and_writes_not_the_method_s(
         workspace: Workspace) -> None:
     for asked in ("pkg/models.py:6", "pkg/models.py:10", "Response.request"):
-        assert lines(workspace, asked, "callers") == {
+        assert usage_lines(workspace, asked, "callers") == {
             ("pkg/models.py", 14), ("tests/test_models.py", 5), ("tests/test_models.py", 6),
             ("tests/test_models.py", 7)}, asked
     # the method of the same name keeps its calls only
-    assert lines(workspace, "Client.request", "callers") == {
+    assert usage_lines(workspace, "Client.request", "callers") == {
         ("tests/test_models.py", 6), ("tests/test_models.py", 10)}
 
 
@@ -84,5 +72,5 @@ def test_a_property_s_getter_and_setter_are_one_symbol(workspace: Workspace) -> 
     assert sorted(n.row.line for n in chosen) == [6, 10]
     assert [n.row.line for n in resolve(workspace.store, "pkg/models.py:18").chosen] == [18]
     # the setter's decorator names the property: a reference of it, asked at either part
-    assert ("pkg/models.py", 9) in lines(workspace, "pkg/models.py:10", "references")
-    assert ("pkg/models.py", 9) not in lines(workspace, "Client.request", "references")
+    assert ("pkg/models.py", 9) in usage_lines(workspace, "pkg/models.py:10", "references")
+    assert ("pkg/models.py", 9) not in usage_lines(workspace, "Client.request", "references")

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 from git_workspace import write_files
 
 from sari_core.engine import Workspace
+from sari_core.models import SearchCall, SearchKind
 
 
 @contextmanager
@@ -19,3 +21,22 @@ def indexed(root: Path, files: dict[str, str]) -> Iterator[Workspace]:
     with Workspace([root], index_path=root.parent / "index.sqlite", watch=False) as engine:
         engine.ensure_index(progress=False)
         yield engine
+
+
+def module_workspace(files: dict[str, str]) -> Callable[..., Iterator[Workspace]]:
+    """A module-scoped ``workspace`` fixture: ``files`` indexed once for a test module."""
+
+    @pytest.fixture(scope="module")
+    def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+        with indexed(tmp_path_factory.mktemp("workspace").resolve(), files) as engine:
+            yield engine
+
+    return workspace
+
+
+def usage_lines(workspace: Workspace, query: str, kind: SearchKind = "references"
+                ) -> set[tuple[str, int]]:
+    """Where ``query`` is used (``kind`` references or callers): (path, line) of every match
+    that is not a definition."""
+    result = workspace.search(SearchCall(query=query, kind=kind, limit=100))
+    return {(m.path, int(m.line or 0)) for m in result.matches if m.kind != "definition"}
