@@ -59,8 +59,6 @@ from typing import Any
 
 os.environ.setdefault("SARI_STATE_DIR", tempfile.mkdtemp(prefix="sari-bench-"))
 
-from lsprotocol import types as lsp  # noqa: E402
-
 from sari_core.costmodel import session_cost, tokens  # noqa: E402
 from sari_core.engine import Workspace  # noqa: E402
 from sari_core.kernel import Kernel  # noqa: E402
@@ -77,6 +75,7 @@ from navigation_corpus import (  # noqa: E402
     server_over_every_file,
     smoke_tree,
 )
+from navigation_truth import ground_truth  # noqa: E402
 from sdists import sdist, unpack  # noqa: E402
 
 # The names of the libraries held out from tuning, chosen by the rule below and written
@@ -91,50 +90,8 @@ ALL = 100_000
 SYMBOL_ARMS = ("index", "server", "index, by name", "server, by name")
 
 
-async def _ground_truth(server: LanguageServer, root: Path, definitions: list[tuple[str, int]],
-                        name: str) -> dict[tuple[str, int], dict[str, set[Pair]]]:
-    """Per definition of ``name``: what the server says references and calls it."""
-    truth: dict[tuple[str, int], dict[str, set[Pair]]] = {}
-    for path, line in definitions:
-        mine: dict[str, set[Pair]] = {kind: set() for kind in KINDS}
-        truth[(path, line)] = mine
-        text = (root / path).read_text(encoding="utf-8").split("\n")
-        for number in range(line - 1, min(line + 20, len(text))):
-            column = re.search(rf"\b{re.escape(name)}\b", text[number])
-            if column:
-                break
-        else:
-            continue
-        document = lsp.TextDocumentIdentifier(uri=(root / path).as_uri())
-        position = lsp.Position(line=number, character=column.start())
-        params = lsp.ReferenceParams(text_document=document, position=position,
-                                     context=lsp.ReferenceContext(include_declaration=False))
-        if "references" in KINDS:
-            refs = await server.request(
-                lambda c, p=params: c.text_document_references_async(p), 60) or []
-            mine["references"] |= {(_rel(root, ref.uri), ref.range.start.line + 1)
-                                   for ref in refs}
-        if "callers" not in KINDS:
-            continue
-        prepare = lsp.CallHierarchyPrepareParams(text_document=document, position=position)
-        items = await server.request(
-            lambda c, p=prepare: c.text_document_prepare_call_hierarchy_async(p), 60) or []
-        for item in items:
-            incoming = lsp.CallHierarchyIncomingCallsParams(item=item)
-            calls = await server.request(
-                lambda c, p=incoming: c.call_hierarchy_incoming_calls_async(p), 60) or []
-            mine["callers"] |= {(_rel(root, call.from_.uri), where.start.line + 1)
-                                for call in calls for where in call.from_ranges}
-    return truth
-
-
 def _union(truth: dict[tuple[str, int], dict[str, set[Pair]]]) -> dict[str, set[Pair]]:
     return {kind: set().union(*(mine[kind] for mine in truth.values())) for kind in KINDS}
-
-
-def _rel(root: Path, uri: str) -> str:
-    from urllib.parse import unquote, urlparse
-    return Path(unquote(urlparse(uri).path)).relative_to(root).as_posix()
 
 
 def _pairs(result: Any, uses_only: bool = False) -> set[Pair]:
@@ -311,7 +268,8 @@ def run_bench(root: Path, workspace: Workspace, runner: ValidationRunner, names:
                 SearchCall(query=name, kind=kind, limit=ALL)))
         definitions = [(row.path, row.line) for row in workspace.store.symbols(
             "s.is_def = 1 AND s.name = ? AND f.path LIKE '%.py'", (name,))]
-        each = runner.loop.run(_ground_truth(server, root, definitions, name), timeout=3600)
+        each = runner.loop.run(ground_truth(server, root, definitions, name, KINDS),
+                              timeout=3600)
         truth = _union(each)
         if len(definitions) > 1:  # per symbol differs from by name only where names are shared
             symbols += len(definitions)
