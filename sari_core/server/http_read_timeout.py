@@ -1,12 +1,12 @@
 """A deadline for reading each HTTP request: a client trickling its bytes is disconnected.
 
-uvicorn closes a keep-alive connection idle between requests, but a connection that
-has sent part of a request (a header line every few seconds, or nothing at all after
-connecting) stays open as long as the client likes: a few hundred of them hold as many
-sockets and buffers. Here every request must arrive whole (request line, headers and
-body) within ``SARI_HTTP_READ_SECONDS`` (default 10) of the connection opening or of
-the previous response ending; otherwise the connection is closed. Once a request is
-read, the time the server takes to answer it is not counted.
+uvicorn closes a keep-alive connection idle between requests (the server sets that to
+the same deadline), but a connection that has sent part of a request (a header line every
+few seconds, or nothing at all after connecting) stays open as long as the client likes:
+a few hundred of them hold as many sockets and buffers. Here every request must arrive
+whole (request line, headers and body) within ``SARI_HTTP_READ_SECONDS`` (default 10) of
+the connection opening or of the previous response ending; otherwise the connection is
+closed. Once a request is read, the time the server takes to answer it is not counted.
 """
 
 from __future__ import annotations

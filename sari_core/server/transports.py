@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import socket
 from collections.abc import Callable
 
@@ -103,10 +104,16 @@ async def serve_http(
     )
     http_sessions.bound_sessions(server.lowlevel.session_manager, http_sessions.max_sessions())
     guarded = HttpGuard(app, HostRule(port, allowed_names), token)
+    deadline = http_read_timeout.read_seconds()
     config = uvicorn.Config(guarded, log_config=None, access_log=False, lifespan="on",
                             timeout_graceful_shutdown=5,
+                            # An idle connection is closed by the request deadline, not by
+                            # uvicorn's 5 s: httpx (the MCP SDK's client) keeps one idle for
+                            # 5 s too, and a request it sent as the server closed the
+                            # connection was lost ("Server disconnected").
+                            timeout_keep_alive=max(1, math.ceil(deadline)),
                             # a client trickling a request is disconnected (see the module)
-                            http=protocol_with_deadline(http_read_timeout.read_seconds()))
+                            http=protocol_with_deadline(deadline))
     uvicorn_server = uvicorn.Server(config)
     if on_ready is not None:
         on_ready(url_of(sock))
