@@ -17,13 +17,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from sari_core.engine.decorators import decorated_start
+from sari_core.engine.decorators import MAX_DECORATOR_LINES, decorated_start
 from sari_core.engine.names import folded_name
 from sari_core.engine.store import IndexStore
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 _DECORATOR_NAMES = ("property", "setter", "getter", "deleter")
-MAX_DECORATOR_LINES = 20
 
 
 def is_accessor(decorators: Sequence[str], name: str) -> bool:
@@ -51,10 +50,13 @@ def accessor_lines(store: IndexStore, names: Sequence[str]) -> dict[tuple[int, i
                   if str(path).endswith(PYTHON_SUFFIXES)]
     if not candidates:
         return {}
-    texts = dict(store.texts(sorted({file_id for file_id, _, _ in candidates})))
+    last_line: dict[int, int] = {}
+    for file_id, line, _ in candidates:
+        last_line[file_id] = max(last_line.get(file_id, 0), line)
+    texts = store.first_lines(last_line)  # each file read up to its last definition's line
     found = {}
     for file_id, line, name in candidates:
-        lines = texts.get(file_id, "").split("\n")
+        lines = [text.decode("utf-8", "replace") for text in texts.get(file_id, [])]
         first = decorated_start(lines, line)
         if is_accessor(lines[first - 1:line - 1], name):
             found[(file_id, line)] = name
