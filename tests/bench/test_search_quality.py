@@ -50,6 +50,18 @@ def test_the_held_out_set_is_its_own_libraries_and_all_joins_both() -> None:
     assert sum(query.kind == "concept" for query in queries) >= 20
     assert sum(query.kind == "identifier" for query in queries) >= 10
     assert all(query.corpus in held_out for query in queries)
-    both, every = quality.load_set("all")
+    both, every = quality.load_set("tuning,heldout")
     assert set(both) == set(tuning) | set(held_out)
     assert len(every) == len(quality.load_set("tuning")[1]) + len(queries)
+
+
+def test_every_set_has_libraries_of_its_own_and_all_joins_them() -> None:
+    seen: set[str] = set()
+    for name in quality.QUERY_SETS:
+        corpora, queries = quality.load_set(name)
+        assert not seen & set(corpora), f"{name} reuses a library of another set"
+        assert {query.corpus for query in queries} <= set(corpora)
+        seen |= set(corpora)
+    assert set(quality.load_set("all")[0]) == seen
+    with pytest.raises(Exception, match="unknown query set"):
+        quality.load_set("tuning,nosuch")
