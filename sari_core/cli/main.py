@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import logging
 import os
 import pkgutil
@@ -20,15 +21,30 @@ from sari_core.cli import commands as core_commands
 from sari_core.kernel.commands import CommandRegistry
 from sari_core.kernel.loading import PLUGINS_DIR_ENV
 
-# Commands run often enough that their start-up counts (an MCP client spawns ``serve`` and
-# waits for ``initialize``): given one of these, only its module is imported.
-FAST_COMMANDS = frozenset({"serve", "search", "read", "index"})
+# Given a core command (or ``--version``), only that command's module is imported: every
+# command's start-up counts (an MCP client spawns ``serve`` and waits for ``initialize``; a
+# client runs ``sari hook`` on each of its tool calls), and loading every plugin to list
+# their commands took most of it. A plugin cannot take a core command's name (the registry
+# refuses a name twice), so nothing a plugin adds can change what such a command does.
+VERSION_FLAG = "--version"
+
+
+def core_command_module(name: str) -> str | None:
+    """The module of core command ``name`` (``new-plugin`` is ``new_plugin``), or None."""
+    module = name.replace("-", "_")
+    if not module.isidentifier() or module.startswith("_"):
+        return None
+    qualified = f"{core_commands.__name__}.{module}"
+    return qualified if importlib.util.find_spec(qualified) is not None else None
 
 
 def build_registry(only: str | None = None) -> CommandRegistry:
     registry = CommandRegistry()
-    if only in FAST_COMMANDS:
-        importlib.import_module(f"{core_commands.__name__}.{only}").register(registry)
+    if only == VERSION_FLAG:
+        return registry
+    core_module = core_command_module(only) if only else None
+    if core_module is not None:
+        importlib.import_module(core_module).register(registry)
         return registry
     for module_info in sorted(pkgutil.iter_modules(core_commands.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{core_commands.__name__}.{module_info.name}")

@@ -21,8 +21,6 @@ from sari_core import (
     canonical_root,
     hookimpl,
 )
-from sari_persistence import claude_code, cli
-from sari_persistence.compaction import project_root_of, summary_with_log
 from sari_persistence.exit_flush import install_sigterm_flush
 from sari_persistence.records import ExecutionRecord, MetricsRecord, now_ms
 from sari_persistence.schema import ExecutionLogUnavailable
@@ -31,7 +29,13 @@ from sari_persistence.store import ExecutionStore, open_store, store_compaction
 from sari_persistence.tool import tool_spec
 
 if TYPE_CHECKING:
+    import argparse
+
     from sari_core import KernelView
+
+# The compaction summary, the Claude Code hooks and the `sari log` command are imported when
+# they run: every `sari` call loads this plugin, and most use none of them (a third of its
+# import time).
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +71,7 @@ class PersistencePlugin(Plugin):
     @hookimpl
     def sari_register_commands(self) -> list[Command]:
         return [Command("log", "Show the execution log: sessions, a session's executions and "
-                        "frames, JSON-lines export.", cli.configure, cli.run)]
+                        "frames, JSON-lines export.", _configure_log, _run_log)]
 
     # --- lifecycle ----------------------------------------------------------------------
 
@@ -110,6 +114,8 @@ class PersistencePlugin(Plugin):
 
     @hookimpl
     def on_compaction(self, event: CompactionEvent, session: Session) -> CompactionContribution:
+        from sari_persistence.compaction import project_root_of, summary_with_log
+
         settings: PersistenceSettings = session.settings(SECTION)
         default_root = canonical_root(session.roots[0]) if session.roots else None
         store = self.store
@@ -147,12 +153,26 @@ class PersistencePlugin(Plugin):
     def on_client_hook(self, event: ClientHookEvent) -> ClientHookResult | None:
         if event.client != "claude-code" or event.event not in ("pre-compact", "session-start"):
             return None
+        from sari_persistence import claude_code
+
         settings = _workspace_settings(event.workspace)
         if event.event == "pre-compact":
             claude_code.pre_compact(event.payload, settings, event.workspace)
             return None
         summary = claude_code.session_start(event.payload, settings, event.workspace)
         return ClientHookResult(additional_context=summary) if summary else None
+
+
+def _configure_log(parser: argparse.ArgumentParser) -> None:
+    from sari_persistence import cli
+
+    cli.configure(parser)
+
+
+def _run_log(args: argparse.Namespace) -> int:
+    from sari_persistence import cli
+
+    return cli.run(args)
 
 
 def _metrics_snapshot(response: dict[str, Any]) -> dict[str, Any]:
