@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from functools import cache
 
-# Each line: the spellings of one word, the full word first.
+# Each line: the spellings of one word, the full word first. A few lines join a word agents
+# use to the one code uses for it (to shorten a string is to truncate it).
 _GROUPS = """
 argument arg args argv
+parameter param params
 attribute attr attrs
 authentication auth authn
 authorization auth authz
@@ -58,7 +60,6 @@ number num
 object obj
 option opt opts
 package pkg
-parameter param params
 position pos
 previous prev
 process proc
@@ -75,6 +76,7 @@ statistics stats
 string str
 system sys
 temporary tmp temp
+truncate shorten
 utility util utils
 value val
 variable var vars

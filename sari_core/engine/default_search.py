@@ -130,10 +130,9 @@ def _dotted(searcher: Searcher, call: SearchCall) -> list[_Hit]:
         qualified = scope.qualified if scope is not None and scope.line == row.line \
             else row.name
         module = row.path.rsplit(".", 1)[0].replace("/", ".")
-        full = f"{module}.{qualified}"
-        if full == wanted or full.endswith("." + wanted) \
-                or (module.endswith(".__init__") and
-                    f"{module.removesuffix('.__init__')}.{qualified}".endswith("." + wanted)):
+        # A package's names are defined in its __init__ but named without it: ``pkg.split``.
+        names = (f"{module}.{qualified}", f"{module.removesuffix('.__init__')}.{qualified}")
+        if any(name == wanted or name.endswith("." + wanted) for name in names):
             found.append(row)
     texts = dict(searcher.store.texts(sorted({row.file_id for row in found})))
     hits = []

@@ -2,10 +2,11 @@
 
 Ranking (documented in docs/engine.md):
 
-* candidates: the chunks holding any of the query's words (English filler words such as
-  "where", "the", "is" left out) or their spellings in code (``environment``: ``env``,
-  ``environ``; see :mod:`sari_core.engine.code_vocabulary`), the best ``CANDIDATES`` by BM25 over three columns
-  weighted ``name`` 4, ``body`` 1, ``path`` 1.5 (see :mod:`sari_core.engine.word_index`);
+* candidates: the chunks holding any of the query's words or their spellings in code, read
+  as :mod:`sari_core.engine.query_words` says (filler left out; ``environment``: ``env``;
+  ``look up``: ``lookup``; ``command line interface``: ``cli``), the best ``CANDIDATES``
+  by BM25 over three columns weighted ``name`` 4, ``body`` 1, ``path`` 1.5 (see
+  :mod:`sari_core.engine.word_index`);
 * each candidate's BM25 score is then multiplied by:
 
   - ``(L / A) ** LENGTH_PRIOR`` where ``L`` is the chunk's length and ``A`` the candidates'
@@ -33,15 +34,17 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
 
-from sari_core.engine.code_vocabulary import glued, spellings
 from sari_core.engine.index_memo import memo_for, remembered, remembered_many
+from sari_core.engine.query_words import TermGroup, query_terms, stem, term_groups, word_groups
 from sari_core.engine.store import IndexStore
-from sari_core.engine.word_index import code_words
+
+__all__ = ["WordHit", "is_prose", "is_test", "query_terms", "search_words", "stem",
+           "term_groups"]
 
 CANDIDATES = 200
 PER_FILE = 4
@@ -59,14 +62,6 @@ THIRD_PARTY = 0.6
 # together, about 20 MB at most), and chunks' lengths.
 HELD_ROWS = 400_000
 HELD_LENGTHS = 100_000
-# Words of a question that say nothing about the code.
-FILLER = frozenset((
-    "a", "an", "and", "are", "as", "at", "be", "by", "can", "could", "do", "does", "did",
-    "for", "from", "how", "i", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or",
-    "should", "so", "that", "the", "their", "them", "then", "there", "these", "this",
-    "those", "to", "was", "we", "were", "what", "when", "where", "which", "while", "who",
-    "whom", "why", "will", "with", "would", "you", "your", "find", "code", "handled",
-    "happens", "done", "s"))
 _DOC_WORDS = frozenset(("doc", "docs", "documentation", "documented", "readme", "changelog",
                         "changes", "history", "release", "notes", "example", "examples",
                         "tutorial", "guide", "license", "manual"))
@@ -81,7 +76,6 @@ _DOCS_FOLDER = re.compile(r"(^|/)(docs?|documentation|man|site)/", re.IGNORECASE
 _TEST_PATH = re.compile(r"(^|/)(tests?|testing|__tests__|spec)(/|$)|(^|/)test_[^/]*$|_test\.")
 _THIRD_PARTY = re.compile(
     r"(^|/)(site-packages|dist-packages|node_modules|vendor|third_party|_vendor)(/|$)")
-_ENDINGS = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "s", "ly")
 _NOT_DEFINITIONS = frozenset(("text",))
 _SPECIAL_NAME = re.compile(r"(^|\.)__\w+__$")
 _ORDER = itemgetter(0, 1, 2)  # best score first, then path and line
@@ -99,43 +93,6 @@ class WordHit:
     score: float
 
 
-def stem(word: str) -> str:
-    """A light stem for comparing words here (the index itself uses Porter's)."""
-    for ending in _ENDINGS:
-        if word.endswith(ending) and len(word) - len(ending) >= 3:
-            return word[:-len(ending)]
-    return word
-
-
-def query_terms(query: str) -> list[str]:
-    """The query's words as the index spells them, filler left out (kept if all are)."""
-    words = [word.lower() for word in code_words(query).split()]
-    kept = [word for word in words if word not in FILLER]
-    return list(dict.fromkeys(kept or words))
-
-
-def term_groups(terms: Sequence[str]) -> list[tuple[str, ...]]:
-    """Per query word, the spellings that count as it (the word first); then one group per
-    pair of neighbours code glues together (``envvar``), counting for both."""
-    groups: list[tuple[str, ...]] = [(term, *adjective(term), *spellings(term))
-                                     for term in terms]
-    for first, second in zip(terms, terms[1:], strict=False):
-        joined = tuple(glued(first, second))
-        if joined:
-            groups.append(joined)
-    return groups
-
-
-def adjective(word: str) -> tuple[str, ...]:
-    """The word an adverb is made from (``lazily``: ``lazy``, ``safely``: ``safe``), which
-    Porter's stemmer leaves apart; none for other words."""
-    if word.endswith("ily") and len(word) >= 6:
-        return (word[:-3] + "y",)
-    if word.endswith("ly") and len(word) >= 6:
-        return (word[:-2],)
-    return ()
-
-
 @lru_cache(maxsize=4096)
 def is_prose(path: str) -> bool:
     lowered = path.lower()
@@ -148,25 +105,28 @@ def is_test(path: str) -> bool:
     return "test" in path.lower() and bool(_TEST_PATH.search(path.lower()))
 
 
-def _shares(holders: Sequence[set[int]], count: int) -> dict[int, float]:
+def _shares(holders: Sequence[set[int]], groups: Sequence[TermGroup], count: int
+            ) -> dict[int, float]:
     """Per chunk, the share of the ``count`` query words it holds (``holders[i]``: the chunks
-    holding group ``i``); a glued pair found counts for both its words."""
+    holding ``groups[i]``); a glued pair or an acronym found counts for each of its words."""
     found: dict[int, int] = {}
-    for index, rows in enumerate(holders):
-        weight = 1 if index < count else 2
+    for rows, group in zip(holders, groups, strict=True):
+        weight = group.words
         for rowid in rows:
             found[rowid] = found.get(rowid, 0) + weight
     return {rowid: min(1.0, number / count) for rowid, number in found.items()} if count else {}
 
 
-def _holders(store: IndexStore, groups: Sequence[tuple[str, ...]], candidates: set[int],
+def _holders(store: IndexStore, groups: Sequence[TermGroup], candidates: set[int],
              column: str = "") -> list[set[int]]:
     """Per group, the candidates holding one of its spellings (in ``column`` if named)."""
     memo = memo_for(store, store.reader)
     out = []
     for group in groups:
-        expression = _any_of(group)
-        if column:
+        expression = group.expression()
+        # A group that names its own columns (an acronym: a definition's name or its file's)
+        # counts there as the name.
+        if column and not group.columns:
             expression = f"{column} : ({expression})"
         holding = remembered(memo, "holders", expression,
                              lambda expression=expression: _holding(store, expression),
@@ -196,9 +156,12 @@ def _place(path: str, asks_docs: bool, asks_tests: bool) -> float:
     return factor
 
 
-def _any_of(spellings: Iterable[str]) -> str:
-    return " OR ".join('"' + spelling.replace('"', '""') + '"'
-                       for spelling in dict.fromkeys(spellings))
+def _extensions(store: IndexStore) -> frozenset[str]:
+    """The workspace's file extensions, lower-cased (kept until the index changes)."""
+    return remembered(memo_for(store, store.reader), "extensions", None,
+                      lambda: frozenset(path.rsplit(".", 1)[1].lower() for (path,) in
+                                        store.reader.execute("SELECT path FROM files")
+                                        if "." in path.rsplit("/", 1)[-1]), 1)
 
 
 def _body_lengths(store: IndexStore, rowids: list[int]) -> dict[int, int]:
@@ -241,8 +204,8 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
     terms = query_terms(query)
     if not terms:
         return [], 0
-    groups = term_groups(terms)
-    expression = _any_of(spelling for group in groups for spelling in group)
+    groups = word_groups(terms, _extensions(store))
+    expression = " OR ".join(f"({group.expression()})" for group in groups)
     # The best CANDIDATES are chosen inside FTS5 before their chunk rows are joined:
     # joining every matching chunk first costs more than ranking it.
     rows = store.reader.execute(
@@ -257,8 +220,8 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
     asks_docs = any(term in _DOC_WORDS for term in terms)
     asks_tests = any(term in _TEST_WORDS for term in terms)
     candidates = {row[0] for row in rows}
-    covered = _shares(_holders(store, groups, candidates), len(terms))
-    in_name = _shares(_holders(store, groups, candidates, "name"), len(terms))
+    covered = _shares(_holders(store, groups, candidates), groups, len(terms))
+    in_name = _shares(_holders(store, groups, candidates, "name"), groups, len(terms))
     files: set[int] = set()
     lengths = _body_lengths(store, [row[0] for row in rows])
     average = sum(lengths.values()) / len(lengths) if lengths else 1.0

@@ -1,0 +1,96 @@
+"""The default search read as an agent writes: package names, words in capitals, acronyms,
+and the words code uses for the same thing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from indexed_files import indexed
+
+from sari_core.arguments import parse_search
+from sari_core.engine import Workspace
+from sari_core.models import SearchResult
+
+FILES = {
+    "pkg/__init__.py": (
+        "from pkg.splitting import Splitter\n\n\n"
+        "def split(text):\n"
+        '    """Each statement of text, one by one."""\n'
+        "    return list(Splitter().run(text))\n"),
+    "pkg/splitting.py": (
+        "class Splitter:\n"
+        "    def run(self, text):\n"
+        "        for part in text.split(';'):\n"
+        "            yield part\n"),
+    "README.md": "Call pkg.split(text) to split a script.\n",
+    "tests/test_split.py": "import pkg\n\n\ndef test_split():\n"
+                           "    assert pkg.split('a;b') == ['a', 'b']\n",
+    "pkg/grouping.py": (
+        "def group_where(tokens):\n"
+        '    """Wrap the tokens from WHERE up to the next keyword."""\n'
+        "    return wrap(tokens, 'WHERE')\n\n\n"
+        "def group_order(tokens):\n"
+        '    """Group the ORDER BY clause of a statement."""\n'
+        "    return wrap(tokens, 'ORDER')\n\n\n"
+        "def group_limit(tokens):\n"
+        '    """Group a LIMIT clause."""\n'
+        "    return wrap(tokens, 'LIMIT')\n"),
+    "pkg/cli.py": (
+        "def main(argv):\n"
+        '    """Format each file given, in place."""\n'
+        "    for name in argv:\n"
+        "        reformat(name)\n"),
+    "pkg/commands.py": (
+        "class Command:\n"
+        '    """One command of the line-oriented interface."""\n\n'
+        "    def run(self, line):\n"
+        "        return self.interface.send(line)\n"),
+    "pkg/text.py": (
+        "def truncate_text(text, width):\n"
+        '    """Cut text down to width characters, marking the cut."""\n'
+        "    return text[:width] + '...'\n\n\n"
+        "def warn_if_long(text):\n"
+        '    """Warn when a text is long."""\n'
+        "    return len(text) > 80\n"),
+    "docs/cli.rst": "Run it from a shell: it formats the files it is given.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
+    with indexed(tmp_path_factory.mktemp("query-words").resolve(), FILES) as engine:
+        yield engine
+
+
+def default(workspace: Workspace, query: str) -> SearchResult:
+    return workspace.search(parse_search({"query": query}))
+
+
+def test_a_package_s_function_named_with_the_package_is_its_definition(
+        workspace: Workspace) -> None:
+    first = default(workspace, "pkg.split").matches[0]
+    assert (first.path, first.line, first.kind) == ("pkg/__init__.py", 4, "definition")
+
+
+def test_a_filler_word_in_capitals_is_a_word_of_the_query(workspace: Workspace) -> None:
+    # "where" is a question's filler, "WHERE" in a lower-case query is SQL's keyword.
+    assert default(workspace, "group the WHERE clause").matches[0].symbol == "group_where"
+
+
+def test_three_words_find_the_module_named_for_their_initials(workspace: Workspace) -> None:
+    first = default(workspace, "command line interface for formatting files").matches[0]
+    assert (first.path, first.symbol) == ("pkg/cli.py", "main")
+
+
+def test_a_word_finds_code_that_calls_the_same_thing_by_another_word(
+        workspace: Workspace) -> None:
+    assert default(workspace, "shorten a long text").matches[0].symbol == "truncate_text"
+
+
+def test_initials_that_are_a_file_extension_are_no_acronym(workspace: Workspace) -> None:
+    from sari_core.engine.query_words import query_terms, term_groups
+
+    terms = query_terms("reject strings that are too long")
+    assert ("rst",) in term_groups(terms)
+    assert ("rst",) not in term_groups(terms, {"rst", "py"})
