@@ -4,6 +4,7 @@ the strings that are type annotations (forward references)."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 
 def annotation_string(line: str, column: int) -> bool:
@@ -67,32 +68,46 @@ def in_string(line: str, column: int) -> bool:
     return bool(quote) and not (fstring and depth)
 
 
-_TRIPLE = re.compile(r'"""|\'\'\'')
 NO_END = 1 << 30
 Spans = dict[int, list[tuple[int, int]]]
+# Outside a string: a comment, a triple quote, or a one-line string read to its closing
+# quote (escapes taken; an unclosed one ends with its line).
+_TOKEN = re.compile(r"""#[^\n]*|\"\"\"|'''|"(?:\\.|[^"\\\n])*"?|'(?:\\.|[^'\\\n])*'?""")
+_CLOSING = {quote: re.compile(r"(?:\\.|[^\\])*?" + quote, re.S) for quote in ('"""', "'''")}
 
 
 def prose_spans(text: str) -> Spans:
-    """Per line, the columns inside triple-quoted strings (docstrings): ``[start, end)``."""
+    """Per line, the columns that are prose, not code: inside triple-quoted strings
+    (docstrings) and comments, ``[start, end)``.
+
+    The text is read from its start as Python's tokenizer reads it, so a quote or a ``#``
+    inside a one-line string (``'\"\"\"'``, ``"#"``) opens nothing: one such string does not
+    turn every docstring after it into code and every line of code into a docstring."""
     spans: Spans = {}
-    opened: tuple[str, int, int] | None = None
-    line, line_start, position = 1, 0, 0
-    for found in _TRIPLE.finditer(text):
-        newlines = text.count("\n", position, found.start())
-        if newlines:
-            line += newlines
-            line_start = text.rfind("\n", 0, found.start()) + 1
-        position = found.start()
-        column = found.start() - line_start
-        if opened is None:
-            opened = (found.group(), line, column)
-        elif found.group() == opened[0]:
-            for number in range(opened[1], line + 1):
-                start = opened[2] if number == opened[1] else 0
-                end = column + 3 if number == line else NO_END
-                spans.setdefault(number, []).append((start, end))
-            opened = None
+    breaks = [found.start() for found in re.finditer("\n", text)]
+    position = 0
+    while (found := _TOKEN.search(text, position)) is not None:
+        token = found.group()
+        if token in _CLOSING:
+            closing = _CLOSING[token].match(text, found.end())
+            end = closing.end() if closing else len(text)
+            _add_span(spans, breaks, found.start(), end)
+            position = end
+            continue
+        if token.startswith("#"):
+            _add_span(spans, breaks, found.start(), found.end())
+        position = found.end()
     return spans
+
+
+def _add_span(spans: Spans, breaks: list[int], start: int, end: int) -> None:
+    """Text offsets ``[start, end)`` as columns of each line (lines from 1)."""
+    first, last = bisect_right(breaks, start - 1), bisect_right(breaks, end - 1)
+    for index in range(first, last + 1):
+        line_start = breaks[index - 1] + 1 if index else 0
+        spans.setdefault(index + 1, []).append(
+            (start - line_start if index == first else 0,
+             end - line_start if index == last else NO_END))
 
 
 def in_prose(spans: Spans, line: int, column: int) -> bool:

@@ -83,3 +83,13 @@ def yielded_annotation(lines: Sequence[str], line: int, annotation: str) -> str:
         if char == "," and depth == 0:
             return rest[:index]
     return rest[:-1]
+
+
+_OVERLOAD = re.compile(r"\s*@\s*(?:\w+\.)*overload\s*(?:#.*)?$")
+
+
+def is_overload(lines: Sequence[str], line: int) -> bool:
+    """Is the definition at ``line`` (from 1) of ``lines`` an ``@overload`` signature?
+    Its overloads and their implementation are one function to a type checker: asked at
+    any of them, it answers for all."""
+    return any(_OVERLOAD.match(text) for text in lines[decorated_start(lines, line) - 1:line - 1])

@@ -23,7 +23,6 @@ is kept and counted: the answer says how many were kept unjudged.
 from __future__ import annotations
 
 import re
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from sari_core.engine.code_text import (
@@ -35,11 +34,11 @@ from sari_core.engine.code_text import (
     prose_spans,
 )
 from sari_core.engine.decorated import accessor_lines
-from sari_core.engine.names import folded_name
 from sari_core.engine.python_text import imported_modules
 from sari_core.engine.receiver_types import ReceiverTypes, receiver_chain
 from sari_core.engine.scopes import Scope, innermost
 from sari_core.engine.store import IndexStore
+from sari_core.engine.subclasses import extending, overrides
 from sari_core.engine.symbol_target import Named, Target, module_of
 
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
@@ -58,7 +57,8 @@ class Use:
 
 
 def _words(name: str) -> set[str]:
-    return {word.lower() for word in _WORDS.findall(name)} - _IGNORED_WORDS
+    """The words of a name; a single letter tells nothing (``t`` is no ``AoT``)."""
+    return {word.lower() for word in _WORDS.findall(name) if len(word) > 1} - _IGNORED_WORDS
 
 
 class Narrower:
@@ -72,8 +72,8 @@ class Narrower:
         mine = {_last(n.parent) for n in target.chosen if n.parent}
         theirs = {_last(n.parent) for n in target.others if n.parent} - mine
         # a subclass overriding the method has its own: it is not the chosen one's
-        self.mine = mine | _extending(store, mine, stop=theirs)
-        self.theirs = (theirs | _extending(store, theirs, stop=mine)) - self.mine
+        self.mine = mine | extending(store, mine, stop=theirs)
+        self.theirs = (theirs | extending(store, theirs, stop=mine)) - self.mine
         self.types = ReceiverTypes(store)
         self.functions = [n for n in target.chosen if n.parent is None]
         self.methods = [n for n in target.chosen if n.parent is not None]
@@ -199,6 +199,10 @@ class Narrower:
         chosen = {module_of(n.row.path) for n in self.functions}
         if any(f".{module}".endswith(f".{written}") for module in chosen):
             return True
+        through = self.types.module_file(written, use.path)
+        imported = through and self.types.origin(*through, self.name)
+        if imported:  # a module importing it (``api.item``, api.py: from .items import item)
+            return imported.rsplit(".", 1)[-1] in {part.rsplit(".", 1)[-1] for part in chosen}
         # a package re-exporting it (``jinja2.Template``): a package holding its module
         return written.rsplit(".", 1)[-1] in parts and not any(
             f".{module_of(n.row.path)}".endswith(f".{written}") for n in self.other_functions)
@@ -242,7 +246,8 @@ class Narrower:
             return False
         modules = {part for n in self.functions for part in module_of(n.row.path).split(".")}
         others = {module_of(n.row.path).rsplit(".", 1)[-1] for n in self.other_functions}
-        origin = self.types.origin(use.file_id, use.path, self.name)
+        origin = self.types.origin(use.file_id, use.path, self.name,
+                                   renamed=bool(_IMPORT.match(use.text)))
         if origin is None:
             return False  # neither defined nor imported here: a local name, not this one
         module = origin.rsplit(".", 1)[-1]  # followed through packages re-exporting it
@@ -251,13 +256,14 @@ class Narrower:
         return not (module in others and module not in modules)
 
     def _in_workspace(self, package: str) -> bool:
-        """Does the index hold a module or a package (a namespace package too: a folder)
-        called ``package``, at any depth?"""
+        """Does the index hold a module or a package (a namespace package too: a folder
+        of Python files) called ``package``, at any depth? A folder of data files named
+        like a standard module (``tests/data/datetime/``) is no package."""
         if package not in self._packages:
             self._packages[package] = self.types.store.reader.execute(
                 "SELECT 1 FROM files WHERE path = ? OR path LIKE ? OR path LIKE ? OR path LIKE ? "
-                "LIMIT 1", (f"{package}.py", f"%/{package}.py", f"{package}/%",
-                            f"%/{package}/%")).fetchone() is not None
+                "LIMIT 1", (f"{package}.py", f"%/{package}.py", f"{package}/%.py",
+                            f"%/{package}/%.py")).fetchone() is not None
         return self._packages[package]
 
     def _shadowed(self, use: Use, file_text: str, tree: list[Scope]) -> bool:
@@ -356,38 +362,6 @@ def _class_at(tree: list[Scope], line: int) -> str | None:
         if scope.kind in ("class", "interface", "struct", "trait", "impl"):
             found = scope.name
         level = scope.children
-
-
-def _extending(store: IndexStore, classes: set[str], stop: AbstractSet[str] = frozenset()
-               ) -> set[str]:
-    """Every class extending one of ``classes``, through any number of steps, but not
-    through a class in ``stop`` (one overriding the method asked about)."""
-    found: set[str] = set()
-    todo = set(classes)
-    while todo:
-        marks = ",".join("?" * len(todo))
-        rows = store.reader.execute(
-            "SELECT s.file_id, s.line FROM symbols s WHERE s.is_def = 0 AND "
-            f"s.kind = 'implementation' AND s.folded IN ({marks}) AND s.name IN ({marks})",
-            (*map(folded_name, todo), *todo)).fetchall()
-        todo = set()
-        for file_id, line in rows:
-            for name, in store.reader.execute(
-                    "SELECT name FROM symbols WHERE file_id = ? AND is_def = 1 AND line <= ? "
-                    "AND end_line >= ? AND kind IN ('class', 'interface', 'struct') "
-                    "ORDER BY line DESC LIMIT 1", (file_id, line, line)):
-                if name not in found and name not in classes and name not in stop:
-                    found.add(name)
-                    todo.add(name)
-    return found
-
-
-def overrides(store: IndexStore, target: Target) -> list[Named]:
-    """The definitions of the chosen method's name in classes extending its class, at
-    any depth: what implements (overrides) it."""
-    classes = {_last(n.parent) for n in target.chosen if n.parent}
-    below = _extending(store, classes)
-    return [n for n in target.others if n.parent and _last(n.parent) in below]
 
 
 def note(target: Target, before: int, after: int, undecided: int, by_name: int = 0) -> str:

@@ -12,10 +12,10 @@ the whole receiver unknown (None): the caller then decides by other means.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from sari_core.engine.decorated import is_accessor, yielded_annotation
 from sari_core.engine.decorators import decorated_start
+from sari_core.engine.import_origins import ImportOrigins
 from sari_core.engine.names import folded_name
 from sari_core.engine.python_text import (
     CLASS_KINDS,
@@ -25,7 +25,6 @@ from sari_core.engine.python_text import (
     class_at,
     closed,
     is_parameter,
-    module_aliases,
     parameter_annotation,
     receiver_chain,
     return_annotation,
@@ -41,70 +40,16 @@ _TOP_ASSIGNMENT = re.compile(
     r"(?P<name>[A-Za-z_]\w*)\s*(?::\s*(?P<ann>[^=]+?))?\s*=(?!=)\s*(?P<value>.+)")
 
 
-@dataclass
-class Definitions:
+class Definitions(ImportOrigins):
     """Reads definitions' text out of the index, kept per file while one query runs."""
 
-    store: IndexStore
-
-    def __post_init__(self) -> None:
-        self._lines: dict[int, list[str]] = {}
-        self._aliases: dict[int, dict[str, str]] = {}
+    def __init__(self, store: IndexStore) -> None:
+        super().__init__(store)
         self._top: dict[int, dict[str, list[tuple[int, re.Match[str]]]]] = {}
         self._trees: dict[int, list[Scope]] = {}
         self._classes: dict[str, list[tuple[int, int, int]]] = {}
         self._returns: dict[tuple[str, str | None], set[str] | None] = {}
         self._attributes: dict[tuple[str, str], set[str] | None] = {}
-
-    def aliases(self, file_id: int) -> dict[str, str]:
-        """:func:`module_aliases` of a file."""
-        if file_id not in self._aliases:
-            self._aliases[file_id] = module_aliases(self.lines(file_id))
-        return self._aliases[file_id]
-
-    def origin(self, file_id: int, path: str, name: str) -> str | None:
-        """The module ``name`` comes from in a file importing it, through the packages
-        re-exporting it (``from jinja2 import Template`` -> ``.environment`` when the
-        package's ``__init__`` imports it from there); None when the file does not."""
-        imported = self.aliases(file_id).get(name)
-        if imported is None or not imported.endswith(f".{name}"):
-            return None
-        module = imported[:-len(name) - 1]
-        for _ in range(MAX_DEPTH):
-            found = self._module_file(module, path)
-            if found is None:
-                break
-            file_id, path = found
-            again = self.aliases(file_id).get(name)
-            if again is None or not again.endswith(f".{name}"):
-                break
-            module = again[:-len(name) - 1]
-        return module
-
-    def _module_file(self, module: str, importer: str) -> tuple[int, str] | None:
-        """The indexed file of ``module`` (relative to ``importer``'s package when it
-        starts with dots)."""
-        dots = len(module) - len(module.lstrip("."))
-        parts = [part for part in module.lstrip(".").split(".") if part]
-        if dots:
-            base = importer.split("/")[:-1]
-            base = base[:len(base) - (dots - 1)] if dots > 1 else base
-            candidates = ["/".join([*base, *parts, "__init__.py"]),
-                          "/".join([*base, *parts]) + ".py"]
-            rows = self.store.reader.execute(
-                "SELECT id, path FROM files WHERE path IN (?, ?)", candidates).fetchall()
-        else:
-            tail = "/".join(parts)
-            rows = self.store.reader.execute(
-                "SELECT id, path FROM files WHERE path LIKE ? OR path LIKE ? OR path = ? "
-                "OR path = ?", (f"%/{tail}/__init__.py", f"%/{tail}.py", f"{tail}/__init__.py",
-                                f"{tail}.py")).fetchall()
-        return (int(rows[0][0]), str(rows[0][1])) if len(rows) == 1 else None
-
-    def lines(self, file_id: int) -> list[str]:
-        if file_id not in self._lines:
-            self._lines[file_id] = (self.store.text_of(file_id) or "").split("\n")
-        return self._lines[file_id]
 
     def tree(self, file_id: int) -> list[Scope]:
         if file_id not in self._trees:
@@ -309,6 +254,10 @@ class ReceiverTypes(Definitions):
             current = self.variable(head, file_id, line, depth)
             if current is None and self.is_class(head):
                 current = {head}  # the class itself: Session.send(session, ...)
+            elif current is None and rest[:1] and rest[0].endswith("()") \
+                    and not _constructs(rest[0][:-2], self) \
+                    and self._workspace_module(head, file_id):  # module.function()
+                current, rest = self.returns(rest[0][:-2], None), rest[1:]
         for part in rest:
             if part.endswith("()") and _constructs(part[:-2], self):
                 current = {part[:-2]}  # module.Class(...)
@@ -324,6 +273,14 @@ class ReceiverTypes(Definitions):
                 found |= classes
             current = found
         return current or None
+
+    def _workspace_module(self, name: str, file_id: int) -> bool:
+        """Is ``name`` a module of the workspace that the file imports (``from kit import
+        api``), not an installed one (``pickle.loads`` is no workspace's ``loads``)?"""
+        dotted = self.aliases(file_id).get(name)
+        if dotted is None:
+            return False
+        return dotted.startswith(".") or self.module_file(dotted, "") is not None
 
     def variable(self, name: str, file_id: int, line: int, depth: int) -> set[str] | None:
         """The classes a local variable or parameter holds at ``line``, from the function

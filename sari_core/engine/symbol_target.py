@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from sari_core.engine.decorated import accessor_lines
+from sari_core.engine.decorated import accessor_lines, is_overload
 from sari_core.engine.names import folded_name
 from sari_core.engine.query_kinds import dotted_parts
 from sari_core.engine.scopes import Scope, definition_trees, innermost
@@ -113,5 +113,15 @@ def _at(store: IndexStore, path: str, line: int) -> Target:
         chosen += [named for named in every if named not in chosen
                    and named.row.file_id == row.file_id and named.parent == chosen[0].parent
                    and (named.row.file_id, named.row.line) in accessors]
+    siblings = [named for named in every if named not in chosen and chosen
+                and named.row.file_id == row.file_id and named.qualified == chosen[0].qualified]
+    if siblings and _overloaded(store, row.file_id, [row.line, *(n.row.line for n in siblings)]):
+        chosen += siblings  # an overload's signatures and implementation: one function
     return Target(row.name, chosen, [named for named in every if named not in chosen],
                   named=True)
+
+
+def _overloaded(store: IndexStore, file_id: int, lines: list[int]) -> bool:
+    """Is one of the definitions at ``lines`` of a file an ``@overload`` signature?"""
+    text = (store.text_of(file_id) or "").split("\n")
+    return any(is_overload(text, line) for line in lines)

@@ -1,0 +1,76 @@
+"""Where a name a Python file uses comes from: its imports, followed through the packages
+re-exporting it, to the module defining it, read from the index's text."""
+
+from __future__ import annotations
+
+from sari_core.engine.python_text import module_aliases
+from sari_core.engine.store import IndexStore
+
+MAX_REEXPORTS = 4  # from pkg import X, where pkg imports X from .sub, ... followed this far
+
+
+class ImportOrigins:
+    """The imports of indexed files, kept per file while one query runs."""
+
+    store: IndexStore
+
+    def __init__(self, store: IndexStore) -> None:
+        self.store = store
+        self._lines: dict[int, list[str]] = {}
+        self._aliases: dict[int, dict[str, str]] = {}
+
+    def lines(self, file_id: int) -> list[str]:
+        if file_id not in self._lines:
+            self._lines[file_id] = (self.store.text_of(file_id) or "").split("\n")
+        return self._lines[file_id]
+
+    def aliases(self, file_id: int) -> dict[str, str]:
+        """:func:`module_aliases` of a file."""
+        if file_id not in self._aliases:
+            self._aliases[file_id] = module_aliases(self.lines(file_id))
+        return self._aliases[file_id]
+
+    def origin(self, file_id: int, path: str, name: str, renamed: bool = False
+               ) -> str | None:
+        """The module ``name`` comes from in a file importing it, through the packages
+        re-exporting it (``from jinja2 import Template`` -> ``.environment`` when the
+        package's ``__init__`` imports it from there); None when the file does not.
+        ``renamed``: also when the file imports it under another name (``from m import
+        name as _name``: the import statement itself names it)."""
+        imported = self.aliases(file_id).get(name)
+        if renamed and (imported is None or not imported.endswith(f".{name}")):
+            imported = next((dotted for dotted in self.aliases(file_id).values()
+                             if dotted.endswith(f".{name}")), None)
+        if imported is None or not imported.endswith(f".{name}"):
+            return None
+        module = imported[:-len(name) - 1]
+        for _ in range(MAX_REEXPORTS):
+            found = self.module_file(module, path)
+            if found is None:
+                break
+            file_id, path = found
+            again = self.aliases(file_id).get(name)
+            if again is None or not again.endswith(f".{name}"):
+                break
+            module = again[:-len(name) - 1]
+        return module
+
+    def module_file(self, module: str, importer: str) -> tuple[int, str] | None:
+        """The indexed file of ``module`` (relative to ``importer``'s package when it
+        starts with dots)."""
+        dots = len(module) - len(module.lstrip("."))
+        parts = [part for part in module.lstrip(".").split(".") if part]
+        if dots:
+            base = importer.split("/")[:-1]
+            base = base[:len(base) - (dots - 1)] if dots > 1 else base
+            candidates = ["/".join([*base, *parts, "__init__.py"]),
+                          "/".join([*base, *parts]) + ".py"]
+            rows = self.store.reader.execute(
+                "SELECT id, path FROM files WHERE path IN (?, ?)", candidates).fetchall()
+        else:
+            tail = "/".join(parts)
+            rows = self.store.reader.execute(
+                "SELECT id, path FROM files WHERE path LIKE ? OR path LIKE ? OR path = ? "
+                "OR path = ?", (f"%/{tail}/__init__.py", f"%/{tail}.py", f"{tail}/__init__.py",
+                                f"{tail}.py")).fetchall()
+        return (int(rows[0][0]), str(rows[0][1])) if len(rows) == 1 else None
