@@ -33,6 +33,14 @@ _TYPE_STRING = re.compile(r"[\w.\[\], |]+")
 _GENERIC = re.compile(r"(?<![\w.])(?:\w+\.)*[A-Z]\w*\s*\Z")
 
 
+def _prefix(line: str, quote: int) -> str:
+    """The string prefix (``f``, ``rb``, ``Rf``) written just ahead of the quote at
+    ``quote``, lower-cased; '' when the letters there are a word's (``return"x"``)."""
+    found = re.search(r"(?<![\w])[A-Za-z]{1,2}\Z", line[:quote])
+    letters = found.group().lower() if found else ""
+    return letters if set(letters) <= set("rfbu") else ""
+
+
 def in_string(line: str, column: int) -> bool:
     """Is ``column`` inside a quoted string of ``line``? An f-string's ``{field}`` is code."""
     quote, fstring, depth, index = "", False, 0, 0
@@ -45,8 +53,7 @@ def in_string(line: str, column: int) -> bool:
             if char in "\"'":
                 quote = line[index:index + 3] if line[index:index + 3] in ('"""', "'''") \
                     else char
-                fstring = "f" in line[max(0, index - 2):index].lower() and \
-                    not line[max(0, index - 3):index - 2].isalnum() if index >= 1 else False
+                fstring = "f" in _prefix(line, index)
                 index += len(quote)
                 continue
         elif fstring and depth and char in "\"'" and line[index:index + len(quote)] != quote:

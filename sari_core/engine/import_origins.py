@@ -3,6 +3,8 @@ re-exporting it, to the module defining it, read from the index's text."""
 
 from __future__ import annotations
 
+import re
+
 from sari_core.engine.python_text import module_aliases
 from sari_core.engine.store import IndexStore
 
@@ -41,6 +43,8 @@ class ImportOrigins:
         if renamed and (imported is None or not imported.endswith(f".{name}")):
             imported = next((dotted for dotted in self.aliases(file_id).values()
                              if dotted.endswith(f".{name}")), None)
+        if imported is None:
+            imported = self._starred(file_id, path, name)
         if imported is None or not imported.endswith(f".{name}"):
             return None
         module = imported[:-len(name) - 1]
@@ -74,3 +78,22 @@ class ImportOrigins:
                 "OR path = ?", (f"%/{tail}/__init__.py", f"%/{tail}.py", f"{tail}/__init__.py",
                                 f"{tail}.py")).fetchall()
         return (int(rows[0][0]), str(rows[0][1])) if len(rows) == 1 else None
+
+    def _starred(self, file_id: int, path: str, name: str) -> str | None:
+        """``module.name`` when the file takes ``name`` with ``from module import *`` from
+        an indexed module that defines or imports it at its top level."""
+        for line in self.lines(file_id):
+            star = _STAR_IMPORT.match(line)
+            found = self.module_file(star["module"], path) if star else None
+            if star is None or found is None:
+                continue
+            defined = re.compile(rf"(?:async\s+)?(?:def|class)\s+{re.escape(name)}\b"
+                                 rf"|{re.escape(name)}\s*(?::[^=]*)?=(?!=)")
+            if name in self.aliases(found[0]) or any(
+                    defined.match(text) for text in self.lines(found[0])):
+                module = star["module"]
+                return f"{module}{'' if module.endswith('.') else '.'}{name}"
+        return None
+
+
+_STAR_IMPORT = re.compile(r"from\s+(?P<module>[\w.]+)\s+import\s+\*")

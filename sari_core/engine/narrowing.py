@@ -253,6 +253,9 @@ class Narrower:
         module = origin.rsplit(".", 1)[-1]  # followed through packages re-exporting it
         if not origin.startswith(".") and not self._in_workspace(origin.split(".", 1)[0]):
             return False  # imported from a package the workspace does not hold
+        source = self.types.module_file(origin, use.path)
+        if source is not None and source[0] in mine_files | their_files:
+            return source[0] in mine_files  # the module's file: this definition's or not
         return not (module in others and module not in modules)
 
     def _in_workspace(self, package: str) -> bool:

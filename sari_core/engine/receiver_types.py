@@ -17,6 +17,7 @@ from sari_core.engine.decorated import is_accessor, yielded_annotation
 from sari_core.engine.decorators import decorated_start
 from sari_core.engine.import_origins import ImportOrigins
 from sari_core.engine.names import folded_name
+from sari_core.engine.overloads import overload_returns
 from sari_core.engine.python_text import (
     CLASS_KINDS,
     CONSTRUCTOR,
@@ -309,6 +310,8 @@ class ReceiverTypes(Definitions):
                 loop = looped.search(text)
                 if loop:
                     return self._made_each(loop["items"])
+                if re.search(rf"(?<![\w.]){escaped}\s*(?:[-+*/%@&|^]|//|\*\*|<<|>>)=", text):
+                    return None  # i += 1: what an operator returns, the text does not say
                 continue
             return self._assigned(found, name, file_id, number, depth)
         if scope is None:
@@ -354,6 +357,9 @@ class ReceiverTypes(Definitions):
         if made and not value.endswith(")"):  # Class(... on lines that follow
             return {made.group(1)}
         value = closed(value, self.lines(file_id), number)
+        chosen = overload_returns(self, value)
+        if chosen is not None:  # x = item(34): the signature its argument chooses
+            return chosen
         chain = receiver_chain(value + ".")
         if (value.endswith((")", "]")) or IDENTIFIER.fullmatch(value.replace(".", "_"))) \
                 and chain and chain != [name]:

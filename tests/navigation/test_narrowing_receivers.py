@@ -1,6 +1,7 @@
 """Index-only narrowing: ``api.table().x`` is typed by the return annotation of the
 workspace module's function (not an installed module's function of the same name), and a
-one-letter variable is not taken for a class by the letters of its name."""
+one-letter variable is not taken for a class by the letters of its name; an f-string's
+field after ``return`` is code."""
 
 from __future__ import annotations
 
@@ -18,7 +19,10 @@ FILES = {
         "\n"                                                     # 5
         "class Table:\n"                                         # 6
         "    def as_string(self):\n"                             # 7
-        "        return ''\n"),                                  # 8
+        "        return ''\n"                                    # 8
+        "\n"                                                     # 9
+        "    def __repr__(self):\n"                              # 10
+        "        return f\"<Table {self.as_string()}>\"\n"),      # 11
     "kit/api.py": (
         "from kit.items import Table\n"                          # 1
         "\n"                                                     # 2
@@ -58,3 +62,8 @@ def test_a_workspace_module_s_function_types_what_it_returns(workspace: Workspac
 def test_a_one_letter_variable_is_named_like_no_class(workspace: Workspace) -> None:
     # ``t`` shares a letter with ``AoT``: no more a sign of its class than of any other
     assert ("tests/test_api.py", 7) not in usage_lines(workspace, "kit/items.py:2")
+
+
+def test_an_f_string_s_field_after_a_keyword_is_code(workspace: Workspace) -> None:
+    # return f"...": the f is the string's prefix, though a word ends just before it
+    assert ("kit/items.py", 11) in usage_lines(workspace, "kit/items.py:7")
