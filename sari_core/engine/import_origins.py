@@ -20,6 +20,8 @@ class ImportOrigins:
         self.store = store
         self._lines: dict[int, list[str]] = {}
         self._aliases: dict[int, dict[str, str]] = {}
+        self._stars: dict[int, list[str]] = {}
+        self._tops: dict[int, set[str]] = {}
 
     def lines(self, file_id: int) -> list[str]:
         if file_id not in self._lines:
@@ -82,18 +84,25 @@ class ImportOrigins:
     def _starred(self, file_id: int, path: str, name: str) -> str | None:
         """``module.name`` when the file takes ``name`` with ``from module import *`` from
         an indexed module that defines or imports it at its top level."""
-        for line in self.lines(file_id):
-            star = _STAR_IMPORT.match(line)
-            found = self.module_file(star["module"], path) if star else None
-            if star is None or found is None:
-                continue
-            defined = re.compile(rf"(?:async\s+)?(?:def|class)\s+{re.escape(name)}\b"
-                                 rf"|{re.escape(name)}\s*(?::[^=]*)?=(?!=)")
-            if name in self.aliases(found[0]) or any(
-                    defined.match(text) for text in self.lines(found[0])):
-                module = star["module"]
+        if file_id not in self._stars:  # read once per file: asked at every unknown name
+            self._stars[file_id] = [found["module"] for line in self.lines(file_id)
+                                    if (found := _STAR_IMPORT.match(line))]
+        for module in self._stars[file_id]:
+            found = self.module_file(module, path)
+            if found is not None and (name in self.aliases(found[0])
+                                      or name in self._top_names(found[0])):
                 return f"{module}{'' if module.endswith('.') else '.'}{name}"
         return None
 
+    def _top_names(self, file_id: int) -> set[str]:
+        """The names a module defines at its top level (def, class, assignment)."""
+        if file_id not in self._tops:
+            self._tops[file_id] = {found["name"] or found["assigned"]
+                                   for line in self.lines(file_id)
+                                   if (found := _TOP_NAME.match(line))}
+        return self._tops[file_id]
+
 
 _STAR_IMPORT = re.compile(r"from\s+(?P<module>[\w.]+)\s+import\s+\*")
+_TOP_NAME = re.compile(r"(?:async\s+)?(?:def|class)\s+(?P<name>[A-Za-z_]\w*)"
+                       r"|(?P<assigned>[A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)")

@@ -43,7 +43,7 @@ from sari_core.engine.narrowing import Narrower, Use, note, overrides
 from sari_core.engine.paths import PathGuard
 from sari_core.engine.scopes import Scope, definition_trees, innermost
 from sari_core.engine.store import IndexStore
-from sari_core.engine.symbol_target import Target, resolve
+from sari_core.engine.symbol_target import Target, is_location, resolve
 from sari_core.engine.text_match import glob_spec, literal_files
 from sari_core.models import SearchCall, SearchMatch, SearchResult
 
@@ -121,9 +121,13 @@ class Navigator:
         if mode is None:
             target = resolve(self.store, query)
             if target.chosen and not target.note:
+                # at a place, the definition there alone: its overloads or its property's
+                # setter are the same symbol to a language server asked at it, and each
+                # asked too would add the asked definition's own line to the answer
+                chosen = target.chosen[:1] if is_location(query) else target.chosen
                 return [Definition(self.guard.resolved(n.row.root, n.row.path).abs, n.row.line,
                                    n.row.end_line, n.row.name, n.row.kind)
-                        for n in target.chosen][:limit]
+                        for n in chosen][:limit]
         rows = self._symbol_rows("f.root, f.path, s.line, s.end_line, s.name, s.kind",
                                  self.names(query, mode), "s.is_def = 1", (), limit)
         return [Definition(self.guard.resolved(int(root), str(path)).abs, int(line),

@@ -49,6 +49,12 @@ class Target:
     named: bool = False  # the query named one definition (a dotted name or a location)
 
 
+def is_location(query: str) -> bool:
+    """Does ``query`` name a definition by its place (``src/pkg/core.py:120``)?"""
+    located = _LOCATION.match(query.strip())
+    return located is not None and ("/" in located["path"] or "." in located["path"])
+
+
 def module_of(path: str) -> str:
     """``src/pkg/core.py`` -> ``src.pkg.core``; a package's ``__init__`` is the package."""
     module = path.rsplit(".", 1)[0].replace("/", ".")
@@ -76,7 +82,7 @@ def resolve(store: IndexStore, query: str) -> Target:
     """The definitions ``query`` names (see the module's text)."""
     text = query.strip()
     located = _LOCATION.match(text)
-    if located and "/" in located["path"] or (located and "." in located["path"]):
+    if located and is_location(text):
         return _at(store, located["path"], int(located["line"]))
     parts = dotted_parts(text)
     name = parts[-1] if parts else text

@@ -101,3 +101,12 @@ def test_a_data_folder_named_like_a_module_is_no_package(workspace: Workspace) -
     found = usage_lines(workspace, "kit/items.py:25")
     assert ("tests/test_items.py", 2) not in found
     assert ("tests/test_items.py", 7) in found
+
+
+def test_a_server_is_asked_at_the_signature_named_alone(workspace: Workspace) -> None:
+    # at kit/items.py:7 a language server answers for the whole function; asked at the
+    # other signatures as well, its answer would hold line 7 itself (no declaration)
+    asked = workspace.navigator.definitions("kit/items.py:7", None)
+    assert [d.line for d in asked] == [7]
+    assert sorted(d.line for d in workspace.navigator.definitions("items.item", None)) \
+        == [7, 11, 14]
