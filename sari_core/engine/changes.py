@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import shutil
 import sys
@@ -104,8 +105,12 @@ class StatSweep:
         return self.interval <= 0
 
     def prime(self) -> None:
-        """A full walk is about to run: remember every folder's mtime from before it."""
+        """A full walk is about to run: remember every folder's mtime from before it (unless
+        no later sweep will compare with them: exact, or never sweeping again)."""
         if self._guard is None or self._store is None or self.exact:
+            return
+        if self.interval == math.inf:  # the walk is the last: nothing to remember
+            self._last = self._last_full = time.monotonic()
             return
         folders: dict[Key, int] = {}
         for root_index, rules in enumerate(self._rules):
@@ -278,12 +283,39 @@ class NotifyWatcher:
         shutil.rmtree(self._marker_dir, ignore_errors=True)
 
 
+class WatchAfterFirstBuild:
+    """A watched tree's change source until its first build is done: there is nothing to
+    drain (no index to keep current yet; the build's walk is the sweep).
+
+    Until then the tree is answered from scans, and rg opens every file: a watcher's thread
+    spent tens of ms of CPU on those opens beside rg (``notify`` reports an open as an
+    access event), on the two cores rg scans with. The workspace starts the watcher once the
+    first build is done, then walks once more for what changed during the build.
+    """
+
+    exact = True
+
+    def drain(self, touching: Iterable[Key] = ()) -> tuple[set[Key], bool]:
+        return set(), False
+
+    def prime(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
 def change_source(guard: PathGuard, rules: Sequence[IgnoreRules], watch: bool,
-                  store: IndexStore | None = None) -> ChangeSource:
-    """The file-system watcher when asked and available, else the rate-limited stat sweep."""
+                  store: IndexStore | None = None, *, first_build: bool = False,
+                  one_call: bool = False) -> ChangeSource:
+    """The file-system watcher when asked and available (after the first build, when one is
+    to come), else the rate-limited stat sweep (``one_call``: never sweeping after the walk
+    that precedes a process's only call)."""
+    if watch and first_build:
+        return WatchAfterFirstBuild()
     if watch:
         try:
             return NotifyWatcher(guard, rules)
         except OSError as exc:
             log.info("sari: watching with rate-limited stat sweeps (%s)", exc)
-    return StatSweep(guard=guard, rules=rules, store=store)
+    return StatSweep(math.inf if one_call else None, guard=guard, rules=rules, store=store)

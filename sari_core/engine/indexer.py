@@ -141,6 +141,8 @@ class Indexer:
         return not self._may_run.is_set()
 
     def _let_calls_pass(self) -> None:
+        if self._may_run.is_set():  # (no call waiting: the usual case, once per file walked,
+            return                  # without the lock a wait takes)
         while not self._may_run.wait(0.1) and not self.cancelled.is_set():
             pass
 

@@ -228,3 +228,9 @@ def open_index(path: Path) -> sqlite3.Connection:
             log.warning("sari: index %s is unusable (%s); rebuilding it.", path, exc)
             _remove(path)
     raise RuntimeError("unreachable")  # pragma: no cover
+
+
+def index_bytes(path: Path) -> int:
+    """The index's size on disk, its write-ahead log included."""
+    return sum(os.path.getsize(f"{path}{suffix}") for suffix in ("", "-wal")
+               if os.path.exists(f"{path}{suffix}"))

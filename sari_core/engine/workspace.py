@@ -10,11 +10,9 @@ changes seen on disk, so its answer reflects the files as they are now.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import logging
 import os
-import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -22,7 +20,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sari_core.engine import work_budget
-from sari_core.engine.changes import ChangeSource, Key, StatSweep, change_source
+from sari_core.engine.build_priority import run_here, run_lowered
+from sari_core.engine.changes import (
+    ChangeSource,
+    Key,
+    StatSweep,
+    WatchAfterFirstBuild,
+    change_source,
+)
 from sari_core.engine.ignore import IgnoreRules
 from sari_core.engine.indexer import COMPLETE_KEY, Indexer, IndexStats
 from sari_core.engine.names import MatchMode
@@ -31,7 +36,7 @@ from sari_core.engine.progress import wants_progress
 from sari_core.engine.regex_plan import candidate_query
 from sari_core.engine.scan import WorkspaceScan, ripgrep
 from sari_core.engine.scan_search import SCANNED_KINDS, scan_search
-from sari_core.engine.schema import default_index_path
+from sari_core.engine.schema import default_index_path, index_bytes
 from sari_core.engine.search import Searcher
 from sari_core.engine.store import IndexStore
 from sari_core.engine.text_match import FileHit
@@ -54,7 +59,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 READY_WAIT_SECONDS = 2.0  # how long a search waits for a background build before answering
-BUILD_NICENESS = 10
 
 
 class Workspace:
@@ -63,6 +67,8 @@ class Workspace:
     :param roots: the workspace folders (canonicalised: ``~`` expanded, symlinks resolved).
     :param index_path: the SQLite file (default: ``cache_dir()/index/<workspace_hash>.sqlite``).
     :param watch: notice changes with inotify (Linux) instead of a stat sweep per call.
+    :param one_call: the process makes one call after its build (the command line): the
+        build's walk alone finds what changed (no watcher, no folders kept for later sweeps).
     :param exclude: extra exclusions, as ``.gitignore`` lines applying at every root.
     :param keep_executable_bits: an edit or write over an executable file keeps its exec
         bits (by default they are dropped: no file the agent wrote is left executable).
@@ -70,7 +76,8 @@ class Workspace:
 
     def __init__(self, roots: Sequence[str | os.PathLike[str]], *,
                  index_path: Path | None = None, watch: bool = True,
-                 exclude: Sequence[str] = (), keep_executable_bits: bool = False) -> None:
+                 exclude: Sequence[str] = (), keep_executable_bits: bool = False,
+                 one_call: bool = False) -> None:
         self.guard = PathGuard(roots)
         self.roots: list[Path] = list(self.guard.roots)
         self.index_path = Path(index_path) if index_path else default_index_path(self.roots)
@@ -80,9 +87,11 @@ class Workspace:
         self.scan = WorkspaceScan(self.roots, self._rules, exclude)
         self.searcher = Searcher(self.store, self.guard)
         self._keep_executable_bits = keep_executable_bits
-        # Watching starts before the first build, so no change made meanwhile is missed.
-        self._changes: ChangeSource = change_source(self.guard, self._rules, watch,
-                                                    self.store)
+        # Watching starts before a walk, so no change made meanwhile is missed (a tree never
+        # fully indexed: after its first build, see WatchAfterFirstBuild).
+        self._changes: ChangeSource = change_source(
+            self.guard, self._rules, watch and not one_call, self.store, one_call=one_call,
+            first_build=self.store.get_meta(COMPLETE_KEY) != "1")
         self._sync_lock = threading.RLock()
         self._build_lock = threading.Lock()
         self._start_lock = threading.Lock()
@@ -157,11 +166,20 @@ class Workspace:
             thread is not None and thread.is_alive())
         return building and not self.index_complete
 
-    def ensure_index(self, progress: bool | None = None) -> IndexStats:
-        """Build or refresh the index (incremental); a progress bar only on a terminal."""
+    def ensure_index(self, progress: bool | None = None, *, lowered: bool = False) -> IndexStats:
+        """Build or refresh the index (incremental); a progress bar only on a terminal;
+        ``lowered``: at a lower CPU priority (a background build)."""
+        run = run_lowered if lowered else run_here
         with self._build_lock:
+            first = isinstance(self._changes, WatchAfterFirstBuild)
             self._changes.prime()
-            stats = self.indexer.refresh(progress=wants_progress(progress))
+            stats = run(lambda: self.indexer.refresh(progress=wants_progress(progress)))
+            if first and not self.indexer.cancelled.is_set():  # (close() cancels, then closes)
+                with self._sync_lock:  # watch from now, and walk again for what changed meanwhile
+                    self._changes = change_source(self.guard, self._rules, True, self.store)
+                caught = run(lambda: self.indexer.refresh(report=True)).changes
+                with self._sync_lock:
+                    self._pending.extend(caught)
             self.last_stats = stats
             if not self.indexer.cancelled.is_set():
                 self._ready.set()
@@ -192,13 +210,8 @@ class Workspace:
             self._thread.start()
 
     def _build_in_background(self) -> None:
-        if sys.platform.startswith("linux"):  # a thread has its own nice value there
-            with contextlib.suppress(OSError, AttributeError):
-                # Calls answered meanwhile (a scan, a read) come first; the symbol worker
-                # processes this thread starts inherit the lower priority.
-                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BUILD_NICENESS)
-        try:
-            self.ensure_index(progress=False)
+        try:  # calls answered meanwhile (a scan, a read) come first (see build_priority)
+            self.ensure_index(progress=False, lowered=True)
         except Exception as exc:  # noqa: BLE001 - reported through index_ready=False and the log
             self.build_error = exc
             log.error("sari: building the index of %s failed: %s", self.roots[0], exc)
@@ -367,11 +380,9 @@ class Workspace:
     def index_status(self) -> dict[str, object]:
         """What ``sari doctor`` and ``sari index`` report about the index."""
         files, text_files = self.store.count_files()
-        size = sum(os.path.getsize(f"{self.index_path}{suffix}") for suffix in ("", "-wal")
-                   if os.path.exists(f"{self.index_path}{suffix}"))
         return {"path": str(self.index_path), "ready": self.index_ready, "files": files,
                 "text_files": text_files, "symbols": self.store.count_symbols(),
-                "bytes": size}
+                "bytes": index_bytes(self.index_path)}
 
     def close(self) -> None:
         if self._closed:

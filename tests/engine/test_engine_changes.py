@@ -24,12 +24,12 @@ def engine(request: pytest.FixtureRequest, repo: Path,
     watch = request.param == "watchfiles"
     monkeypatch.setenv("SARI_SWEEP_INTERVAL", "0")
     workspace = Workspace([repo], watch=watch)
+    workspace.ensure_index(progress=False)  # (a watched tree is watched from its first build)
     if watch and not isinstance(workspace._changes, NotifyWatcher):
         workspace.close()
         pytest.skip("no file-system watcher is available here")
     if not watch:
         assert isinstance(workspace._changes, StatSweep)
-    workspace.ensure_index(progress=False)
     request.addfinalizer(workspace.close)
     return workspace
 
@@ -180,11 +180,13 @@ def test_watching_impossible_falls_back_to_the_sweep(repo: Path,
 
     monkeypatch.setattr(rust_notify, "RustNotify", NoWatches)
     with Workspace([repo], watch=True) as workspace:
+        workspace.ensure_index(progress=False)
         assert isinstance(workspace._changes, StatSweep)
 
 
 def test_the_watcher_leaves_no_marker_folder_behind(repo: Path) -> None:
     workspace = Workspace([repo], watch=True)
+    workspace.ensure_index(progress=False)
     source = workspace._changes
     if not isinstance(source, NotifyWatcher):
         workspace.close()
@@ -228,6 +230,7 @@ def test_between_rate_limited_sweeps_an_edit_rechecks_its_file(
 
 def test_a_watcher_without_ordered_events_rechecks_the_touched_paths(repo: Path) -> None:
     with Workspace([repo], watch=True) as workspace:
+        workspace.ensure_index(progress=False)
         source = workspace._changes
         if not isinstance(source, NotifyWatcher):
             pytest.skip("no file-system watcher is available here")

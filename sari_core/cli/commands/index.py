@@ -20,7 +20,7 @@ def run(args: argparse.Namespace) -> int:
     from sari_core.engine import Workspace
 
     root = workspace_root(args.path)
-    with Workspace([root], watch=False, exclude=configured_or_exit(root)) as engine:
+    with Workspace([root], exclude=configured_or_exit(root), one_call=True) as engine:
         stats = engine.ensure_index(progress=args.progress)
         status = engine.index_status()
     index_bytes = int(str(status["bytes"]))
