@@ -2,9 +2,13 @@
 
 :func:`sari_core.engine.query_kinds.classify` says what the query is:
 
-* a name: its literal hits, definitions first (as ``kind=text`` always ranked them);
+* a name: its literal hits, definitions first (as ``kind=text`` always ranked them); when
+  no hit defines it (a half-remembered name), the definitions named with its words
+  (``parse_cookie``: ``cookie_parser``) follow its first mentions, with a note;
 * a dotted name (``Session.send``, ``requests.utils.super_len``): the definitions of its
-  last part whose class or module path ends with the rest come first, then the literal;
+  last part whose class or module path ends with the rest come first (a package's
+  ``__init__`` named by the package; the rest also without case or separators, as an
+  instance is named for its class: ``websocket.accept``), then the literal;
 * code: the literal; a regex-looking query with no literal hit: the regex;
 * words: the literal phrase when a file holds it, else the word index's chunks
   (:mod:`sari_core.engine.word_search`).
@@ -17,14 +21,16 @@ case-sensitive: that asks for the spelling exactly).
 from __future__ import annotations
 
 import json
+from os.path import commonprefix
 from typing import TYPE_CHECKING
 
 from sari_core.engine.index_memo import file_lines
-from sari_core.engine.names import folded_name
+from sari_core.engine.names import folded, folded_name
+from sari_core.engine.names import words as name_words
 from sari_core.engine.query_kinds import classify, dotted_parts
 from sari_core.engine.scopes import definition_trees, innermost
 from sari_core.engine.text_match import FileHit, glob_spec
-from sari_core.engine.word_search import WordHit, query_terms, search_words, stem
+from sari_core.engine.word_search import WordHit, is_test, query_terms, search_words, stem
 from sari_core.errors import SariError
 
 if TYPE_CHECKING:
@@ -32,6 +38,7 @@ if TYPE_CHECKING:
     from sari_core.models import SearchCall
 
 MAX_DOTTED_DEFINITIONS = 500
+NAMED_WITH_WORDS = 3
 
 
 def answer(searcher: Searcher, call: SearchCall) -> tuple[list[_Hit], int, list[str]]:
@@ -47,7 +54,19 @@ def answer(searcher: Searcher, call: SearchCall) -> tuple[list[_Hit], int, list[
     else:
         literal, total = searcher._text(call)
         if literal:  # the exact literal wins: it is what was asked for, as written
-            return _ordered(literal), total, []
+            ordered = _ordered(literal)
+            if kind != "identifier" or call.case_sensitive \
+                    or any(hit.kind == "definition" for hit in literal):
+                return ordered, total, []
+            # A name only mentioned (a comment, a call of something not here) is often a
+            # half-remembered one: the definitions named with its words are shown too.
+            named = _named_with_words(searcher, call)
+            if named:
+                keep = max(1, call.limit - len(named))
+                return [*ordered[:keep], *named, *ordered[keep:]], total, [
+                    f"Nothing here defines {quoted}; definitions named with its words "
+                    f"follow its first {keep} mention(s)."]
+            return ordered, total, []
     if kind == "regex":
         regex_hits, total = _as_regex(searcher, call)
         if regex_hits:
@@ -98,6 +117,31 @@ def _words(searcher: Searcher, call: SearchCall) -> tuple[list[_Hit], int]:
     return hits, files
 
 
+def _named_with_words(searcher: Searcher, call: SearchCall) -> list[_Hit]:
+    """Definitions whose name holds each word of the identifier ``call`` asks for, in any
+    order and form (``parse_cookie``: ``cookie_parser``), at most ``NAMED_WITH_WORDS``;
+    not tests (``test_cookie_parsing`` tests the definition, it is not one to use)."""
+    wanted = name_words(call.query)
+    if len(wanted) < 2:
+        return []
+    hits, _ = _words(searcher, call)
+    named = []
+    for hit in hits:
+        held = name_words((hit.symbol or "").rsplit(".", 1)[-1])
+        if hit.kind == "definition" and not is_test(hit.file.path) and all(
+                any(_same_word(word, other) for other in held) for word in wanted):
+            named.append(hit)
+    return named[:NAMED_WITH_WORDS]
+
+
+def _same_word(word: str, other: str) -> bool:
+    """One word in two forms (``parse``, ``parser``, ``parsed``; ``cookie``, ``cookies``):
+    they share all but the last letter of the shorter, and three letters (a shorter word
+    whole)."""
+    shorter = min(len(word), len(other))
+    return len(commonprefix([word, other])) >= max(min(3, shorter), shorter - 1)
+
+
 def _best_line(lines: list[str], hit: WordHit, terms: list[str]) -> int:
     """The line of a chunk holding the most of the query's words."""
     best, best_count = hit.line, 0
@@ -124,7 +168,10 @@ def _dotted(searcher: Searcher, call: SearchCall) -> list[_Hit]:
         rows = [row for row in rows if spec.match_file(row.path)]
     trees = definition_trees(searcher.store, sorted({row.file_id for row in rows}))
     wanted = ".".join(parts)
-    found = []
+    # An instance is named for its class (``websocket.accept``: ``WebSocket.accept``): the
+    # qualifier also matches without case or separators, after the exact spellings.
+    loosely = [folded(part) for part in parts]
+    found, loose = [], []
     for row in rows:
         scope = innermost(trees.get(row.file_id, []), row.line)
         qualified = scope.qualified if scope is not None and scope.line == row.line \
@@ -134,6 +181,10 @@ def _dotted(searcher: Searcher, call: SearchCall) -> list[_Hit]:
         names = (f"{module}.{qualified}", f"{module.removesuffix('.__init__')}.{qualified}")
         if any(name == wanted or name.endswith("." + wanted) for name in names):
             found.append(row)
+        elif any([folded(part) for part in name.split(".")][-len(parts):] == loosely
+                 for name in names):
+            loose.append(row)
+    found += loose
     texts = dict(searcher.store.texts(sorted({row.file_id for row in found})))
     hits = []
     for row in found:

@@ -94,3 +94,36 @@ def test_initials_that_are_a_file_extension_are_no_acronym(workspace: Workspace)
     terms = query_terms("reject strings that are too long")
     assert ("rst",) in term_groups(terms)
     assert ("rst",) not in term_groups(terms, {"rst", "py"})
+
+
+def test_an_instance_s_dotted_name_finds_its_class_s_method(tmp_path_factory: pytest.TempPathFactory
+                                                            ) -> None:
+    files = {
+        "app/websockets.py": "class WebSocket:\n    def accept(self):\n        return 1\n",
+        "app/endpoints.py": "class Endpoint:\n    def accept(self, websocket):\n"
+                            "        return websocket.accept()\n",
+        "docs/guide.md": "Call `websocket.accept()` first.\n",
+    }
+    with indexed(tmp_path_factory.mktemp("instance").resolve(), files) as engine:
+        first = default(engine, "websocket.accept").matches[0]
+        assert (first.path, first.line, first.kind) == ("app/websockets.py", 2, "definition")
+
+
+def test_a_name_nothing_defines_shows_the_definitions_named_with_its_words(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    files = {
+        "app/cookies.py": "def cookie_parser(text):\n    return dict(pair.split('=') for pair"
+                          " in text.split(';'))\n\n\ndef cookie_jar():\n    return {}\n",
+        "tests/test_cookies.py": "def test_last_wins():\n"
+                                 "    # parse_cookie() keeps only the last cookie\n"
+                                 "    assert cookie_parser('a=b;a=c') == {'a': 'c'}\n\n\n"
+                                 "def test_cookie_parsing():\n"
+                                 "    assert cookie_parser('a=b') == {'a': 'b'}\n",
+    }
+    with indexed(tmp_path_factory.mktemp("named").resolve(), files) as engine:
+        result = default(engine, "parse_cookie")
+        assert [match.symbol for match in result.matches[:2]][1] == "cookie_parser"
+        assert result.matches[0].path == "tests/test_cookies.py"  # the literal still first
+        assert "Nothing here defines" in result.notes[0]
+        shown = [match.symbol for match in result.matches]
+        assert "cookie_jar" not in shown and "test_cookie_parsing" not in shown
