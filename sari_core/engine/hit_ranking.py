@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from sari_core.engine.text_match import FileHit
 from sari_core.models import SearchCall
@@ -20,7 +21,11 @@ _THIRD_PARTY_PATH = re.compile(
     r"(^|/)(site-packages|dist-packages|node_modules|vendor|third_party|_vendor)(/|$)")
 _STUB_SUFFIXES = (".pyi", ".d.ts", ".d.mts", ".d.cts")
 STUB_PENALTY = 0.25
-_TEST_PATH = re.compile(r"(^|/)(tests?|testing|__tests__|spec)(/|$)|(^|/)test_[^/]*$|_test\.")
+# Tests as each language's tools name them: a tests folder, test_x.py, x_test.go, x.test.js,
+# x.spec.ts, x_spec.rb (checked lower-cased); XTest.java, XTests.cs, XSpec.scala (by case).
+_TEST_PATH = re.compile(r"(^|/)(tests?|testing|__tests__|spec)(/|$)|(^|/)test_[^/]*$|_test\."
+                        r"|\.(test|spec)\.[^/]+$|_spec\.[^/]+$")
+_TEST_CLASS_FILE = re.compile(r"[a-z0-9](Tests?|Spec)\.[A-Za-z]+$")
 # Symbol search: the same spelling, the same name (another case or style), a prefix, other.
 NAME_RANK_SCORES = (4.0, 3.5, 2.0, 1.0)
 # Words of a query that never name the symbol being looked for.
@@ -46,8 +51,11 @@ class Hit:
     end_line: int | None = None
 
 
+@lru_cache(maxsize=8192)
 def is_test(path: str) -> bool:
-    return "test" in path and bool(_TEST_PATH.search(path))
+    lowered = path.lower()
+    return ("test" in lowered or "spec" in lowered) and (
+        _TEST_PATH.search(lowered) is not None or _TEST_CLASS_FILE.search(path) is not None)
 
 
 def is_third_party(path: str) -> bool:

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
 
+from sari_core.engine.hit_ranking import is_test
 from sari_core.engine.index_memo import memo_for, remembered, remembered_many
 from sari_core.engine.query_words import TermGroup, query_terms, stem, term_groups, word_groups
 from sari_core.engine.store import IndexStore
@@ -73,7 +74,6 @@ _PROSE_NAMES = re.compile(
 # Code beside the project's own: examples, samples, demos, benchmarks.
 _EXAMPLES = re.compile(r"(^|/)(examples?|samples?|demos?|benchmarks?|bench)/", re.IGNORECASE)
 _DOCS_FOLDER = re.compile(r"(^|/)(docs?|documentation|man|site)/", re.IGNORECASE)
-_TEST_PATH = re.compile(r"(^|/)(tests?|testing|__tests__|spec)(/|$)|(^|/)test_[^/]*$|_test\.")
 _THIRD_PARTY = re.compile(
     r"(^|/)(site-packages|dist-packages|node_modules|vendor|third_party|_vendor)(/|$)")
 _NOT_DEFINITIONS = frozenset(("text",))
@@ -98,11 +98,6 @@ def is_prose(path: str) -> bool:
     lowered = path.lower()
     return lowered.endswith(_PROSE_SUFFIXES) or bool(_PROSE_NAMES.search(path)) \
         or bool(_DOCS_FOLDER.search(path))
-
-
-@lru_cache(maxsize=4096)
-def is_test(path: str) -> bool:
-    return "test" in path.lower() and bool(_TEST_PATH.search(path.lower()))
 
 
 def _shares(holders: Sequence[set[int]], groups: Sequence[TermGroup], count: int

@@ -127,3 +127,20 @@ def test_a_name_nothing_defines_shows_the_definitions_named_with_its_words(
         assert "Nothing here defines" in result.notes[0]
         shown = [match.symbol for match in result.matches]
         assert "cookie_jar" not in shown and "test_cookie_parsing" not in shown
+
+
+@pytest.mark.parametrize("test_file", ["src/redirect.test.js", "src/redirect.spec.ts",
+                                       "src/RedirectTest.java", "spec/redirect_spec.rb"])
+def test_tests_named_as_other_languages_name_them_come_after_the_code(
+        tmp_path_factory: pytest.TempPathFactory, test_file: str) -> None:
+    code = ("function followRedirects(response) {\n"
+            "  // follow each redirect of the response\n"
+            "  while (response.redirect) { response = response.next; }\n"
+            "  return response;\n}\n")
+    tests = "".join(f"function testRedirectFollowed{n}() {{\n"
+                    f"  // the redirects are followed: redirect {n} followed\n"
+                    f"  followRedirects(redirectResponse({n}));\n}}\n" for n in range(4))
+    files = {"src/redirect.js": code, test_file: tests}
+    with indexed(tmp_path_factory.mktemp("tests").resolve(), files) as engine:
+        assert default(engine, "where are redirects followed").matches[0].path == \
+            "src/redirect.js"
