@@ -61,9 +61,11 @@ def answer(searcher: Searcher, call: SearchCall) -> tuple[list[_Hit], int, list[
             # A name only mentioned (a comment, a call of something not here) is often a
             # half-remembered one: the definitions named with its words are shown too.
             named = _named_with_words(searcher, call)
+            keep = max(1, call.limit - len(named))
+            first = {(hit.file.id, hit.line) for hit in ordered[:keep]}
+            named = [hit for hit in named if (hit.file.id, hit.line) not in first]
             if named:
-                keep = max(1, call.limit - len(named))
-                return [*ordered[:keep], *named, *ordered[keep:]], total, [
+                return [*ordered[:keep], *_merge(named, ordered[keep:])], total, [
                     f"Nothing here defines {quoted}; definitions named with its words "
                     f"follow its first {keep} mention(s)."]
             return ordered, total, []

@@ -127,6 +127,9 @@ def test_a_name_nothing_defines_shows_the_definitions_named_with_its_words(
         assert "Nothing here defines" in result.notes[0]
         shown = [match.symbol for match in result.matches]
         assert "cookie_jar" not in shown and "test_cookie_parsing" not in shown
+        # a prefix of the name: its line is a mention and the definition, shown once
+        lines = [(match.path, match.line) for match in default(engine, "cookie_pars").matches]
+        assert lines.count(("app/cookies.py", 1)) == 1
 
 
 @pytest.mark.parametrize("test_file", ["src/redirect.test.js", "src/redirect.spec.ts",
