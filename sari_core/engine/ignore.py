@@ -202,40 +202,71 @@ class IgnoreRules:
                 return
             yield from self._walk_fd(top, start, self.chain_for(start), temp_found)
 
-    def _walk_fd(self, folder_fd: int, dir_rel: str, chain: Chain,
+    def _walk_fd(self, top_fd: int, start: str, chain: Chain,
                  temp_found: TempFound | None) -> Iterator[WalkEntry]:
+        """Depth first, a folder's files before its subfolders, each in name order. One
+        generator with a stack of open folders, not one generator per level: every file
+        walked passed up through each level's ``yield from`` (a tenth of the walk's CPU)."""
+        files, subdirs = self._listing(top_fd, start, chain, temp_found)
+        yield from files
+        # (folder descriptor, its path, its chain, its subfolders left, whether to close it)
+        stack = [(top_fd, start, chain, iter(subdirs), False)]
+        try:
+            while stack:
+                folder_fd, dir_rel, chain, pending, owned = stack[-1]
+                name = next(pending, None)
+                if name is None:
+                    stack.pop()
+                    if owned:
+                        os.close(folder_fd)
+                    continue
+                rel = f"{dir_rel}/{name}" if dir_rel else name
+                try:  # a folder swapped for a symlink since the listing fails here (ELOOP)
+                    child = os.open(name, fdwalk.DIR_FLAGS, dir_fd=folder_fd)
+                except OSError:
+                    continue
+                try:
+                    if self._excluded_below(name, child) or self.decide(chain, rel, True):
+                        os.close(child)
+                        continue
+                    child_chain = self.extend(chain, rel)
+                    files, subdirs = self._listing(child, rel, child_chain, temp_found)
+                except BaseException:
+                    os.close(child)
+                    raise
+                stack.append((child, rel, child_chain, iter(subdirs), True))
+                yield from files
+        finally:  # the consumer stopped early, or a listing failed: close what is open
+            for folder_fd, _, _, _, owned in stack:
+                if owned:
+                    os.close(folder_fd)
+
+    def _listing(self, folder_fd: int, dir_rel: str, chain: Chain,
+                 temp_found: TempFound | None) -> tuple[list[WalkEntry], list[str]]:
+        """A folder's files that belong to the workspace, and its subfolders' names."""
         entries = _sorted_entries(folder_fd)
         if entries is None:
-            return
-        folder = os.path.join(self.root, dir_rel) if dir_rel else str(self.root)
+            return [], []
+        root = str(self.root).rstrip(os.sep)  # ("/" as a root: no doubled separator)
+        prefix = f"{root}{os.sep}{dir_rel}{os.sep}" if dir_rel else f"{root}{os.sep}"
+        files: list[WalkEntry] = []
         subdirs: list[str] = []
         for entry in entries:
-            rel = f"{dir_rel}/{entry.name}" if dir_rel else entry.name
             info = _kind(entry)
             if info is _FOLDER:
                 subdirs.append(entry.name)
                 continue
             if not isinstance(info, os.stat_result):
                 continue
-            if fdwalk.is_temp_name(entry.name):
+            name = entry.name
+            if fdwalk.is_temp_name(name):
                 if temp_found is not None:
-                    temp_found(folder_fd, entry.name, info)
+                    temp_found(folder_fd, name, info)
                 continue
-            if not self.decide(chain, rel, False):
-                yield WalkEntry(rel, os.path.join(folder, entry.name), info.st_size,
-                                info.st_mtime_ns)
-        for name in subdirs:
             rel = f"{dir_rel}/{name}" if dir_rel else name
-            try:  # a folder swapped for a symlink since the listing fails here (ELOOP)
-                child = os.open(name, fdwalk.DIR_FLAGS, dir_fd=folder_fd)
-            except OSError:
-                continue
-            try:
-                if self._excluded_below(name, child) or self.decide(chain, rel, True):
-                    continue
-                yield from self._walk_fd(child, rel, self.extend(chain, rel), temp_found)
-            finally:
-                os.close(child)
+            if not chain or not self.decide(chain, rel, False):
+                files.append(WalkEntry(rel, prefix + name, info.st_size, info.st_mtime_ns))
+        return files, subdirs
 
     def _walk_by_path(self, start: str) -> Iterator[WalkEntry]:
         """:meth:`walk` where descriptor-relative calls are missing (by path)."""
