@@ -248,3 +248,22 @@ def test_previous_text_is_unknown_when_it_cannot_be_told() -> None:
     assert previous_text("Edit", {"old_string": "x", "new_string": ""}, {}, "") == (None, False)
     assert previous_text("Write", {"content": "z"}, {"type": "update"}, "z") == (None, False)
     assert previous_text("Write", {"content": "z"}, {"type": "create"}, "z") == (None, True)
+
+
+def test_a_hook_after_a_tool_that_edits_nothing_loads_no_language_server_code() -> None:
+    """Claude Code runs the post-tool-use hook after every tool call: a Read or a Bash call
+    returns at once, without importing the language-server protocol's types (about half a
+    second of CPU)."""
+    import subprocess
+    import sys
+
+    probe = ("import sys\n"
+             "from sari_core import ClientHookEvent\n"
+             "from sari_lspgate.claude_code import post_tool_use\n"
+             "event = ClientHookEvent(client='claude-code', event='post-tool-use',\n"
+             "    payload={'tool_name': 'Read', 'tool_input': {'file_path': 'a.py'}})\n"
+             "assert post_tool_use(event) is None\n"
+             "print(*[m in sys.modules for m in ('sari_lspgate.runner', 'lsprotocol')])")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False", "False"]

@@ -76,8 +76,6 @@ def _save_state(path: Path, state: GateState) -> None:
 
 def post_tool_use(event: ClientHookEvent) -> ClientHookResult | None:
     """Validate the file an Edit/Write/MultiEdit changed; block while new errors are open."""
-    from sari_lspgate.runner import ChangeTarget, ValidationRunner
-
     payload = event.payload
     tool_name = str(payload.get("tool_name") or "")
     if tool_name not in EDIT_TOOLS:
@@ -95,6 +93,10 @@ def post_tool_use(event: ClientHookEvent) -> ClientHookResult | None:
         return None
     abs_path = Path(raw_path) if Path(raw_path).is_absolute() else root / raw_path
     abs_path = Path(os.path.realpath(abs_path))
+    # (imported here: the language-server protocol's types take about half a second of CPU
+    # to import, and Claude Code runs this hook after every tool call, most of them no edit)
+    from sari_lspgate.runner import ChangeTarget, ValidationRunner
+
     runner = ValidationRunner(settings, [root])
     try:
         display = runner.display_path(abs_path)
