@@ -41,6 +41,18 @@ class ImportOrigins:
         package's ``__init__`` imports it from there); None when the file does not.
         ``renamed``: also when the file imports it under another name (``from m import
         name as _name``: the import statement itself names it)."""
+        followed = self._follow(file_id, path, name, renamed)
+        return followed[0] if followed is not None else None
+
+    def origin_file(self, file_id: int, path: str, name: str, renamed: bool = False
+                    ) -> tuple[int, str] | None:
+        """The indexed file of :meth:`origin`'s module (a relative module is resolved
+        from the last file followed, not from the importing one)."""
+        followed = self._follow(file_id, path, name, renamed)
+        return followed[1] if followed is not None else None
+
+    def _follow(self, file_id: int, path: str, name: str, renamed: bool
+                ) -> tuple[str, tuple[int, str] | None] | None:
         imported = self.aliases(file_id).get(name)
         if renamed and (imported is None or not imported.endswith(f".{name}")):
             imported = next((dotted for dotted in self.aliases(file_id).values()
@@ -50,6 +62,7 @@ class ImportOrigins:
         if imported is None or not imported.endswith(f".{name}"):
             return None
         module = imported[:-len(name) - 1]
+        found = None
         for _ in range(MAX_REEXPORTS):
             found = self.module_file(module, path)
             if found is None:
@@ -59,7 +72,8 @@ class ImportOrigins:
             if again is None or not again.endswith(f".{name}"):
                 break
             module = again[:-len(name) - 1]
-        return module
+            found = None  # followed on: the next module's file is not known yet
+        return module, found
 
     def module_file(self, module: str, importer: str) -> tuple[int, str] | None:
         """The indexed file of ``module`` (relative to ``importer``'s package when it

@@ -34,12 +34,13 @@ from sari_core.engine.code_text import (
     prose_spans,
 )
 from sari_core.engine.decorated import accessor_lines
-from sari_core.engine.python_text import imported_modules
+from sari_core.engine.python_text import imported_modules, signature
 from sari_core.engine.receiver_types import ReceiverTypes, receiver_chain
 from sari_core.engine.scopes import Scope, innermost
 from sari_core.engine.store import IndexStore
 from sari_core.engine.subclasses import extending, overrides
 from sari_core.engine.symbol_target import Named, Target, module_of
+from sari_core.engine.use_text import called, exported, receiver_of
 
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 BY_NAME = "by-name"  # a verdict: kept, judged by the receiver's name alone
@@ -75,6 +76,9 @@ class Narrower:
         self.mine = mine | extending(store, mine, stop=theirs)
         self.theirs = (theirs | extending(store, theirs, stop=mine)) - self.mine
         self.types = ReceiverTypes(store)
+        # class names both sides define (TaskGroup in abc/ and in each backend): the name
+        # alone tells neither; which module's class a file means decides
+        self.shared = mine & {_last(n.parent) for n in target.others if n.parent}
         self.functions = [n for n in target.chosen if n.parent is None]
         self.methods = [n for n in target.chosen if n.parent is not None]
         # a property is used by reading or setting it: x.name is no data attribute then
@@ -105,23 +109,23 @@ class Narrower:
             before, after = use.text[:found.start()], use.text[found.end():]
             if in_string(use.text, found.start()) and (
                     self.properties or not annotation_string(use.text, found.start())):
-                if self.functions and _exported(use.text, found, self._lines(use), use.line):
+                if self.functions and exported(use.text, found, self._lines(use), use.line):
                     verdicts.append(self._bare_use(use, file_text, "", "", tree))
                 continue  # a string, but no forward reference ("Template", "t.List[Env]")
             if before.rstrip().endswith("."):
                 if _IMPORT.match(use.text):
                     verdicts.append(False)  # a part of a module's dotted path
                     continue
-                receiver = _receiver(before.rstrip())
+                receiver = receiver_of(before.rstrip())
                 chain = receiver_chain(continued(before, self._lines(use), use.line))
                 if self.methods and not self.functions and receiver != "super()":
                     classes = self.types.of(chain, use.file_id, use.line)
                     if classes is not None:  # an annotation, a constructor, self: its class
-                        verdicts.append(bool(classes & self.mine))
+                        verdicts.append(self._is_mine(classes, use))
                         continue
                 if self.methods and not self.functions and not self.properties and not (
                         after.lstrip().startswith("(") or (
-                            _called(after) and receiver in ("self", "cls", "this", *self.mine))):
+                            called(after) and receiver in ("self", "cls", "this", *self.mine))):
                     verdicts.append(False)  # x.name = ..., x.name.y: a data attribute
                     continue
                 verdicts.append(self._by_receiver(receiver, chain, use, tree))
@@ -152,7 +156,7 @@ class Narrower:
                 return None
             # a class neither defining nor inheriting (as far as the index sees) the method
             # is a mixin or a sibling: a type checker does not resolve the name there either
-            return owner in self.mine
+            return self._is_mine({owner}, use)
         if receiver in self.mine:
             return True
         if receiver in self.theirs or (receiver in self.modules
@@ -166,6 +170,35 @@ class Narrower:
         # Nothing tells the receiver's type: another class's method of that name, or a
         # builtin container's (x.get, x.items), is as likely as this one.
         return False if self.theirs or self.name in _BUILTIN_METHODS else None
+
+    def _is_mine(self, classes: set[str], use: Use) -> bool | None:
+        """Are ``classes`` (a receiver's, at ``use``) the chosen method's class or one
+        inheriting it? A class name both sides define is resolved in the use's file: its
+        own class of that name, else the one it imports; None when neither tells."""
+        found = classes & self.mine
+        if not found or not found <= self.shared:
+            return bool(found)
+        verdicts = {self._which(name, use) for name in found}
+        return True if True in verdicts else (None if None in verdicts else False)
+
+    def _which(self, name: str, use: Use) -> bool | None:
+        mine = {n.row.file_id for n in self.methods if _last(n.parent) == name}
+        theirs = {n.row.file_id for n in self.target.others if _last(n.parent) == name}
+        if use.file_id in mine or use.file_id in theirs:
+            return use.file_id in mine
+        source = self.types.origin_file(use.file_id, use.path, name)
+        if source is not None and source[0] in mine | theirs:
+            return source[0] in mine
+        # unresolved (the type came through a function's annotation in another file): an
+        # annotation names the interface, the class others of that name extend
+        return not any(self._extends_namesake(name, file_id) for file_id in mine)
+
+    def _extends_namesake(self, name: str, file_id: int) -> bool:
+        """Does file ``file_id``'s class ``name`` extend a class of the same name
+        (``class TaskGroup(abc.TaskGroup)``)?"""
+        lines = self.types.lines(file_id)
+        return any(re.search(rf"\(.*\b{re.escape(name)}\b", signature(lines, first))
+                   for found, first, _ in self.types.classes(name) if found == file_id)
 
     def _imports_module(self, use: Use, module: str) -> bool:
         imported = re.compile(rf"\s*(import\s+([\w.]+\.)?{re.escape(module)}\b|from\s+\S+"
@@ -253,7 +286,8 @@ class Narrower:
         module = origin.rsplit(".", 1)[-1]  # followed through packages re-exporting it
         if not origin.startswith(".") and not self._in_workspace(origin.split(".", 1)[0]):
             return False  # imported from a package the workspace does not hold
-        source = self.types.module_file(origin, use.path)
+        source = self.types.origin_file(use.file_id, use.path, self.name,
+                                        renamed=bool(_IMPORT.match(use.text)))
         if source is not None and source[0] in mine_files | their_files:
             return source[0] in mine_files  # the module's file: this definition's or not
         return not (module in others and module not in modules)
@@ -296,49 +330,6 @@ _BUILTIN_METHODS = frozenset(name for kind in (dict, list, set, str, bytes, tupl
 
 _IMPORT = re.compile(r"\s*(from|import)\s")
 _ACCESSOR_DECORATOR = re.compile(r"\.(setter|getter|deleter)\b")
-
-
-_ALL = re.compile(r"\s*__all__\s*(?::[^=]*)?\+?=")
-_ALL_ITEMS = re.compile(r"\s*(?:[\[(]\s*)?(?:(?:'[\w.]*'|\"[\w.]*\")\s*,?\s*)*(?:#.*)?")
-MAX_ALL_LINES = 500
-
-
-def _exported(text: str, found: re.Match[str], lines: list[str], line: int) -> bool:
-    """Is the name found a whole string of the module's ``__all__`` (what ``import *``
-    takes: a type checker counts it a reference of the module's definition)?"""
-    quote = text[found.start() - 1:found.start()]
-    if quote not in ("'", '"') or text[found.end():found.end() + 1] != quote:
-        return False
-    for number in range(line, max(0, line - MAX_ALL_LINES), -1):
-        if _ALL.match(lines[number - 1]):
-            return True
-        if number < line and not _ALL_ITEMS.fullmatch(lines[number - 1]):
-            return False
-    return False
-
-
-def _called(after: str) -> bool:
-    """Is the name called (or handed on as a value: ``f(x.send)``, ``key=x.send``)?"""
-    rest = after.lstrip()
-    return not rest or rest[0] in "(),]}:;" or rest.startswith(("if ", "else", "or ", "and "))
-
-
-def _receiver(before: str) -> str:
-    """What ``before`` ends with, ahead of the dot: ``session`` in ``session.``, the class
-    called in ``requests.Request(...).`` (``Request``), ``super()``; else ''."""
-    text = before[:-1].rstrip() if before.endswith(".") else before
-    if text.endswith("()") and text[:-2].endswith("super"):
-        return "super()"
-    if text.endswith(")"):  # a call: the name called, past its balanced arguments
-        depth = 0
-        for index in range(len(text) - 1, -1, -1):
-            depth += {")": 1, "(": -1}.get(text[index], 0)
-            if depth == 0:
-                callee = re.search(r"(\w+)\s*\Z", text[:index])
-                return callee.group(1) if callee else ""
-        return ""
-    found = re.search(r"(\w+)\s*\Z", text)
-    return found.group(1) if found else ""
 
 
 def _shares_word(words: set[str], class_name: str) -> bool:
