@@ -65,9 +65,11 @@ def answer(searcher: Searcher, call: SearchCall) -> tuple[list[_Hit], int, list[
             first = {(hit.file.id, hit.line) for hit in ordered[:keep]}
             named = [hit for hit in named if (hit.file.id, hit.line) not in first]
             if named:
+                shown = min(keep, len(ordered))
+                mentions = "its mention" if shown == 1 else f"its first {shown} mentions"
                 return [*ordered[:keep], *_merge(named, ordered[keep:])], total, [
                     f"Nothing here defines {quoted}; definitions named with its words "
-                    f"follow its first {keep} mention(s)."]
+                    f"follow {mentions}."]
             return ordered, total, []
     if kind == "regex":
         regex_hits, total = _as_regex(searcher, call)

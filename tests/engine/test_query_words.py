@@ -124,7 +124,8 @@ def test_a_name_nothing_defines_shows_the_definitions_named_with_its_words(
         result = default(engine, "parse_cookie")
         assert [match.symbol for match in result.matches[:2]][1] == "cookie_parser"
         assert result.matches[0].path == "tests/test_cookies.py"  # the literal still first
-        assert "Nothing here defines" in result.notes[0]
+        assert result.notes == ['Nothing here defines "parse_cookie"; definitions named '
+                                'with its words follow its mention.']
         shown = [match.symbol for match in result.matches]
         assert "cookie_jar" not in shown and "test_cookie_parsing" not in shown
         # a prefix of the name: its line is a mention and the definition, shown once
