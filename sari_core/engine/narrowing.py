@@ -169,7 +169,7 @@ class Narrower:
             return BY_NAME if by_words else False
         # Nothing tells the receiver's type: another class's method of that name, or a
         # builtin container's (x.get, x.items), is as likely as this one.
-        return False if self.theirs or self.name in _BUILTIN_METHODS else None
+        return False if self.theirs or self.shared or self.name in _BUILTIN_METHODS else None
 
     def _is_mine(self, classes: set[str], use: Use) -> bool | None:
         """Are ``classes`` (a receiver's, at ``use``) the chosen method's class or one

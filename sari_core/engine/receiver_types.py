@@ -37,6 +37,7 @@ from sari_core.engine.store import IndexStore
 from sari_core.engine.with_statements import with_statement
 
 MAX_DEPTH = 4  # x = y.f(); y = z.g(); ... followed this far
+_QUALIFIED_CONSTRUCTOR = re.compile(r"(?P<module>[A-Za-z_]\w*)\.(?:\w+\.)*(?P<cls>[A-Z]\w*)\s*\(")
 _TOP_ASSIGNMENT = re.compile(
     r"(?P<name>[A-Za-z_]\w*)\s*(?::\s*(?P<ann>[^=]+?))?\s*=(?!=)\s*(?P<value>.+)")
 
@@ -51,6 +52,24 @@ class Definitions(ImportOrigins):
         self._classes: dict[str, list[tuple[int, int, int]]] = {}
         self._returns: dict[tuple[str, str | None], set[str] | None] = {}
         self._attributes: dict[tuple[str, str], set[str] | None] = {}
+
+    def foreign(self, value: str, file_id: int) -> str | None:
+        """``asyncio.Event`` for ``asyncio.Event(...)`` made through an installed module:
+        a class no workspace class is, whatever its name (``Event``)."""
+        found = _QUALIFIED_CONSTRUCTOR.match(value)
+        if found is None or found["module"] not in self.aliases(file_id) \
+                or self.is_class(found["module"]) \
+                or self._workspace_module(found["module"], file_id):
+            return None
+        return f"{found['module']}.{found['cls']}"
+
+    def _workspace_module(self, name: str, file_id: int) -> bool:
+        """Is ``name`` a module of the workspace that the file imports (``from kit import
+        api``), not an installed one (``pickle.loads`` is no workspace's ``loads``)?"""
+        dotted = self.aliases(file_id).get(name)
+        if dotted is None:
+            return False
+        return dotted.startswith(".") or self.module_file(dotted, "") is not None
 
     def tree(self, file_id: int) -> list[Scope]:
         if file_id not in self._trees:
@@ -202,7 +221,10 @@ class Definitions(ImportOrigins):
                     continue
                 made = CONSTRUCTOR.match(value)
                 handed = re.fullmatch(r"(\w+)", value)
-                if made and _constructs(made.group(1), self):
+                foreign = self.foreign(value, file_id)
+                if foreign:
+                    classes.add(foreign)
+                elif made and _constructs(made.group(1), self):
                     classes.add(made.group(1))
                 elif handed:
                     typed = parameter_annotation(lines, self.tree(file_id), number,
@@ -275,14 +297,6 @@ class ReceiverTypes(Definitions):
             current = found
         return current or None
 
-    def _workspace_module(self, name: str, file_id: int) -> bool:
-        """Is ``name`` a module of the workspace that the file imports (``from kit import
-        api``), not an installed one (``pickle.loads`` is no workspace's ``loads``)?"""
-        dotted = self.aliases(file_id).get(name)
-        if dotted is None:
-            return False
-        return dotted.startswith(".") or self.module_file(dotted, "") is not None
-
     def variable(self, name: str, file_id: int, line: int, depth: int) -> set[str] | None:
         """The classes a local variable or parameter holds at ``line``, from the function
         holding it (an annotation, ``x = <chain>``, ``with <chain> as x``, ``for x in
@@ -353,6 +367,9 @@ class ReceiverTypes(Definitions):
         if found.groupdict().get("ann"):
             return annotation_classes(found["ann"])
         value = found["value"].strip().rstrip(":").strip()
+        foreign = self.foreign(value, file_id)
+        if foreign:
+            return {foreign}
         made = CONSTRUCTOR.match(value)
         if made and not value.endswith(")"):  # Class(... on lines that follow
             return {made.group(1)}

@@ -1,7 +1,9 @@
 """Index-only narrowing: classes of one name in several modules (an interface and its
 backends' implementations, ``class TaskGroup(abc.TaskGroup)``) are told apart by the file:
 ``self`` is the class of its own file, an imported name the class of the module it comes
-from, and a type read from another file's annotation the interface."""
+from, and a type read from another file's annotation the interface. A class made through an installed module
+(``asyncio.Event()``) is none of them, and a receiver of unknown type is no more one
+namesake's than another's."""
 
 from __future__ import annotations
 
@@ -42,6 +44,23 @@ FILES = {
         "def serve():\n"                                         # 4
         "    with create_task_group() as tg:\n"                  # 5
         "        tg.start_soon(print)\n"),                       # 6
+    "lib/events.py": "class Event:\n    def set(self):\n        return 1\n",
+    "lib/backend_events.py": (
+        "import asyncio\n"                                      # 1
+        "\n"                                                     # 2
+        "\n"                                                     # 3
+        "class Event:\n"                                         # 4
+        "    def set(self):\n"                                   # 5
+        "        return 2\n"                                     # 6
+        "\n"                                                     # 7
+        "\n"                                                     # 8
+        "class Protocol:\n"                                      # 9
+        "    def __init__(self):\n"                              # 10
+        "        self.ready = asyncio.Event()\n"                 # 11
+        "\n"                                                     # 12
+        "    def done(self, thing):\n"                           # 13
+        "        self.ready.set()\n"                             # 14
+        "        thing.set()\n"),                                # 15
 }
 
 
@@ -61,3 +80,14 @@ def test_an_imported_class_is_the_module_s_it_comes_from(workspace: Workspace) -
 def test_a_type_from_another_file_s_annotation_is_the_interface(workspace: Workspace) -> None:
     assert ("lib/sockets.py", 6) in usage_lines(workspace, "lib/abc.py:2")
     assert ("lib/sockets.py", 6) not in usage_lines(workspace, "lib/backend.py:5")
+
+
+def test_a_class_made_through_an_installed_module_is_not_the_workspace_s(
+        workspace: Workspace) -> None:
+    found = usage_lines(workspace, "lib/backend_events.py:5")
+    assert ("lib/backend_events.py", 14) not in found  # asyncio.Event().set
+
+
+def test_an_unknown_receiver_is_no_namesake_s_in_particular(workspace: Workspace) -> None:
+    # thing.set(): Event is defined twice; nothing says which one thing is
+    assert ("lib/backend_events.py", 15) not in usage_lines(workspace, "lib/backend_events.py:5")
