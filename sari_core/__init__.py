@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     )
     from sari_core.outline_rows import OutlineRow, parse_row
     from sari_core.responses import CHARS_PER_TOKEN, tool_response
+    from sari_core.secrets import SECRET_PATTERNS, SecretPattern, redact_secrets
     from sari_core.targets import names_symbol, normalize_path, root_prefixes, symbol_names, words
     from sari_core.textlines import split_lines
 
@@ -74,10 +75,12 @@ __all__ = [
     "Kernel", "KernelView", "ListsMatchingFiles", "MatchMode", "MutationEvent", "NamesFiles",
     "NextCall",
     "OperatorOnly", "OutlineRow", "Plugin", "ReadCall", "ReadResult", "ReasonCode", "ReasonCodeSpec", "SariError",
-    "SearchCall", "SearchMatch", "SearchResult", "Session", "SettingsError", "SettingsSpec",
+    "SECRET_PATTERNS", "SearchCall", "SearchMatch", "SearchResult", "SecretPattern", "Session",
+    "SettingsError", "SettingsSpec",
     "SettingsStore", "StabilizationField", "TierEntry", "ToolSpec", "Verdict", "canonical_root",
     "current_client_request", "glob_spec", "hookimpl", "matches", "names_symbol",
     "normalize_path", "open_private", "parse_row", "private_dir", "private_file",
+    "redact_secrets",
     "root_prefixes", "split_lines", "state_dir", "symbol_names", "target_name",
     "tool_response", "words", "workspace_hash",
 ]
@@ -118,6 +121,9 @@ _HOMES: dict[str, str] = {
     "MutationEvent": "sari_core.models",
     "names_symbol": "sari_core.targets",
     "NextCall": "sari_core.models",
+    "redact_secrets": "sari_core.secrets",
+    "SECRET_PATTERNS": "sari_core.secrets",
+    "SecretPattern": "sari_core.secrets",
     "normalize_path": "sari_core.targets",
     "open_private": "sari_core.locations",
     "OperatorOnly": "sari_core.kernel.trust",

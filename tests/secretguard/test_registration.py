@@ -37,7 +37,7 @@ def test_a_failure_inside_it_refuses_the_read_instead_of_leaking(
     def broken(text: str, extra: object) -> None:
         raise RuntimeError("pattern table corrupted")
 
-    monkeypatch.setattr(plugin, "redact", broken)
+    monkeypatch.setattr(plugin, "redact_secrets", broken)
     kernel = Kernel(MemoryEngine({"a.py": "x = 1\n"}), plugins=[SecretguardPlugin()],
                     load_entry_points=False, analytics_sinks=[])
     response = kernel.execute_read({"mode": "file", "target": "a.py"})

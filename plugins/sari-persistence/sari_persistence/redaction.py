@@ -2,10 +2,11 @@
 
 A call's arguments (an edit's new text, a write's content), an ingested transcript's tool
 results and chat text may carry a key or a token; what reaches the database, shared by a
-team or not, has them replaced with secretguard's patterns when that plugin is installed.
-A served call's response needs nothing more: secretguard redacted it before the client
-got it. Strings shorter than any secret pattern matches are not scanned (most arguments
-are paths and short queries: the patterns cost microseconds per string).
+team or not, has them replaced with ``sari_core``'s secret patterns (the ones sari-secretguard
+redacts payloads with), whether or not secretguard is installed; with it, a served call's
+response was also redacted before the client got it. Strings shorter than any secret
+pattern matches are not scanned (most arguments are paths and short queries: the patterns
+cost microseconds per string).
 """
 
 from __future__ import annotations
@@ -13,15 +14,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-try:
-    from sari_secretguard.patterns import redact as _redact_text
-except ImportError:  # secretguard not installed: records are kept as the calls carried them
-    _redact_text = None
-
+from sari_core import redact_secrets
 
 # No secret pattern matches fewer characters than this (s://u:p@ is the shortest).
 _SHORTEST_SECRET = 8
-# What every one of secretguard's patterns needs somewhere in the text: a token-like run
+# What every one of the secret patterns needs somewhere in the text: a token-like run
 # (keys and tokens: 16 or more letters, digits, _ or -; key material: 40 or more base64
 # characters), a URL's "://", a PEM "-----" line, or a word naming a secret (assignments,
 # headers). Text with none of them (a path, a short query) is not scanned by every pattern.
@@ -31,16 +28,13 @@ _MIGHT_HOLD_A_SECRET = re.compile(
 
 
 def redact(text: str) -> str:
-    if _redact_text is None or len(text) < _SHORTEST_SECRET \
-            or not _MIGHT_HOLD_A_SECRET.search(text):
+    if len(text) < _SHORTEST_SECRET or not _MIGHT_HOLD_A_SECRET.search(text):
         return text
-    return str(_redact_text(text)[0])
+    return redact_secrets(text)[0]
 
 
 def redact_value(value: Any) -> Any:
     """``value`` with every string in it redacted (the JSON shape is kept)."""
-    if _redact_text is None:
-        return value
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, dict):

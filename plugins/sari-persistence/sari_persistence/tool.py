@@ -11,8 +11,8 @@ narrows every scope to the calling session; ``workspace`` lets it reach this
 workspace's other sessions; ``team`` also lets ``scope="team"`` reach every session in
 the log (a shared PostgreSQL log: every machine's). The calling session is the same on
 every machine: its records are found by its session id wherever they were written.
-Items are redacted with secretguard's patterns when that plugin is installed (they
-were before they were written, too), before any cut.
+Items are redacted with the secret patterns (they were before they were written, too),
+before any cut.
 """
 
 from __future__ import annotations

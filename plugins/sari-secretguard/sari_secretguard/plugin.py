@@ -16,9 +16,10 @@ from sari_core import (
     SettingsSpec,
     Verdict,
     hookimpl,
+    redact_secrets,
 )
 from sari_secretguard.diffs import withhold_files
-from sari_secretguard.patterns import cut, matches_glob, redact
+from sari_secretguard.patterns import cut, matches_glob
 from sari_secretguard.settings import SecretguardSettings
 
 SECTION = "secretguard"
@@ -67,12 +68,12 @@ class SecretguardPlugin(Plugin):
         elif result.preview_degraded and settings.redact:
             # The cap cut a line: redact the line whole, then cut the redacted text.
             wider = session.probe_read(_with_cap(call, len(result.text) + CUT_MARGIN_CHARS))
-            redacted, found = redact(wider.text, settings.extra_patterns)
+            redacted, found = redact_secrets(wider.text, settings.extra_patterns)
             result.text = cut(redacted, len(result.text))
         elif settings.redact:
-            result.text, found = redact(result.text, settings.extra_patterns)
+            result.text, found = redact_secrets(result.text, settings.extra_patterns)
         if settings.redact and result.diff is not None:
-            result.text, in_text = redact(result.text, settings.extra_patterns)
+            result.text, in_text = redact_secrets(result.text, settings.extra_patterns)
             found += in_text
         return _redacted(found, result.path)
 
@@ -89,10 +90,10 @@ class SecretguardPlugin(Plugin):
                 match.context = None if match.context is None else WITHHELD
                 found["secret_file"] += 1
             elif settings.redact:
-                match.snippet, in_snippet = redact(match.snippet, settings.extra_patterns)
+                match.snippet, in_snippet = redact_secrets(match.snippet, settings.extra_patterns)
                 found += in_snippet
                 if match.context:  # the definition shown with the hit is file text too
-                    match.context, in_context = redact(match.context, settings.extra_patterns)
+                    match.context, in_context = redact_secrets(match.context, settings.extra_patterns)
                     found += in_context
         return _redacted(+found, f"the results of {call.query!r}")
 
@@ -119,7 +120,7 @@ def _clean_diff(call: ReadCall, result: ReadResult, session: Session,
     if not secret_files and not result.preview_degraded:
         if not settings.redact:
             return diff
-        diff, in_diff = redact(diff, settings.extra_patterns)
+        diff, in_diff = redact_secrets(diff, settings.extra_patterns)
         found += in_diff
         return diff
     whole = session.probe_read(call.model_copy(update={
@@ -129,7 +130,7 @@ def _clean_diff(call: ReadCall, result: ReadResult, session: Session,
     found["secret_file"] += len(secret_files)
     shown = "".join(lines[result.start_line - 1:result.end_line])
     if settings.redact:
-        shown, in_diff = redact(shown, settings.extra_patterns)
+        shown, in_diff = redact_secrets(shown, settings.extra_patterns)
         found += in_diff
     return cut(shown, len(diff)) if result.preview_degraded else shown
 
