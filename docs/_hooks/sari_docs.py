@@ -26,17 +26,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
-
-if sys.version_info >= (3, 12):
-    from importlib.metadata import entry_points
-else:
-    from importlib_metadata import entry_points
 
 POLICIES_SECTION = "Policies"
 SPHINX_ROLE = re.compile(r":(?:class|func|meth|attr|mod|data|exc|obj):<code>(?P<tilde>~?)"

@@ -11,9 +11,9 @@ from __future__ import annotations
 import enum
 import json
 import re
-import sys
 from collections.abc import Iterable
 from importlib import resources
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +22,6 @@ from pydantic import BaseModel
 from sari_core.kernel.manager import SariPluginManager
 from sari_core.kernel.reasons import ReasonCode, ReasonCodeSpec
 from sari_core.kernel.settings import SettingsSpec
-
-if sys.version_info >= (3, 12):
-    from importlib.metadata import entry_points
-else:
-    from importlib_metadata import entry_points
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DOCS = REPO_ROOT / "docs"

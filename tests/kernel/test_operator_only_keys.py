@@ -9,7 +9,7 @@ here fails the completeness test, so none goes untested.
 from __future__ import annotations
 
 import json
-import sys
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +18,6 @@ import pytest
 from sari_core.kernel.core_settings import CoreSettings
 from sari_core.kernel.settings import SettingsSpec, SettingsStore
 from sari_core.kernel.trust import operator_only_fields
-
-if sys.version_info >= (3, 12):
-    from importlib.metadata import entry_points
-else:
-    from importlib_metadata import entry_points
 
 PROGRAM = ["sh", "-c", "touch pwned"]
 # (section, key) -> (a value that loosens the guard, the operator's own value or None for
