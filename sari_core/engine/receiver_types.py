@@ -34,6 +34,7 @@ from sari_core.engine.python_text import (
 )
 from sari_core.engine.scopes import Scope, definition_trees, innermost
 from sari_core.engine.store import IndexStore
+from sari_core.engine.type_aliases import expand_aliases
 from sari_core.engine.with_statements import with_statement
 
 MAX_DEPTH = 4  # x = y.f(); y = z.g(); ... followed this far
@@ -52,6 +53,7 @@ class Definitions(ImportOrigins):
         self._classes: dict[str, list[tuple[int, int, int]]] = {}
         self._returns: dict[tuple[str, str | None], set[str] | None] = {}
         self._attributes: dict[tuple[str, str], set[str] | None] = {}
+        self._aliases_of: dict[str, set[str] | None] = {}
 
     def foreign(self, value: str, file_id: int) -> str | None:
         """``asyncio.Event`` for ``asyncio.Event(...)`` made through an installed module:
@@ -281,6 +283,7 @@ class ReceiverTypes(Definitions):
                     and not _constructs(rest[0][:-2], self) \
                     and self._workspace_module(head, file_id):  # module.function()
                 current, rest = self.returns(rest[0][:-2], None), rest[1:]
+        current = expand_aliases(self, current, self._aliases_of)
         for part in rest:
             if part.endswith("()") and _constructs(part[:-2], self):
                 current = {part[:-2]}  # module.Class(...)
@@ -294,7 +297,7 @@ class ReceiverTypes(Definitions):
                 if classes is None:
                     return None
                 found |= classes
-            current = found
+            current = expand_aliases(self, found, self._aliases_of)
         return current or None
 
     def variable(self, name: str, file_id: int, line: int, depth: int) -> set[str] | None:
