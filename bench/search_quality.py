@@ -25,13 +25,15 @@ printed as PASS/FAIL: concept MRR@10 >= 0.6 and >= 1.5x ripgrep's (rg words: wha
 can type; the oracle arm is printed beside it);
 identifier MRR@10 >= 0.95; p50 <= 20 ms warm.
 
-    python bench/search_quality.py [--set tuning|heldout|fresh|fresh2|NAME,NAME|all] [--cache ~/.cache/sari-bench]
+    python bench/search_quality.py [--set tuning|heldout|fresh|fresh2|fresh3|NAME,NAME|all] [--cache ~/.cache/sari-bench]
                                    [--verbose] [--smoke] [--json PATH]
 
 ``--set`` names the query set: ``tuning`` (requests, click, jinja2: the set the ranking was
 tuned on; the default), ``heldout`` (werkzeug, marshmallow: not looked at while tuning at
 first), ``fresh`` (starlette, sqlparse: written when the first two had been looked at many
-times), ``fresh2`` (arrow: written after the ranking it judges was chosen), several joined by commas (``tuning,heldout``) or ``all``.
+times), ``fresh2`` (arrow: written after the ranking it judges was chosen), ``fresh3`` (cattrs: written,
+with the definition each answer is, before the definition-level ranking it judges was
+chosen), several joined by commas (``tuning,heldout``) or ``all``.
 
 ``--smoke`` runs a tiny generated tree with three queries (what CI runs): it checks the
 bench works, not the targets.
@@ -64,10 +66,13 @@ DATA = Path(__file__).resolve().parent / "data" / "search_quality.json"
 # Query sets by name: ranking is tuned on "tuning"; "heldout" (other libraries, answers
 # written before its first run) judges whether the ranking generalises.
 # "fresh" (starlette, sqlparse) was written after the others had been looked at many times;
-# "fresh2" (arrow) after the changes its figure judges were chosen on the others.
+# "fresh2" (arrow) after the changes its figure judges were chosen on the others; "fresh3"
+# (cattrs: every concept answer names its definition) before the definition-level changes
+# it judges were chosen, and not run until they were.
 QUERY_SETS = {"tuning": DATA, "heldout": DATA.with_name("search_quality_heldout.json"),
               "fresh": DATA.with_name("search_quality_fresh.json"),
-              "fresh2": DATA.with_name("search_quality_fresh2.json")}
+              "fresh2": DATA.with_name("search_quality_fresh2.json"),
+              "fresh3": DATA.with_name("search_quality_fresh3.json")}
 CUTOFF = 10
 TARGET_CONCEPT_MRR = 0.6
 TARGET_CONCEPT_OVER_RG = 1.5
