@@ -11,6 +11,10 @@ from sari_core.engine.store import IndexStore
 MAX_REEXPORTS = 4  # from pkg import X, where pkg imports X from .sub, ... followed this far
 
 
+_TOP_ASSIGNMENT = re.compile(
+    r"(?P<name>[A-Za-z_]\w*)\s*(?::\s*(?P<ann>[^=]+?))?\s*=(?!=)\s*(?P<value>.+)")
+
+
 class ImportOrigins:
     """The imports of indexed files, kept per file while one query runs."""
 
@@ -22,6 +26,7 @@ class ImportOrigins:
         self._aliases: dict[int, dict[str, str]] = {}
         self._stars: dict[int, list[str]] = {}
         self._tops: dict[int, set[str]] = {}
+        self._top: dict[int, dict[str, list[tuple[int, re.Match[str]]]]] = {}
 
     def lines(self, file_id: int) -> list[str]:
         if file_id not in self._lines:
@@ -94,6 +99,18 @@ class ImportOrigins:
                 "OR path = ?", (f"%/{tail}/__init__.py", f"%/{tail}.py", f"{tail}/__init__.py",
                                 f"{tail}.py")).fetchall()
         return (int(rows[0][0]), str(rows[0][1])) if len(rows) == 1 else None
+
+    def _top_assignments(self, file_id: int) -> dict[str, list[tuple[int, re.Match[str]]]]:
+        """Per name, the assignments at a module's top level (no indentation)."""
+        if file_id not in self._top:
+            found: dict[str, list[tuple[int, re.Match[str]]]] = {}
+            for number, text in enumerate(self.lines(file_id), 1):
+                assigned = _TOP_ASSIGNMENT.match(text.split("#", 1)[0]) \
+                    if text[:1].isalpha() or text[:1] == "_" else None
+                if assigned:
+                    found.setdefault(assigned["name"], []).append((number, assigned))
+            self._top[file_id] = found
+        return self._top[file_id]
 
     def _starred(self, file_id: int, path: str, name: str) -> str | None:
         """``module.name`` when the file takes ``name`` with ``from module import *`` from

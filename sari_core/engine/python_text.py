@@ -83,8 +83,15 @@ def receiver_chain(before: str) -> list[str]:
         name = IDENTIFIER.match(part.strip())
         if name is None:
             return []
-        called = part.rstrip().endswith(")")
-        parts.append(name.group() + ("()" if called else ""))
+        rest = part.strip()[name.end():].strip()
+        if rest.startswith("[") and _closing(rest) == len(rest) - 1:  # x[1]: an element
+            position = rest[1:-1].strip()
+            position = position if re.fullmatch(r"-?\d+", position) else ""
+            parts.append(f"{name.group()}[{position}]")
+            continue
+        if rest and not (rest.startswith("(") and rest.endswith(")")):
+            return []  # f()[0], x[0][1]: not followed
+        parts.append(name.group() + ("()" if rest else ""))
     return parts if all(parts) else []
 
 
@@ -138,6 +145,16 @@ def module_aliases(lines: list[str]) -> dict[str, str]:
     return found
 
 
+def _closing(text: str) -> int:
+    """Where the bracket opening ``text`` closes (-1 when it does not)."""
+    depth = 0
+    for index, char in enumerate(text):
+        depth += {"[": 1, "(": 1, "]": -1, ")": -1}.get(char, 0)
+        if depth == 0:
+            return index
+    return -1
+
+
 def closed(value: str, lines: list[str], line: int) -> str:
     """``value`` with the lines after ``line`` that close the brackets it opens."""
     number = line
@@ -160,6 +177,13 @@ def parameter_annotation(lines: list[str], tree: list[Scope], line: int, name: s
                          ) -> set[str] | None:
     """The classes the annotation of parameter ``name`` of the function holding ``line``
     names."""
+    text = parameter_annotation_text(lines, tree, line, name)
+    return annotation_classes(text) if text is not None else None
+
+
+def parameter_annotation_text(lines: list[str], tree: list[Scope], line: int, name: str
+                              ) -> str | None:
+    """The annotation of parameter ``name`` of the function holding ``line``, as written."""
     scope = innermost(tree, line)
     if scope is None or scope.kind not in ("function", "method"):
         return None
@@ -174,7 +198,7 @@ def parameter_annotation(lines: list[str], tree: list[Scope], line: int, name: s
         if depth < 0 or (depth == 0 and char in ",="):
             end = index
             break
-    return annotation_classes(rest[:end])
+    return rest[:end]
 
 
 def signature(lines: list[str], line: int) -> str:
@@ -182,14 +206,14 @@ def signature(lines: list[str], line: int) -> str:
     text = []
     for number in range(line, min(line + MAX_HEADER_LINES, len(lines) + 1)):
         text.append(lines[number - 1].split("#", 1)[0].strip())
-        if re.search(r"\)\s*(->.*)?:\s*$", text[-1]):
+        if re.search(r"\)\s*(->.*)?:\s*(?:\.\.\.|pass)?\s*$", text[-1]):  # def f(): ...
             break
     return " ".join(text)
 
 
 def return_annotation(lines: list[str], line: int) -> str | None:
     header = signature(lines, line)
-    found = re.search(r"\)\s*->\s*(.+?):\s*$", header)
+    found = re.search(r"\)\s*->\s*(.+?):\s*(?:\.\.\.|pass)?\s*$", header)
     return found.group(1) if found else None
 
 

@@ -15,6 +15,13 @@ import re
 
 from sari_core.engine.decorated import is_accessor, yielded_annotation
 from sari_core.engine.decorators import decorated_start
+from sari_core.engine.element_types import (
+    INDEXED,
+    ContainerAnnotations,
+    loop_items,
+    subscript,
+    unpacked_position,
+)
 from sari_core.engine.import_origins import ImportOrigins
 from sari_core.engine.names import folded_name
 from sari_core.engine.overloads import overload_returns
@@ -39,8 +46,6 @@ from sari_core.engine.with_statements import with_statement
 
 MAX_DEPTH = 4  # x = y.f(); y = z.g(); ... followed this far
 _QUALIFIED_CONSTRUCTOR = re.compile(r"(?P<module>[A-Za-z_]\w*)\.(?:\w+\.)*(?P<cls>[A-Z]\w*)\s*\(")
-_TOP_ASSIGNMENT = re.compile(
-    r"(?P<name>[A-Za-z_]\w*)\s*(?::\s*(?P<ann>[^=]+?))?\s*=(?!=)\s*(?P<value>.+)")
 
 
 class Definitions(ImportOrigins):
@@ -48,7 +53,6 @@ class Definitions(ImportOrigins):
 
     def __init__(self, store: IndexStore) -> None:
         super().__init__(store)
-        self._top: dict[int, dict[str, list[tuple[int, re.Match[str]]]]] = {}
         self._trees: dict[int, list[Scope]] = {}
         self._classes: dict[str, list[tuple[int, int, int]]] = {}
         self._returns: dict[tuple[str, str | None], set[str] | None] = {}
@@ -260,13 +264,19 @@ def _constructs(callee: str, definitions: Definitions) -> bool:
     return definitions.is_class(callee) or (callee[:1].isupper() and not callee.isupper())
 
 
-class ReceiverTypes(Definitions):
+class ReceiverTypes(ContainerAnnotations, Definitions):
     """The classes a receiver chain (:func:`receiver_chain`) holds at one line, or None."""
 
     def of(self, chain: list[str], file_id: int, line: int, depth: int = 0
            ) -> set[str] | None:
         if not chain or depth > MAX_DEPTH:
             return None
+        cut = max((index for index, part in enumerate(chain) if subscript(part)), default=None)
+        if cut is not None:  # self.frames[0].x: the element type of frames' annotation
+            name, position = subscript(chain[cut]) or ("", None)
+            current = self.element_classes([*chain[:cut], name], file_id, line, depth + 1,
+                                           INDEXED, position)
+            return self._along(current, chain[cut + 1:])
         head, rest = chain[0], chain[1:]
         current: set[str] | None
         if head in ("self", "cls"):
@@ -283,7 +293,11 @@ class ReceiverTypes(Definitions):
                     and not _constructs(rest[0][:-2], self) \
                     and self._workspace_module(head, file_id):  # module.function()
                 current, rest = self.returns(rest[0][:-2], None), rest[1:]
-        current = expand_aliases(self, current, self._aliases_of)
+        return self._along(expand_aliases(self, current, self._aliases_of), rest)
+
+    def _along(self, current: set[str] | None, rest: list[str]) -> set[str] | None:
+        """The classes at the end of ``rest``, from ``current``: each part an attribute
+        or a method's return of the classes before it."""
         for part in rest:
             if part.endswith("()") and _constructs(part[:-2], self):
                 current = {part[:-2]}  # module.Class(...)
@@ -315,8 +329,17 @@ class ReceiverTypes(Definitions):
         bound = re.compile(rf"\bwith\s+(?P<value>.+?)\s+as\s+{escaped}\b")
         looped = re.compile(rf"\bfor\s+{escaped}\s+in\s+(?P<items>.+?):?\s*$")
         # the use's own line binds the name only after it is read (x = x.parent())
+        own = loop_items(lines[line - 1].split("#", 1)[0], name) if line <= len(lines) else None
+        if own is not None:  # [f.send() for f in frames]: bound on the use's own line
+            return self._iterated(own, file_id, line, depth)
         for number in range(min(line - 1, len(lines)), first - 1, -1):
             text = lines[number - 1].split("#", 1)[0]
+            position = unpacked_position(text, name)
+            if position is not None:  # a, b = pair(): the element at its position
+                value = closed(position[1], lines, number)
+                return self.element_classes(receiver_chain(value + "."), file_id, number,
+                                            depth + 1, INDEXED, position[0]) \
+                    if value.endswith(")") else None
             if number == first and scope is not None:
                 if is_parameter(lines, scope.line, name):
                     return parameter_annotation(lines, tree, line, name)
@@ -326,7 +349,8 @@ class ReceiverTypes(Definitions):
             if found is None:
                 loop = looped.search(text)
                 if loop:
-                    return self._made_each(loop["items"])
+                    return self._made_each(loop["items"]) \
+                        or self._iterated(loop["items"], file_id, number, depth)
                 if re.search(rf"(?<![\w.]){escaped}\s*(?:[-+*/%@&|^]|//|\*\*|<<|>>)=", text):
                     return None  # i += 1: what an operator returns, the text does not say
                 continue
@@ -338,18 +362,6 @@ class ReceiverTypes(Definitions):
             return None  # never or several times assigned at the top: not one known value
         number, found = found_at[0]
         return self._assigned(found, name, file_id, number, depth)
-
-    def _top_assignments(self, file_id: int) -> dict[str, list[tuple[int, re.Match[str]]]]:
-        """Per name, the assignments at a module's top level (no indentation)."""
-        if file_id not in self._top:
-            found: dict[str, list[tuple[int, re.Match[str]]]] = {}
-            for number, text in enumerate(self.lines(file_id), 1):
-                assigned = _TOP_ASSIGNMENT.match(text.split("#", 1)[0]) \
-                    if text[:1].isalpha() or text[:1] == "_" else None
-                if assigned:
-                    found.setdefault(assigned["name"], []).append((number, assigned))
-            self._top[file_id] = found
-        return self._top[file_id]
 
     def _made_each(self, items: str) -> set[str] | None:
         """``A(), B()`` (a loop's items): the classes made, when each item makes one."""
