@@ -223,9 +223,12 @@ class Narrower:
         """``module.name`` for a module's function or class: the module written (through
         the file's imports: ``import pkg.nodes as n``) must be the definition's."""
         parts = {part for n in self.functions for part in module_of(n.row.path).split(".")}
+        aliases = self.types.aliases(use.file_id)
+        if chain and chain[0] not in aliases and not chain[0].endswith("()") \
+                and self.types.variable(chain[0], use.file_id, use.line, 0):
+            return False  # client = Protocol(); client.connect(): an instance, no module
         if not chain or chain[-1].endswith("()"):
             return receiver in parts
-        aliases = self.types.aliases(use.file_id)
         written = ".".join([aliases.get(chain[0], chain[0]), *chain[1:]]).lstrip(".")
         if not written:
             return False
