@@ -16,6 +16,7 @@ import re
 from typing import TYPE_CHECKING
 
 from sari_core.engine.python_text import (
+    CONSTRUCTOR,
     annotation_classes,
     class_at,
     parameter_annotation_text,
@@ -102,6 +103,12 @@ def unpacked_position(text: str, name: str) -> tuple[int, str] | None:
         return None
     targets = [target.strip() for target in found["targets"].split(",") if target.strip()]
     return (targets.index(name), found["value"].strip()) if name in targets else None
+
+
+def constructs(callee: str, definitions: _Reader) -> bool:
+    """Is calling ``callee`` making an instance: an indexed class, or a CapWords name (a
+    class by Python's naming convention, ``threading.Event()``, whose methods are its own)?"""
+    return definitions.is_class(callee) or (callee[:1].isupper() and not callee.isupper())
 
 
 class ContainerAnnotations(_Reader):
@@ -221,3 +228,17 @@ class ContainerAnnotations(_Reader):
         if not chain or not re.fullmatch(r"[\w.\[\]()\s,'\"-]+", items):
             return None
         return self.element_classes(chain, file_id, line, depth + 1, ITERATED)
+
+    def _made_each(self, items: str) -> set[str] | None:
+        """``A(), B()`` (a loop's items): the classes made, when each item makes one."""
+        classes = set()
+        items = items.strip()
+        if items[:1] in "([" and len(top_level(items, ",")) == 1:
+            items = items[1:-1]  # (A(), B()) or [A(), B()]
+        for item in top_level(items, ","):
+            made = CONSTRUCTOR.match(item.strip())
+            if made is None or not item.strip().endswith(")") \
+                    or not constructs(made.group(1), self):
+                return None
+            classes.add(made.group(1))
+        return classes or None

@@ -18,6 +18,7 @@ from sari_core.engine.decorators import decorated_start
 from sari_core.engine.element_types import (
     INDEXED,
     ContainerAnnotations,
+    constructs,
     loop_items,
     subscript,
     unpacked_position,
@@ -39,7 +40,7 @@ from sari_core.engine.python_text import (
     signature,
     top_level,
 )
-from sari_core.engine.scopes import Scope, definition_trees, innermost
+from sari_core.engine.scopes import Scope, definition_trees, enclosing, innermost
 from sari_core.engine.store import IndexStore
 from sari_core.engine.type_aliases import expand_aliases
 from sari_core.engine.with_statements import with_statement
@@ -172,7 +173,7 @@ class Definitions(ImportOrigins):
             if returned is None:
                 continue
             made = CONSTRUCTOR.match(returned.group(1))
-            if made is None or not _constructs(made.group(1), self) \
+            if made is None or not constructs(made.group(1), self) \
                     or not returned.group(1).rstrip().endswith(")"):
                 return None
             classes.add(made.group(1))
@@ -230,7 +231,7 @@ class Definitions(ImportOrigins):
                 foreign = self.foreign(value, file_id)
                 if foreign:
                     classes.add(foreign)
-                elif made and _constructs(made.group(1), self):
+                elif made and constructs(made.group(1), self):
                     classes.add(made.group(1))
                 elif handed:
                     typed = parameter_annotation(lines, self.tree(file_id), number,
@@ -258,12 +259,6 @@ class Definitions(ImportOrigins):
         return set()
 
 
-def _constructs(callee: str, definitions: Definitions) -> bool:
-    """Is calling ``callee`` making an instance: an indexed class, or a CapWords name (a
-    class by Python's naming convention, ``threading.Event()``, whose methods are its own)?"""
-    return definitions.is_class(callee) or (callee[:1].isupper() and not callee.isupper())
-
-
 class ReceiverTypes(ContainerAnnotations, Definitions):
     """The classes a receiver chain (:func:`receiver_chain`) holds at one line, or None."""
 
@@ -284,13 +279,13 @@ class ReceiverTypes(ContainerAnnotations, Definitions):
             current = {owner} if owner else None
         elif head.endswith("()"):
             callee = head[:-2]
-            current = {callee} if _constructs(callee, self) else self.returns(callee, None)
+            current = {callee} if constructs(callee, self) else self.returns(callee, None)
         else:
             current = self.variable(head, file_id, line, depth)
             if current is None and self.is_class(head):
                 current = {head}  # the class itself: Session.send(session, ...)
             elif current is None and rest[:1] and rest[0].endswith("()") \
-                    and not _constructs(rest[0][:-2], self) \
+                    and not constructs(rest[0][:-2], self) \
                     and self._workspace_module(head, file_id):  # module.function()
                 current, rest = self.returns(rest[0][:-2], None), rest[1:]
         return self._along(expand_aliases(self, current, self._aliases_of), rest)
@@ -299,7 +294,7 @@ class ReceiverTypes(ContainerAnnotations, Definitions):
         """The classes at the end of ``rest``, from ``current``: each part an attribute
         or a method's return of the classes before it."""
         for part in rest:
-            if part.endswith("()") and _constructs(part[:-2], self):
+            if part.endswith("()") and constructs(part[:-2], self):
                 current = {part[:-2]}  # module.Class(...)
                 continue
             if current is None:
@@ -314,12 +309,14 @@ class ReceiverTypes(ContainerAnnotations, Definitions):
             current = expand_aliases(self, found, self._aliases_of)
         return current or None
 
-    def variable(self, name: str, file_id: int, line: int, depth: int) -> set[str] | None:
+    def variable(self, name: str, file_id: int, line: int, depth: int,
+                 within: Scope | None = None) -> set[str] | None:
         """The classes a local variable or parameter holds at ``line``, from the function
         holding it (an annotation, ``x = <chain>``, ``with <chain> as x``, ``for x in
-        A(), B()``), else from the module's one assignment of that name."""
+        A(), B()``), else from the functions enclosing it (a closure reads theirs), else
+        from the module's one assignment of that name."""
         lines, tree = self.lines(file_id), self.tree(file_id)
-        scope = innermost(tree, line)
+        scope = within or innermost(tree, line)
         while scope is not None and scope.kind in CLASS_KINDS:
             scope = None  # a class body: its names are attributes, not variables
         first = scope.line if scope is not None else max(1, line - 50)
@@ -342,7 +339,7 @@ class ReceiverTypes(ContainerAnnotations, Definitions):
                     if value.endswith(")") else None
             if number == first and scope is not None:
                 if is_parameter(lines, scope.line, name):
-                    return parameter_annotation(lines, tree, line, name)
+                    return parameter_annotation(lines, tree, scope.line, name)
                 break
             found = bound.search(text) or assigned.search(text) \
                 or bound.search(with_statement(lines, number, name))
@@ -357,25 +354,14 @@ class ReceiverTypes(ContainerAnnotations, Definitions):
             return self._assigned(found, name, file_id, number, depth)
         if scope is None:
             return None
+        outer = enclosing(tree, scope)
+        if outer is not None and outer.kind in ("function", "method") and depth <= MAX_DEPTH:
+            return self.variable(name, file_id, scope.line, depth + 1, within=outer)
         found_at = self._top_assignments(file_id).get(name, [])
         if len(found_at) != 1:
             return None  # never or several times assigned at the top: not one known value
         number, found = found_at[0]
         return self._assigned(found, name, file_id, number, depth)
-
-    def _made_each(self, items: str) -> set[str] | None:
-        """``A(), B()`` (a loop's items): the classes made, when each item makes one."""
-        classes = set()
-        items = items.strip()
-        if items[:1] in "([" and len(top_level(items, ",")) == 1:
-            items = items[1:-1]  # (A(), B()) or [A(), B()]
-        for item in top_level(items, ","):
-            made = CONSTRUCTOR.match(item.strip())
-            if made is None or not item.strip().endswith(")") \
-                    or not _constructs(made.group(1), self):
-                return None
-            classes.add(made.group(1))
-        return classes or None
 
     def _assigned(self, found: re.Match[str], name: str, file_id: int, number: int,
                   depth: int) -> set[str] | None:

@@ -48,6 +48,18 @@ def innermost(tree: Sequence[Scope], line: int) -> Scope | None:
         level = found.children
 
 
+def enclosing(tree: Sequence[Scope], scope: Scope) -> Scope | None:
+    """The scope directly holding ``scope`` (None at a module's top)."""
+    level: Sequence[Scope] = tree
+    parent = None
+    while True:
+        holder = next((child for child in level if child.line <= scope.line <= child.end_line
+                       and child is not scope), None)
+        if holder is None:
+            return parent if any(child is scope for child in level) else None
+        parent, level = holder, holder.children
+
+
 def definition_trees(store: IndexStore, file_ids: Sequence[int]) -> dict[int, list[Scope]]:
     """file id -> its definitions as a tree."""
     rows: dict[int, list[tuple[str, str, int, int]]] = {}
