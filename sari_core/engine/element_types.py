@@ -125,6 +125,11 @@ class ContainerAnnotations(_Reader):
         if not chain or depth > 4:
             return None
         last = chain[-1]
+        indexed = subscript(last)
+        if indexed is not None:  # pairs[i]: the element of pairs' annotation
+            texts = self.annotation_text([*chain[:-1], indexed[0]], file_id, line, depth + 1)
+            elements = [element_annotation(text, INDEXED, indexed[1]) for text in texts or []]
+            return [e for e in elements if e] if elements and all(elements) else None
         if len(chain) == 1:
             if last.endswith("()"):
                 return self._returns_text(last[:-2], None)
@@ -227,7 +232,29 @@ class ContainerAnnotations(_Reader):
         chain = receiver_chain(items + ".")
         if not chain or not re.fullmatch(r"[\w.\[\]()\s,'\"-]+", items):
             return None
-        return self.element_classes(chain, file_id, line, depth + 1, ITERATED)
+        return self.element_classes(chain, file_id, line, depth + 1, ITERATED) \
+            or self.through_protocol(chain, file_id, line, depth, ITERATED)
+
+    def through_protocol(self, chain: list[str], file_id: int, line: int, depth: int,
+                         how: str) -> set[str] | None:
+        """A workspace class's own element type: what its ``__getitem__`` returns (a
+        subscript), what its ``__iter__`` yields (a loop), for the classes the chain holds."""
+        owners = self.of(chain, file_id, line, depth + 1)
+        if not owners:
+            return None
+        found: set[str] = set()
+        for owner in owners:
+            if how == INDEXED:
+                classes = self.returns("__getitem__", owner)
+            else:
+                texts = self._returns_text("__iter__", owner) or []
+                elements = [element_annotation(text, ITERATED) for text in texts]
+                classes = set().union(*(annotation_classes(e) or {""} for e in elements
+                                        if e)) if elements and all(elements) else None
+            if not classes or "" in classes:
+                return None
+            found |= classes
+        return found
 
     def _made_each(self, items: str) -> set[str] | None:
         """``A(), B()`` (a loop's items): the classes made, when each item makes one."""

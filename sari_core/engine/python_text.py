@@ -89,9 +89,7 @@ def receiver_chain(before: str) -> list[str]:
             position = position if re.fullmatch(r"-?\d+", position) else ""
             parts.append(f"{name.group()}[{position}]")
             continue
-        if rest and not (rest.startswith("(") and rest.endswith(")")):
-            return []  # f()[0], x[0][1]: not followed
-        parts.append(name.group() + ("()" if rest else ""))
+        parts.append(name.group() + ("()" if rest.endswith(")") else ""))
     return parts if all(parts) else []
 
 

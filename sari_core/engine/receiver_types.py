@@ -42,6 +42,7 @@ from sari_core.engine.python_text import (
 )
 from sari_core.engine.scopes import Scope, definition_trees, enclosing, innermost
 from sari_core.engine.store import IndexStore
+from sari_core.engine.subclasses import extending
 from sari_core.engine.type_aliases import expand_aliases
 from sari_core.engine.with_statements import with_statement
 
@@ -269,8 +270,10 @@ class ReceiverTypes(ContainerAnnotations, Definitions):
         cut = max((index for index, part in enumerate(chain) if subscript(part)), default=None)
         if cut is not None:  # self.frames[0].x: the element type of frames' annotation
             name, position = subscript(chain[cut]) or ("", None)
-            current = self.element_classes([*chain[:cut], name], file_id, line, depth + 1,
-                                           INDEXED, position)
+            container = [*chain[:cut], name]
+            current = self.element_classes(container, file_id, line, depth + 1, INDEXED,
+                                           position) \
+                or self.through_protocol(container, file_id, line, depth, INDEXED)
             return self._along(current, chain[cut + 1:])
         head, rest = chain[0], chain[1:]
         current: set[str] | None
@@ -329,14 +332,26 @@ class ReceiverTypes(ContainerAnnotations, Definitions):
         own = loop_items(lines[line - 1].split("#", 1)[0], name) if line <= len(lines) else None
         if own is not None:  # [f.send() for f in frames]: bound on the use's own line
             return self._iterated(own, file_id, line, depth)
+        floor = len(lines[line - 1]) - len(lines[line - 1].lstrip()) if line <= len(lines) else 0
         for number in range(min(line - 1, len(lines)), first - 1, -1):
             text = lines[number - 1].split("#", 1)[0]
+            checked = re.match(rf"(\s*)(?:assert|if|elif)\s+isinstance\(\s*{escaped}\s*,\s*"
+                               r"([\w.]+)\s*\)\s*(:?)\s*$", text)
+            outside = len(text) - len(text.lstrip()) if text.strip() else floor
+            if checked and (not checked.group(3) or outside < floor):
+                # assert isinstance(x, Table), or the block of if isinstance(x, Table): x
+                # is a Table there, when its known class is a base of Table (or unknown)
+                asserted = checked.group(2).rsplit(".", 1)[-1]
+                known = self.variable(name, file_id, number, depth + 1, within=scope)
+                return {asserted} if known is None or asserted in known | extending(
+                    self.store, known) else known
+            floor = min(floor, outside)  # a line this far out ends the blocks opened above
             position = unpacked_position(text, name)
             if position is not None:  # a, b = pair(): the element at its position
                 value = closed(position[1], lines, number)
                 return self.element_classes(receiver_chain(value + "."), file_id, number,
                                             depth + 1, INDEXED, position[0]) \
-                    if value.endswith(")") else None
+                    if value.endswith((")", "]")) else None
             if number == first and scope is not None:
                 if is_parameter(lines, scope.line, name):
                     return parameter_annotation(lines, tree, scope.line, name)

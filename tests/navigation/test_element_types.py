@@ -44,7 +44,10 @@ FILES = {
         "        self.named['x'].close()\n"                      # 31
         "        left, right = open_pair()\n"                    # 32
         "        left.close()\n"                                 # 33
-        "        right.close()\n"),                              # 34
+        "        right.close()\n"                                # 34
+        "        pairs: list[tuple[Stream, Frame]] = []\n"       # 35
+        "        first, second = pairs[0]\n"                      # 36
+        "        second.close()\n"),                             # 37
 }
 
 
@@ -77,3 +80,9 @@ def test_names_unpacked_from_a_call_hold_the_tuples_element_at_their_position(
     streams = usage_lines(workspace, "wirekit/frames.py:9")
     assert ("wirekit/frames.py", 33) in streams and ("wirekit/frames.py", 33) not in frames
     assert ("wirekit/frames.py", 34) in frames and ("wirekit/frames.py", 34) not in streams
+
+
+def test_names_unpacked_from_a_subscript_hold_the_elements_tuple_at_their_position(
+        workspace: Workspace) -> None:
+    assert ("wirekit/frames.py", 37) in usage_lines(workspace, "wirekit/frames.py:5")
+    assert ("wirekit/frames.py", 37) not in usage_lines(workspace, "wirekit/frames.py:9")
