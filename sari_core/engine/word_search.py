@@ -18,6 +18,12 @@ Ranking (documented in docs/engine.md):
   - ``1 + NAME_WORD * n`` where ``n`` is the share of the query's words in the
     definition's own name (a definition named for the concept before a mention of it);
   - ``DEFINITION`` for a definition's chunk (code, not prose or module-level lines);
+  - ``1 + HEAD * h`` for the best ``HEAD_RANKED`` definitions, where ``h`` is the share of
+    the query's words in the definition's head (its name, docstring summary and the
+    comment above it whole, its signature ``SIGNATURE``; not a constant's, whose head is
+    its name: :mod:`sari_core.engine.definition_heads`): a definition that says it does
+    what was asked before one whose body merely uses the words (not when the query asks
+    for docs: they are prose, without heads);
   - ``PROSE`` for docs, changelogs and package metadata, and for everything else instead
     when the query asks for docs ("changelog", "readme", "docs", ...); ``TEST`` for test
     files unless it asks for tests; ``EXAMPLE`` for examples, demos and benchmarks unless it
@@ -39,8 +45,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
 
+from sari_core.engine.definition_heads import head, holds
 from sari_core.engine.hit_ranking import is_test
-from sari_core.engine.index_memo import memo_for, remembered, remembered_many
+from sari_core.engine.index_memo import file_lines, memo_for, remembered, remembered_many
 from sari_core.engine.query_words import TermGroup, query_terms, stem, term_groups, word_groups
 from sari_core.engine.store import IndexStore
 
@@ -58,6 +65,9 @@ PROSE = 0.3
 TEST = 0.3
 EXAMPLE = 0.5
 THIRD_PARTY = 0.6
+HEAD = 3.0
+SIGNATURE = 0.5  # a word only in the signature counts for this much of one in what it says
+HEAD_RANKED = 40
 # Kept between searches until the index changes (engine.index_memo), per reader thread:
 # which chunks hold a query word's spellings (HELD_ROWS chunk ids in all the sets
 # together, about 20 MB at most), and chunks' lengths.
@@ -77,6 +87,7 @@ _DOCS_FOLDER = re.compile(r"(^|/)(docs?|documentation|man|site)/", re.IGNORECASE
 _THIRD_PARTY = re.compile(
     r"(^|/)(site-packages|dist-packages|node_modules|vendor|third_party|_vendor)(/|$)")
 _NOT_DEFINITIONS = frozenset(("text",))
+_HEADLESS = frozenset(("constant",))  # a line naming a value: its head is its name
 _SPECIAL_NAME = re.compile(r"(^|\.)__\w+__$")
 _ORDER = itemgetter(0, 1, 2)  # best score first, then path and line
 
@@ -237,6 +248,8 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
         score *= _place(path, asks_docs, asks_tests)
         scored.append((-score, path, line, row))
     scored.sort(key=_ORDER)  # stable: rows of one score, path and line stay in rank order
+    if not asks_docs:  # docs are asked for: what a definition says of itself does not count
+        scored = _by_heads(store, scored, groups, len(terms), asks_tests)
     kept: list[WordHit] = []
     per_file: dict[int, int] = {}
     for negated, _, _, row in scored:
@@ -248,3 +261,36 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
             if len(kept) >= limit:
                 break
     return kept, len(files)
+
+
+def _by_heads(store: IndexStore, scored: list[tuple[float, str, int, tuple]],
+              groups: Sequence[TermGroup], count: int, asks_tests: bool
+              ) -> list[tuple[float, str, int, tuple]]:
+    """``scored`` with the best ``HEAD_RANKED`` definitions' scores multiplied by
+    ``1 + HEAD * h``, ``h`` the share of the query's words in the definition's head
+    (:mod:`sari_core.engine.definition_heads`): its name and what it says count whole, a
+    word only in its signature ``SIGNATURE``. Only the best are looked at: their files'
+    lines are read, and a head at most multiplies a score by ``1 + HEAD``. A constant's
+    head is its name, counted already; a test's says what it checks, not what the code it
+    tests does (unless tests are asked for), and would undo ``TEST``."""
+    top = {id(entry) for entry in scored[:HEAD_RANKED]
+           if entry[3][7] not in _NOT_DEFINITIONS and entry[3][7] not in _HEADLESS
+           and (asks_tests or not is_test(entry[1]))}
+    if not top or not count:
+        return scored
+    lines_of = file_lines(store, (entry[3][1] for entry in scored if id(entry) in top))
+    wanted = [group for group in groups if not group.columns]  # an acronym: names only
+    out = []
+    for entry in scored:
+        if id(entry) in top:
+            row = entry[3]
+            found = head(lines_of.get(row[1], []), row[4], row[5])
+            said = found.said_words(row[6].rsplit(".", 1)[-1])
+            taken = found.signature_words() - said
+            held = sum(group.words * (1.0 if holds(said, group.spellings) else SIGNATURE
+                                      if holds(taken, group.spellings) else 0.0)
+                       for group in wanted)
+            entry = (entry[0] * (1 + HEAD * min(1.0, held / count)), *entry[1:])
+        out.append(entry)
+    out.sort(key=_ORDER)
+    return out
