@@ -97,6 +97,8 @@ def same_word(word: str, other: str) -> bool:
     doubled before one counts as the start: ``formatting``)."""
     if word == other:
         return True
+    if word[:3] != other[:3]:  # most pairs: told apart without the longer comparison
+        return False
     start = commonprefix([word, other])
     if len(start) < 3:
         return False
@@ -107,6 +109,10 @@ def same_word(word: str, other: str) -> bool:
 
 
 def holds(words: Iterable[str], spellings: Iterable[str]) -> bool:
-    """Any of ``words`` is a form of any of ``spellings``."""
-    wanted = tuple(spellings)
-    return any(same_word(word, spelling) for word in words for spelling in wanted)
+    """Any of ``words`` is a form of any of ``spellings`` (forms share their first three
+    letters: only those pairs are compared)."""
+    by_start: dict[str, list[str]] = {}
+    for spelling in spellings:
+        by_start.setdefault(spelling[:3], []).append(spelling)
+    return any(same_word(word, spelling) for word in words
+               for spelling in by_start.get(word[:3], ()))

@@ -73,6 +73,7 @@ HEAD_RANKED = 40
 # together, about 20 MB at most), and chunks' lengths.
 HELD_ROWS = 400_000
 HELD_LENGTHS = 100_000
+HELD_HEADS = 50_000  # definitions' head words (two small sets each)
 _DOC_WORDS = frozenset(("doc", "docs", "documentation", "documented", "readme", "changelog",
                         "changes", "history", "release", "notes", "example", "examples",
                         "tutorial", "guide", "license", "manual"))
@@ -269,28 +270,42 @@ def _by_heads(store: IndexStore, scored: list[tuple[float, str, int, tuple]],
     """``scored`` with the best ``HEAD_RANKED`` definitions' scores multiplied by
     ``1 + HEAD * h``, ``h`` the share of the query's words in the definition's head
     (:mod:`sari_core.engine.definition_heads`): its name and what it says count whole, a
-    word only in its signature ``SIGNATURE``. Only the best are looked at: their files'
-    lines are read, and a head at most multiplies a score by ``1 + HEAD``. A constant's
-    head is its name, counted already; a test's says what it checks, not what the code it
-    tests does (unless tests are asked for), and would undo ``TEST``."""
+    word only in its signature ``SIGNATURE``. Only the best are looked at (their heads are
+    read from their files once per index version), and a head at most multiplies a score
+    by ``1 + HEAD``. A constant's head is its name, counted already; a test's says what it
+    checks, not what the code it tests does (unless tests are asked for), and would undo
+    ``TEST``."""
     top = {id(entry) for entry in scored[:HEAD_RANKED]
            if entry[3][7] not in _NOT_DEFINITIONS and entry[3][7] not in _HEADLESS
            and (asks_tests or not is_test(entry[1]))}
     if not top or not count:
         return scored
-    lines_of = file_lines(store, (entry[3][1] for entry in scored if id(entry) in top))
+    rows = {entry[3][0]: entry[3] for entry in scored if id(entry) in top}
+    heads = remembered_many(memo_for(store, store.reader), "head words", list(rows),
+                            lambda missing: _head_words(store, [rows[i] for i in missing]),
+                            HELD_HEADS)
     wanted = [group for group in groups if not group.columns]  # an acronym: names only
     out = []
     for entry in scored:
-        if id(entry) in top:
-            row = entry[3]
-            found = head(lines_of.get(row[1], []), row[4], row[5])
-            said = found.said_words(row[6].rsplit(".", 1)[-1])
-            taken = found.signature_words() - said
+        said, taken = heads.get(entry[3][0], (frozenset(), frozenset()))
+        if said or taken:
             held = sum(group.words * (1.0 if holds(said, group.spellings) else SIGNATURE
                                       if holds(taken, group.spellings) else 0.0)
                        for group in wanted)
             entry = (entry[0] * (1 + HEAD * min(1.0, held / count)), *entry[1:])
         out.append(entry)
     out.sort(key=_ORDER)
+    return out
+
+
+def _head_words(store: IndexStore, rows: list[tuple]) -> dict[int, tuple[frozenset[str],
+                                                                          frozenset[str]]]:
+    """Per chunk row, the words of what its definition says (its name too) and those only
+    in its signature, read from its file's stored lines."""
+    lines_of = file_lines(store, (row[1] for row in rows))
+    out = {}
+    for row in rows:
+        found = head(lines_of.get(row[1], []), row[4], row[5])
+        said = found.said_words(row[6].rsplit(".", 1)[-1])
+        out[row[0]] = (said, found.signature_words() - said)
     return out
