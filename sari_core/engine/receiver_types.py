@@ -24,6 +24,7 @@ from sari_core.engine.element_types import (
     unpacked_position,
 )
 from sari_core.engine.import_origins import ImportOrigins
+from sari_core.engine.isinstance_checks import narrowed, narrowed_in_condition
 from sari_core.engine.names import folded_name
 from sari_core.engine.overloads import overload_returns
 from sari_core.engine.python_text import (
@@ -42,7 +43,6 @@ from sari_core.engine.python_text import (
 )
 from sari_core.engine.scopes import Scope, definition_trees, enclosing, innermost
 from sari_core.engine.store import IndexStore
-from sari_core.engine.subclasses import extending
 from sari_core.engine.type_aliases import expand_aliases
 from sari_core.engine.with_statements import with_statement
 
@@ -313,7 +313,7 @@ class ReceiverTypes(ContainerAnnotations, Definitions):
         return current or None
 
     def variable(self, name: str, file_id: int, line: int, depth: int,
-                 within: Scope | None = None) -> set[str] | None:
+                 within: Scope | None = None, conditions: bool = True) -> set[str] | None:
         """The classes a local variable or parameter holds at ``line``, from the function
         holding it (an annotation, ``x = <chain>``, ``with <chain> as x``, ``for x in
         A(), B()``), else from the functions enclosing it (a closure reads theirs), else
@@ -332,6 +332,10 @@ class ReceiverTypes(ContainerAnnotations, Definitions):
         own = loop_items(lines[line - 1].split("#", 1)[0], name) if line <= len(lines) else None
         if own is not None:  # [f.send() for f in frames]: bound on the use's own line
             return self._iterated(own, file_id, line, depth)
+        condition = narrowed_in_condition(lines, line, name) if conditions else None
+        if condition is not None:  # isinstance(v, Table) and v.value: a Table there
+            return narrowed(self.store, condition[0], self.variable(
+                name, file_id, condition[1], depth + 1, within=scope, conditions=False))
         floor = len(lines[line - 1]) - len(lines[line - 1].lstrip()) if line <= len(lines) else 0
         for number in range(min(line - 1, len(lines)), first - 1, -1):
             text = lines[number - 1].split("#", 1)[0]
@@ -339,12 +343,9 @@ class ReceiverTypes(ContainerAnnotations, Definitions):
                                r"([\w.]+)\s*\)\s*(:?)\s*$", text)
             outside = len(text) - len(text.lstrip()) if text.strip() else floor
             if checked and (not checked.group(3) or outside < floor):
-                # assert isinstance(x, Table), or the block of if isinstance(x, Table): x
-                # is a Table there, when its known class is a base of Table (or unknown)
-                asserted = checked.group(2).rsplit(".", 1)[-1]
+                # assert isinstance(x, Table), or in the block of if isinstance(x, Table):
                 known = self.variable(name, file_id, number, depth + 1, within=scope)
-                return {asserted} if known is None or asserted in known | extending(
-                    self.store, known) else known
+                return narrowed(self.store, checked.group(2).rsplit(".", 1)[-1], known)
             floor = min(floor, outside)  # a line this far out ends the blocks opened above
             position = unpacked_position(text, name)
             if position is not None:  # a, b = pair(): the element at its position

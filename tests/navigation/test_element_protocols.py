@@ -66,3 +66,37 @@ def test_an_isinstance_check_narrows_to_the_subclass(workspace: Workspace) -> No
     frames, streams = frames_and_streams(workspace)
     assert ("wirekit/parts.py", 27) in frames and ("wirekit/parts.py", 27) not in streams
     assert ("wirekit/parts.py", 29) in streams and ("wirekit/parts.py", 29) not in frames
+
+
+CONDITION = {
+    "wirekit/__init__.py": "",
+    "wirekit/checks.py": (
+        "class Base:\n"                                          # 1
+        "    value = None\n"                                     # 2
+        "\n"                                                     # 3
+        "\n"                                                     # 4
+        "class Frame(Base):\n"                                   # 5
+        "    def close(self): ...\n"                             # 6
+        "\n"                                                     # 7
+        "\n"                                                     # 8
+        "class Stream(Base):\n"                                  # 9
+        "    def close(self): ...\n"                             # 10
+        "\n"                                                     # 11
+        "\n"                                                     # 12
+        "def use(one: Base, two: Base):\n"                       # 13
+        "    done = isinstance(one, Frame) and one.close()\n"    # 14
+        "    shut = (\n"                                         # 15
+        "        isinstance(two, Stream)\n"                      # 16
+        "        and two.close()\n"                              # 17
+        "    )\n"),                                              # 18
+}
+
+condition_workspace = module_workspace(CONDITION)
+
+
+def test_an_isinstance_check_narrows_the_rest_of_its_and_condition(
+        condition_workspace: Workspace) -> None:
+    frames = usage_lines(condition_workspace, "wirekit/checks.py:6")
+    streams = usage_lines(condition_workspace, "wirekit/checks.py:10")
+    assert ("wirekit/checks.py", 14) in frames and ("wirekit/checks.py", 14) not in streams
+    assert ("wirekit/checks.py", 17) in streams and ("wirekit/checks.py", 17) not in frames
