@@ -43,12 +43,10 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import json
 import os
-import re
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -60,47 +58,24 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from scratch import scratch_folders  # noqa: E402
-from sdists import sdist, unpack  # noqa: E402
+from search_quality_rg import rg_binary, rg_ranks  # noqa: E402
+from search_quality_sets import (  # noqa: E402
+    QUERY_SETS,
+    Answer,
+    Query,
+    corpus_root,
+    load_set,
+    set_names,
+)
 
-DATA = Path(__file__).resolve().parent / "data" / "search_quality.json"
-# Query sets by name: ranking is tuned on "tuning"; "heldout" (other libraries, answers
-# written before its first run) judges whether the ranking generalises.
-# "fresh" (starlette, sqlparse) was written after the others had been looked at many times;
-# "fresh2" (arrow) after the changes its figure judges were chosen on the others; "fresh3"
-# (cattrs: every concept answer names its definition) before the definition-level changes
-# it judges were chosen, and not run until they were.
-QUERY_SETS = {"tuning": DATA, "heldout": DATA.with_name("search_quality_heldout.json"),
-              "fresh": DATA.with_name("search_quality_fresh.json"),
-              "fresh2": DATA.with_name("search_quality_fresh2.json"),
-              "fresh3": DATA.with_name("search_quality_fresh3.json")}
 CUTOFF = 10
 TARGET_CONCEPT_MRR = 0.6
 TARGET_CONCEPT_OVER_RG = 1.5
 TARGET_IDENTIFIER_MRR = 0.95
 TARGET_P50_MS = 20.0
-# Words an agent's sentence carries that say nothing about the code (rg would count them).
-STOP_WORDS = frozenset((
-    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "get",
-    "has", "have", "how", "in", "into", "is", "it", "its", "of", "on", "or", "the", "their",
-    "them", "then", "there", "these", "this", "to", "under", "up", "was", "what", "when",
-    "where", "which", "while", "who", "why", "will", "with", "like", "before", "after"))
 ARMS = ("sari", "rg words", "rg best word")
 # the same call with kind "text": a plain literal search, as the default was before
 LITERAL_ARM = "sari kind=text"
-
-
-@dataclass(frozen=True)
-class Answer:
-    path: str
-    symbol: str | None = None
-
-
-@dataclass(frozen=True)
-class Query:
-    corpus: str
-    kind: str
-    query: str
-    answers: tuple[Answer, ...]
 
 
 @dataclass
@@ -119,53 +94,6 @@ class Ranks:
     def hit(self, kind: str, at: int) -> float:
         ranks = self.by_kind.get(kind, [])
         return sum(1 for rank in ranks if rank and rank <= at) / len(ranks) if ranks else 0.0
-
-
-def load_queries(path: Path = DATA) -> tuple[dict[str, str], list[Query]]:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    queries = [Query(row["corpus"], row["kind"], row["query"],
-                     tuple(Answer(a["path"], a.get("symbol")) for a in row["answers"]))
-               for row in data["queries"]]
-    return dict(data["corpora"]), queries
-
-
-def set_names(value: str) -> list[str]:
-    """``--set``'s value: one name, names joined by commas, or ``all``."""
-    names = list(QUERY_SETS) if value == "all" else value.split(",")
-    unknown = [name for name in names if name not in QUERY_SETS]
-    if unknown:
-        raise argparse.ArgumentTypeError(
-            f"unknown query set {', '.join(unknown)}: choose from {', '.join(QUERY_SETS)} or all")
-    return names
-
-
-def load_set(name: str) -> tuple[dict[str, str], list[Query]]:
-    """The corpora and queries of the set(s) ``name`` (see ``set_names``)."""
-    corpora: dict[str, str] = {}
-    queries: list[Query] = []
-    for path in (QUERY_SETS[one] for one in set_names(name)):
-        more_corpora, more_queries = load_queries(path)
-        corpora.update(more_corpora)
-        queries.extend(more_queries)
-    return corpora, queries
-
-
-def corpus_root(requirement: str, cache: Path) -> Path:
-    """The unpacked sdist in ``cache`` (pip downloads it, once)."""
-    name, version = requirement.split("==")
-    tree = cache / "search-quality" / f"{name}-{version}"
-    if tree.is_dir():
-        return _top(tree)
-    archive = sdist(requirement, cache / "sdists")
-    partial = Path(tempfile.mkdtemp(prefix="unpack-", dir=cache))
-    unpack(archive, partial)
-    tree.parent.mkdir(parents=True, exist_ok=True)
-    partial.rename(tree)
-    return _top(tree)
-
-
-def _top(tree: Path) -> Path:
-    return next(path for path in sorted(tree.iterdir()) if path.is_dir())
 
 
 # --- answers ----------------------------------------------------------------------------
@@ -220,46 +148,6 @@ def definition_rank(hits: Sequence[tuple[str, int | None, str | None]], root: Pa
 
 
 # --- the arms ---------------------------------------------------------------------------
-
-
-def query_words(query: str) -> list[str]:
-    words = [word.lower() for word in re.findall(r"[A-Za-z0-9_]+", query)]
-    kept = [word for word in words if len(word) >= 3 and word not in STOP_WORDS]
-    return list(dict.fromkeys(kept or words))
-
-
-def rg_binary() -> str | None:
-    beside = Path(sys.executable).with_name("rg")
-    return str(beside) if beside.exists() else shutil.which("rg")
-
-
-def rg_counts(rg: str, root: Path, word: str) -> dict[str, int]:
-    """Matching lines per file for ``word`` (rg -c -i -F, its defaults otherwise)."""
-    done = subprocess.run([rg, "-c", "-i", "-F", "--no-messages", "--", word, "."], cwd=root,
-                          capture_output=True, text=True, check=False)
-    counts = {}
-    for line in done.stdout.splitlines():
-        path, _, count = line.rpartition(":")
-        counts[path.removeprefix("./")] = int(count)
-    return counts
-
-
-def ranked_files(counts: dict[str, int]) -> list[str]:
-    return sorted(counts, key=lambda path: (-counts[path], path))
-
-
-def rg_arms(rg: str, root: Path, query: Query) -> tuple[int | None, int | None]:
-    """(rank by all words' counts, best rank by one word's count)."""
-    total: dict[str, int] = {}
-    best: int | None = None
-    for word in query_words(query.query):
-        counts = rg_counts(rg, root, word)
-        for path, count in counts.items():
-            total[path] = total.get(path, 0) + count
-        rank = file_rank(ranked_files(counts), query.answers)
-        if rank is not None and (best is None or rank < best):
-            best = rank
-    return file_rank(ranked_files(total), query.answers), best
 
 
 def open_sari(root: Path) -> Any:
@@ -347,7 +235,8 @@ def measure(corpora: dict[str, Path], queries: Sequence[Query], verbose: bool,
                                     query.answers)
                 defined = definition_rank(hits, root, query.answers)
                 started = time.perf_counter()
-                words, best = rg_arms(rg, root, query) if rg else (None, None)
+                words, best = rg_ranks(rg, root, query.query, functools.partial(
+                    file_rank, answers=query.answers)) if rg else (None, None)
                 figures.rg_latency_ms.append((time.perf_counter() - started) * 1000)
                 for arm, rank in (("sari", sari), ("sari definition", defined),
                                   ("rg words", words), ("rg best word", best),

@@ -36,7 +36,7 @@ def test_a_hit_counts_for_a_definition_when_it_lies_inside_it(tmp_path: Path) ->
 
 
 def test_every_written_answer_names_a_definition_of_its_sdist() -> None:
-    corpora, queries = quality.load_queries()
+    corpora, queries = quality.load_set("tuning")
     kinds = {query.kind for query in queries}
     assert {"concept", "identifier"} <= kinds and set(corpora) >= {q.corpus for q in queries}
     assert sum(query.kind == "concept" for query in queries) >= 40
