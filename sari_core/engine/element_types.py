@@ -115,9 +115,9 @@ class ContainerAnnotations(_Reader):
     """The annotation text a receiver chain's last part was written with (a mixin of
     the receiver reader, whose ``of`` types the chain ahead of the last part)."""
 
-    def of(self, chain: list[str], file_id: int, line: int, depth: int = 0
-           ) -> set[str] | None:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # the reader this is mixed into (ReceiverTypes) defines it
+        def of(self, chain: list[str], file_id: int, line: int, depth: int = 0
+               ) -> set[str] | None: ...
 
     def annotation_text(self, chain: list[str], file_id: int, line: int, depth: int
                         ) -> list[str] | None:
