@@ -6,7 +6,9 @@
   dropped and built after the rows (built at once, it costs half of one grown row by
   row), and the full-text tables' segments are merged once, at the end, instead of as
   they come (:data:`FIRST_BUILD_FTS`). Their usual settings come back afterwards, even
-  when the build is cancelled: the small updates that follow want them.
+  when the build is cancelled: the small updates that follow want them. A build killed
+  before that gets them back on the next refresh that is not a first build
+  (:func:`settle_fts`): left so, no later update would ever merge their segments.
 """
 
 from __future__ import annotations
@@ -28,11 +30,28 @@ FIRST_BUILD_FTS = {"hashsize": 256 * 1024, "automerge": 0}
 USUAL_FTS = {"hashsize": 1024 * 1024, "automerge": 4}  # FTS5's defaults
 
 
-def set_fts(conn: sqlite3.Connection, settings: dict[str, int]) -> None:
+def set_fts(conn: sqlite3.Connection, settings: dict[str, int],
+            tables: tuple[str, ...] = FTS_TABLES) -> None:
     """Store ``settings`` in each full-text table's configuration (they persist)."""
-    for table in FTS_TABLES:
+    for table in tables:
         for name, value in settings.items():
             conn.execute(f"INSERT INTO {table} ({table}, rank) VALUES (?, ?)", (name, value))
+
+
+def settle_fts(conn: sqlite3.Connection) -> list[str]:
+    """Give the usual settings back to each full-text table a first build left with its
+    own, and merge its segments as that build's end would have.
+
+    :return: the tables that needed it.
+    """
+    unsettled = []
+    for table in FTS_TABLES:
+        stored = dict(conn.execute(f"SELECT k, v FROM {table}_config"))
+        if any(stored.get(name, value) != value for name, value in USUAL_FTS.items()):
+            conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+            set_fts(conn, USUAL_FTS, (table,))
+            unsettled.append(table)
+    return unsettled
 
 
 @contextmanager

@@ -94,6 +94,7 @@ class IndexStore(StoredTexts):
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
         self._closed = False
+        self._fts_settled = False  # settle_fts found nothing to do (it is asked once)
         self._trigram_rows: list[tuple[int, str]] = []  # (file id, text) to add to fts
         self._trigram_bytes = 0
         self._folded: dict[str, str | None] = {}  # name -> _folded_apart(name), for the writer
@@ -140,7 +141,13 @@ class IndexStore(StoredTexts):
 
     def first_build(self, enabled: bool, keep: Callable[[], bool]
                     ) -> AbstractContextManager[None]:
-        """A first build (:func:`sari_core.engine.build_settings.first_build`)."""
+        """A first build (:func:`sari_core.engine.build_settings.first_build`); any other
+        build first settles what a first build killed before its end left
+        (:func:`sari_core.engine.build_settings.settle_fts`)."""
+        if not enabled and not self._fts_settled:
+            with self.lock:
+                build_settings.settle_fts(self._writer)
+            self._fts_settled = True
         return build_settings.first_build(self._writer, self.lock, enabled, keep)
 
     def close(self) -> None:

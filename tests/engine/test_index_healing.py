@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from sari_core.engine import Workspace, indexer, symbol_jobs
-from sari_core.engine.build_settings import FTS_TABLES, USUAL_FTS
+from sari_core.engine.build_settings import FIRST_BUILD_FTS, FTS_TABLES, USUAL_FTS, set_fts
 from sari_core.engine.schema import unpack_text
 from sari_core.engine.symbols import extract
 from sari_core.engine.textfile import language_of
@@ -132,3 +132,31 @@ def test_a_file_whose_symbols_were_never_stored_is_parsed_again(tmp_path: Path) 
         assert stats.indexed == 0  # the text is kept; only the symbols are parsed again
         hits = ws.store.definitions_named(["main"], 10)
         assert [(name, line) for _, name, line, _ in hits] == [("main", 1)]
+
+
+def test_a_first_build_cut_short_after_its_last_file_gets_its_usual_settings_back(
+        tmp_path: Path) -> None:
+    """The state a kill between the first build's last file and the end of its merge
+    leaves (made by hand here): the full-text tables' first-build settings, stored, with
+    nothing left to index. Left so, no later update would ever merge their segments."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "app.py").write_text("def main():\n    return 'answer'\n", encoding="utf-8")
+    index = tmp_path / "index.sqlite"
+    with Workspace([root], index_path=index, watch=False) as ws:
+        ws.ensure_index(progress=False)
+    conn = sqlite3.connect(index)
+    set_fts(conn, FIRST_BUILD_FTS)
+    conn.commit()
+    conn.close()
+    with Workspace([root], index_path=index, watch=False) as ws:
+        stats = ws.ensure_index(progress=False)
+        assert stats.indexed == 0
+    conn = sqlite3.connect(index)
+    try:
+        for table in FTS_TABLES:
+            settings = dict(conn.execute(f"SELECT k, v FROM {table}_config"))
+            assert {key: settings.get(key, value) for key, value in USUAL_FTS.items()} \
+                == USUAL_FTS, table
+    finally:
+        conn.close()
