@@ -21,7 +21,7 @@ from pathlib import Path
 
 from search import REGEXES, rg_files, smoke_corpus
 
-from sari_core.engine import Workspace
+from sari_core.engine import Workspace, regex_routing
 from sari_core.engine.regex_plan import candidate_query
 from sari_core.models import SearchCall
 
@@ -40,16 +40,16 @@ def timed(function: object) -> float:
 def route(engine: Workspace, root: Path, pattern: str, repeat: int) -> dict[str, float]:
     call = SearchCall(query=pattern, kind="regex")
     samples: dict[str, list[float]] = {"index": [], "rg route": [], "rg": []}
-    chosen = Workspace._regex_to_ripgrep
+    chosen = regex_routing.goes_to_ripgrep
     try:
         for _ in range(repeat):
             for path, to_rg in (("index", False), ("rg route", True)):
-                Workspace._regex_to_ripgrep = lambda self, call, to_rg=to_rg: to_rg  # type: ignore[method-assign]
+                regex_routing.goes_to_ripgrep = lambda searcher, call, to_rg=to_rg: to_rg
                 engine.search(call)  # warm
                 samples[path].append(timed(lambda: engine.search(call)))
             samples["rg"].append(rg_files(root, pattern, regex=True)[0])
     finally:
-        Workspace._regex_to_ripgrep = chosen  # type: ignore[method-assign]
+        regex_routing.goes_to_ripgrep = chosen
     return {name: statistics.median(values) * 1000 for name, values in samples.items()}
 
 

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sari_core.engine import work_budget
+from sari_core.engine import regex_routing, work_budget
 from sari_core.engine.build_priority import run_here, run_lowered
 from sari_core.engine.changes import (
     ChangeSource,
@@ -33,8 +33,7 @@ from sari_core.engine.indexer import COMPLETE_KEY, Indexer, IndexStats
 from sari_core.engine.names import MatchMode
 from sari_core.engine.paths import PathGuard
 from sari_core.engine.progress import wants_progress
-from sari_core.engine.regex_plan import candidate_query
-from sari_core.engine.scan import WorkspaceScan, ripgrep
+from sari_core.engine.scan import WorkspaceScan
 from sari_core.engine.scan_search import SCANNED_KINDS, scan_search
 from sari_core.engine.schema import default_index_path, index_bytes
 from sari_core.engine.search import Searcher
@@ -303,28 +302,6 @@ class Workspace:
             self._sync(touching)
         return self.reader.read(call)
 
-    def _regex_to_ripgrep(self, call: SearchCall) -> bool:
-        """A regex the index cannot narrow (no literal it requires) goes to ripgrep, which
-        scans faster than reading every indexed text (both are linear-time engines). One
-        with a required literal stays with the index however common the literal: reading
-        the candidates' texts and checking them with RE2 beat ``rg -l`` over the tree for
-        candidates up to 90% of the files (``bench/regex_routing.py``), and counting them
-        first cost as much as a narrow search."""
-        if call.kind != "regex" or ripgrep() is None or "\x00" in call.query:
-            return False
-        self.searcher._compile(call)  # refused here exactly as the index refuses it
-        return candidate_query(call.query) is None
-
-    def _ripgrep_files(self, call: SearchCall) -> list[FileHit] | None:
-        """The indexed files rg finds matching a regex call (None: rg cannot say)."""
-        found = self.scan.matching_files(call.query, regex=True,
-                                         case_sensitive=call.case_sensitive,
-                                         glob=call.path_glob)
-        if found is None:
-            return None
-        ids = self.store.text_file_ids(found)
-        return [FileHit(ids[key], *key) for key in found if key in ids]
-
     def search(self, call: SearchCall) -> SearchResult:
         if call.kind in SCANNED_KINDS and self._answer_from_scan():
             with self.indexer.calls_first():  # the first answers do not wait behind the build
@@ -335,8 +312,8 @@ class Workspace:
         ready = self.wait_for_index(self.ready_wait_seconds)
         self._sync()
         with work_budget.bounded():  # ripgrep's file list and the ranking share one deadline
-            if self._regex_to_ripgrep(call):
-                found = self._ripgrep_files(call)
+            if regex_routing.goes_to_ripgrep(self.searcher, call):
+                found = regex_routing.ripgrep_files(self.scan, self.store, call)
                 if found is not None:  # ranked from the index, as any regex search is
                     return self.searcher.search(call, index_ready=ready, files=found)
             if call.kind in ("references", "callers", "implementations"):
@@ -347,8 +324,8 @@ class Workspace:
         """Every file a text or regex query matches (the set ``total`` counts)."""
         self.wait_for_index(None)
         self._sync()
-        if self._regex_to_ripgrep(call):
-            found = self._ripgrep_files(call)
+        if regex_routing.goes_to_ripgrep(self.searcher, call):
+            found = regex_routing.ripgrep_files(self.scan, self.store, call)
             if found is not None:
                 return [self._display(hit) for hit in found]
         return [self._display(hit) for hit in self.searcher.files(call)]
