@@ -13,6 +13,10 @@ delay ``initialize``).
 
 ``--baseline-python`` also times ``sari serve`` run by another interpreter (one whose
 environment holds another version of Sari, e.g. the previous commit) in the same rounds.
+
+It then prints the CPU of one ``sari hook claude-code EVENT`` process per event, beside
+``python -c pass`` and ``sari --version`` (see :mod:`startup_hooks`); ``--hooks-only``
+prints that alone.
 """
 
 from __future__ import annotations
@@ -25,7 +29,11 @@ import sys
 import time
 from pathlib import Path
 
-from sari_core.server.startup import BACKGROUND_SUFFIX, StartupMeasure, measure
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from startup_hooks import measure_hooks, print_hooks  # noqa: E402
+
+from sari_core.server.startup import BACKGROUND_SUFFIX, StartupMeasure, measure  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -55,9 +63,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, metavar="PATH",
                         help="also write the medians as JSON to PATH (the docs' chart reads "
                              "docs/data/startup.json)")
+    parser.add_argument("--hooks-only", action="store_true",
+                        help="only the hook command's CPU per event")
     args = parser.parse_args(argv)
     if args.smoke:
         args.rounds = 1
+    if not args.hooks_only:
+        serve_startup(args)
+    print_hooks(measure_hooks(sys.executable, args.workspace, args.rounds,
+                              args.baseline_python), args.rounds)
+    return 0
+
+
+def serve_startup(args: argparse.Namespace) -> None:
     sdk: list[float] = []
     serves: list[StartupMeasure] = []
     baseline: list[float] = []
@@ -96,7 +114,6 @@ def main(argv: list[str] | None = None) -> int:
             "rounds": args.rounds, "python": sys.version.split()[0],
             "sdk_import_seconds": floor, "initialize_seconds": initialize,
             "phases_seconds": phases, "after_initialize_seconds": after}, indent=1) + "\n", encoding="utf-8")
-    return 0
 
 
 if __name__ == "__main__":

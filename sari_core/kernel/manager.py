@@ -13,7 +13,7 @@ hook's results. Monitors added with ``add_hookcall_monitoring`` see these calls 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +41,7 @@ from sari_core.kernel.loading import (
     installed_entry_points,
     instantiate,
     load_failure,
+    plugin_enabled,
 )
 from sari_core.kernel.merging import fold_client_hook, merge_compaction, merge_metrics
 from sari_core.kernel.plugin import declared_attributes
@@ -51,6 +52,8 @@ from sari_core.kernel.verdicts import FoldedVerdict, PluginVerdict, Verdict, fol
 from sari_core.models import SearchResult
 
 if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
     from sari_core.kernel.commands import Command
     from sari_core.kernel.context import CallContext
     from sari_core.kernel.sessions import Session
@@ -137,7 +140,9 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
         return removed
 
     def load_entry_points(self, group: str = ENTRY_POINT_GROUP, *, strict: bool = True,
-                          listing: bool = True) -> list[PluginInfo]:
+                          listing: bool = True, only: Collection[str] | None = None,
+                          entry_points: Iterable[EntryPoint] | None = None
+                          ) -> list[PluginInfo]:
         """Register installed plugins of ``group`` honouring the allow/deny env lists.
 
         ``SARI_PLUGINS=a,b`` loads only those; ``SARI_DISABLE_PLUGINS=a,b`` blocks
@@ -152,6 +157,9 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
             list (``SARI_PLUGINS=none``) reads no package metadata at all: every process that
             opens a kernel would otherwise pay reading each installed distribution's
             entry points (and importing the metadata reader) to load nothing.
+        :param only: load only the plugins of these names (others are neither imported nor
+            listed); the allow and deny lists still apply to them.
+        :param entry_points: the group's entry points, when the caller has read them.
         """
         allow = env_names(ALLOW_ENV)
         if allow == [] and not listing:
@@ -162,8 +170,12 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
         for name in deny:
             self.set_blocked(name)
         found: list[PluginInfo] = []
-        for ep in installed_entry_points(group):
-            enabled = (allow is None or ep.name in allow) and ep.name not in deny
+        found_entry_points = installed_entry_points(group) if entry_points is None \
+            else entry_points
+        for ep in found_entry_points:
+            if only is not None and ep.name not in only:
+                continue
+            enabled = plugin_enabled(ep.name, allow, deny)
             dist = getattr(ep, "dist", None)
             error = None
             if enabled and self.get_plugin(ep.name) is None:

@@ -49,6 +49,11 @@ def test_the_regex_routing_bench_runs() -> None:
 def test_the_startup_bench_runs() -> None:
     out = run_smoke("startup")
     assert "initialize reply" in out
+    # the hook command's CPU per event, beside the bare interpreter and `sari --version`
+    hooks = out.split("hook command CPU", 1)[1]
+    for label in ("python -c pass", "sari --version", "hook claude-code post-tool-use",
+                  "hook claude-code stop"):
+        assert label in hooks, label
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the load bench spawns POSIX servers")

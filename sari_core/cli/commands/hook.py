@@ -4,6 +4,11 @@ Reads the hook's JSON from stdin, asks every plugin (``on_client_hook``) and
 prints what the client's hook protocol expects. Claude Code: exit 0 with JSON
 on stdout; ``{"decision": "block", "reason": ...}`` to block after a tool;
 ``hookSpecificOutput.additionalContext`` to inject context.
+
+A client runs this in a process of its own on each of its tool calls, so only the
+plugins that answer the event are imported: those that declare it in their metadata
+(see :func:`sari_core.kernel.loading.declared_client_hooks`) and those that declare
+nothing. When no plugin answers, neither the kernel nor any plugin is imported.
 """
 
 from __future__ import annotations
@@ -12,11 +17,13 @@ import argparse
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sari_core.kernel.commands import CommandRegistry
-from sari_core.kernel.manager import SariPluginManager
-from sari_core.models import ClientHookEvent, ClientHookResult
+from sari_core.kernel.loading import plugin_and_hook_entry_points, plugins_answering
+
+if TYPE_CHECKING:
+    from sari_core.kernel.commands import CommandRegistry
+    from sari_core.models import ClientHookResult
 
 CLIENTS = ("claude-code",)
 # Claude Code's hook event names, as its settings.json spells them.
@@ -52,11 +59,19 @@ def run(args: argparse.Namespace) -> int:
     except json.JSONDecodeError as exc:
         print(f"sari hook: stdin is not JSON: {exc}", file=sys.stderr)
         return 1
+    plugins, declarations = plugin_and_hook_entry_points()
+    answering = plugins_answering(args.client, args.event, plugins, declarations)
+    if not answering:
+        return 0  # what the fold of no answers prints: nothing
+    # (imported here: the kernel and the models cost more than the rest of this process)
+    from sari_core.kernel.manager import SariPluginManager
+    from sari_core.models import ClientHookEvent
+
     workspace = payload.get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
     event = ClientHookEvent(client=args.client, event=args.event, payload=payload,
                             workspace=workspace)
     pm = SariPluginManager()
-    pm.load_entry_points()
+    pm.load_entry_points(only=answering, entry_points=plugins)
     folded, failures = pm.client_hook(event)
     for failure in failures:
         print(f"sari hook: {failure}", file=sys.stderr)

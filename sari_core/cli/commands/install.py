@@ -32,6 +32,7 @@ from sari_core.cli.client_setup import (
 )
 from sari_core.cli.config_files import ConfigFileError, backup, dump_json, write_atomically
 from sari_core.kernel.commands import CommandRegistry
+from sari_core.kernel.loading import declared_client_hooks, plugin_and_hook_entry_points
 from sari_core.kernel.manager import SariPluginManager
 from sari_core.kernel.plugin import declared_attributes
 from sari_core.locations import state_dir
@@ -121,16 +122,19 @@ def _plan(args: argparse.Namespace) -> list[FileChange]:
 def handled_client_events(client: str) -> set[str]:
     """The ``sari hook`` events of ``client`` some installed, enabled plugin answers.
 
-    A plugin declares them as ``client_hook_events`` (``{(client, event), ...}``); one
-    that implements ``on_client_hook`` without declaring is taken to answer every event.
+    A plugin declares them in its metadata (the events ``sari hook`` imports it for), else
+    as ``client_hook_events`` (``{(client, event), ...}``); one that implements
+    ``on_client_hook`` without declaring is taken to answer every event.
     """
+    plugins, declarations = plugin_and_hook_entry_points()
+    in_metadata = declared_client_hooks(plugins, declarations)
     pm = SariPluginManager()
-    pm.load_entry_points(strict=False)
+    pm.load_entry_points(strict=False, entry_points=plugins)
     handled: set[str] = set()
-    for plugin in pm.get_plugins():
+    for name, plugin in pm.list_name_plugin():
         if not callable(getattr(plugin, "on_client_hook", None)):
             continue
-        declared = declared_attributes(plugin).client_hook_events
+        declared = in_metadata.get(name, declared_attributes(plugin).client_hook_events)
         if declared is None:
             handled.update(sari_event for _, _, sari_event in CLAUDE_HOOKS)
         else:
