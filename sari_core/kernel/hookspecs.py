@@ -363,6 +363,13 @@ def on_client_hook(event: ClientHookEvent) -> ClientHookResult | None:
     Lets policies act on clients that use their own edit tools (Claude Code's
     ``PostToolUse`` after Edit/Write, ``PreCompact``, ``SessionStart``...).
 
+    The client runs the command in a process of its own on each of its tool calls, so a
+    plugin declares in its package metadata the events it answers, and is imported only
+    for those: in the ``sari.client_hooks`` entry-point group, one entry
+    ``NAME.CLIENT.EVENT`` per event (``lspgate.claude-code.post-tool-use``), or ``NAME``
+    alone for none, each valued as its ``sari`` entry point. A plugin that declares nothing
+    is imported and called for every event.
+
     :param event: the client, the hook event name, the JSON payload it sent on stdin
         and the workspace it runs in.
     :return: None, or a result: ``block`` with a ``reason`` asks the client to stop

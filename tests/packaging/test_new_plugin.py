@@ -34,6 +34,8 @@ def test_the_scaffold_has_the_entry_point_settings_tests_and_a_tox_env(
     assert project["dependencies"] == ["sari-core"]
     assert project["entry-points"]["sari"] == {
         "acme_audit": "sari_acme_audit.plugin:AcmeAuditPlugin"}
+    # It declares that it answers no client hook, so `sari hook` never imports it.
+    assert project["entry-points"]["sari.client_hooks"] == project["entry-points"]["sari"]
     assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()) == [
         "README.md", "pyproject.toml", "sari_acme_audit/__init__.py",
         "sari_acme_audit/plugin.py",
@@ -89,3 +91,7 @@ def test_the_demo_scaffold_installs_into_a_fresh_venv_and_its_tests_pass(
     assert " passed" in result.stdout and "failed" not in result.stdout
     shown = env.run("sari", "plugins", "--json").stdout
     assert '"name": "demo"' in shown and '"distribution": "sari-demo"' in shown
+    # Installed, it declares no client hook: a client's hook call does not import it.
+    probe = ("import io, sys; sys.stdin = io.StringIO('{}'); from sari_core.cli.main import main; "
+             "main(['hook', 'claude-code', 'post-tool-use']); print('sari_demo' in sys.modules)")
+    assert env.run("python", "-c", probe, cwd=tmp_path).stdout.strip() == "False"

@@ -6,7 +6,7 @@ import pytest
 
 from sari_core import Kernel
 from sari_core.kernel.manager import SariPluginManager
-from sari_core.testing import MemoryEngine
+from sari_core.testing import MemoryEngine, check_client_hook_declaration
 from sari_secretguard import SecretguardPlugin, plugin
 
 
@@ -21,6 +21,8 @@ def test_the_entry_point_registers_it_on_a_fresh_plugin_manager(
     assert pm.hooks_of("secretguard") == (
         "on_read_enter", "on_read_exit", "on_search_complete",
         "sari_register_reason_codes", "sari_register_settings")
+    # It answers no client hook, and declares so: `sari hook` never imports it.
+    assert check_client_hook_declaration("secretguard") == frozenset()
 
 
 def test_its_reason_codes_rank_after_the_kernel_codes() -> None:

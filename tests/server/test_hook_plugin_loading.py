@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pluggy
 import pytest
 
 from sari_core.kernel.loading import (
@@ -23,6 +24,7 @@ from sari_core.kernel.loading import (
     plugin_and_hook_entry_points,
     plugins_answering,
 )
+from sari_core.testing import check_client_hook_declaration
 
 POLICY = '''\
 from sari_core import ClientHookResult, hookimpl
@@ -145,3 +147,25 @@ def test_a_declaration_naming_another_object_counts_as_none(tmp_path: Path,
     plugins, declarations = plugin_and_hook_entry_points()
     assert "moved" not in declared_client_hooks(plugins, declarations)
     assert "moved" in plugins_answering("claude-code", "stop", plugins, declarations)
+
+
+def test_every_installed_plugin_declares_the_events_it_answers() -> None:
+    """First-party plugins declare, and their declarations match the plugins themselves."""
+    plugins, _ = plugin_and_hook_entry_points()
+    for entry in plugins:
+        assert check_client_hook_declaration(entry.name) is not None, entry.name
+
+
+def test_a_declaration_that_hides_an_answer_fails_the_check(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch
+                                                          ) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    install_policy(site, "hider", ["hider"])  # answers every event, declares none
+    install_policy(site, "honest", ["honest.claude-code.stop"])
+    monkeypatch.syspath_prepend(str(site))
+    with pytest.raises(pluggy.PluginValidationError, match="has on_client_hook but declares"):
+        check_client_hook_declaration("hider")
+    assert check_client_hook_declaration("honest") == {("claude-code", "stop")}
+    with pytest.raises(LookupError):
+        check_client_hook_declaration("nobody")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sari_core.kernel.commands import CommandRegistry
+from sari_core.kernel.loading import CLIENT_HOOKS_GROUP
 
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,38}$")
 
@@ -154,7 +155,7 @@ from __future__ import annotations
 from importlib.metadata import entry_points
 
 from sari_core import Kernel
-from sari_core.testing import Kernels, MemoryEngine, check_plugin
+from sari_core.testing import Kernels, MemoryEngine, check_client_hook_declaration, check_plugin
 from {package} import {class_name}
 
 FILES = {{"app.py": "print('hello')\\n", "secret_plans.md": "# plans\\n"}}
@@ -168,6 +169,8 @@ def test_registers_as_the_kernel_registers_it() -> None:
 def test_the_entry_point_names_the_plugin() -> None:
     found = {{ep.name: ep for ep in entry_points(group="sari")}}
     assert found["{name}"].load() is {class_name}
+    # It answers no client hook (`sari hook`), and its metadata says so.
+    assert check_client_hook_declaration("{name}") == frozenset()
 
 
 def kernel(sari_kernels: Kernels, **settings: object) -> Kernel:
@@ -259,6 +262,14 @@ FILES: dict[str, str] = {
 }
 
 
+# Above the scaffold's declaration of the client hook events its plugin answers: none.
+CLIENT_HOOKS_COMMENT = (
+    "The client hook events (`sari hook CLIENT EVENT`) it answers, read without importing it:",
+    '"NAME.CLIENT.EVENT" for each, or NAME alone for none, valued as its `sari` entry. A plugin',
+    "that declares nothing is imported on every hook call a client makes.",
+)
+
+
 def pyproject(names: PluginNames) -> str:
     """The distribution's ``pyproject.toml``, built as TOML rather than spliced as text."""
     import tomlkit
@@ -272,7 +283,13 @@ def pyproject(names: PluginNames) -> str:
                     "requires-python": ">=3.10", "dependencies": ["sari-core"]})
     project["optional-dependencies"] = {"test": ["pytest>=8"]}
     entry_points = tomlkit.table(is_super_table=True)
-    entry_points["sari"] = {names.name: f"{names.package}.plugin:{names.class_name}"}
+    plugin = f"{names.package}.plugin:{names.class_name}"
+    entry_points["sari"] = {names.name: plugin}
+    client_hooks = tomlkit.table()
+    for line in CLIENT_HOOKS_COMMENT:
+        client_hooks.add(tomlkit.comment(line))
+    client_hooks.add(names.name, plugin)
+    entry_points[CLIENT_HOOKS_GROUP] = client_hooks
     project["entry-points"] = entry_points
     document["project"] = project
     tool = tomlkit.table(is_super_table=True)
