@@ -61,3 +61,8 @@ def test_wheel_installs_alone_and_sari_plugins_shows_exactly_it(
         assert row["distribution"] == project["name"]
         assert row["enabled"] is True
         assert row["hooks"], f"{row['name']} implements no hook"
+        # The wheel carries its client hook declaration: what `sari hook` imports it for.
+        declared = project["entry-points"]["sari.client_hooks"]
+        assert row["client_hooks"] == sorted(
+            key.removeprefix(f"{row['name']}.").replace(".", " ")
+            for key in declared if key != row["name"])

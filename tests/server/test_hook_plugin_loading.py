@@ -169,3 +169,22 @@ def test_a_declaration_that_hides_an_answer_fails_the_check(tmp_path: Path,
     assert check_client_hook_declaration("honest") == {("claude-code", "stop")}
     with pytest.raises(LookupError):
         check_client_hook_declaration("nobody")
+
+
+def test_sari_plugins_shows_what_each_plugin_declares(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    install_policy(site, "stopper", ["stopper.claude-code.stop"])
+    install_policy(site, "quiet", ["quiet"])
+    install_policy(site, "legacy", None)
+    env = {**os.environ, "PYTHONPATH": str(site), "SARI_PLUGINS": "stopper,quiet,legacy"}
+    command = [sys.executable, "-m", "sari_core.cli.main", "plugins"]
+    rows = json.loads(subprocess.run([*command, "--json"], capture_output=True, text=True,
+                                     env=env, check=True).stdout)
+    declared = {row["name"]: row.get("client_hooks") for row in rows
+                if not row["name"].startswith("sari.")}
+    assert {name: declared[name] for name in ("stopper", "quiet", "legacy")} == {
+        "stopper": ["claude-code stop"], "quiet": [], "legacy": None}
+    table = subprocess.run(command, capture_output=True, text=True, env=env).stdout
+    assert "client hooks: claude-code stop" in table
+    assert "none declared, so `sari hook` imports it for every event" in table
