@@ -136,9 +136,10 @@ def test_a_file_whose_symbols_were_never_stored_is_parsed_again(tmp_path: Path) 
 
 def test_a_first_build_cut_short_after_its_last_file_gets_its_usual_settings_back(
         tmp_path: Path) -> None:
-    """The state a kill between the first build's last file and the end of its merge
-    leaves (made by hand here): the full-text tables' first-build settings, stored, with
-    nothing left to index. Left so, no later update would ever merge their segments."""
+    """The state a kill between the first build's last file and its end leaves (made by
+    hand here): the full-text tables' first-build settings stored and the symbol name
+    index dropped, with nothing left to index. Left so, no later update would ever merge
+    the tables' segments, and every look-up of a name would read every symbol."""
     root = tmp_path / "ws"
     root.mkdir()
     (root / "app.py").write_text("def main():\n    return 'answer'\n", encoding="utf-8")
@@ -147,16 +148,21 @@ def test_a_first_build_cut_short_after_its_last_file_gets_its_usual_settings_bac
         ws.ensure_index(progress=False)
     conn = sqlite3.connect(index)
     set_fts(conn, FIRST_BUILD_FTS)
+    conn.execute("DROP INDEX symbols_folded")
     conn.commit()
     conn.close()
     with Workspace([root], index_path=index, watch=False) as ws:
         stats = ws.ensure_index(progress=False)
         assert stats.indexed == 0
+        hits = ws.store.definitions_named(["main"], 10)
+        assert [(name, line) for _, name, line, _ in hits] == [("main", 1)]
     conn = sqlite3.connect(index)
     try:
         for table in FTS_TABLES:
             settings = dict(conn.execute(f"SELECT k, v FROM {table}_config"))
             assert {key: settings.get(key, value) for key, value in USUAL_FTS.items()} \
                 == USUAL_FTS, table
+        assert conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'"
+                            " AND name = 'symbols_folded'").fetchall() == [("symbols_folded",)]
     finally:
         conn.close()
