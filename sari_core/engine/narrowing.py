@@ -38,7 +38,7 @@ from sari_core.engine.python_text import imported_modules, signature
 from sari_core.engine.receiver_types import ReceiverTypes, receiver_chain
 from sari_core.engine.scopes import Scope, innermost
 from sari_core.engine.store import IndexStore
-from sari_core.engine.subclasses import extending, overrides
+from sari_core.engine.subclasses import Subclasses, class_keys, overrides
 from sari_core.engine.symbol_target import Named, Target, module_of
 from sari_core.engine.use_text import called, exported, receiver_of
 
@@ -70,15 +70,21 @@ class Narrower:
         self.name = target.name
         self.chosen_lines = {(n.row.file_id, n.row.line) for n in target.chosen}
         self.other_lines = {(n.row.file_id, n.row.line) for n in target.others}
-        mine = {_last(n.parent) for n in target.chosen if n.parent}
-        theirs = {_last(n.parent) for n in target.others if n.parent} - mine
-        # a subclass overriding the method has its own: it is not the chosen one's
-        self.mine = mine | extending(store, mine, stop=theirs)
-        self.theirs = (theirs | extending(store, theirs, stop=mine)) - self.mine
         self.types = ReceiverTypes(store)
-        # class names both sides define (TaskGroup in abc/ and in each backend): the name
+        # classes by (file, name): a base is resolved through its file's imports, so a
+        # namesake (abc's Stream, a backend's Stream(abc.Stream)) is not the other's
+        subclasses = Subclasses(store, self.types)
+        mine_keys = class_keys(store, target.chosen)
+        theirs_keys = class_keys(store, target.others) - mine_keys
+        # a subclass overriding the method has its own: it is not the chosen one's
+        self.mine_keys = mine_keys | subclasses.extending(mine_keys, stop=theirs_keys)
+        self.theirs_keys = (theirs_keys | subclasses.extending(theirs_keys, stop=mine_keys)
+                            ) - self.mine_keys
+        self.mine = {name for _, name in self.mine_keys}
+        # class names both sides hold (TaskGroup in abc/ and in each backend): the name
         # alone tells neither; which module's class a file means decides
-        self.shared = mine & {_last(n.parent) for n in target.others if n.parent}
+        self.shared = self.mine & {name for _, name in self.theirs_keys}
+        self.theirs = {name for _, name in self.theirs_keys} - self.mine
         self.functions = [n for n in target.chosen if n.parent is None]
         self.methods = [n for n in target.chosen if n.parent is not None]
         # a property is used by reading or setting it: x.name is no data attribute then
@@ -182,8 +188,8 @@ class Narrower:
         return True if True in verdicts else (None if None in verdicts else False)
 
     def _which(self, name: str, use: Use) -> bool | None:
-        mine = {n.row.file_id for n in self.methods if _last(n.parent) == name}
-        theirs = {n.row.file_id for n in self.target.others if _last(n.parent) == name}
+        mine = {file_id for file_id, held in self.mine_keys if held == name}
+        theirs = {file_id for file_id, held in self.theirs_keys if held == name}
         if use.file_id in mine or use.file_id in theirs:
             return use.file_id in mine
         source = self.types.origin_file(use.file_id, use.path, name)
