@@ -25,7 +25,7 @@ printed as PASS/FAIL: concept MRR@10 >= 0.6 and >= 1.5x ripgrep's (rg words: wha
 can type; the oracle arm is printed beside it);
 identifier MRR@10 >= 0.95; p50 <= 20 ms warm.
 
-    python bench/search_quality.py [--set tuning|heldout|fresh|fresh2|fresh3|NAME,NAME|all] [--cache ~/.cache/sari-bench]
+    python bench/search_quality.py [--set tuning|heldout|fresh|fresh2|fresh3|fresh4|NAME,NAME|all] [--cache ~/.cache/sari-bench]
                                    [--verbose] [--smoke] [--json PATH]
 
 ``--set`` names the query set: ``tuning`` (requests, click, jinja2: the set the ranking was
@@ -33,7 +33,8 @@ tuned on; the default), ``heldout`` (werkzeug, marshmallow: not looked at while 
 first), ``fresh`` (starlette, sqlparse: written when the first two had been looked at many
 times), ``fresh2`` (arrow: written after the ranking it judges was chosen), ``fresh3`` (cattrs: written,
 with the definition each answer is, before the definition-level ranking it judges was
-chosen), several joined by commas (``tuning,heldout``) or ``all``.
+chosen), ``fresh4`` (isodate, Markdown: written, with their definitions, before the word index's
+licence-header and glued-name changes were tuned), several joined by commas (``tuning,heldout``) or ``all``.
 
 ``--smoke`` runs a tiny generated tree with three queries (what CI runs): it checks the
 bench works, not the targets.

@@ -17,11 +17,14 @@ DATA = Path(__file__).resolve().parent / "data" / "search_quality.json"
 # "fresh" (starlette, sqlparse) was written after the others had been looked at many times;
 # "fresh2" (arrow) after the changes its figure judges were chosen on the others; "fresh3"
 # (cattrs: every concept answer names its definition) before the definition-level changes
-# it judges were chosen, and not run until they were.
+# it judges were chosen, and not run until they were; "fresh4" (isodate, Markdown: glued
+# lower-case names, a licence header atop every module) before the word index changes it
+# judges were tuned.
 QUERY_SETS = {"tuning": DATA, "heldout": DATA.with_name("search_quality_heldout.json"),
               "fresh": DATA.with_name("search_quality_fresh.json"),
               "fresh2": DATA.with_name("search_quality_fresh2.json"),
-              "fresh3": DATA.with_name("search_quality_fresh3.json")}
+              "fresh3": DATA.with_name("search_quality_fresh3.json"),
+              "fresh4": DATA.with_name("search_quality_fresh4.json")}
 
 
 @dataclass(frozen=True)
