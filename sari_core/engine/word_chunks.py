@@ -17,6 +17,8 @@ from collections.abc import Iterable, Sequence
 from itertools import accumulate, pairwise
 from typing import TYPE_CHECKING
 
+from sari_core.engine.licence_headers import licence_lines
+
 if TYPE_CHECKING:
     from sari_core.engine.scopes import Scope
 
@@ -124,6 +126,9 @@ def chunks(text: str, definitions: Iterable[tuple[str, str, int, int]]) -> list[
             owned[scope.line:last + 1] = [True] * (last - scope.line + 1)
         out.append((scope.line, scope.end_line, scope.qualified, scope.kind,
                     _name_words(scope.name), _spell(words, UBIQUITOUS)))
+    for number in licence_lines(text):  # boilerplate: in no window (engine.licence_headers)
+        if number <= count:
+            owned[number] = True
     for start in range(1, count + 1, WINDOW):
         stop = min(start + WINDOW, count + 1)
         window = owned[start:stop]

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from sari_core.engine.licence_headers import licence_lines
 from sari_core.engine.scopes import Scope, build_tree
 from sari_core.engine.symbols import extract
 from sari_core.engine.textfile import decode
@@ -64,6 +65,8 @@ def plain_chunks(text: str, definitions: list[tuple[str, str, int, int]]) -> lis
         body = "\n".join(kept)
         out.append((scope.line, scope.end_line, scope.qualified, scope.kind,
                     plain_words(scope.name), plain_words(f"{parent}\n{body}", UBIQUITOUS)))
+    for number in licence_lines(text):  # the header's lines are in no window
+        owned[number] = True
     for start in range(1, len(lines) + 1, WINDOW):
         free = [number for number in range(start, min(start + WINDOW, len(lines) + 1))
                 if not owned[number]]
