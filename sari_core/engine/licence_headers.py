@@ -10,14 +10,14 @@ What counts, by the shape of the text alone (no list of files or projects; the s
 gives the same lines, as the word index needs):
 
 * the file's leading comments: lines starting with a comment marker (``#``, ``//``,
-  ``--``, ``;``, ``%``, a ``/* ... */`` or ``<!-- ... -->`` block), blank lines between
+  ``--``, ``;``, ``%``, a ``/* ... */``, ``<!-- ... -->`` or ``--[[ ... ]]`` block), blank lines between
   them, after a ``#!`` line, an XML or PHP opening line; cut into paragraphs at empty
   comment lines. Every paragraph up to the last one that reads as a licence
   (``LICENCE_MARKERS``) is header: the project's name, its links and credits come with
   the copyright lines, and a comment after the licence (what the file does) stays;
 * a Python module docstring right after them: only its paragraphs that read as a
-  licence, and those between two such (a module's docstring is its documentation;
-  ``:copyright:`` and ``:license:`` lines close it).
+  licence, and those between two such (a module's docstring is its documentation; the
+  copyright and licence fields of a Sphinx-style docstring close it).
 """
 
 from __future__ import annotations
@@ -44,9 +44,9 @@ LICENCE_MARKERS = re.compile(
 # and ``#define`` are not comments).
 _LINE_COMMENT = re.compile(r"\s*(?:#(?=[\s#!*=-]|$)|//|--(?=\s|$|-)|;|%)")
 _PREAMBLE = re.compile(r"#!|<\?(?:xml|php)\b|\s*#.*coding[:=]")
-_BLOCK_OPENERS = (("/*", "*/"), ("<!--", "-->"))
+_BLOCK_OPENERS = (("/*", "*/"), ("<!--", "-->"), ("--[[", "]]"))
 _DOCSTRING = re.compile(r"\s*[rRuU]?(\"\"\"|''')")
-_MARKS = re.compile(r"^[\s#/*;%!<>=-]+|[\s/*>=-]+$")  # a comment line's markers and frames
+_MARKS = re.compile(r"^[\s#/*;%!<>=[-]+|[\s/*>=\]-]+$")  # a comment line's markers and frames
 
 
 def _reads_as_licence(paragraph: list[str]) -> bool:

@@ -96,6 +96,18 @@ def test_a_module_docstring_keeps_what_it_says_and_loses_its_licence_lines() -> 
     assert licence_lines(only_licence) == [1]
 
 
+def test_the_header_is_found_in_each_language_s_comments() -> None:
+    php = ("<?php\n/**\n * Copyright (c) 2020 Frob\n *\n * MIT License\n */\n\n"
+           "namespace Frob;\n")
+    assert licence_lines(php) == [3, 5]
+    lua = "--[[\n  Copyright (c) 2020 Frob\n  Licensed under the MIT licence.\n]]\nlocal x = 1\n"
+    assert licence_lines(lua) == [2, 3]
+    sql = "-- SPDX-License-Identifier: Apache-2.0\nSELECT 1;\n"
+    assert licence_lines(sql) == [1]
+    html = "<!--\n  Copyright 2021 Frob. All rights reserved.\n-->\n<html></html>\n"
+    assert licence_lines(html) == [2]
+
+
 def test_comments_and_code_that_are_no_licence_stay() -> None:
     assert licence_lines("# Frobnicate the input.\n# Copies the rows.\nimport os\n") == []
     assert licence_lines('#include <stdio.h>\n/* Copyright (c) 2020 Frob */\n') == []
