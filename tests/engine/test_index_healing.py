@@ -113,8 +113,8 @@ def test_a_build_killed_at_any_moment_heals_on_the_next_refresh(tmp_path: Path) 
         _check_complete(root, index)
 
 
-def test_a_file_whose_symbols_were_never_stored_is_parsed_again(tmp_path: Path) -> None:
-    """The state a kill between a file's text and its symbols leaves (made by hand here)."""
+def _one_file_built(tmp_path: Path) -> tuple[Path, Path]:
+    """A workspace of one file defining ``main`` on line 1, and its complete index."""
     root = tmp_path / "ws"
     root.mkdir()
     (root / "app.py").write_text("def main():\n    return 1\n", encoding="utf-8")
@@ -122,6 +122,12 @@ def test_a_file_whose_symbols_were_never_stored_is_parsed_again(tmp_path: Path) 
     with Workspace([root], index_path=index, watch=False) as ws:
         ws.ensure_index(progress=False)
         assert ws.store.count_symbols() >= 1
+    return root, index
+
+
+def test_a_file_whose_symbols_were_never_stored_is_parsed_again(tmp_path: Path) -> None:
+    """The state a kill between a file's text and its symbols leaves (made by hand here)."""
+    root, index = _one_file_built(tmp_path)
     conn = sqlite3.connect(index)
     conn.execute("DELETE FROM symbols")
     conn.execute("UPDATE files SET symbols_pending = 1")
@@ -140,12 +146,7 @@ def test_a_first_build_cut_short_after_its_last_file_gets_its_usual_settings_bac
     hand here): the full-text tables' first-build settings stored and the symbol name
     index dropped, with nothing left to index. Left so, no later update would ever merge
     the tables' segments, and every look-up of a name would read every symbol."""
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "app.py").write_text("def main():\n    return 'answer'\n", encoding="utf-8")
-    index = tmp_path / "index.sqlite"
-    with Workspace([root], index_path=index, watch=False) as ws:
-        ws.ensure_index(progress=False)
+    root, index = _one_file_built(tmp_path)
     conn = sqlite3.connect(index)
     set_fts(conn, FIRST_BUILD_FTS)
     conn.execute("DROP INDEX symbols_folded")
