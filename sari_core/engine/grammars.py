@@ -70,6 +70,12 @@ PYTHON_EXTRAS = """
 (class_definition
   superclasses: (argument_list (attribute attribute: (identifier) @name)))
   @reference.implementation
+(class_definition
+  superclasses: (argument_list (subscript value: (identifier) @name)))
+  @reference.implementation
+(class_definition
+  superclasses: (argument_list (subscript value: (attribute attribute: (identifier) @name))))
+  @reference.implementation
 """
 
 PHP_CALLS = """

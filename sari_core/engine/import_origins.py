@@ -100,6 +100,14 @@ class ImportOrigins:
                                 f"{tail}.py")).fetchall()
         return (int(rows[0][0]), str(rows[0][1])) if len(rows) == 1 else None
 
+    def _workspace_module(self, name: str, file_id: int) -> bool:
+        """Is ``name`` a module of the workspace that the file imports (``from kit import
+        api``), not an installed one (``pickle.loads`` is no workspace's ``loads``)?"""
+        dotted = self.aliases(file_id).get(name)
+        if dotted is None:
+            return False
+        return dotted.startswith(".") or self.module_file(dotted, "") is not None
+
     def _top_assignments(self, file_id: int) -> dict[str, list[tuple[int, re.Match[str]]]]:
         """Per name, the assignments at a module's top level (no indentation)."""
         if file_id not in self._top:

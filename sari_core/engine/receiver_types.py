@@ -71,14 +71,6 @@ class Definitions(ImportOrigins):
             return None
         return f"{found['module']}.{found['cls']}"
 
-    def _workspace_module(self, name: str, file_id: int) -> bool:
-        """Is ``name`` a module of the workspace that the file imports (``from kit import
-        api``), not an installed one (``pickle.loads`` is no workspace's ``loads``)?"""
-        dotted = self.aliases(file_id).get(name)
-        if dotted is None:
-            return False
-        return dotted.startswith(".") or self.module_file(dotted, "") is not None
-
     def tree(self, file_id: int) -> list[Scope]:
         if file_id not in self._trees:
             self._trees[file_id] = definition_trees(self.store, [file_id]).get(file_id, [])
@@ -123,7 +115,9 @@ class Definitions(ImportOrigins):
             "SELECT file_id, line FROM symbols WHERE is_def = 1 AND folded = ? AND name = ? "
             "AND kind IN ('function', 'method')", (folded_name(function), function)).fetchall()
         parents = [class_at(self.tree(int(f)), int(n)) for f, n in rows]
-        if owner is not None and owner not in parents:  # inherited: the nearest base's
+        if owner is None and None in parents:  # f(): a function's, no method's (C.f, x.f)
+            rows = [row for row, parent in zip(rows, parents, strict=True) if parent is None]
+        elif owner is not None and owner not in parents:  # inherited: the nearest base's
             owner = self._nearest_definer(owner, {p for p in parents if p})
             rows = [row for row, parent in zip(rows, parents, strict=True)
                     if owner is not None and parent == owner] or rows
