@@ -14,6 +14,11 @@ body alone does (see :mod:`sari_core.engine.word_search`). The head has two part
   that opens the body: ending with ``:`` or ``{``, or holding ``=>``; ``SIGNATURE_LINES`` at
   most), whose parameters name what it works on, a weaker sign than what it says.
 
+A name glued from lower-case words (``fromtimestamp``, ``readlines``) says them too, less
+surely than words written apart: :func:`glued_words` are its parts (only a split into words
+of the shipped vocabulary, :mod:`sari_core.engine.glued_names`, so ``command`` stays
+whole), which the word search counts as head words of a weight of their own.
+
 The head is found from the stored text, without parsing, for any language.
 """
 
@@ -21,8 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from os.path import commonprefix
 
+from sari_core.engine.glued_names import glued_parts
 from sari_core.engine.word_chunks import code_words
 
 SIGNATURE_LINES = 8
@@ -50,6 +57,14 @@ class Head:
 
     def signature_words(self) -> frozenset[str]:
         return _words(" ".join(self.signature))
+
+
+@lru_cache(maxsize=8192)
+def glued_words(name: str) -> frozenset[str]:
+    """The words glued into ``name``'s lower-case words that it does not also write apart
+    (``Moment.fromtimestamp``: ``timestamp``; none for ``command`` or ``float_timestamp``)."""
+    named = _words(name)
+    return frozenset(part for word in named for part in glued_parts(word)) - named
 
 
 def _words(text: str) -> frozenset[str]:

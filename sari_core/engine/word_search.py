@@ -16,11 +16,14 @@ Ranking (documented in docs/engine.md):
   - ``1 + COVERAGE * c`` where ``c`` is the share of the query's words the chunk holds
     (all of "redirects followed" beats many mentions of one of them);
   - ``1 + NAME_WORD * n`` where ``n`` is the share of the query's words in the
-    definition's own name (a definition named for the concept before a mention of it);
+    definition's own name (a definition named for the concept before a mention of it),
+    a word glued into it counting ``GLUED`` (``fromtimestamp``: ``timestamp``; see
+    :mod:`sari_core.engine.glued_names`; the index's name column holds it whole);
   - ``DEFINITION`` for a definition's chunk (code, not prose or module-level lines);
   - ``1 + HEAD * h`` for the best ``HEAD_RANKED`` definitions, where ``h`` is the share of
     the query's words in the definition's head (its name, docstring summary and the
-    comment above it whole, its signature ``SIGNATURE``; not a constant's, whose head is
+    comment above it whole, the words glued into its name ``GLUED``, its signature
+    ``SIGNATURE``; not a constant's, whose head is
     its name: :mod:`sari_core.engine.definition_heads`): a definition that says it does
     what was asked before one whose body merely uses the words (not when the query asks
     for docs: they are prose, without heads);
@@ -45,11 +48,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
 
-from sari_core.engine.definition_heads import head, holds
+from sari_core.engine.definition_heads import glued_words, head, holds
 from sari_core.engine.hit_ranking import is_test
 from sari_core.engine.index_memo import file_lines, memo_for, remembered, remembered_many
 from sari_core.engine.query_words import TermGroup, query_terms, stem, term_groups, word_groups
 from sari_core.engine.store import IndexStore
+from sari_core.engine.word_chunks import code_words
 
 __all__ = ["WordHit", "is_prose", "is_test", "query_terms", "search_words", "stem",
            "term_groups"]
@@ -67,6 +71,7 @@ EXAMPLE = 0.5
 THIRD_PARTY = 0.6
 HEAD = 3.0
 SIGNATURE = 0.5  # a word only in the signature counts for this much of one in what it says
+GLUED = 0.5  # and one glued into the name (``timestamp`` of ``fromtimestamp``)
 HEAD_RANKED = 40
 # Kept between searches until the index changes (engine.index_memo), per reader thread:
 # which chunks hold a query word's spellings (HELD_ROWS chunk ids in all the sets
@@ -91,6 +96,9 @@ _NOT_DEFINITIONS = frozenset(("text",))
 _HEADLESS = frozenset(("constant",))  # a line naming a value: its head is its name
 _SPECIAL_NAME = re.compile(r"(^|\.)__\w+__$")
 _ORDER = itemgetter(0, 1, 2)  # best score first, then path and line
+# A definition's head words: what it says, the words glued into its name, its signature's.
+_HeadWords = tuple[frozenset[str], frozenset[str], frozenset[str]]
+_NO_HEAD: _HeadWords = (frozenset(), frozenset(), frozenset())
 
 
 @dataclass(frozen=True)
@@ -243,7 +251,8 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
         score *= math.pow(lengths.get(rowid, average) / average, LENGTH_PRIOR)
         score *= 1 + COVERAGE * covered.get(rowid, 0.0)
         if not special:
-            score *= 1 + NAME_WORD * in_name.get(rowid, 0.0)
+            score *= 1 + NAME_WORD * max(in_name.get(rowid, 0.0),
+                                         _glued_name_share(scope, groups, len(terms)))
         if kind not in _NOT_DEFINITIONS:
             score *= DEFINITION
         score *= _place(path, asks_docs, asks_tests)
@@ -264,13 +273,32 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
     return kept, len(files)
 
 
+def _glued_name_share(scope: str, groups: Sequence[TermGroup], count: int) -> float:
+    """The share of the query's words in a definition's name with the words glued into it
+    counting ``GLUED`` each (``fromtimestamp`` holds ``timestamp``; the index's name column
+    holds it whole); none for a name without glued words."""
+    parts = glued_words(scope.rsplit(".", 1)[-1])
+    if not parts or not count:
+        return 0.0
+    name = _words_of(scope.rsplit(".", 1)[-1])
+    held = sum(group.words * (1.0 if holds(name, group.spellings) else GLUED
+                              if holds(parts, group.spellings) else 0.0)
+               for group in groups if not group.columns)
+    return min(1.0, held / count)
+
+
+@lru_cache(maxsize=8192)
+def _words_of(name: str) -> frozenset[str]:
+    return frozenset(code_words(name).lower().split())
+
+
 def _by_heads(store: IndexStore, scored: list[tuple[float, str, int, tuple]],
               groups: Sequence[TermGroup], count: int, asks_tests: bool
               ) -> list[tuple[float, str, int, tuple]]:
     """``scored`` with the best ``HEAD_RANKED`` definitions' scores multiplied by
     ``1 + HEAD * h``, ``h`` the share of the query's words in the definition's head
     (:mod:`sari_core.engine.definition_heads`): its name and what it says count whole, a
-    word only in its signature ``SIGNATURE``. Only the best are looked at (their heads are
+    word glued into its name ``GLUED``, a word only in its signature ``SIGNATURE``. Only the best are looked at (their heads are
     read from their files once per index version), and a head at most multiplies a score
     by ``1 + HEAD``. A constant's head is its name, counted already; a test's says what it
     checks, not what the code it tests does (unless tests are asked for), and would undo
@@ -287,25 +315,28 @@ def _by_heads(store: IndexStore, scored: list[tuple[float, str, int, tuple]],
     wanted = [group for group in groups if not group.columns]  # an acronym: names only
     out = []
     for entry in scored:
-        said, taken = heads.get(entry[3][0], (frozenset(), frozenset()))
-        if said or taken:
-            held = sum(group.words * (1.0 if holds(said, group.spellings) else SIGNATURE
-                                      if holds(taken, group.spellings) else 0.0)
-                       for group in wanted)
+        said, glued, taken = heads.get(entry[3][0], _NO_HEAD)
+        if said or glued or taken:
+            held = sum(group.words * max(
+                1.0 if holds(said, group.spellings) else 0.0,
+                GLUED if holds(glued, group.spellings) else 0.0,
+                SIGNATURE if holds(taken, group.spellings) else 0.0) for group in wanted)
             entry = (entry[0] * (1 + HEAD * min(1.0, held / count)), *entry[1:])
         out.append(entry)
     out.sort(key=_ORDER)
     return out
 
 
-def _head_words(store: IndexStore, rows: list[tuple]) -> dict[int, tuple[frozenset[str],
-                                                                          frozenset[str]]]:
-    """Per chunk row, the words of what its definition says (its name too) and those only
-    in its signature, read from its file's stored lines."""
+def _head_words(store: IndexStore, rows: list[tuple]) -> dict[int, _HeadWords]:
+    """Per chunk row, the words of what its definition says (its name too), the words glued
+    into its name and not said apart, and those only in its signature, read from its
+    file's stored lines."""
     lines_of = file_lines(store, (row[1] for row in rows))
     out = {}
     for row in rows:
+        name = row[6].rsplit(".", 1)[-1]
         found = head(lines_of.get(row[1], []), row[4], row[5])
-        said = found.said_words(row[6].rsplit(".", 1)[-1])
-        out[row[0]] = (said, found.signature_words() - said)
+        said = found.said_words(name)
+        glued = glued_words(name) - said
+        out[row[0]] = (said, glued, found.signature_words() - said - glued)
     return out
