@@ -20,68 +20,24 @@ import logging
 import os
 import sys
 import traceback
-from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
 from sari_core.errors import ErrorCode
-from sari_core.kernel.loading import (
-    ALLOW_ENV,
-    DENY_ENV,
-    PLUGINS_DIR_ENV,
-    PluginInfo,
-    env_names,
-)
+from sari_core.kernel.loading import ALLOW_ENV, DENY_ENV, PluginInfo, env_names
 from sari_core.kernel.manager import hookimpl
+from sari_core.kernel.policy_folder import policy_modules
 from sari_core.kernel.verdicts import Verdict
-from sari_core.locations import config_file
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 if TYPE_CHECKING:
     from sari_core.kernel.manager import SariPluginManager
     from sari_core.models import MutationEvent
 
-CONFIG_KEY = "plugins_dir"
 MODULE_PREFIX = "sari_local_policies."
 GUARD_NAME = "sari.policy-folder-guard"
 
 log = logging.getLogger(__name__)
-
-
-def plugins_dir(environ: Mapping[str, str] | None = None,
-                workspace: Path | None = None) -> Path | None:
-    """The operator's policy folder, resolved; None when none is named.
-
-    ``SARI_PLUGINS_DIR`` first, else ``plugins_dir`` at the top of the user's own config
-    file (relative to that file's folder) — unless that file lies in ``workspace``, where
-    the agent could write it.
-    """
-    env = os.environ if environ is None else environ
-    raw = env.get(PLUGINS_DIR_ENV, "").strip()
-    if raw:
-        return Path(raw).expanduser().resolve()
-    path = config_file(env)
-    if workspace is not None and workspace.resolve() in path.resolve().parents:
-        return None
-    try:
-        named = tomllib.loads(path.read_text(encoding="utf-8")).get(CONFIG_KEY)
-    except (OSError, tomllib.TOMLDecodeError):
-        return None  # no file, or one the settings loader reports itself
-    if not isinstance(named, str) or not named.strip():
-        return None
-    return (path.parent / Path(named.strip()).expanduser()).resolve()
-
-
-def policy_modules(folder: Path) -> list[Path]:
-    """The policy modules of ``folder``, by name."""
-    if not folder.is_dir():
-        return []
-    return sorted(path for path in folder.glob("*.py") if not path.name.startswith("_"))
 
 
 def import_failure(path: Path, exc: BaseException) -> str:

@@ -27,13 +27,9 @@ from sari_core.errors import ErrorCode, SariError
 from sari_core.kernel.analytics import AnalyticsQueue, AnalyticsSink, JsonLinesSink
 from sari_core.kernel.calls import Call, CallBlocked, narrowed
 from sari_core.kernel.core_settings import CoreSettings
-from sari_core.kernel.local_policies import (
-    GUARD_NAME,
-    PolicyFolderGuard,
-    load_local_policies,
-    plugins_dir,
-)
+from sari_core.kernel.local_policies import GUARD_NAME, PolicyFolderGuard, load_local_policies
 from sari_core.kernel.manager import SariPluginManager, plugin_name
+from sari_core.kernel.policy_folder import plugins_dir
 from sari_core.kernel.reasons import ReasonCode, ReasonRegistry
 from sari_core.kernel.sessions import (
     RuntimeStateStore,

@@ -188,3 +188,30 @@ def test_sari_plugins_shows_what_each_plugin_declares(tmp_path: Path) -> None:
     table = subprocess.run(command, capture_output=True, text=True, env=env).stdout
     assert "client hooks: claude-code stop" in table
     assert "none declared, so `sari hook` imports it for every event" in table
+
+
+LOCAL_POLICY = '''\
+from sari_core import ClientHookResult, hookimpl
+
+client_hook_events = {("claude-code", "stop")}
+
+
+@hookimpl
+def on_client_hook(event):
+    return ClientHookResult(additional_context="the team's rule saw " + event.event)
+'''
+
+
+def test_the_operators_local_policies_answer_client_hooks(tmp_path: Path) -> None:
+    """A policy module in the operator's folder (``SARI_PLUGINS_DIR``) is registered like an
+    installed plugin, ``client_hook_events`` included: ``sari hook`` asks it too."""
+    folder = tmp_path / "policies"
+    folder.mkdir()
+    (folder / "team_rule.py").write_text(LOCAL_POLICY, encoding="utf-8")
+    output, modules = run_hook(None, "stop", tmp_path, SARI_PLUGINS_DIR=str(folder))
+    assert output == {"hookSpecificOutput": {"hookEventName": "Stop",
+                                             "additionalContext": "the team's rule saw stop"}}
+    assert "sari_local_policies.team_rule" in modules
+    output, _ = run_hook(None, "stop", tmp_path, SARI_PLUGINS_DIR=str(folder),
+                         SARI_DISABLE_PLUGINS="team_rule")
+    assert output == {}

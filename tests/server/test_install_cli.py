@@ -104,6 +104,25 @@ def test_claude_code_hooks_merge_into_settings(project: Path) -> None:
         "sari hook claude-code session-start"
 
 
+def test_claude_code_hooks_include_the_operators_local_policies(
+        project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A local policy declaring a client hook event gets that event wired, as an installed
+    plugin would (``sari hook`` asks the operator's policies too)."""
+    folder = tmp_path / "policies"
+    folder.mkdir()
+    (folder / "team_rule.py").write_text(
+        "from sari_core import ClientHookResult, hookimpl\n\n"
+        "client_hook_events = {('claude-code', 'pre-compact')}\n\n\n"
+        "@hookimpl\ndef on_client_hook(event):\n"
+        "    return ClientHookResult(additional_context='checked')\n", encoding="utf-8")
+    monkeypatch.setenv("SARI_PLUGINS_DIR", str(folder))
+    monkeypatch.setenv("SARI_PLUGINS", "team_rule")  # whatever else is installed here
+    assert main(["install", "claude-code", "--hooks", "--command", "sari"]) == 0
+    data = json.loads((project / ".claude" / "settings.json").read_text(encoding="utf-8"))
+    assert data["hooks"] == {"PreCompact": [{"hooks": [
+        {"type": "command", "command": "sari hook claude-code pre-compact"}]}]}
+
+
 CODEX_BEFORE = """\
 # my codex settings
 model = "o4-mini"

@@ -8,7 +8,8 @@ on stdout; ``{"decision": "block", "reason": ...}`` to block after a tool;
 A client runs this in a process of its own on each of its tool calls, so only the
 plugins that answer the event are imported: those that declare it in their metadata
 (see :func:`sari_core.kernel.loading.declared_client_hooks`) and those that declare
-nothing. When no plugin answers, neither the kernel nor any plugin is imported.
+nothing, and the operator's local policies (their modules declare their events
+themselves). When none answers, neither the kernel nor any plugin is imported.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sari_core.kernel.loading import plugin_and_hook_entry_points, plugins_answering
+from sari_core.kernel.policy_folder import plugins_dir, policy_modules
 
 if TYPE_CHECKING:
     from sari_core.kernel.commands import CommandRegistry
@@ -59,19 +62,26 @@ def run(args: argparse.Namespace) -> int:
     except json.JSONDecodeError as exc:
         print(f"sari hook: stdin is not JSON: {exc}", file=sys.stderr)
         return 1
+    workspace = payload.get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
     plugins, declarations = plugin_and_hook_entry_points()
     answering = plugins_answering(args.client, args.event, plugins, declarations)
-    if not answering:
+    # The operator's local policies declare their events in the modules themselves.
+    policy_folder = plugins_dir(workspace=Path(workspace))
+    local = policy_folder is not None and bool(policy_modules(policy_folder))
+    if not answering and not local:
         return 0  # what the fold of no answers prints: nothing
     # (imported here: the kernel and the models cost more than the rest of this process)
     from sari_core.kernel.manager import SariPluginManager
     from sari_core.models import ClientHookEvent
 
-    workspace = payload.get("cwd") or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
     event = ClientHookEvent(client=args.client, event=args.event, payload=payload,
                             workspace=workspace)
     pm = SariPluginManager()
     pm.load_entry_points(only=answering, entry_points=plugins)
+    if local and policy_folder is not None:
+        from sari_core.kernel.local_policies import load_local_policies
+
+        load_local_policies(pm, policy_folder)
     folded, failures = pm.client_hook(event)
     for failure in failures:
         print(f"sari hook: {failure}", file=sys.stderr)

@@ -33,8 +33,10 @@ from sari_core.cli.client_setup import (
 from sari_core.cli.config_files import ConfigFileError, backup, dump_json, write_atomically
 from sari_core.kernel.commands import CommandRegistry
 from sari_core.kernel.loading import declared_client_hooks, plugin_and_hook_entry_points
+from sari_core.kernel.local_policies import load_local_policies
 from sari_core.kernel.manager import SariPluginManager
 from sari_core.kernel.plugin import declared_attributes
+from sari_core.kernel.policy_folder import plugins_dir
 from sari_core.locations import state_dir
 
 
@@ -106,7 +108,7 @@ def _plan(args: argparse.Namespace) -> list[FileChange]:
     if args.hooks:
         if args.client != "claude-code":
             raise ConfigFileError("--hooks is for claude-code (the client with hook settings).")
-        events = handled_client_events("claude-code")
+        events = handled_client_events("claude-code", project)
         if events:
             changes.append(hooks_change(project, launcher, events))
         else:
@@ -119,8 +121,9 @@ def _plan(args: argparse.Namespace) -> list[FileChange]:
     return changes
 
 
-def handled_client_events(client: str) -> set[str]:
-    """The ``sari hook`` events of ``client`` some installed, enabled plugin answers.
+def handled_client_events(client: str, project: Path | None = None) -> set[str]:
+    """The ``sari hook`` events of ``client`` some installed, enabled plugin or local
+    policy answers (the operator's folder, as ``sari hook`` run in ``project`` finds it).
 
     A plugin declares them in its metadata (the events ``sari hook`` imports it for), else
     as ``client_hook_events`` (``{(client, event), ...}``); one that implements
@@ -130,6 +133,9 @@ def handled_client_events(client: str) -> set[str]:
     in_metadata = declared_client_hooks(plugins, declarations)
     pm = SariPluginManager()
     pm.load_entry_points(strict=False, entry_points=plugins)
+    policy_folder = plugins_dir(workspace=project)
+    if policy_folder is not None:
+        load_local_policies(pm, policy_folder)
     handled: set[str] = set()
     for name, plugin in pm.list_name_plugin():
         if not callable(getattr(plugin, "on_client_hook", None)):

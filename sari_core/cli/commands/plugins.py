@@ -12,8 +12,9 @@ import json
 from sari_core.kernel.builtin import register_builtins
 from sari_core.kernel.commands import CommandRegistry
 from sari_core.kernel.loading import declared_client_hooks, plugin_and_hook_entry_points
-from sari_core.kernel.local_policies import load_local_policies, plugins_dir
+from sari_core.kernel.local_policies import load_local_policies
 from sari_core.kernel.manager import SariPluginManager
+from sari_core.kernel.policy_folder import plugins_dir
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
