@@ -18,7 +18,6 @@ from sari_core.engine.names import folded_name
 from sari_core.engine.python_text import signature, top_level
 from sari_core.engine.store import IndexStore
 from sari_core.engine.symbol_target import Named, Target
-from sari_core.engine.text_match import literal_candidates
 
 ClassKey = tuple[int, str]  # (file id, class name): one class, not every namesake
 _CLASS_KINDS = ("class", "interface", "struct")
@@ -52,8 +51,6 @@ class Subclasses:
         self._resolved: dict[tuple[int, int, str], ClassKey | None] = {}
         self._paths: dict[int, str] = {}
         self._defines: dict[ClassKey, bool] = {}
-        self._aliased: dict[str, list[tuple[int, int, str, str, str]]] = {}
-        self._texts: dict[int, str] = {}
 
     def extending(self, classes: set[ClassKey], stop: AbstractSet[ClassKey] = frozenset()
                   ) -> set[ClassKey]:
@@ -69,45 +66,11 @@ class Subclasses:
     def _step(self, todo: set[ClassKey]) -> set[ClassKey]:
         """The classes whose header names one of ``todo`` as a base, resolved."""
         step: set[ClassKey] = set()
-        names = {n for _, n in todo}
-        rows = [(*row, row[3]) for row in _subclass_rows(self.store, names)]
-        for file_id, first, owner, base, name in rows + self._aliased_rows(names):
+        for file_id, first, owner, base in _subclass_rows(self.store, {n for _, n in todo}):
             resolved = self._base(file_id, first, base)
-            if resolved in todo or (resolved is None and name in names):
+            if resolved in todo or (resolved is None and any(n == base for _, n in todo)):
                 step.add((file_id, owner))  # resolved to one of them, or by name alone
         return step
-
-    def _aliased_rows(self, names: set[str]) -> list[tuple[int, int, str, str, str]]:
-        """The classes whose base imports one of ``names`` under another name (``from m
-        import Scope as BaseScope`` / ``class Scope(BaseScope)``): their file id, first
-        line and name, the alias the header writes and the name it imports."""
-        for name in names - self._aliased.keys():
-            self._aliased[name] = self._aliased_of(name)
-        return [row for name in names for row in self._aliased[name]]
-
-    def _aliased_of(self, name: str) -> list[tuple[int, int, str, str, str]]:
-        written = re.compile(rf"\b{re.escape(name)}\s+as\s+([A-Za-z_]\w*)")
-        found = []
-        for hit in literal_candidates(self.store, f"{name} as ") or []:
-            # the names the file binds with "name as": a candidate's text is read, its
-            # imports parsed only when a class header writes one of them
-            if hit.id not in self._texts:
-                self._texts[hit.id] = "\n".join(self.origins.lines(hit.id))
-            text = self._texts[hit.id]
-            bound = set(written.findall(text)) if f"{name} as" in text else set()
-            if not bound:
-                continue
-            marks = ",".join("?" * len(bound))
-            for line, alias in self.store.reader.execute(
-                    "SELECT line, name FROM symbols WHERE file_id = ? AND is_def = 0 AND "
-                    f"kind = 'implementation' AND name IN ({marks})", (hit.id, *bound)):
-                imported = _renamed(self.origins.aliases(hit.id).get(str(alias), ""),
-                                    str(alias))
-                owner = _owner(self.store, hit.id, int(line)) \
-                    if imported is not None and imported[1] == name else None
-                if owner is not None:
-                    found.append((hit.id, owner[1], owner[0], str(alias), name))
-        return found
 
     def _base(self, file_id: int, first: int, base: str) -> ClassKey | None:
         """The class the base ``base`` of the class at ``first`` in ``file_id`` is, through
@@ -140,10 +103,6 @@ class Subclasses:
             return self._defined_in(found[0], found[1], base)
         if self._defines_class(file_id, base) and base not in self.origins.aliases(file_id):
             return (file_id, base)  # a class of that name defined in the same file
-        imported = _renamed(self.origins.aliases(file_id).get(written, ""), written)
-        if imported is not None:  # from m import Scope as BaseScope: m's Scope
-            found = self.origins.module_file(imported[0], path)
-            return self._defined_in(found[0], found[1], imported[1]) if found else None
         found = self.origins.origin_file(file_id, path, base)
         return self._defined_in(found[0], found[1], base) if found is not None else None
 
@@ -171,15 +130,6 @@ class Subclasses:
                                             (file_id,)).fetchone()
             self._paths[file_id] = str(row[0]) if row else ""
         return self._paths[file_id]
-
-
-def _renamed(dotted: str, alias: str) -> tuple[str, str] | None:
-    """The module and name an import binds under another name (``from .m import Scope as
-    BaseScope`` -> ``(.m, Scope)``); None when ``alias`` is no renamed import of a name."""
-    head, _, name = dotted.rpartition(".")
-    if "." not in dotted or not name or name == alias:
-        return None
-    return (head if head.strip(".") else head + ".", name)  # from .. import x: ('..', x)
 
 
 def _owner(store: IndexStore, file_id: int, line: int) -> tuple[str, int] | None:
