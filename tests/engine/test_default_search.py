@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from indexed_files import indexed
+from indexed_files import module_workspace
 
 from sari_core.arguments import parse_search
 from sari_core.engine import Workspace
@@ -53,10 +52,7 @@ FILES = {
 }
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
-    with indexed(tmp_path_factory.mktemp("default-search").resolve(), FILES) as engine:
-        yield engine
+workspace = module_workspace(FILES)
 
 
 def default(workspace: Workspace, query: str, **args: object) -> SearchResult:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from indexed_files import indexed
+from indexed_files import module_workspace
 
 from sari_core.engine import Workspace, word_search
 from sari_core.engine.definition_heads import head, same_word
@@ -58,10 +56,7 @@ FILES = {
 }
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
-    with indexed(tmp_path_factory.mktemp("definition-heads").resolve(), FILES) as engine:
-        yield engine
+workspace = module_workspace(FILES)
 
 
 def test_a_definition_whose_docstring_says_it_comes_before_one_that_uses_the_words(

@@ -3,10 +3,8 @@ and the words code uses for the same thing."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from indexed_files import indexed
+from indexed_files import indexed, module_workspace
 
 from sari_core.arguments import parse_search
 from sari_core.engine import Workspace
@@ -57,10 +55,7 @@ FILES = {
 }
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
-    with indexed(tmp_path_factory.mktemp("query-words").resolve(), FILES) as engine:
-        yield engine
+workspace = module_workspace(FILES)
 
 
 def default(workspace: Workspace, query: str) -> SearchResult:

@@ -3,11 +3,10 @@ names that merely contain it only when nothing is or starts with it, and then sa
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from indexed_files import indexed
+from indexed_files import module_workspace
 
 from sari_core.engine import Workspace
 from sari_core.kernel import Kernel
@@ -25,10 +24,7 @@ FILES = {
 }
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
-    with indexed(tmp_path_factory.mktemp("symbol-names").resolve(), FILES) as engine:
-        yield engine
+workspace = module_workspace(FILES)
 
 
 def found(workspace: Workspace, query: str, **args: object) -> list[tuple[str, str]]:

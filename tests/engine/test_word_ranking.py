@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-from indexed_files import indexed
+from indexed_files import module_workspace
 
 from sari_core.engine import Workspace
 from sari_core.engine.word_search import WordHit, search_words, term_groups
@@ -49,10 +46,7 @@ FILES = {
 }
 
 
-@pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
-    with indexed(tmp_path_factory.mktemp("word-ranking").resolve(), FILES) as engine:
-        yield engine
+workspace = module_workspace(FILES)
 
 
 def ranked(workspace: Workspace, query: str) -> list[WordHit]:
