@@ -63,8 +63,15 @@ class Head:
 def glued_words(name: str) -> frozenset[str]:
     """The words glued into ``name``'s lower-case words that it does not also write apart
     (``Moment.fromtimestamp``: ``timestamp``; none for ``command`` or ``float_timestamp``)."""
-    named = _words(name)
+    named = name_words(name)
     return frozenset(part for word in named for part in glued_parts(word)) - named
+
+
+@lru_cache(maxsize=8192)
+def name_words(name: str) -> frozenset[str]:
+    """The lower-case words ``name`` writes apart (``Moment.fromtimestamp``: ``moment``,
+    ``fromtimestamp``)."""
+    return _words(name)
 
 
 def _words(text: str) -> frozenset[str]:

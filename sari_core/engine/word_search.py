@@ -48,12 +48,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
 
-from sari_core.engine.definition_heads import glued_words, head, holds
+from sari_core.engine.definition_heads import glued_words, head, holds, name_words
 from sari_core.engine.hit_ranking import is_test
 from sari_core.engine.index_memo import file_lines, memo_for, remembered, remembered_many
 from sari_core.engine.query_words import TermGroup, query_terms, stem, term_groups, word_groups
 from sari_core.engine.store import IndexStore
-from sari_core.engine.word_chunks import code_words
 
 __all__ = ["WordHit", "is_prose", "is_test", "query_terms", "search_words", "stem",
            "term_groups"]
@@ -277,19 +276,15 @@ def _glued_name_share(scope: str, groups: Sequence[TermGroup], count: int) -> fl
     """The share of the query's words in a definition's name with the words glued into it
     counting ``GLUED`` each (``fromtimestamp`` holds ``timestamp``; the index's name column
     holds it whole); none for a name without glued words."""
-    parts = glued_words(scope.rsplit(".", 1)[-1])
+    own = scope.rsplit(".", 1)[-1]
+    parts = glued_words(own)
     if not parts or not count:
         return 0.0
-    name = _words_of(scope.rsplit(".", 1)[-1])
+    name = name_words(own)
     held = sum(group.words * (1.0 if holds(name, group.spellings) else GLUED
                               if holds(parts, group.spellings) else 0.0)
                for group in groups if not group.columns)
     return min(1.0, held / count)
-
-
-@lru_cache(maxsize=8192)
-def _words_of(name: str) -> frozenset[str]:
-    return frozenset(code_words(name).lower().split())
 
 
 def _by_heads(store: IndexStore, scored: list[tuple[float, str, int, tuple]],
@@ -298,11 +293,11 @@ def _by_heads(store: IndexStore, scored: list[tuple[float, str, int, tuple]],
     """``scored`` with the best ``HEAD_RANKED`` definitions' scores multiplied by
     ``1 + HEAD * h``, ``h`` the share of the query's words in the definition's head
     (:mod:`sari_core.engine.definition_heads`): its name and what it says count whole, a
-    word glued into its name ``GLUED``, a word only in its signature ``SIGNATURE``. Only the best are looked at (their heads are
-    read from their files once per index version), and a head at most multiplies a score
-    by ``1 + HEAD``. A constant's head is its name, counted already; a test's says what it
-    checks, not what the code it tests does (unless tests are asked for), and would undo
-    ``TEST``."""
+    word glued into its name ``GLUED``, a word only in its signature ``SIGNATURE``. Only
+    the best are looked at (their heads are read from their files once per index
+    version), and a head at most multiplies a score by ``1 + HEAD``. A constant's head is
+    its name, counted already; a test's says what it checks, not what the code it tests
+    does (unless tests are asked for), and would undo ``TEST``."""
     top = {id(entry) for entry in scored[:HEAD_RANKED]
            if entry[3][7] not in _NOT_DEFINITIONS and entry[3][7] not in _HEADLESS
            and (asks_tests or not is_test(entry[1]))}
