@@ -25,7 +25,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from sari_core.errors import ErrorCode
-from sari_core.kernel.loading import ALLOW_ENV, DENY_ENV, PluginInfo, env_names
+from sari_core.kernel.loading import ALLOW_ENV, DENY_ENV, PluginInfo, env_names, plugin_enabled
 from sari_core.kernel.manager import hookimpl
 from sari_core.kernel.policy_folder import policy_modules
 from sari_core.kernel.verdicts import Verdict
@@ -77,7 +77,7 @@ def load_local_policies(pm: SariPluginManager, folder: Path) -> list[PluginInfo]
     found: list[PluginInfo] = []
     for path in policy_modules(folder):
         name = path.stem
-        enabled = (allow is None or name in allow) and name not in deny
+        enabled = plugin_enabled(name, allow, deny)
         error = None
         if enabled and pm.get_plugin(name) is None:
             try:
