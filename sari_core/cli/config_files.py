@@ -91,6 +91,49 @@ def _parse_toml(text: str, path: Path) -> dict[str, Any]:
                               "(nothing was changed).") from exc
 
 
+def _rewritten_table(existing: tomlkit.items.Table,
+                     values: dict[str, str | list[str]]) -> tomlkit.items.Table:
+    """``existing`` with exactly ``values``, built anew through tomlkit's public API.
+
+    Comments and blank lines stay where they were, a kept key keeps its own comment, and a
+    new key goes right after the key before it in ``values`` (not after the comments that
+    close the table). The header keeps its comment and indent.
+    """
+    order = list(values)
+    after: dict[str | None, list[str]] = {}
+    for index, key in enumerate(order):
+        if key not in existing:
+            anchor = next((k for k in reversed(order[:index]) if k in existing), None)
+            after.setdefault(anchor, []).append(key)
+    table = tomlkit.table()
+    for key in after.get(None, []):
+        table.add(key, values[key])
+    for key, item in existing.value.body:
+        if key is None:  # a comment or a blank line
+            table.add(item)
+            continue
+        name = key.key
+        if name not in values:
+            continue
+        if isinstance(item, tomlkit.items.Item) and not isinstance(item, tomlkit.items.Table):
+            replaced = tomlkit.item(values[name])
+            replaced.trivia.comment_ws = item.trivia.comment_ws
+            replaced.trivia.comment = item.trivia.comment
+            replaced.trivia.indent = item.trivia.indent
+            replaced.trivia.trail = item.trivia.trail
+            table.add(key, replaced)
+        else:
+            table.add(key, values[name])
+        for extra in after.get(name, []):
+            table.add(extra, values[extra])
+    header = existing.trivia
+    table.trivia.indent = header.indent
+    table.trivia.comment_ws = header.comment_ws
+    table.trivia.comment = header.comment
+    table.trivia.trail = header.trail
+    return table
+
+
 def with_toml_server(text: str, table: str, name: str, values: dict[str, str | list[str]],
                      path: Path) -> str:
     """``text`` with ``table.name`` set to ``values``, edited with tomlkit: comments, order
@@ -109,16 +152,7 @@ def with_toml_server(text: str, table: str, name: str, values: dict[str, str | l
     elif isinstance(servers, (tomlkit.items.Table, tomlkit.items.InlineTable)):
         existing = servers.get(name)
         if isinstance(existing, tomlkit.items.Table):
-            # Rewritten in place: the comments and blank lines around it are its trivia.
-            for key in [key for key in existing if key not in values]:
-                del existing[key]
-            previous = None
-            for key, value in values.items():
-                if key in existing or previous is None:
-                    existing[key] = value
-                else:  # next to the keys before it, not after the comments closing the table
-                    existing.value._insert_after(previous, key, value)
-                previous = key
+            servers[name] = _rewritten_table(existing, values)
         else:
             inline = isinstance(servers, tomlkit.items.InlineTable) \
                 or isinstance(existing, tomlkit.items.InlineTable)
