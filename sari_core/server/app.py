@@ -29,9 +29,10 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from sari_core import __version__
-from sari_core.client_request import ClientRequest, client_request
+from sari_core.client_request import ClientRequest, client_request, current_client_request
 from sari_core.errors import ErrorCode
 from sari_core.kernel import Kernel
+from sari_core.kernel.identity import client_meta_session, model_identity
 from sari_core.server.catalog import ToolCatalog
 from sari_core.server.connections import (
     CATALOG_KEY,
@@ -169,7 +170,8 @@ class SariServer:
         and lose the policy session between calls. Declining ``server/discover`` makes
         clients fall back to ``initialize``, which opens an HTTP session
         (``Mcp-Session-Id``) that lives across calls. Clients pinned to the 2026 era
-        are still served; they keep state by passing ``session_id``. Over stdio the transport
+        are still served; they keep state by naming their session in each request's ``_meta``
+        (``sari/session_id``). Over stdio the transport
         answers an opening probe itself (:mod:`sari_core.server.opening`).
         """
         self.handshake_required = True
@@ -249,15 +251,21 @@ class SariServer:
                         self.max_request_bytes)
             return request_too_large(name, size, self.max_request_bytes)
         connection_id = self.connections.for_request(ctx)
+        # The session is the connection's, or the one the client program names in _meta;
+        # a session_id argument (the model writes arguments) is only a scope inside it.
+        meta = current_client_request()
+        identity = model_identity(arguments, connection_id,
+                                  client_session_id=client_meta_session(meta.meta if meta
+                                                                        else None))
         started = time.perf_counter()
         async with reporting_index_progress(ctx, getattr(catalog.kernel, "engine", None)):
             if self.inline_reads and entry.read_only \
                     and arguments.get("mode") in INLINE_READ_MODES.get(name, ()):
-                response = entry.invoke(arguments, connection_id)
+                response = entry.invoke(arguments, identity)
             else:
                 try:
                     response = await self.workers.run(name, connection_id, entry.invoke,
-                                                      arguments, connection_id)
+                                                      arguments, identity)
                 except Busy as busy:
                     log.warning("tool %s answered BUSY: %s", name, busy)
                     return busy.response
