@@ -10,9 +10,11 @@ Sources, later ones winning:
 4. environment variables ``SARI_<SECTION>__<FIELD>`` (JSON values allowed, e.g.
    ``SARI_BUDGET__MAX_READS_PER_SESSION=40``).
 
-The workspace belongs to the agent, so its files are not trusted: a field marked
-:class:`~sari_core.kernel.trust.OperatorOnly` is ignored there (one warning naming the
-key) unless the operator lists the workspace in ``trusted_workspaces``; and a workspace
+The workspace belongs to the agent, so its files are not trusted: every field declares
+which way it is tighter (:mod:`sari_core.kernel.trust`), and a workspace value that does
+not move it that way from the operator's value — or that sets an operator-only field, or a
+field declaring no direction — is ignored there (one warning naming the key) unless the
+operator lists the workspace in ``trusted_workspaces``; and a workspace
 file that is not valid TOML, or holds an unknown or invalid value, is reported and left
 out of its section, so the server runs on the operator's settings instead of stopping.
 An invalid value from the operator's side still stops the kernel, naming key and source.
@@ -32,7 +34,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from sari_core.kernel.trust import is_trusted, operator_only
+from sari_core.kernel.trust import is_trusted, workspace_rule
 from sari_core.locations import config_file
 
 if sys.version_info >= (3, 11):
@@ -249,11 +251,15 @@ def _section(spec: SettingsSpec, layers: list[_Layer], trusted: bool,
 
 def _untrusted(spec: SettingsSpec, layer: _Layer, layers: list[_Layer],
                notices: list[str]) -> _Layer:
-    """``layer`` without the operator-only keys it may not set."""
+    """``layer`` without the values that do not tighten their setting: the one place where
+    a workspace value is judged against the direction its field declares."""
     kept: dict[str, Any] = {}
     for key, value in layer.values.items():
-        marker = operator_only(spec.model, key)
-        if marker is None or marker.allows(value, _baseline(spec, key, layers)):
+        if key not in spec.model.model_fields:  # unknown: reported when validated
+            kept[key] = value
+            continue
+        marker = workspace_rule(spec.model, key)
+        if marker.allows(value, _baseline(spec, key, layers)):
             kept[key] = value
             continue
         notices.append(f"{spec.section}.{key} in {layer.source} ignored: {marker.why}; "

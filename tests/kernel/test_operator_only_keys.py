@@ -1,9 +1,10 @@
-"""Every operator-only setting of every installed plugin, from both sides.
+"""Every setting of the kernel and of every installed plugin, from both sides.
 
-From a workspace file (which the agent can write) its looser value is ignored, with a
+Every field declares which way it is tighter; one that declares nothing fails the walk.
+From a workspace file (which the agent can write) a looser value is ignored, with a
 notice naming the key; from the operator's side (the environment) and from a workspace
-the operator trusts, it is honoured. A new operator-only field without a looser value
-here fails the completeness test, so none goes untested.
+the operator trusts, it is honoured. A field without a looser value here (other than one
+no value of which loosens anything) fails the completeness test, so none goes untested.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pytest
 
 from sari_core.kernel.core_settings import CoreSettings
 from sari_core.kernel.settings import SettingsSpec, SettingsStore
-from sari_core.kernel.trust import operator_only_fields
+from sari_core.kernel.trust import operator_only_fields, undeclared_fields
 
 PROGRAM = ["sh", "-c", "touch pwned"]
 # (section, key) -> (a value that loosens the guard, the operator's own value or None for
@@ -25,6 +26,26 @@ PROGRAM = ["sh", "-c", "touch pwned"]
 LOOSER: dict[tuple[str, str], tuple[Any, Any]] = {
     ("core", "fail_closed_plugins"): ([], ["budget"]),
     ("core", "keep_executable_bits"): (True, None),
+    ("core", "session_ttl_seconds"): (0.05, None),
+    ("core", "max_sessions"): (1, None),
+    ("core", "analytics_enabled"): (False, None),
+    ("core", "analytics_queue_size"): (1, None),
+    ("budget", "min_match_window_lines"): (100000, None),
+    ("secretguard", "extra_blocked_globs"): ([], ["*.secret"]),
+    ("aggregation", "modes"): (["file"], None),
+    ("aggregation", "max_items_per_session"): (1, None),
+    ("lspgate", "prewarm"): (True, None),
+    ("ripple", "persist"): (False, None),
+    ("refgate", "blind_reads"): ("window", None),
+    ("refgate", "drift_after"): (0, None),
+    ("refgate", "max_bundles_per_session"): (1, None),
+    ("refgate", "window_context_lines"): (1000, None),
+    ("refgate", "max_windows"): (50, None),
+    ("relevance", "top_k"): (1000, None),
+    ("relevance", "hard"): (False, True),
+    ("relevance", "excluded_paths"): ([], None),
+    ("relevance", "checked_modes"): ([], None),
+    ("relevance", "alternative_context_lines"): (1000, None),
     ("secretguard", "blocked_globs"): ([], None),
     ("secretguard", "allowed_globs"): (["*"], None),
     ("secretguard", "redact"): (False, None),
@@ -59,6 +80,19 @@ LOOSER: dict[tuple[str, str], tuple[Any, Any]] = {
     ("persistence", "context_query_other_sessions"): (True, None),
     ("persistence", "database_url"): ("postgresql://u:p@elsewhere:5432/log", None),
     ("persistence", "context_query_scope"): ("team", None),
+    ("persistence", "pool_size"): (64, None),
+    ("persistence", "connect_timeout_seconds"): (0.001, None),
+    ("persistence", "machine"): ("someone-else", None),
+    ("persistence", "max_payload_chars"): (256, None),
+    ("persistence", "response_text_chars"): (0, None),
+    ("persistence", "flush_interval_ms"): (1000, None),
+    ("persistence", "batch_size"): (1, None),
+    ("persistence", "queue_size"): (1, None),
+    ("persistence", "context_query_max_results"): (10**6, None),
+    ("persistence", "context_query_item_chars"): (10**6, None),
+    ("persistence", "session_metrics_backend"): ("sqlite", None),
+    ("persistence", "install_sigterm_handler"): (False, None),
+    ("persistence", "session_start_fallback_seconds"): (0, None),
 }
 
 
@@ -76,7 +110,8 @@ def _installed_specs() -> dict[str, SettingsSpec]:
 
 SPECS = _installed_specs()
 MARKED = sorted((section, key) for section, spec in SPECS.items()
-                for key in operator_only_fields(spec.model))
+                for key, marker in operator_only_fields(spec.model).items()
+                if marker.workspace_may != "either")
 
 
 def _toml(value: Any) -> str:
@@ -95,6 +130,11 @@ def _dumped(store: SettingsStore, section: str, key: str) -> Any:
 
 def _expected(section: str, key: str, value: Any) -> Any:
     return SPECS[section].model.model_validate({key: value}).model_dump(mode="json")[key]
+
+
+def test_every_setting_declares_which_way_is_tighter() -> None:
+    assert {section: undeclared_fields(spec.model) for section, spec in SPECS.items()
+            if undeclared_fields(spec.model)} == {}
 
 
 def test_every_operator_only_key_has_a_looser_value_here() -> None:

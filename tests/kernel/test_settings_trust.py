@@ -15,7 +15,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from sari_core.kernel.settings import SettingsError, SettingsSpec, SettingsStore
-from sari_core.kernel.trust import OperatorOnly
+from sari_core.kernel.trust import OperatorOnly, Tightens
 
 
 class GuardSettings(BaseModel):
@@ -29,7 +29,9 @@ class GuardSettings(BaseModel):
         default_factory=lambda: [".env"])
     policy: Annotated[Literal["warn", "enforce"], OperatorOnly(
         "warn serves what enforce refuses", workspace_may=("warn", "enforce"))] = "enforce"
-    label: str = "plain"
+    label: Annotated[str, Tightens("either", "only a label")] = "plain"
+    window: Annotated[int, Tightens("lower", "a wider window serves more")] = 60
+    undeclared: int = 5
 
 
 SPEC = SettingsSpec("guard", GuardSettings)
@@ -64,6 +66,33 @@ def test_workspace_command_is_ignored_with_one_warning_naming_the_key(
     assert settings.label == "mine"  # an ordinary setting still comes from the workspace
     assert len(store.notices) == 1 and "guard.command in sari.toml [guard]" in store.notices[0]
     assert [r.getMessage() for r in caplog.records].count(f"settings: {store.notices[0]}") == 1
+
+
+def test_a_setting_declaring_no_direction_is_the_operators_alone(
+        sides: tuple[Path, Path]) -> None:
+    """A field that does not say which way is tighter cannot be judged, so a workspace file
+    does not set it; the operator still does."""
+    workspace, operator = sides
+    (workspace / "sari.toml").write_text("[guard]\nundeclared = 1\n")
+    store = _load(workspace, operator)
+    assert store.get("guard").undeclared == 5
+    assert len(store.notices) == 1
+    assert "guard.undeclared in sari.toml [guard] ignored" in store.notices[0]
+    assert "declares no direction" in store.notices[0]
+    assert _load(workspace, operator, {"SARI_GUARD__UNDECLARED": "1"}).get(
+        "guard").undeclared == 1
+
+
+def test_a_declared_direction_keeps_a_tightening_and_ignores_a_loosening(
+        sides: tuple[Path, Path]) -> None:
+    workspace, operator = sides
+    (workspace / "sari.toml").write_text("[guard]\nwindow = 10\n")
+    assert _load(workspace, operator).get("guard").window == 10
+    (workspace / "sari.toml").write_text("[guard]\nwindow = 100000\n")
+    store = _load(workspace, operator)
+    assert store.get("guard").window == 60
+    assert "guard.window in sari.toml [guard] ignored: a wider window serves more" \
+        in store.notices[0]
 
 
 def test_pyproject_table_goes_through_the_same_rule(sides: tuple[Path, Path]) -> None:
