@@ -30,6 +30,8 @@ from sari_core.kernel.core_settings import CoreSettings
 from sari_core.kernel.identity import SessionIdentity, operator_identity
 from sari_core.kernel.local_policies import GUARD_NAME, PolicyFolderGuard, load_local_policies
 from sari_core.kernel.manager import SariPluginManager, plugin_name
+from sari_core.kernel.own_folders import GUARD_NAME as OWN_FOLDERS_GUARD
+from sari_core.kernel.own_folders import OwnFoldersGuard, own_folders, reachable_folders
 from sari_core.kernel.policy_folder import plugins_dir
 from sari_core.kernel.reasons import ReasonCode, ReasonRegistry
 from sari_core.kernel.sessions import (
@@ -100,7 +102,10 @@ class Kernel:
             register_builtins(self.pm)
         if load_entry_points:
             self.pm.load_entry_points(listing=False)
-        policy_folder = plugins_dir(workspace=self.roots[0])
+        reachable = reachable_folders(self.roots, own_folders(roots=self.roots))
+        if reachable:  # a root holds (or lies in) Sari's own folders: keep its tools out
+            self.pm.register(OwnFoldersGuard(self.roots, reachable), name=OWN_FOLDERS_GUARD)
+        policy_folder = plugins_dir(workspaces=self.roots)
         if policy_folder is not None:
             # The operator's folder: its policies load with the installed plugins, and the
             # guard keeps Sari's own writes out of it whether or not they load.
@@ -118,7 +123,8 @@ class Kernel:
         for owner, field in self.pm.stabilization_fields():
             self.fields.register(field, owner=owner)
         specs = [SettingsSpec(CORE_SECTION, CoreSettings), *self.pm.settings_specs()]
-        self.settings = SettingsStore.load(specs, self.roots[0], settings, environ)
+        self.settings = SettingsStore.load(specs, self.roots[0], settings, environ,
+                                           other_roots=self.roots[1:])
         self.core: CoreSettings = self.settings.get(CORE_SECTION)
         # What was ignored in the workspace's config, said once, in the first call's answer.
         self._settings_notice: str | None = settings_notice(self.settings.notices)

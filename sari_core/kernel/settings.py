@@ -27,7 +27,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -135,11 +135,12 @@ def _trusted_entries(operator: Mapping[str, Any], environ: Mapping[str, str],
 
 
 def _read_files(workspace: Path | None, operator_file: Path | None,
-                environ: Mapping[str, str]) -> _Files:
+                environ: Mapping[str, str], other_roots: Sequence[Path] = ()) -> _Files:
     files = _Files()
     path = config_file() if operator_file is None else operator_file
     files.operator_source = str(path)
-    if workspace is not None and _inside(path, workspace):
+    roots = [*([workspace] if workspace is not None else []), *other_roots]
+    if any(_inside(path, root) for root in roots):
         # The agent can write anything in the workspace, this file included.
         files.notices.append(f"the operator config file ({path.name}) lies inside the "
                              "workspace and is ignored: the agent could write it")
@@ -192,13 +193,17 @@ class SettingsStore:
         overrides: Mapping[str, Mapping[str, Any]] | None = None,
         environ: Mapping[str, str] | None = None,
         operator_file: Path | None = None,
+        other_roots: Sequence[Path] = (),
     ) -> SettingsStore:
         """Read every source once and validate each section.
 
+        :param workspace: the first root, whose files are the workspace's settings.
         :param operator_file: the operator's config file (default: :func:`config_file`).
+        :param other_roots: the workspace's other roots: the agent can write in them too, so
+            an operator config file inside any of them is not read either.
         """
         environ = os.environ if environ is None else environ
-        files = _read_files(workspace, operator_file, environ)
+        files = _read_files(workspace, operator_file, environ, other_roots)
         notices = files.notices
         sections: dict[str, BaseModel] = {}
         for spec in specs:
