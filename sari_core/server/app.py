@@ -36,6 +36,7 @@ from sari_core.kernel.identity import client_meta_session, model_identity
 from sari_core.server.catalog import ToolCatalog
 from sari_core.server.connections import (
     CATALOG_KEY,
+    REFUSAL_KEY,
     ConnectionIds,
     add_connection_note,
     sdk_connection,
@@ -198,6 +199,10 @@ class SariServer:
         try:
             if self.before_call is not None:
                 await self.before_call(ctx)
+            refusal = self._refusal_for(ctx, name)
+            if refusal is not None:
+                return to_call_result(refusal, self.catalog.text_format, self._structured(ctx),
+                                      self._output_schema(name))
             catalog = self._catalog_for(ctx)
             with client_request(request):
                 response = await self._serve(ctx, catalog, name, dict(params.arguments or {}))
@@ -222,6 +227,14 @@ class SariServer:
         connection = sdk_connection(ctx)
         own = connection.state.get(CATALOG_KEY) if connection is not None else None
         return own if isinstance(own, ToolCatalog) else self.catalog
+
+    def _refusal_for(self, ctx: ServerRequestContext[Any], name: str) -> dict[str, Any] | None:
+        """The refusal every call of a connection served no workspace gets, if it is one."""
+        connection = sdk_connection(ctx)
+        why = connection.state.get(REFUSAL_KEY) if connection is not None else None
+        if not isinstance(why, tuple):
+            return None
+        return server_refusal({"tool": name, "target": None}, ErrorCode.NO_WORKSPACE, *why)
 
     def _output_schema(self, name: str) -> dict[str, Any] | None:
         entry = self.catalog.get(name)

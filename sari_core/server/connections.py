@@ -34,6 +34,9 @@ STATE_KEY = "sari.connection_id"
 CATALOG_KEY = "sari.catalog"
 # One sentence for the next tool response of a connection (why its roots are not served).
 NOTE_KEY = "sari.connection_note"
+# Why a connection is served no workspace at all: (message, hint) of the refusal its tool
+# calls get instead.
+REFUSAL_KEY = "sari.connection_refusal"
 
 
 def add_connection_note(ctx: Any, response: dict[str, Any]) -> None:
