@@ -131,6 +131,12 @@ def _trusted_entries(operator: Mapping[str, Any], environ: Mapping[str, str],
     if not isinstance(entries, list) or not all(isinstance(item, str) for item in entries):
         raise SettingsError(f"{TRUSTED_KEY} (from {source}) must be a list of folder paths")
     from_env = [item for item in environ.get(TRUSTED_ENV, "").split(os.pathsep) if item]
+    for entry, origin in [*((item, source) for item in entries),
+                          *((item, TRUSTED_ENV) for item in from_env)]:
+        # A relative entry ("", ".") would mean whatever folder the server starts in.
+        if not Path(entry.strip()).expanduser().is_absolute():
+            raise SettingsError(f"{TRUSTED_KEY} entry {entry!r} (from {origin}) is not an "
+                                "absolute path; name the folder in full (or from ~)")
     return [*entries, *from_env]
 
 

@@ -8,6 +8,7 @@ stop the server.
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -131,6 +132,23 @@ def test_trust_from_the_environment(sides: tuple[Path, Path]) -> None:
     (workspace / "sari.toml").write_text('[guard]\nlimit = 500\n')
     store = _load(workspace, operator, {"SARI_TRUSTED_WORKSPACES": str(workspace)})
     assert store.get("guard").limit == 500
+
+
+@pytest.mark.parametrize("entry", ["", ".", "..", "ws", "./ws"])
+def test_a_relative_trusted_entry_is_refused_naming_it(
+        sides: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, entry: str) -> None:
+    """A relative entry would trust whatever folder the server starts in."""
+    workspace, operator = sides
+    monkeypatch.chdir(workspace)
+    (workspace / "sari.toml").write_text('[guard]\nlimit = 500\n')
+    _operator(operator, f'trusted_workspaces = ["{entry}"]\n')
+    with pytest.raises(SettingsError, match=rf"trusted_workspaces entry '{re.escape(entry)}' "
+                                            r"\(from .*config.toml\) is not an absolute path"):
+        _load(workspace, operator)
+    if entry:
+        operator.unlink()
+        with pytest.raises(SettingsError, match="SARI_TRUSTED_WORKSPACES"):
+            _load(workspace, operator, {"SARI_TRUSTED_WORKSPACES": entry})
 
 
 def test_trust_is_not_read_from_the_workspace(sides: tuple[Path, Path]) -> None:
