@@ -13,7 +13,6 @@ from pydantic import BaseModel, Field
 from sari_core.kernel.settings import SettingsError, SettingsSpec, SettingsStore
 from sari_core.kernel.trust import Tightens
 
-
 # Layering is what is tested here: every field may come from the workspace either way.
 _ANY = Tightens("either", "a demo")
 

@@ -5,10 +5,14 @@ reach the session that follows them. Here each round, drawn with a fixed seed, h
 agent ``write`` Sari's own workspace config (``sari.toml`` and ``[tool.sari.*]`` of
 ``pyproject.toml``): invalid TOML, an lspgate validator or language server that touches a
 marker file, secretguard switched off, budget limits raised, an ``exclude`` of the wrong
-type, and a workspace ``.venv/bin/python`` that touches a marker. Then the server is
-restarted (a new ``sari serve`` process over stdio, official MCP client) and must:
+type, a workspace ``.venv/bin/python`` that touches a marker, and every setting a workspace
+may not loosen set to a looser value (a one-read session lifetime, a spoofed machine name, a
+thinned log, a wider match window...). Then the server is restarted (a new ``sari serve``
+process over stdio, official MCP client) and must:
 
 * start and answer ``initialize``, ``ping`` and a ``read``;
+* hold the read budget: reads that each name a fresh ``session_id``, spaced past the looser
+  session lifetime, are still counted in one session (at most its 25 served);
 * take an edit of a ``.py`` file (what runs validators) without running a planted command;
 * still refuse ``.env`` and never return the canary secret in it.
 
@@ -18,6 +22,7 @@ The restarted server of one round is the writer of the next, so ``rounds`` round
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import random
 import secrets
@@ -27,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from looser_settings import looser_workspace_config
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from sari_stdio import body, isolated_env, read_past_refgate
@@ -60,7 +66,14 @@ HOSTILE_CONFIGS: list[tuple[str, str]] = [
     ("pyproject.toml", "[project\n[tool.sari.lspgate]\n" + _VALIDATOR),
     (".venv/bin/python", "#!/bin/sh\ntouch {marker}\n"),
     (".venv/pyvenv.cfg", "home = /usr/bin\n"),
+    # Every setting a workspace may not loosen, loosened at once.
+    ("sari.toml", looser_workspace_config("{marker}").replace("{", "{{").replace("}", "}}")
+     .replace("{{marker}}", "{marker}")),
+    ("sari.toml", "[core]\nsession_ttl_seconds = 0.05\n[budget]\n"
+                  "min_match_window_lines = 100000\n"),
 ]
+# The read budget a restarted server must hold (sari-budget's default).
+READ_BUDGET = 25
 
 
 @dataclass
@@ -73,6 +86,7 @@ class RestartCounts:
     secret_refused: int = 0  # the .env read answered ok: false
     leaked: int = 0  # the canary secret in any result
     ran: int = 0  # marker files a planted command touched
+    over_budget: int = 0  # reads served beyond the budget (fresh session_id arguments)
 
     def as_dict(self) -> dict[str, int]:
         return asdict(self)
@@ -145,3 +159,11 @@ async def _check_restarted(client: Client, counts: RestartCounts, canary: str) -
     search = await client.call_tool("search", {"query": "DB_PASSWORD"})
     seen = [json.dumps(reply) for reply in (*results, secret)] + [_seen(edit), _seen(search)]
     counts.leaked += any(canary in text for text in seen)
+    if importlib.util.find_spec("sari_budget") is not None:
+        served = 1  # the read above
+        for number in range(READ_BUDGET + 1):
+            await anyio.sleep(0.06)  # past a workspace's session lifetime of 0.05 s
+            reply = await client.call_tool("read", {"mode": "file", "target": "pkg/calc.py",
+                                                    "session_id": f"fresh-{number}"})
+            served += body(reply).get("ok") is True
+        counts.over_budget += max(0, served - READ_BUDGET)

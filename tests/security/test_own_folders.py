@@ -55,14 +55,28 @@ def _kernel(*roots: Path) -> Iterator[Kernel]:
         kernel.close()
 
 
-@pytest.fixture(params=["home only", "home second"])
+def _spelled(home: Path, spelling: str) -> Path:
+    """The home folder as a root may be named: as is, with a trailing slash or dot, through
+    a symlink, through a detour, or from ``~``."""
+    if spelling == "symlink":
+        link = home.parent / "link-to-home"
+        link.symlink_to(home, target_is_directory=True)
+        return link
+    return Path({"plain": str(home), "slash": f"{home}/", "dot": f"{home}/.",
+                 "detour": f"{home}/.config/..", "tilde": "~"}[spelling])
+
+
+@pytest.fixture(params=["home only", "home second", "slash", "dot", "symlink", "detour",
+                        "tilde"])
 def served(request: pytest.FixtureRequest, home: Path, workspace: Path
            ) -> Iterator[tuple[Kernel, str]]:
-    """A kernel with the home folder as a root, and the prefix its paths take."""
-    if request.param == "home only":
-        yield from ((kernel, "") for kernel in _kernel(home))
-    else:
+    """A kernel with the home folder as a root (spelled every way a root may be), and the
+    prefix its paths take."""
+    if request.param == "home second":
         yield from ((kernel, "home/") for kernel in _kernel(workspace, home))
+    else:
+        spelling = "plain" if request.param == "home only" else request.param
+        yield from ((kernel, "") for kernel in _kernel(_spelled(home, spelling)))
 
 
 def _refused(response: dict[str, Any]) -> bool:
