@@ -109,7 +109,12 @@ class OwnFoldersGuard:
 
     @hookimpl(tryfirst=True)
     def on_read_exit(self, call: ReadCall, result: ReadResult) -> Verdict | None:
-        return self._refusal(result.path) if self.owns(result.path) else None
+        if self.owns(result.path):
+            return self._refusal(result.path)
+        # A diff of a folder holding one of them (a home folder under git) shows its files.
+        files = result.extra.get("files", []) if result.diff is not None else []
+        owned = [str(name) for name in files if self.owns(str(name))]
+        return self._refusal(owned[0]) if owned else None
 
     @hookimpl(tryfirst=True)
     def on_search_complete(self, call: SearchCall, result: SearchResult,

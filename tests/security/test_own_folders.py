@@ -9,6 +9,7 @@ or ``read``/``search`` the stored token.
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -130,3 +131,11 @@ def test_an_operator_config_inside_any_root_is_not_read(home: Path, workspace: P
     for kernel in _kernel(workspace, home):
         assert kernel.plugin("planted") is None
         assert any("lies inside the workspace" in notice for notice in kernel.settings.notices)
+
+
+def test_a_diff_of_a_home_folder_under_git_shows_none_of_them(home: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(home)], check=True)
+    for kernel in _kernel(home):
+        for target in (".", ".local", ".local/state/sari"):
+            seen = kernel.execute_read({"mode": "diff_preview", "target": target})
+            assert TOKEN not in str(seen), target
