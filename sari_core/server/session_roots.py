@@ -45,7 +45,7 @@ from sari_core.server.connections import (
 from sari_core.server.roots import (
     FIRST_ROOTS_WAIT_SECONDS,
     HTTP_ROOTS_WAITS,
-    ask_roots,
+    ask_declared_roots,
     client_has_roots,
     handshake_era,
     listen_for_roots,
@@ -70,6 +70,9 @@ OUTSIDE_NOTE = ("Some of your roots are not served: they lie outside the folder 
 ALL_OUTSIDE = ("None of your roots is served: each lies outside the folder this Sari server "
                "was started in (the operator's choice), so this session has no workspace.",
                "Declare a root inside the server's folder, or ask the operator to serve yours.")
+NONE_LOCAL = ("None of your roots is served: none names an existing local folder, so this "
+              "session has no workspace.",
+              "Declare file:// roots of folders inside the server's folder.")
 TABLE_FULL = ("Your roots are not served: this Sari server already serves as many folder "
               "sets as it may, so this session has no workspace.",
               "Try again once another session ends (notifications/roots/list_changed), or ask "
@@ -150,15 +153,16 @@ class SessionRoots:
             await self._follow(ctx, connection)
 
     async def _follow(self, ctx: Any, connection: Any) -> None:
-        declared = await ask_roots(ctx, HTTP_ROOTS_WAITS)
-        if declared is None:
+        answer = await ask_declared_roots(ctx, HTTP_ROOTS_WAITS)
+        if answer is None:
             return
+        declared, named = answer
         within = self._within_bounds(declared)
         async with self._lock:
             if connection.state.get(_ENDED_KEY):
                 return  # the client left while it was asked: nothing to serve it
-            if declared and not within:
-                await self._refuse(connection, ALL_OUTSIDE)
+            if named and not within:  # it named roots, and none is served
+                await self._refuse(connection, ALL_OUTSIDE if declared else NONE_LOCAL)
                 return
             if len(within) < len(declared):
                 connection.state[NOTE_KEY] = OUTSIDE_NOTE

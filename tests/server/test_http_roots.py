@@ -136,6 +136,11 @@ async def test_a_root_outside_the_servers_folder_is_not_served(tmp_path: Path) -
             assert wrote.structured_content["error"]["code"] == "NO_WORKSPACE"
             assert not (made["alpha"] / "planted.txt").exists()
             assert not (made["cwd"] / "alpha" / "planted.txt").exists()
+        # Roots naming no local folder are refused the same way.
+        async with http_client(served.url, [made["cwd"] / "no-such-folder"]) as (client, _):
+            refused = await client.call_tool("search", {"query": "top_only", "kind": "path"})
+            assert refused.structured_content["error"]["code"] == "NO_WORKSPACE"
+            assert "none names an existing local folder" in _text(refused)
         assert f"root {made['outside']} is outside" in served.stderr()
 
 
@@ -188,11 +193,11 @@ async def test_a_session_that_ends_while_its_roots_are_asked_leaves_no_index_ope
     made = folders(tmp_path)
     answered = anyio.Event()
 
-    async def slow_answer(ctx: Any, waits: Any) -> list[Path]:
+    async def slow_answer(ctx: Any, waits: Any) -> tuple[list[Path], int]:
         await answered.wait()
-        return [made["alpha"]]
+        return [made["alpha"]], 1
 
-    monkeypatch.setattr(session_roots, "ask_roots", slow_answer)
+    monkeypatch.setattr(session_roots, "ask_declared_roots", slow_answer)
     server = SariServer(open_kernel([made["cwd"]]))
     follower = session_roots.SessionRoots(server, open_kernel, [made["cwd"]])
     connection = _Connection()
