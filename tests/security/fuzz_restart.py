@@ -49,6 +49,11 @@ _BUDGET_UP = ("max_reads_per_session = 1000000000\nmax_total_read_lines = 100000
               "max_single_read_lines = 1000000000\n")
 
 # (path, template): ``{marker}`` becomes a fresh marker file outside the workspace.
+# Every setting a workspace may not loosen, loosened at once; a one-read session lifetime.
+EVERY_SETTING = ("sari.toml", looser_workspace_config("{marker}").replace("{", "{{")
+                 .replace("}", "}}").replace("{{marker}}", "{marker}"))
+LIFETIME = ("sari.toml", "[core]\nsession_ttl_seconds = 0.05\n[budget]\n"
+                         "min_match_window_lines = 100000\n")
 HOSTILE_CONFIGS: list[tuple[str, str]] = [
     ("sari.toml", "[lspgate\n" + _VALIDATOR),
     ("sari.toml", "[lspgate]\n" + _VALIDATOR),
@@ -66,12 +71,11 @@ HOSTILE_CONFIGS: list[tuple[str, str]] = [
     ("pyproject.toml", "[project\n[tool.sari.lspgate]\n" + _VALIDATOR),
     (".venv/bin/python", "#!/bin/sh\ntouch {marker}\n"),
     (".venv/pyvenv.cfg", "home = /usr/bin\n"),
-    # Every setting a workspace may not loosen, loosened at once.
-    ("sari.toml", looser_workspace_config("{marker}").replace("{", "{{").replace("}", "}}")
-     .replace("{{marker}}", "{marker}")),
-    ("sari.toml", "[core]\nsession_ttl_seconds = 0.05\n[budget]\n"
-                  "min_match_window_lines = 100000\n"),
+    EVERY_SETTING,
+    LIFETIME,
 ]
+# Written last in the first rounds, whatever else is drawn, so a restart always faces them.
+FIRST_ROUNDS = (EVERY_SETTING, LIFETIME)
 # The read budget a restarted server must hold (sari-budget's default).
 READ_BUDGET = 25
 
@@ -134,7 +138,10 @@ async def run_restart_arm(base: Path, *, rounds: int, seed: int = SEED) -> Resta
                     if round_number == rounds:
                         break
                     counts.rounds += 1
-                    for path, template in rng.sample(HOSTILE_CONFIGS, rng.randint(1, 3)):
+                    drawn = rng.sample(HOSTILE_CONFIGS, rng.randint(1, 3))
+                    if round_number < len(FIRST_ROUNDS):
+                        drawn.append(FIRST_ROUNDS[round_number])
+                    for path, template in drawn:
                         planted += 1
                         content = template.format(marker=markers / f"ran-{planted}")
                         reply = body(await client.call_tool("write", {"path": path,
