@@ -26,6 +26,7 @@ import sys
 from urllib.parse import urlsplit
 
 DEFAULT_TIMEOUT = 3.0
+DEFAULT_URL = "http://127.0.0.1:8765"
 TOKEN_ENV = "SARI_HTTP_TOKEN"
 # The default secret-file globs of sari-secretguard (a test keeps the two lists equal).
 SECRET_GLOBS = (
@@ -139,7 +140,7 @@ def _option(argv: list[str], name: str) -> str | None:
 
 def main(argv: list[str]) -> int:
     client = argv[0] if argv and not argv[0].startswith("-") else "claude-code"
-    url = _option(argv, "--url") or "http://127.0.0.1:8765"
+    url = _option(argv, "--url") or DEFAULT_URL
     timeout = float(_option(argv, "--timeout") or DEFAULT_TIMEOUT)
     raw = sys.stdin.buffer.read()
     try:
