@@ -80,14 +80,19 @@ def named_paths(payload: dict) -> list[str]:
     return paths
 
 
+def secret_named(payload: dict) -> str | None:
+    """The first secret file a tool call names, or None."""
+    return next((path for path in named_paths(payload) if is_secret_path(path)), None)
+
+
 def offline_answer(payload: dict) -> dict:
     """What to answer without the server: refuse a call naming a secret file, else nothing."""
-    for path in named_paths(payload):
-        if is_secret_path(path):
-            return {"hookSpecificOutput": {
-                "hookEventName": "PreToolUse", "permissionDecision": "deny",
-                "permissionDecisionReason": OFFLINE_REFUSAL.format(path=path)}}
-    return {}
+    path = secret_named(payload)
+    if path is None:
+        return {}
+    return {"hookSpecificOutput": {
+        "hookEventName": "PreToolUse", "permissionDecision": "deny",
+        "permissionDecisionReason": OFFLINE_REFUSAL.format(path=path)}}
 
 
 def post(url: str, path: str, body: bytes, token: str | None, timeout: float) -> bytes:
