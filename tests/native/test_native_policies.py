@@ -6,7 +6,6 @@ installs; each native call goes through :func:`run_native_call`, as every hook t
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,8 @@ pytest.importorskip("sari_aggregation")
 pytest.importorskip("sari_refgate")
 pytest.importorskip("sari_secretguard")
 
+from native_workspace import SECRET_VALUE, make_workspace  # noqa: E402
+
 from sari_core import hookimpl  # noqa: E402
 from sari_core.kernel import Kernel  # noqa: E402
 from sari_core.native import NativeCall, answer, run_native_call  # noqa: E402
@@ -24,11 +25,6 @@ from sari_core.native.sessions import connection_for  # noqa: E402
 from sari_core.replay.runner import policy_plugins  # noqa: E402
 
 POLICIES = ["budget", "aggregation", "refgate", "secretguard"]
-HANDLER = "def handler_{n}(request):\n" + "    value = request.get('x')\n" * 56 + \
-    "    return value\n\n\n"
-BIG = "".join(HANDLER.format(n=n) for n in range(1, 41))  # 2,400 lines, 60 a handler
-
-
 class Recorder:
     """Keeps what the execution log is told (``on_call_complete``)."""
 
@@ -44,16 +40,7 @@ class Recorder:
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    (root / "pkg").mkdir(parents=True)
-    (root / "pkg" / "big.py").write_text(BIG)
-    (root / "pkg" / "small.py").write_text("def f():\n    return 1\n")
-    (root / ".env").write_text("API_KEY=sk_live_0123456789abcdefghij\n")
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t.invalid"]
-    subprocess.run([*git, "init", "-q"], cwd=root, check=True)
-    subprocess.run([*git, "add", "-A"], cwd=root, check=True)
-    subprocess.run([*git, "commit", "-qm", "ws"], cwd=root, check=True)
-    return root
+    return make_workspace(tmp_path / "ws")
 
 
 @pytest.fixture
@@ -125,7 +112,7 @@ def test_secret_files_are_refused_however_they_are_read(kernel: Kernel, workspac
     assert refused["permissionDecision"] == "deny"
     reason = refused["permissionDecisionReason"]
     assert ".env" in reason or "secret" in reason
-    assert "sk_live_0123456789abcdefghij" not in reason
+    assert SECRET_VALUE not in reason
 
 
 def test_a_blind_whole_read_of_a_long_file_is_answered_with_its_outline(
