@@ -8,6 +8,10 @@ the answer. Usage::
 
     python -I -S hook_client.py CLIENT --url http://127.0.0.1:8765 [--token-file FILE]
         [--timeout SECONDS]
+    python -I -S hook_client.py CLIENT --offline
+
+(``--offline``: only the secret-file list below, no server; what Claude Code runs, for
+reads of secret files only, beside a hook into the server it already runs.)
 
 Fail safe: when the server is down, slow (no answer within ``--timeout``) or answers
 anything but JSON, the call goes ahead untouched, except that a call naming a secret
@@ -41,6 +45,8 @@ SECRET_GLOBS = (
     ".git/config",
 )
 SHARED_GLOBS = (".env.example", ".env.sample", ".env.template", "*.pub")
+SECRET_REFUSAL = ("{path} is a secret file; Sari does not serve its content. Find where the "
+                  "code reads the value instead, or ask the user for what you need.")
 OFFLINE_REFUSAL = ("{path} is a secret file; Sari does not serve its content (Sari's server "
                    "did not answer, so its own secret-file list decided). Find where the code "
                    "reads the value instead, or ask the user for what you need.")
@@ -85,14 +91,14 @@ def secret_named(payload: dict) -> str | None:
     return next((path for path in named_paths(payload) if is_secret_path(path)), None)
 
 
-def offline_answer(payload: dict) -> dict:
+def offline_answer(payload: dict, refusal: str = OFFLINE_REFUSAL) -> dict:
     """What to answer without the server: refuse a call naming a secret file, else nothing."""
     path = secret_named(payload)
     if path is None:
         return {}
     return {"hookSpecificOutput": {
         "hookEventName": "PreToolUse", "permissionDecision": "deny",
-        "permissionDecisionReason": OFFLINE_REFUSAL.format(path=path)}}
+        "permissionDecisionReason": refusal.format(path=path)}}
 
 
 def post(url: str, path: str, body: bytes, token: str | None, timeout: float) -> bytes:
@@ -153,6 +159,11 @@ def main(argv: list[str]) -> int:
     except ValueError:
         return 0  # not a hook payload: nothing to decide
     if not isinstance(payload, dict):
+        return 0
+    if "--offline" in argv:  # the secret-file list alone, beside a hook that asks Sari
+        answer = offline_answer(payload, SECRET_REFUSAL)
+        if answer:
+            sys.stdout.write(json.dumps(answer))
         return 0
     try:
         answer = json.loads(post(url, f"/hooks/{client}", raw,

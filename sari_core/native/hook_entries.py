@@ -11,8 +11,9 @@ search and edit tools, with one hook of the type asked for:
 * ``command``: the thin client (:mod:`sari_core.native.hook_client`) of such a server.
 
 Fail safe: each hook has a timeout after which the client goes ahead (its default on a
-failed hook), and Claude Code's own ``permissions.deny`` gets ``Read`` rules for the
-secret-file globs, which the client enforces itself even when Sari is down.
+failed hook), and beside it go command hooks running the thin client's own secret-file
+list, each for ``Read`` calls of one secret glob only (an ``if`` rule: no process for any
+other call), so a secret file stays refused when Sari is down or slow.
 
 Codex (``hooks.json`` beside the ``config.toml`` Sari's server entry goes to): a
 ``PreToolUse`` command hook for its shell (``Bash``) running the thin client, which
@@ -21,7 +22,6 @@ refuses secret files on its own when the server is down or slow.
 
 from __future__ import annotations
 
-import fnmatch
 import shlex
 import sys
 from pathlib import Path
@@ -74,16 +74,14 @@ def claude_pre_tool_use_hook(hook_type: str, server_name: str, url: str,
             "timeout": HOOK_TIMEOUT}
 
 
-# Shared files a secret glob would also match (a deny rule has no exception).
-_SHARED_EXAMPLES = (".env.example", ".env.sample", ".env.template")
-
-
-def secret_read_rules() -> list[str]:
-    """``permissions.deny`` rules refusing ``Read`` of the secret files, at any depth; a
-    glob that would also refuse a shared file (``.env.*`` and ``.env.example``) is left to
-    Sari's own check."""
-    return [f"Read(**/{glob})" for glob in hook_client.SECRET_GLOBS
-            if not any(fnmatch.fnmatchcase(name, glob) for name in _SHARED_EXAMPLES)]
+def secret_guard_hooks(python: str | None = None) -> list[dict[str, Any]]:
+    """Command hooks refusing a ``Read`` of a secret file with the thin client's own list,
+    one per secret glob, each run only for a read its ``if`` rule matches (no process for
+    any other call): they hold when the hook into Sari fails or times out."""
+    command = shlex.join([python or sys.executable, "-I", "-S", hook_client.__file__,
+                          "claude-code", "--offline"])
+    return [{"type": "command", "command": command, "if": f"Read(**/{glob})",
+             "timeout": HOOK_TIMEOUT} for glob in hook_client.SECRET_GLOBS]
 
 
 def is_sari_pre_tool_use(hook: object, server_name: str = "sari") -> bool:
@@ -97,10 +95,16 @@ def is_sari_pre_tool_use(hook: object, server_name: str = "sari") -> bool:
     return "hook_client.py" in str(hook.get("command", ""))
 
 
-def with_claude_pre_tool_use(settings: dict[str, Any], hook: dict[str, Any],
+def asks_sari(hook: object) -> bool:
+    """Whether ``hook`` is one of Sari's that asks a server (not the secret-file guard)."""
+    return is_sari_pre_tool_use(hook) and "--offline" not in str(
+        hook.get("command", "") if isinstance(hook, dict) else "")
+
+
+def with_claude_pre_tool_use(settings: dict[str, Any], hooks_of_sari: list[dict[str, Any]],
                              server_name: str) -> dict[str, Any]:
-    """``settings`` with Sari's PreToolUse hook (replacing an earlier one of Sari's, keeping
-    every other hook) and the secret-file ``Read`` rules added to ``permissions.deny``."""
+    """``settings`` with Sari's PreToolUse hooks (replacing earlier ones of Sari's, keeping
+    every other hook)."""
     hooks = {event: list(groups) for event, groups in (settings.get("hooks") or {}).items()}
     groups = []
     for group in hooks.get("PreToolUse", []):
@@ -110,13 +114,9 @@ def with_claude_pre_tool_use(settings: dict[str, Any], hook: dict[str, Any],
                 continue
             group = {**group, "hooks": kept}
         groups.append(group)
-    groups.append({"matcher": CLAUDE_MATCHER, "hooks": [hook]})
+    groups.append({"matcher": CLAUDE_MATCHER, "hooks": hooks_of_sari})
     hooks["PreToolUse"] = groups
-    permissions = dict(settings.get("permissions") or {})
-    deny = list(permissions.get("deny") or [])
-    deny += [rule for rule in secret_read_rules() if rule not in deny]
-    permissions["deny"] = deny
-    return {**settings, "hooks": hooks, "permissions": permissions}
+    return {**settings, "hooks": hooks}
 
 
 def codex_hooks_file(config_path: Path) -> Path:

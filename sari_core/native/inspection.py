@@ -20,7 +20,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from sari_core.native import hook_client
-from sari_core.native.hook_entries import is_sari_pre_tool_use
+from sari_core.native.hook_entries import asks_sari, is_sari_pre_tool_use
 
 Status = Literal["ok", "warn", "error"]
 PROBE = {"hook_event_name": "PreToolUse", "tool_name": "TodoWrite", "tool_input": {},
@@ -50,9 +50,8 @@ def _sari_hooks(settings: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]
         if not isinstance(group, dict):
             continue
         for hook in group.get("hooks") or []:
-            if isinstance(hook, dict) and (is_sari_pre_tool_use(hook, str(hook.get("server")))
-                                           and (hook.get("type") != "mcp_tool"
-                                                or hook.get("tool") == "hook")):
+            if isinstance(hook, dict) and asks_sari(hook) and is_sari_pre_tool_use(
+                    hook, str(hook.get("server"))):
                 found.append((str(group.get("matcher") or "*"), hook))
     return found
 

@@ -14,7 +14,7 @@ from sari_core.native.hook_entries import (
     CLAUDE_MATCHER,
     HOOK_TIMEOUT,
     MCP_TOOL_INPUT,
-    secret_read_rules,
+    secret_guard_hooks,
 )
 from sari_core.native.inspection import inspect_hooks
 
@@ -36,18 +36,23 @@ def test_claude_code_hook_types(project: Path) -> None:
     assert main(["install", "claude-code", "--hooks", "--command", "sari"]) == 0
     [group] = json.loads(settings.read_text())["hooks"]["PreToolUse"]
     assert group["matcher"] == CLAUDE_MATCHER and "Read" in group["matcher"].split("|")
-    assert group["hooks"] == [{"type": "mcp_tool", "server": "sari", "tool": "hook",
-                               "input": MCP_TOOL_INPUT, "timeout": HOOK_TIMEOUT}]
+    first, *guards = group["hooks"]
+    assert first == {"type": "mcp_tool", "server": "sari", "tool": "hook",
+                     "input": MCP_TOOL_INPUT, "timeout": HOOK_TIMEOUT}
+    # The secret-file guard: a thin-client process for reads of secret files only.
+    assert guards == secret_guard_hooks()
+    assert {guard["if"] for guard in guards} >= {"Read(**/.env)", "Read(**/*.pem)"}
+    assert all(guard["command"].endswith("hook_client.py claude-code --offline")
+               for guard in guards)
     assert main(["install", "claude-code", "--hooks", "--command", "sari",
                  "--hook-type", "http", "--hook-url", "http://127.0.0.1:9000"]) == 0
     data = json.loads(settings.read_text())
-    [group] = data["hooks"]["PreToolUse"]  # the earlier Sari hook was replaced, not doubled
-    [hook] = group["hooks"]
+    [group] = data["hooks"]["PreToolUse"]  # the earlier Sari hooks were replaced, not doubled
+    hook, *guards = group["hooks"]
     assert hook["url"] == "http://127.0.0.1:9000/hooks/claude-code"
     assert hook["headers"] == {"Authorization": "Bearer $SARI_HTTP_TOKEN"}
-    assert data["permissions"]["deny"] == secret_read_rules()
-    assert "Read(**/.env)" in data["permissions"]["deny"]
-    assert not any(".env.*" in rule for rule in data["permissions"]["deny"])  # .env.example
+    assert guards == secret_guard_hooks()
+    assert "permissions" not in data
 
 
 def test_codex_hooks_go_beside_its_config_and_keep_the_user_s(project: Path,

@@ -51,7 +51,7 @@ from sari_core.native.hook_entries import (
     base_url,
     claude_pre_tool_use_hook,
     codex_hooks_file,
-    secret_read_rules,
+    secret_guard_hooks,
     thin_client_command,
     with_claude_pre_tool_use,
     with_codex_pre_tool_use,
@@ -173,10 +173,9 @@ def native_hooks_change(args: argparse.Namespace, project: Path, config: Path,
     data = json.loads(change.new_text) if change is not None else read_json_object(path)
     hook_type = args.hook_type or ("http" if args.url else "mcp_tool")
     hook = claude_pre_tool_use_hook(hook_type, args.name, url, token_file())
-    updated = with_claude_pre_tool_use(data, hook, args.name)
+    updated = with_claude_pre_tool_use(data, [hook, *secret_guard_hooks()], args.name)
     snippet = {"hooks": {**(json.loads(change.snippet)["hooks"] if change else {}),
-                         "PreToolUse": updated["hooks"]["PreToolUse"][-1:]},
-               "permissions": {"deny": secret_read_rules()}}
+                         "PreToolUse": updated["hooks"]["PreToolUse"][-1:]}}
     new_text = old_text if old_text is not None and read_json_object(path) == updated \
         else dump_json(updated)
     result = FileChange(path, old_text, new_text, dump_json(snippet))
