@@ -39,6 +39,8 @@ _TYPE_GLOBS = {"py": "*.py", "js": "*.js", "ts": "*.ts", "rust": "*.rs", "go": "
                "java": "*.java", "c": "*.c", "cpp": "*.cpp", "rb": "*.rb", "md": "*.md",
                "json": "*.json", "yaml": "*.yaml", "toml": "*.toml", "sh": "*.sh"}
 SariTool = Literal["read", "search", "edit", "write"]
+# Files Claude Code's Read renders itself (notebook cells, PDF pages, images).
+RENDERED_BY_THE_CLIENT = (".ipynb", ".pdf", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp")
 
 
 @dataclass(frozen=True)
@@ -118,6 +120,9 @@ def _read(call: NativeCall, root: Path) -> SariRequest | Untouched:
     file_path = call.input.get("file_path")
     if not isinstance(file_path, str) or not file_path:
         return Untouched("no file_path")
+    if file_path.lower().endswith(RENDERED_BY_THE_CLIENT):
+        # Shown as cells, pages or pictures, not as the lines Sari would count.
+        return Untouched("a notebook, PDF or image the client renders itself")
     target, on_disk = workspace_target(file_path, call.cwd, root)
     arguments: dict[str, Any] = {"mode": "file", "target": target}
     offset, limit = _int(call.input.get("offset")), _int(call.input.get("limit"))

@@ -189,3 +189,6 @@ def test_calls_sari_has_no_policy_for_are_untouched(kernel: Kernel, workspace: P
     assert native(kernel, "Read", {"file_path": str(workspace / "missing.py")}) == {}
     assert native(kernel, "Bash", {"command": "pytest -q"}) == {}
     assert native(kernel, "Read", {"file_path": "/etc/hostname"}) == {}  # outside: the client's
+    notebook = workspace / "analysis.ipynb"  # long, unsearched: a .py would be outlined
+    notebook.write_text('{"cells": [\n' + '{"source": "x = 1"},\n' * 400 + "{}]}\n")
+    assert native(kernel, "Read", {"file_path": str(notebook)}) == {}  # the client shows cells
