@@ -93,9 +93,11 @@ def test_doctor_says_which_hooks_are_installed_and_whether_they_answer(
     [nothing] = inspect_hooks(project)
     assert nothing.status == "warn" and "no Sari PreToolUse hook" in nothing.detail
     assert main(["install", "claude-code", "--hooks", "--command", "sari"]) == 0
-    [found] = inspect_hooks(project)
+    found, guard = inspect_hooks(project)
     assert found.status == "ok" and "mcp_tool" in found.detail and "'sari'" in found.detail
+    assert guard.status == "ok" and "refused on Read even when Sari does not answer" in \
+        guard.detail
     assert main(["install", "codex", "--hooks", "--hook-url", "http://127.0.0.1:9"]) == 0
-    claude, codex = inspect_hooks(project, dict(os.environ))
+    claude, _, codex = inspect_hooks(project, dict(os.environ))
     assert codex.name == "codex hook" and codex.status == "warn"
     assert "does not answer" in codex.detail and "secret files still refused" in codex.detail
