@@ -173,3 +173,26 @@ def test_claude_code_s_bash_reads_and_searches_go_through_sari_too(
     assert len(flood.splitlines()) == 100, len(flood.splitlines())
     assert "Output capped at 100 lines" in sent(run)
     assert ".env is a secret file" in secret and SECRET_VALUE not in sent(run)
+
+
+def test_the_plugin_brings_the_server_and_its_hooks_in_one_install(
+        claude: Path, workspace: Path, tmp_path: Path) -> None:
+    """``claude plugin install`` from this repository's marketplace, and nothing else: the
+    session gets Sari's server and the PreToolUse hooks."""
+    home = tmp_path / "home"
+    config = home / ".claude"
+    config.mkdir(parents=True)
+    env = {**os.environ, "HOME": str(home), "CLAUDE_CONFIG_DIR": str(config),
+           "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1",
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+    for argv in (["plugin", "marketplace", "add", str(REPOSITORY)],
+                 ["plugin", "install", "sari@sari"]):
+        done = subprocess.run([str(claude), *argv], capture_output=True, text=True,
+                              timeout=120, env=env, cwd=workspace)
+        assert done.returncode == 0, done.stdout + done.stderr
+    sari = Path(sys.executable).parent / "sari"
+    run = run_session(claude, workspace, home, session_turns(workspace), "Find the handler.",
+                      allowed_tools=("Read", "Grep"), own_mcp_config=False,
+                      extra_env={"SARI_COMMAND": str(sari), "SARI_PLUGINS": POLICIES,
+                                 "PATH": f"{sari.parent}{os.pathsep}{os.environ['PATH']}"})
+    assert_the_policies_reached_the_model(run)
