@@ -46,10 +46,9 @@ CLIENT_ANSWERS = frozenset({
     ErrorCode.EDIT_NO_MATCH, ErrorCode.EDIT_AMBIGUOUS, ErrorCode.SESSION_ID_REQUIRED,
     ErrorCode.INTERNAL_ERROR, ErrorCode.UNKNOWN_TOOL, ErrorCode.REQUEST_TOO_LARGE,
     ErrorCode.BUSY})
-# A search showing matching lines is capped at this many when Sari's own search had more
-# to show than it did and the call set no cap of its own.
+# A search showing matching lines, with no cap of its own, is capped at this many lines
+# when more match: in the files Sari's search found, or in more than FLOOD_FILES files.
 FLOOD_CAP = 100
-# The native Grep's own head_limit default: a flood is more lines than this could show.
 FLOOD_FILES = 20
 NARROW_HINT = "Read other lines with offset and limit."
 SHELL_TOOLS = frozenset({"Bash", "shell", "apply_patch"})
