@@ -212,3 +212,19 @@ def test_a_recorded_session_is_replayed_on_another_copy_of_its_workspace(
     live = run_native_call(kernel, NativeCall("claude-code", "Read", {
         "file_path": f"{ran_in}/pkg/big.py"}, "live", ran_in))
     assert live.action == "untouched"  # a live hook's path outside the workspace: the client's
+
+
+def test_where_sari_cannot_decide_a_secret_file_is_still_refused(
+        workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server that insists on a session id argument refuses every native call before any
+    policy runs: the secret-file list still decides, as when Sari does not answer."""
+    monkeypatch.setenv("SARI_STRICT_SESSION_ID", "1")
+    strict = Kernel(roots=[workspace], plugins=policy_plugins(POLICIES),
+                    load_entry_points=False, analytics_sinks=[])
+    try:
+        refused = hook_output(native(strict, "Read", {"file_path": str(workspace / ".env")}))
+        assert refused["permissionDecision"] == "deny"
+        assert ".env is a secret file" in refused["permissionDecisionReason"]
+        assert native(strict, "Read", {"file_path": str(workspace / "pkg" / "small.py")}) == {}
+    finally:
+        strict.close()
