@@ -2,7 +2,7 @@
 
 For sari-core and each plugin under ``plugins/``: build the sdist and the wheel
 (``python -m build``), ``twine check`` both, then install the wheel into a fresh virtualenv
-(a plugin beside the sari-core wheel just built, nothing else of this checkout) and import
+(uv's, a plugin beside the sari-core wheel just built, nothing else of this checkout) and import
 it. Prints one line per distribution and exits 1 if any step failed.
 
     python tools/release_check.py [--dist-dir DIR]
@@ -15,7 +15,6 @@ import subprocess
 import sys
 import tempfile
 import tomllib
-import venv
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,10 +50,15 @@ def check(name: str, folder: Path, module: str, out: Path, core_wheel: Path | No
     if twine.returncode:
         return f"twine check failed: {twine.stdout.strip()}", wheels[0]
     with tempfile.TemporaryDirectory(prefix=f"{name}-") as env_dir:
-        venv.create(env_dir, with_pip=True)
+        # uv builds the virtualenv and installs: the same resolution as pip, in seconds.
+        created = run(sys.executable, "-m", "uv", "venv", "--quiet", "--python", sys.executable,
+                      env_dir)
+        if created.returncode:
+            return f"virtualenv failed: {created.stderr.strip().splitlines()[-1:]}", wheels[0]
         python = Path(env_dir) / "bin" / "python"
         wanted = [wheels[0]] if core_wheel is None else [core_wheel, wheels[0]]
-        installed = run(python, "-m", "pip", "install", "--quiet", *wanted)
+        installed = run(sys.executable, "-m", "uv", "pip", "install", "--quiet", "--python",
+                        python, *wanted)
         if installed.returncode:
             return f"install failed: {installed.stderr.strip().splitlines()[-1:]}", wheels[0]
         imported = run(python, "-c", f"import {module}; print({module}.__name__)", cwd=Path(env_dir))
