@@ -16,9 +16,9 @@ import pytest
 from engine_repo import write
 
 from sari_core.engine import Workspace
-from sari_core.engine.build_priority import BUILD_NICENESS, run_lowered
-from sari_core.engine.changes import NotifyWatcher, WatchAfterFirstBuild
-from sari_core.engine.indexer import IndexStats
+from sari_core.engine.changes.changes import NotifyWatcher, WatchAfterFirstBuild
+from sari_core.engine.index.build_priority import BUILD_NICENESS, run_lowered
+from sari_core.engine.index.indexer import IndexStats
 from sari_core.kernel import Kernel
 from sari_core.models import SearchCall
 
@@ -104,8 +104,8 @@ def test_a_one_call_workspace_walks_its_tree_once_per_call(
         repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The command line opens the index, walks the tree for changes and makes one call: no
     watcher, no folder snapshot for sweeps that will never come, no second walk."""
-    from sari_core.engine.changes import StatSweep
-    from sari_core.engine.ignore import IgnoreRules
+    from sari_core.engine.changes.changes import StatSweep
+    from sari_core.engine.files.ignore import IgnoreRules
 
     with Workspace([repo], index_path=tmp_path / "index.sqlite", watch=False) as engine:
         engine.ensure_index(progress=False)
