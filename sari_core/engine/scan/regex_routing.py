@@ -25,7 +25,7 @@ def goes_to_ripgrep(searcher: Searcher, call: SearchCall) -> bool:
     """
     if call.kind != "regex" or ripgrep() is None or "\x00" in call.query:
         return False
-    searcher._compile(call)
+    searcher.compile_regex(call)
     return candidate_query(call.query) is None
 
 

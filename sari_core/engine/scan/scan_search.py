@@ -56,7 +56,7 @@ def scan_search(searcher: Searcher, scan: WorkspaceScan, call: SearchCall, *,
     notes = [BUILDING_NOTE] if notes is None else list(notes)
     if words_note:
         notes.append(words_note)
-    matches, cut = searcher._matches(hits, call.limit)
+    matches, cut = searcher.matches(hits, call.limit)
     return SearchResult(query=call.query, kind=call.kind, matches=matches, total=total,
                         truncated=cut or partial is not None or len(hits) > len(matches)
                         or total > len(matches),
@@ -69,12 +69,12 @@ def _hits(searcher: Searcher, scan: WorkspaceScan, call: SearchCall) -> tuple[li
     if call.kind == "path":
         rows = [FileHit(-number, root, rel) for number, (root, rel) in
                 enumerate(scan.files(), 1)]
-        hits, total = searcher._paths(call, rows)
+        hits, total = searcher.path_hits(call, rows)
     elif call.kind == "symbol":
         hits, total = _symbols(scan, call)
     else:
         if call.kind == "regex":
-            searcher._compile(call)  # a bad pattern is the same structured error as indexed
+            searcher.compile_regex(call)  # a bad pattern is the same structured error as indexed
         hits, total = _text(searcher, scan, call)
     return hits, total
 
@@ -113,7 +113,7 @@ def _text(searcher: Searcher, scan: WorkspaceScan, call: SearchCall) -> tuple[li
                         defs))
     chosen = heapq.nsmallest(max(SCAN_FILES_MIN, SCAN_FILES_PER_RESULT * call.limit), entries,
                              key=lambda entry: entry[0])
-    rx = searcher._compile(call) if call.kind == "regex" else None
+    rx = searcher.compile_regex(call) if call.kind == "regex" else None
     hits: list[Hit] = []
     for _, hit, item, defs in chosen:
         lines = []

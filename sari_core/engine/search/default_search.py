@@ -28,31 +28,32 @@ from sari_core.engine.index.index_memo import file_lines
 from sari_core.engine.index.names import folded, folded_name
 from sari_core.engine.index.names import words as name_words
 from sari_core.engine.python.scopes import definition_trees, innermost
+from sari_core.engine.search.hit_ranking import Hit
 from sari_core.engine.search.query_kinds import classify, dotted_parts
 from sari_core.engine.search.text_match import FileHit, glob_spec
 from sari_core.engine.search.word_search import WordHit, is_test, query_terms, search_words, stem
 from sari_core.errors import SariError
 
 if TYPE_CHECKING:
-    from sari_core.engine.search.search import Searcher, _Hit
+    from sari_core.engine.search.search import Searcher
     from sari_core.models import SearchCall
 
 MAX_DOTTED_DEFINITIONS = 500
 NAMED_WITH_WORDS = 3
 
 
-def answer(searcher: Searcher, call: SearchCall) -> tuple[list[_Hit], int, list[str]]:
+def answer(searcher: Searcher, call: SearchCall) -> tuple[list[Hit], int, list[str]]:
     """Hits in the order to show, the count of matching files, and notes."""
     kind = classify(call.query)
     quoted = json.dumps(call.query.strip(), ensure_ascii=False)
     if kind == "dotted":
         resolved = _dotted(searcher, call)
-        literal, total = searcher._text(call)
+        literal, total = searcher.text_hits(call)
         if resolved or literal:
             return _merge(resolved, _ordered(literal)), total + len(
                 {hit.file.id for hit in resolved}), []
     else:
-        literal, total = searcher._text(call)
+        literal, total = searcher.text_hits(call)
         if literal:  # the exact literal wins: it is what was asked for, as written
             ordered = _ordered(literal)
             if kind != "identifier" or call.case_sensitive \
@@ -86,25 +87,23 @@ def answer(searcher: Searcher, call: SearchCall) -> tuple[list[_Hit], int, list[
                           f"these are the best matches of {what}."]
 
 
-def _ordered(hits: list[_Hit]) -> list[_Hit]:
+def _ordered(hits: list[Hit]) -> list[Hit]:
     return sorted(hits, key=lambda hit: (-hit.score, hit.file.root, hit.file.path, hit.line))
 
 
-def _merge(first: list[_Hit], then: list[_Hit]) -> list[_Hit]:
+def _merge(first: list[Hit], then: list[Hit]) -> list[Hit]:
     seen = {(hit.file.id, hit.line) for hit in first}
     return [*first, *(hit for hit in then if (hit.file.id, hit.line) not in seen)]
 
 
-def _as_regex(searcher: Searcher, call: SearchCall) -> tuple[list[_Hit], int]:
+def _as_regex(searcher: Searcher, call: SearchCall) -> tuple[list[Hit], int]:
     try:
-        return searcher._text(call.model_copy(update={"kind": "regex"}))
+        return searcher.text_hits(call.model_copy(update={"kind": "regex"}))
     except SariError:  # not a valid regex after all: answered by its words
         return [], 0
 
 
-def _words(searcher: Searcher, call: SearchCall) -> tuple[list[_Hit], int]:
-    from sari_core.engine.search.search import _Hit
-
+def _words(searcher: Searcher, call: SearchCall) -> tuple[list[Hit], int]:
     spec = glob_spec(call.path_glob) if call.path_glob else None
     found, files = search_words(searcher.store, call.query, max(call.limit * 2, 20),
                                 spec.match_file if spec else None)
@@ -115,13 +114,13 @@ def _words(searcher: Searcher, call: SearchCall) -> tuple[list[_Hit], int]:
         lines = lines_of.get(hit.file_id, [])
         line = hit.line if hit.kind != "text" else _best_line(lines, hit, terms)
         text = lines[line - 1] if 0 < line <= len(lines) else ""
-        hits.append(_Hit(FileHit(hit.file_id, hit.root, hit.path), line, text,
+        hits.append(Hit(FileHit(hit.file_id, hit.root, hit.path), line, text,
                          round(hit.score, 2), "definition" if hit.kind != "text" else "text",
                          hit.scope or None, 0, hit.end_line if hit.kind != "text" else line))
     return hits, files
 
 
-def _named_with_words(searcher: Searcher, call: SearchCall) -> list[_Hit]:
+def _named_with_words(searcher: Searcher, call: SearchCall) -> list[Hit]:
     """Definitions whose name holds each word of the identifier ``call`` asks for, in any
     order and form (``parse_cookie``: ``cookie_parser``), at most ``NAMED_WITH_WORDS``;
     not tests (``test_cookie_parsing`` tests the definition, it is not one to use)."""
@@ -157,10 +156,8 @@ def _best_line(lines: list[str], hit: WordHit, terms: list[str]) -> int:
     return best
 
 
-def _dotted(searcher: Searcher, call: SearchCall) -> list[_Hit]:
+def _dotted(searcher: Searcher, call: SearchCall) -> list[Hit]:
     """Definitions of the last part of a dotted name inside the class or module it names."""
-    from sari_core.engine.search.search import _Hit
-
     parts = dotted_parts(call.query)
     if len(parts) < 2:
         return []
@@ -194,6 +191,6 @@ def _dotted(searcher: Searcher, call: SearchCall) -> list[_Hit]:
     for row in found:
         lines = texts.get(row.file_id, "").split("\n")
         text = lines[row.line - 1] if 0 < row.line <= len(lines) else ""
-        hits.append(_Hit(FileHit(row.file_id, row.root, row.path), row.line, text, 10.0,
+        hits.append(Hit(FileHit(row.file_id, row.root, row.path), row.line, text, 10.0,
                          "definition", wanted, max(text.find(row.name), 0), row.end_line))
     return hits

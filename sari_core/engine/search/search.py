@@ -68,7 +68,6 @@ COUNT_FILES_AT_MOST = 2000
 COUNT_BYTES_AT_MOST = 16 << 20
 SNIPPET_CHARS = 200
 PREVIEW_BUDGET_CHARS = 6000
-_Hit = Hit  # (its name in engine.search.default_search)
 
 
 def _snippet(line: str, start: int, width: int = SNIPPET_CHARS) -> str:
@@ -111,16 +110,16 @@ class Searcher:
             if call.kind == "symbol":
                 hits, total, notes = symbol_hits(self.store, call)
             elif call.kind == "path":
-                hits, total = self._paths(call)
+                hits, total = self.path_hits(call)
             elif call.kind == "text" and not call.literal:  # no kind given: understood
                 from sari_core.engine.search.default_search import answer
 
                 hits, total, notes = answer(self, call)
             else:
-                hits, total = self._text(call, files)
+                hits, total = self.text_hits(call, files)
         partial = budget.note()
         notes = [*notes, *budget.bounds, *([partial] if partial is not None else [])]
-        matches, cut = self._matches(hits, call.limit, ordered=not call.literal)
+        matches, cut = self.matches(hits, call.limit, ordered=not call.literal)
         if call.kind in ("text", "regex", "symbol"):  # each hit names the definition it is in
             # shown with the first hits: by the default call, and by a symbol search, whose
             # hits are the definitions the agent asked for
@@ -140,18 +139,24 @@ class Searcher:
     def files(self, call: SearchCall) -> list[FileHit]:
         """Every file matching a text or regex query (the set ``total`` counts)."""
         if call.kind == "regex":
-            return regex_files(self.store, self._compile(call), glob=call.path_glob)
+            return regex_files(self.store, self.compile_regex(call), glob=call.path_glob)
         return literal_files(self.store, call.query, case_sensitive=call.case_sensitive,
                              glob=call.path_glob)
 
     @staticmethod
-    def _compile(call: SearchCall) -> Regex:
+    def compile_regex(call: SearchCall) -> Regex:
+        """The regex of a regex call, compiled as the index runs it: a pattern it refuses
+        is a structured error."""
         return compile_query(call.query, case_sensitive=call.case_sensitive)
 
     # --- text and regex -------------------------------------------------------------
 
-    def _text(self, call: SearchCall, files: list[FileHit] | None = None
-              ) -> tuple[list[Hit], int]:
+    def text_hits(self, call: SearchCall, files: list[FileHit] | None = None
+                  ) -> tuple[list[Hit], int]:
+        """The line hits of a text or regex call, and the count of matching files.
+
+        :param files: the matching files when found elsewhere (a regex ripgrep ran).
+        """
         words = query_names(call.query)
         needle = call.query if call.case_sensitive else call.query.lower()
         scan_files = max(SCAN_FILES_MIN, SCAN_FILES_PER_RESULT * call.limit)
@@ -177,7 +182,7 @@ class Searcher:
         chosen = files if len(files) <= scan_files else files[:scan_files] if bounded \
             else heapq.nsmallest(scan_files, files, key=order)
         by_id = {hit.id: hit for hit in chosen}
-        rx = self._compile(call) if call.kind == "regex" else None
+        rx = self.compile_regex(call) if call.kind == "regex" else None
         hits: list[Hit] = []
         texts = chain(((file_id, kept[file_id].decode("utf-8")) for file_id in by_id
                        if file_id in kept),
@@ -266,8 +271,12 @@ class Searcher:
 
     # --- paths ----------------------------------------------------------------------
 
-    def _paths(self, call: SearchCall, rows: Iterable[FileHit] | None = None
-               ) -> tuple[list[Hit], int]:
+    def path_hits(self, call: SearchCall, rows: Iterable[FileHit] | None = None
+                  ) -> tuple[list[Hit], int]:
+        """The files whose path matches a path call, best first, and their count.
+
+        :param rows: the files to look at (every indexed file if None).
+        """
         query = call.query.strip()
         if rows is None:
             rows = [FileHit(row.id, row.root, row.path) for row in self.store.all_files().values()]
@@ -309,8 +318,13 @@ class Searcher:
     def _ordered(hits: list[Hit]) -> list[Hit]:
         return sorted(hits, key=lambda hit: (-hit.score, hit.file.root, hit.file.path, hit.line))
 
-    def _matches(self, hits: list[Hit], limit: int, ordered: bool = False
-                 ) -> tuple[list[SearchMatch], bool]:
+    def matches(self, hits: list[Hit], limit: int, ordered: bool = False
+                ) -> tuple[list[SearchMatch], bool]:
+        """The first ``limit`` hits as matches, with snippets that share one preview
+        budget, and whether a snippet was cut.
+
+        :param ordered: the hits are in the order to show (else they are ranked here).
+        """
         ordered_hits = (hits if ordered else self._ordered(hits))[:limit]
         budget = PREVIEW_BUDGET_CHARS
         width = min(SNIPPET_CHARS, max(40, budget // max(len(ordered_hits), 1)))
