@@ -22,11 +22,12 @@ from __future__ import annotations
 
 import json
 from os.path import commonprefix
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from sari_core.engine.index.index_memo import file_lines
 from sari_core.engine.index.names import folded, folded_name
 from sari_core.engine.index.names import words as name_words
+from sari_core.engine.index.store import IndexStore
 from sari_core.engine.python.scopes import definition_trees, innermost
 from sari_core.engine.search.hit_ranking import Hit
 from sari_core.engine.search.query_kinds import classify, dotted_parts
@@ -35,14 +36,21 @@ from sari_core.engine.search.word_search import WordHit, is_test, query_terms, s
 from sari_core.errors import SariError
 
 if TYPE_CHECKING:
-    from sari_core.engine.search.search import Searcher
     from sari_core.models import SearchCall
 
 MAX_DOTTED_DEFINITIONS = 500
 NAMED_WITH_WORDS = 3
 
 
-def answer(searcher: Searcher, call: SearchCall) -> tuple[list[Hit], int, list[str]]:
+class TextSearcher(Protocol):
+    """What the default search uses of the searcher: the index, and its text hits."""
+
+    store: IndexStore
+
+    def text_hits(self, call: SearchCall) -> tuple[list[Hit], int]: ...
+
+
+def answer(searcher: TextSearcher, call: SearchCall) -> tuple[list[Hit], int, list[str]]:
     """Hits in the order to show, the count of matching files, and notes."""
     kind = classify(call.query)
     quoted = json.dumps(call.query.strip(), ensure_ascii=False)
@@ -96,14 +104,14 @@ def _merge(first: list[Hit], then: list[Hit]) -> list[Hit]:
     return [*first, *(hit for hit in then if (hit.file.id, hit.line) not in seen)]
 
 
-def _as_regex(searcher: Searcher, call: SearchCall) -> tuple[list[Hit], int]:
+def _as_regex(searcher: TextSearcher, call: SearchCall) -> tuple[list[Hit], int]:
     try:
         return searcher.text_hits(call.model_copy(update={"kind": "regex"}))
     except SariError:  # not a valid regex after all: answered by its words
         return [], 0
 
 
-def _words(searcher: Searcher, call: SearchCall) -> tuple[list[Hit], int]:
+def _words(searcher: TextSearcher, call: SearchCall) -> tuple[list[Hit], int]:
     spec = glob_spec(call.path_glob) if call.path_glob else None
     found, files = search_words(searcher.store, call.query, max(call.limit * 2, 20),
                                 spec.match_file if spec else None)
@@ -120,7 +128,7 @@ def _words(searcher: Searcher, call: SearchCall) -> tuple[list[Hit], int]:
     return hits, files
 
 
-def _named_with_words(searcher: Searcher, call: SearchCall) -> list[Hit]:
+def _named_with_words(searcher: TextSearcher, call: SearchCall) -> list[Hit]:
     """Definitions whose name holds each word of the identifier ``call`` asks for, in any
     order and form (``parse_cookie``: ``cookie_parser``), at most ``NAMED_WITH_WORDS``;
     not tests (``test_cookie_parsing`` tests the definition, it is not one to use)."""
@@ -156,7 +164,7 @@ def _best_line(lines: list[str], hit: WordHit, terms: list[str]) -> int:
     return best
 
 
-def _dotted(searcher: Searcher, call: SearchCall) -> list[Hit]:
+def _dotted(searcher: TextSearcher, call: SearchCall) -> list[Hit]:
     """Definitions of the last part of a dotted name inside the class or module it names."""
     parts = dotted_parts(call.query)
     if len(parts) < 2:

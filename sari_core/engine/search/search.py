@@ -31,6 +31,7 @@ from itertools import chain
 from sari_core.engine.files.paths import PathGuard
 from sari_core.engine.index.store import IndexStore
 from sari_core.engine.search import hit_context, work_budget
+from sari_core.engine.search.default_search import answer
 from sari_core.engine.search.hit_ranking import (
     HITS_PER_FILE,
     SCAN_FILES_MIN,
@@ -112,8 +113,6 @@ class Searcher:
             elif call.kind == "path":
                 hits, total = self.path_hits(call)
             elif call.kind == "text" and not call.literal:  # no kind given: understood
-                from sari_core.engine.search.default_search import answer
-
                 hits, total, notes = answer(self, call)
             else:
                 hits, total = self.text_hits(call, files)
