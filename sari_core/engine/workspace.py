@@ -32,6 +32,7 @@ from sari_core.engine.index.build_priority import run_here, run_lowered
 from sari_core.engine.index.indexer import COMPLETE_KEY, Indexer, IndexStats
 from sari_core.engine.index.names import MatchMode
 from sari_core.engine.index.progress import wants_progress
+from sari_core.engine.index.reference_counts import reference_counts
 from sari_core.engine.index.schema import default_index_path, index_bytes
 from sari_core.engine.index.store import IndexStore
 from sari_core.engine.scan import regex_routing
@@ -348,7 +349,7 @@ class Workspace:
         self.wait_for_index(None)
         self._sync()
         return {self.guard.display(root, path): count
-                for (root, path), count in sorted(self.store.reference_counts().items())}
+                for (root, path), count in sorted(reference_counts(self.store).items())}
 
     def definitions(self, query: str, mode: MatchMode | None) -> list[Definition]:
         """Every indexed definition of the names ``query`` matches (none before the index

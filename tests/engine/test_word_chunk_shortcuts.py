@@ -18,6 +18,7 @@ import pytest
 
 from sari_core.engine.files.textfile import decode
 from sari_core.engine.index.licence_headers import licence_lines
+from sari_core.engine.index.scope_tree import Scope, build_tree
 from sari_core.engine.index.symbols import extract
 from sari_core.engine.index.word_chunks import (
     MAX_CHUNK_CHARS,
@@ -26,7 +27,6 @@ from sari_core.engine.index.word_chunks import (
     chunks,
     code_words,
 )
-from sari_core.engine.python.scopes import Scope, build_tree
 
 PACKAGE = Path(__file__).resolve().parents[2] / "sari_core"
 STDLIB = Path(sysconfig.get_paths()["stdlib"])

@@ -373,9 +373,3 @@ class IndexStore(StoredTexts):
             f"WHERE folded IN ({','.join('?' * len(folded))}) AND is_def = 1 "
             f"AND name COLLATE NOCASE IN ({marks}) LIMIT {int(limit)}",
             (*folded, *names)).fetchall()
-
-    def reference_counts(self) -> dict[tuple[int, str], int]:
-        """Per defining file: how many other files reference a name it defines."""
-        from sari_core.engine.index.reference_counts import reference_counts
-
-        return reference_counts(self)

@@ -15,12 +15,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from itertools import accumulate, pairwise
-from typing import TYPE_CHECKING
 
 from sari_core.engine.index.licence_headers import licence_lines
-
-if TYPE_CHECKING:
-    from sari_core.engine.python.scopes import Scope
+from sari_core.engine.index.scope_tree import Scope, build_tree
 
 WINDOW = 60  # lines per chunk of text outside definitions
 MAX_CHUNK_CHARS = 20_000  # words kept per chunk: generated tables say nothing more
@@ -101,10 +98,6 @@ class _Lines:
 
 def chunks(text: str, definitions: Iterable[tuple[str, str, int, int]]) -> list[Chunk]:
     """``(line, end_line, scope, kind, name words, body words)`` per chunk of ``text``."""
-    from sari_core.engine.python.scopes import (
-        build_tree,  # scopes reads the store, which calls here
-    )
-
     lines = _Lines(text)
     count = len(lines.starts) - 1
     tree = build_tree(definitions)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from sari_core.engine.index.scope_tree import Scope, innermost
 from sari_core.engine.index.store import IndexStore
 from sari_core.engine.python.code_text import (
     Spans,
@@ -37,7 +38,6 @@ from sari_core.engine.python.code_text import (
 from sari_core.engine.python.decorated import accessor_lines
 from sari_core.engine.python.python_text import imported_modules, signature
 from sari_core.engine.python.receiver_types import ReceiverTypes, receiver_chain
-from sari_core.engine.python.scopes import Scope, innermost
 from sari_core.engine.python.subclasses import Subclasses, class_keys, overrides
 from sari_core.engine.python.symbol_target import Named, Target, module_of
 from sari_core.engine.python.use_text import called, exported, receiver_of

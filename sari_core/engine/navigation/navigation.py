@@ -38,11 +38,12 @@ from typing import Any
 from sari_core.engine.files.paths import PathGuard
 from sari_core.engine.index.grammars import GRAMMARS
 from sari_core.engine.index.names import MatchMode, folded_name, like_pattern, matches, rank
+from sari_core.engine.index.scope_tree import Scope, innermost
 from sari_core.engine.index.store import IndexStore
 from sari_core.engine.navigation.narrowing import Narrower, Use, note, overrides
 from sari_core.engine.python.code_text import Spans, in_prose, in_string, prose_spans
 from sari_core.engine.python.decorated import PYTHON_SUFFIXES, accessor_lines
-from sari_core.engine.python.scopes import Scope, definition_trees, innermost
+from sari_core.engine.python.scopes import definition_trees
 from sari_core.engine.python.symbol_target import Target, is_location, resolve
 from sari_core.engine.search.text_match import glob_spec, literal_files
 from sari_core.models import SearchCall, SearchMatch, SearchResult

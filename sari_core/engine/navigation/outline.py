@@ -13,10 +13,11 @@ from collections.abc import Callable
 
 from sari_core.engine.files.paths import PathGuard, ResolvedPath
 from sari_core.engine.files.textfile import MAX_READ_BYTES, language_of, load_fd
+from sari_core.engine.index.scope_tree import build_tree, outline_lines
 from sari_core.engine.index.store import IndexStore
 from sari_core.engine.index.symbols import extract
 from sari_core.engine.navigation.reading import window
-from sari_core.engine.python.scopes import build_tree, definition_trees, outline_lines
+from sari_core.engine.python.scopes import definition_trees
 from sari_core.models import ReadCall, ReadResult
 
 PRECISION = "name-based"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from sari_core.engine.index.scope_tree import innermost
 from sari_core.engine.python.python_text import (
     CONSTRUCTOR,
     annotation_classes,
@@ -24,7 +25,6 @@ from sari_core.engine.python.python_text import (
     return_annotation,
     top_level,
 )
-from sari_core.engine.python.scopes import innermost
 
 if TYPE_CHECKING:  # the mixin reads definitions through the reader it is mixed into
     from sari_core.engine.python.receiver_types import Definitions as _Reader

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from sari_core.engine.python.scopes import Scope, innermost
+from sari_core.engine.index.scope_tree import Scope, innermost
 
 CLASS_KINDS = ("class", "interface", "struct", "trait", "impl")
 MAX_HEADER_LINES = 30  # a definition's signature may run over this many lines

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from sari_core.engine.index.names import folded_name
+from sari_core.engine.index.scope_tree import Scope, enclosing, innermost
 from sari_core.engine.index.store import IndexStore
 from sari_core.engine.python.decorated import is_accessor, yielded_annotation
 from sari_core.engine.python.decorators import decorated_start
@@ -42,7 +43,7 @@ from sari_core.engine.python.python_text import (
     signature,
     top_level,
 )
-from sari_core.engine.python.scopes import Scope, definition_trees, enclosing, innermost
+from sari_core.engine.python.scopes import definition_trees
 from sari_core.engine.python.type_aliases import expand_aliases
 from sari_core.engine.python.with_statements import with_statement
 

@@ -20,9 +20,10 @@ import re
 from dataclasses import dataclass, field
 
 from sari_core.engine.index.names import folded_name
+from sari_core.engine.index.scope_tree import Scope, innermost
 from sari_core.engine.index.store import IndexStore, SymbolHit
 from sari_core.engine.python.decorated import accessor_lines, is_overload
-from sari_core.engine.python.scopes import Scope, definition_trees, innermost
+from sari_core.engine.python.scopes import definition_trees
 from sari_core.engine.search.query_kinds import dotted_parts
 
 MAX_DEFINITIONS = 2000

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from sari_core.engine.index.index_memo import file_definitions, file_lines
+from sari_core.engine.index.scope_tree import Scope, build_tree, innermost
 from sari_core.engine.index.store import IndexStore
 from sari_core.engine.python.decorators import decorated_start
-from sari_core.engine.python.scopes import Scope, build_tree, innermost
 from sari_core.engine.search.text_match import FileHit
 from sari_core.models import SearchMatch
 from sari_core.outline_rows import row_text
