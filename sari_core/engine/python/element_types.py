@@ -16,6 +16,7 @@ import re
 from typing import TYPE_CHECKING
 
 from sari_core.engine.index.scope_tree import innermost
+from sari_core.engine.python.definitions import Definitions, constructs
 from sari_core.engine.python.python_text import (
     CONSTRUCTOR,
     annotation_classes,
@@ -25,11 +26,6 @@ from sari_core.engine.python.python_text import (
     return_annotation,
     top_level,
 )
-
-if TYPE_CHECKING:  # the mixin reads definitions through the reader it is mixed into
-    from sari_core.engine.python.receiver_types import Definitions as _Reader
-else:
-    _Reader = object
 
 ITERATED = "iterated"  # for x in c: what iterating yields
 INDEXED = "indexed"  # c[key]: what a subscript gives
@@ -105,13 +101,7 @@ def unpacked_position(text: str, name: str) -> tuple[int, str] | None:
     return (targets.index(name), found["value"].strip()) if name in targets else None
 
 
-def constructs(callee: str, definitions: _Reader) -> bool:
-    """Is calling ``callee`` making an instance: an indexed class, or a CapWords name (a
-    class by Python's naming convention, ``threading.Event()``, whose methods are its own)?"""
-    return definitions.is_class(callee) or (callee[:1].isupper() and not callee.isupper())
-
-
-class ContainerAnnotations(_Reader):
+class ContainerAnnotations(Definitions):
     """The annotation text a receiver chain's last part was written with (a mixin of
     the receiver reader, whose ``of`` types the chain ahead of the last part)."""
 
