@@ -73,3 +73,8 @@ def like_pattern(query: str, mode: MatchMode) -> str:
     first = parts[0] if parts else query
     escaped = first.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return f"{escaped}%" if mode != "fuzzy" and len(parts) <= 1 else f"%{escaped}%"
+
+
+def dotted_parts(query: str) -> list[str]:
+    """``Session.send`` -> ``["Session", "send"]`` (``::`` and ``#`` separate too)."""
+    return [part for part in re.split(r"\.|::|#", query.strip().removesuffix("()")) if part]

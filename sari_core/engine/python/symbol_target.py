@@ -19,12 +19,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from sari_core.engine.index.names import folded_name
+from sari_core.engine.index.names import dotted_parts, folded_name
 from sari_core.engine.index.scope_tree import Scope, innermost
 from sari_core.engine.index.store import IndexStore, SymbolHit
 from sari_core.engine.python.decorated import accessor_lines, is_overload
 from sari_core.engine.python.scopes import definition_trees
-from sari_core.engine.search.query_kinds import dotted_parts
 
 MAX_DEFINITIONS = 2000
 _LOCATION = re.compile(r"(?P<path>[^:]+):(?P<line>\d+)\Z")

@@ -25,13 +25,13 @@ from os.path import commonprefix
 from typing import TYPE_CHECKING, Protocol
 
 from sari_core.engine.index.index_memo import file_lines
-from sari_core.engine.index.names import folded, folded_name
+from sari_core.engine.index.names import dotted_parts, folded, folded_name
 from sari_core.engine.index.names import words as name_words
 from sari_core.engine.index.scope_tree import innermost
 from sari_core.engine.index.store import IndexStore
 from sari_core.engine.python.scopes import definition_trees
 from sari_core.engine.search.hit_ranking import Hit
-from sari_core.engine.search.query_kinds import classify, dotted_parts
+from sari_core.engine.search.query_kinds import classify
 from sari_core.engine.search.text_match import FileHit, glob_spec
 from sari_core.engine.search.word_search import WordHit, is_test, query_terms, search_words, stem
 from sari_core.errors import SariError

@@ -53,8 +53,3 @@ def classify(query: str) -> QueryKind:
     if len(words) >= 2 and not _CODE.search(text) and plain >= 2 and 2 * plain > len(words):
         return "words"
     return "code"
-
-
-def dotted_parts(query: str) -> list[str]:
-    """``Session.send`` -> ``["Session", "send"]`` (``::`` and ``#`` separate too)."""
-    return [part for part in re.split(r"\.|::|#", query.strip().removesuffix("()")) if part]
