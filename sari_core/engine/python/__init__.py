@@ -1,6 +1,7 @@
 """Python types: what Python source, read through the index, says about a name.
 
-A file's definitions as a tree (:mod:`.scopes`), Python's spelling of types and names
+Definitions read out of the index: their trees (:mod:`.scopes`) and their text
+(:mod:`.definitions`); Python's spelling of types and names
 (:mod:`.python_text`, :mod:`.code_text`, :mod:`.with_statements`, :mod:`.use_text`),
 decorators (:mod:`.decorators`, :mod:`.decorated`), where a name comes from
 (:mod:`.import_origins`, :mod:`.type_aliases`), which classes extend which
