@@ -31,7 +31,11 @@ def run_lowered(work: Callable[[], T]) -> T:
 
     def lowered() -> None:
         with contextlib.suppress(OSError, AttributeError):
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), BUILD_NICENESS)
+            # below the caller's own nice value (a server run under ``nice`` is already
+            # lowered), and at most 19, the lowest there is
+            me = threading.get_native_id()
+            os.setpriority(os.PRIO_PROCESS, me,
+                           min(os.getpriority(os.PRIO_PROCESS, me) + BUILD_NICENESS, 19))
         try:
             outcome["value"] = work()
         except BaseException as exc:  # noqa: BLE001 - raised again in the waiting thread
