@@ -1,7 +1,7 @@
 """Index workers' CPU by stage: what parsing a source file and splitting its words cost.
 
 An index build sends each source file to a worker process
-(:mod:`sari_core.engine.symbol_worker`), which parses it with tree-sitter, runs the
+(:mod:`sari_core.engine.index.symbol_worker`), which parses it with tree-sitter, runs the
 language's tags query, builds the symbol rows, cuts the text into word chunks and sends
 it all back. This bench runs the same functions in-process over a corpus, stage by stage,
 and prints the CPU-seconds of each (the best of ``--repeat`` runs) and MB of source per
@@ -36,12 +36,12 @@ from pathlib import Path
 
 from search import add_corpus_arguments, corpus_of
 
-from sari_core.engine.decoding import decode
-from sari_core.engine.symbol_jobs import BATCH_BYTES
-from sari_core.engine.symbol_worker import parse_batch
-from sari_core.engine.symbols import MAX_SYMBOL_BYTES, extract, supported, toolkit
-from sari_core.engine.textfile import language_of
-from sari_core.engine.word_chunks import chunks
+from sari_core.engine.files.decoding import decode
+from sari_core.engine.files.textfile import language_of
+from sari_core.engine.index.symbol_jobs import BATCH_BYTES
+from sari_core.engine.index.symbol_worker import parse_batch
+from sari_core.engine.index.symbols import MAX_SYMBOL_BYTES, extract, supported, toolkit
+from sari_core.engine.index.word_chunks import chunks
 
 Job = tuple[int, str, bytes]
 

@@ -21,8 +21,9 @@ from pathlib import Path
 
 from search import REGEXES, rg_files, smoke_corpus
 
-from sari_core.engine import Workspace, regex_routing
-from sari_core.engine.regex_plan import candidate_query
+from sari_core.engine import Workspace
+from sari_core.engine.scan import regex_routing
+from sari_core.engine.search.regex_plan import candidate_query
 from sari_core.models import SearchCall
 
 HELD_OUT = [r"except \w+Error as \w+:", r"self\.\w+ = None$", r"return \[\w+ for \w+ in",

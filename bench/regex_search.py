@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{pattern:<28}{len(found):>7}{ours:>9.1f}{theirs:>9.1f}"
                       f"{theirs / ours:>7.1f}x  {'yes' if found == expected else 'NO'}")
                 disagreements += found != expected
-            if importlib.util.find_spec("sari_core.engine.regex") is None:
+            if importlib.util.find_spec("sari_core.engine.search.regex") is None:
                 return 1 if disagreements else 0  # a backtracking engine would not come back
             call = SearchCall(query=EVIL, kind="regex")
             evil_ms = median_ms(lambda: engine.search(call), args.repeat)

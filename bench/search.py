@@ -42,9 +42,9 @@ from pathlib import Path
 from first_answer import first_answers
 
 from sari_core.engine import Workspace
-from sari_core.engine.ignore import DEFAULT_EXCLUDED_DIRS
-from sari_core.engine.scan import ripgrep
-from sari_core.engine.textfile import MAX_INDEX_BYTES
+from sari_core.engine.files.ignore import DEFAULT_EXCLUDED_DIRS
+from sari_core.engine.files.textfile import MAX_INDEX_BYTES
+from sari_core.engine.scan.scan import ripgrep
 from sari_core.models import SearchCall
 
 PACKAGES = ["sympy==1.13.3", "moto==5.0.22", "jedi==0.19.2", "scipy==1.14.1", "pip==24.3.1"]

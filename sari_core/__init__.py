@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from sari_core.arguments import LEGACY_READ_TOOLS, READ_TOOLS
     from sari_core.client_request import ClientRequest, current_client_request
-    from sari_core.engine.names import MatchMode, matches
-    from sari_core.engine.navigation import Definition, target_name
-    from sari_core.engine.text_match import glob_spec
+    from sari_core.engine.index.names import MatchMode, matches
+    from sari_core.engine.navigation.navigation import Definition, target_name
+    from sari_core.engine.search.text_match import glob_spec
     from sari_core.engine_protocol import (
         CountsReferences,
         Engine,
@@ -104,12 +104,12 @@ _HOMES: dict[str, str] = {
     "CompactionEvent": "sari_core.models",
     "CountsReferences": "sari_core.engine_protocol",
     "current_client_request": "sari_core.client_request",
-    "Definition": "sari_core.engine.navigation",
+    "Definition": "sari_core.engine.navigation.navigation",
     "Engine": "sari_core.engine_protocol",
     "ErrorCode": "sari_core.errors",
     "FileChange": "sari_core.models",
     "FoldedVerdict": "sari_core.kernel.verdicts",
-    "glob_spec": "sari_core.engine.text_match",
+    "glob_spec": "sari_core.engine.search.text_match",
     "hookimpl": "sari_core.kernel.manager",
     "IndexesDefinitions": "sari_core.engine_protocol",
     "Kernel": "sari_core.kernel",
@@ -117,8 +117,8 @@ _HOMES: dict[str, str] = {
     "LEGACY_READ_TOOLS": "sari_core.arguments",
     "ListsMatchingFiles": "sari_core.engine_protocol",
     "NamesFiles": "sari_core.engine_protocol",
-    "matches": "sari_core.engine.names",
-    "MatchMode": "sari_core.engine.names",
+    "matches": "sari_core.engine.index.names",
+    "MatchMode": "sari_core.engine.index.names",
     "MutationEvent": "sari_core.models",
     "names_symbol": "sari_core.targets",
     "NextCall": "sari_core.models",
@@ -151,7 +151,7 @@ _HOMES: dict[str, str] = {
     "StabilizationField": "sari_core.kernel.stabilization",
     "state_dir": "sari_core.locations",
     "symbol_names": "sari_core.targets",
-    "target_name": "sari_core.engine.navigation",
+    "target_name": "sari_core.engine.navigation.navigation",
     "TierEntry": "sari_core.models",
     "Tightens": "sari_core.kernel.trust",
     "tool_response": "sari_core.responses",

@@ -21,8 +21,8 @@ from sari_core.models import (
 )
 
 if TYPE_CHECKING:
-    from sari_core.engine.names import MatchMode
-    from sari_core.engine.navigation import Definition
+    from sari_core.engine.index.names import MatchMode
+    from sari_core.engine.navigation.navigation import Definition
 
 
 @runtime_checkable

@@ -104,7 +104,7 @@ class SearchCall(BaseModel):
     match: NameMatch | None = None  # how symbol names match the query (symbol, navigation)
     session_id: str | None = None
     # kind "text": the literal only. A client's search with no kind is understood instead
-    # (a name, a dotted name, code, a regex or words: engine/default_search.py).
+    # (a name, a dotted name, code, a regex or words: engine/search/default_search.py).
     literal: bool = True
 
 

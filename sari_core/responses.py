@@ -10,23 +10,47 @@ the kernel adds them as each response leaves.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
-from sari_core.kernel.verdicts import FoldedVerdict
 from sari_core.models import NextCall, ReadCall, ReadResult, SearchResult
 
 CHARS_PER_TOKEN = 4
+
+
+class Decision(Protocol):
+    """What a response reports of the kernel's decision on a call: the kernel's
+    :class:`~sari_core.kernel.verdicts.FoldedVerdict`, read here by its fields alone (the
+    kernel builds on this module, not the other way)."""
+
+    @property
+    def suggested_next_action(self) -> str | None: ...
+
+    @property
+    def warnings(self) -> Sequence[str]: ...
+
+    @property
+    def reason_codes(self) -> Sequence[str]: ...
+
+    @property
+    def next_calls(self) -> Sequence[NextCall]: ...
+
+    @property
+    def annotations(self) -> Mapping[str, Mapping[str, Any]]: ...
+
+    @property
+    def preview_degraded(self) -> bool: ...
 
 
 def token_estimate(text: str) -> int:
     return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
 
 
-def _next_calls_json(calls: list[NextCall]) -> list[dict[str, Any]]:
+def _next_calls_json(calls: Sequence[NextCall]) -> list[dict[str, Any]]:
     return [{"tool": call.tool, "arguments": call.arguments} for call in calls]
 
 
-def stabilization(folded: FoldedVerdict, metrics: dict[str, Any]) -> dict[str, Any]:
+def stabilization(folded: Decision, metrics: dict[str, Any]) -> dict[str, Any]:
     block: dict[str, Any] = {
         "suggested_next_action": folded.suggested_next_action,
         "warnings": list(folded.warnings),
@@ -40,7 +64,7 @@ def stabilization(folded: FoldedVerdict, metrics: dict[str, Any]) -> dict[str, A
     return block
 
 
-def _meta(folded: FoldedVerdict, metrics: dict[str, Any], *, truncated: bool, tokens: int,
+def _meta(folded: Decision, metrics: dict[str, Any], *, truncated: bool, tokens: int,
           degraded: bool, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     meta: dict[str, Any] = {
         "truncated": truncated,
@@ -53,7 +77,7 @@ def _meta(folded: FoldedVerdict, metrics: dict[str, Any], *, truncated: bool, to
     return meta
 
 
-def read_response(call: ReadCall, result: ReadResult, folded: FoldedVerdict,
+def read_response(call: ReadCall, result: ReadResult, folded: Decision,
                   metrics: dict[str, Any], execution_id: str) -> dict[str, Any]:
     degraded = result.preview_degraded or folded.preview_degraded
     body: dict[str, Any] = {"ok": True, "mode": call.mode, "target": call.target,
@@ -74,7 +98,7 @@ def read_response(call: ReadCall, result: ReadResult, folded: FoldedVerdict,
     return body
 
 
-def search_response(result: SearchResult, folded: FoldedVerdict, metrics: dict[str, Any],
+def search_response(result: SearchResult, folded: Decision, metrics: dict[str, Any],
                     execution_id: str) -> dict[str, Any]:
     matches = [match.model_dump(exclude_none=True) for match in result.matches]
     tokens = sum(token_estimate(m.get("snippet", "")) + token_estimate(m.get("context", ""))
@@ -90,7 +114,7 @@ def search_response(result: SearchResult, folded: FoldedVerdict, metrics: dict[s
     return body
 
 
-def tool_response(tool: str, target: str | None, payload: dict[str, Any], folded: FoldedVerdict,
+def tool_response(tool: str, target: str | None, payload: dict[str, Any], folded: Decision,
                   metrics: dict[str, Any], execution_id: str) -> dict[str, Any]:
     body: dict[str, Any] = {"ok": True, "tool": tool, "target": target, **payload}
     text = str(payload)
@@ -104,7 +128,7 @@ def error_response(
     code: str,
     message: str,
     hint: str,
-    folded: FoldedVerdict,
+    folded: Decision,
     metrics: dict[str, Any],
     execution_id: str | None = None,
 ) -> dict[str, Any]:

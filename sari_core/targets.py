@@ -9,7 +9,7 @@ same for symbol targets and for the words of a query or a snippet.
 
 These functions only compare names. They never touch the disk and decide nothing
 about access: what may be read is the engine's decision
-(:class:`sari_core.engine.paths.PathGuard`), and a name that is not in any root
+(:class:`sari_core.engine.files.paths.PathGuard`), and a name that is not in any root
 comes back normalised but otherwise unchanged.
 """
 

@@ -39,8 +39,8 @@ def workspace_root(path: str) -> Path:
 
 
 def configured_or_exit(root: Path) -> list[str]:
-    """The ``exclude`` setting for ``root`` (see :mod:`sari_core.engine.exclusions`)."""
-    from sari_core.engine.exclusions import ExcludeError, configured_excludes
+    """The ``exclude`` setting for ``root`` (see :mod:`sari_core.engine.files.exclusions`)."""
+    from sari_core.engine.files.exclusions import ExcludeError, configured_excludes
 
     try:
         return configured_excludes(root)

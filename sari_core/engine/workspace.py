@@ -19,26 +19,28 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sari_core.engine import regex_routing, work_budget
-from sari_core.engine.build_priority import run_here, run_lowered
-from sari_core.engine.changes import (
+from sari_core.engine.changes.changes import (
     ChangeSource,
     Key,
     StatSweep,
     WatchAfterFirstBuild,
     change_source,
 )
-from sari_core.engine.ignore import IgnoreRules
-from sari_core.engine.indexer import COMPLETE_KEY, Indexer, IndexStats
-from sari_core.engine.names import MatchMode
-from sari_core.engine.paths import PathGuard
-from sari_core.engine.progress import wants_progress
-from sari_core.engine.scan import WorkspaceScan
-from sari_core.engine.scan_search import SCANNED_KINDS, scan_search
-from sari_core.engine.schema import default_index_path, index_bytes
-from sari_core.engine.search import Searcher
-from sari_core.engine.store import IndexStore
-from sari_core.engine.text_match import FileHit
+from sari_core.engine.files.ignore import IgnoreRules
+from sari_core.engine.files.paths import PathGuard
+from sari_core.engine.index.build_priority import run_here, run_lowered
+from sari_core.engine.index.indexer import COMPLETE_KEY, Indexer, IndexStats
+from sari_core.engine.index.names import MatchMode
+from sari_core.engine.index.progress import wants_progress
+from sari_core.engine.index.reference_counts import reference_counts
+from sari_core.engine.index.schema import default_index_path, index_bytes
+from sari_core.engine.index.store import IndexStore
+from sari_core.engine.scan import regex_routing
+from sari_core.engine.scan.scan import WorkspaceScan
+from sari_core.engine.scan.scan_search import SCANNED_KINDS, scan_search
+from sari_core.engine.search import work_budget
+from sari_core.engine.search.search import Searcher
+from sari_core.engine.search.text_match import FileHit
 from sari_core.errors import SariError
 from sari_core.models import (
     FileChange,
@@ -50,10 +52,10 @@ from sari_core.models import (
 )
 
 if TYPE_CHECKING:
-    from sari_core.engine.mutations import Mutator
-    from sari_core.engine.navigation import Definition, Navigator
-    from sari_core.engine.outline import Outliner
-    from sari_core.engine.reading import Reader
+    from sari_core.engine.changes.mutations import Mutator
+    from sari_core.engine.navigation.navigation import Definition, Navigator
+    from sari_core.engine.navigation.outline import Outliner
+    from sari_core.engine.navigation.reading import Reader
 
 log = logging.getLogger(__name__)
 
@@ -110,22 +112,22 @@ class Workspace:
 
     @functools.cached_property
     def reader(self) -> Reader:
-        from sari_core.engine.reading import Reader
+        from sari_core.engine.navigation.reading import Reader
         return Reader(self.guard, self.store, self._symbols_ready)
 
     @functools.cached_property
     def navigator(self) -> Navigator:
-        from sari_core.engine.navigation import Navigator
+        from sari_core.engine.navigation.navigation import Navigator
         return Navigator(self.store, self.guard)
 
     @functools.cached_property
     def outliner(self) -> Outliner:
-        from sari_core.engine.outline import Outliner
+        from sari_core.engine.navigation.outline import Outliner
         return Outliner(self.guard, self.store, self._symbols_ready)
 
     @functools.cached_property
     def mutator(self) -> Mutator:
-        from sari_core.engine.mutations import Mutator
+        from sari_core.engine.changes.mutations import Mutator
         return Mutator(self.guard, self._keep_executable_bits)
 
     @property
@@ -347,7 +349,7 @@ class Workspace:
         self.wait_for_index(None)
         self._sync()
         return {self.guard.display(root, path): count
-                for (root, path), count in sorted(self.store.reference_counts().items())}
+                for (root, path), count in sorted(reference_counts(self.store).items())}
 
     def definitions(self, query: str, mode: MatchMode | None) -> list[Definition]:
         """Every indexed definition of the names ``query`` matches (none before the index

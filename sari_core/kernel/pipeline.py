@@ -86,7 +86,7 @@ class Kernel:
     ) -> None:
         if engine is None:
             from sari_core.engine import Workspace
-            from sari_core.engine.exclusions import configured_excludes
+            from sari_core.engine.files.exclusions import configured_excludes
 
             folders = [Path(root) for root in roots] or [Path.cwd()]
             # The exclude setting, as sari serve and the CLI read it, for an embedding too.

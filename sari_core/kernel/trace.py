@@ -11,12 +11,20 @@ import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, Protocol, TextIO
 
 import pluggy
 
-if TYPE_CHECKING:
-    from sari_core.kernel.manager import SariPluginManager
+
+class TracedManager(Protocol):
+    """What tracing uses of the plugin manager (the manager, which turns tracing on, is
+    the module above this one)."""
+
+    def canonical_impls(self, hook_name: str) -> Sequence[tuple[str, object]]: ...
+
+    def add_hookcall_monitoring(self, before: Callable[..., None], after: Callable[..., None]
+                                ) -> Callable[[], None]: ...
+
 
 TRACE_ENV = "SARI_TRACE_PLUGINS"
 
@@ -38,7 +46,7 @@ def describe(value: Any) -> str:
     return type(value).__name__
 
 
-def enable_trace(pm: SariPluginManager, stream: TextIO | None = None) -> Callable[[], None]:
+def enable_trace(pm: TracedManager, stream: TextIO | None = None) -> Callable[[], None]:
     """Print every hook call of ``pm`` to ``stream`` (stderr); returns the undo function."""
     out = stream if stream is not None else sys.stderr
     started: list[int] = []

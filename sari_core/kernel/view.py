@@ -8,16 +8,39 @@ session store or the pipeline, which stay the kernel's to change.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
+    import pluggy
+
     from sari_core.engine_protocol import Engine
     from sari_core.kernel.dispatch import AfterCall, BeforeCall
-    from sari_core.kernel.pipeline import Kernel
     from sari_core.kernel.sessions import Session
     from sari_core.kernel.settings import SettingsStore
+
+
+class ViewedKernel(Protocol):
+    """What a view reads of the kernel (the pipeline's ``Kernel``, which builds the view:
+    the view names no module above it)."""
+
+    @property
+    def roots(self) -> Sequence[Path]: ...
+
+    @property
+    def engine(self) -> Engine: ...
+
+    @property
+    def settings(self) -> SettingsStore: ...
+
+    @property
+    def workspace_hash(self) -> str: ...
+
+    @property
+    def pm(self) -> pluggy.PluginManager: ...
+
+    def live_sessions(self) -> Iterator[Session]: ...
 
 
 
@@ -33,7 +56,7 @@ class KernelView:
 
     __slots__ = ("_kernel",)
 
-    def __init__(self, kernel: Kernel) -> None:
+    def __init__(self, kernel: ViewedKernel) -> None:
         self._kernel = kernel
 
     @property

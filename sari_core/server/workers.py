@@ -7,7 +7,7 @@ threads instead. One connection may occupy at most ``per_connection`` workers at
 the others; its further calls wait. At most ``queue`` calls wait in all: a call that
 would wait beyond that is not started and is answered at once with ``BUSY`` and a retry
 hint, rather than waiting behind work whose end nobody can promise. Each search bounds
-its own time (see ``engine.work_budget``), so a worker is never held for long.
+its own time (see ``engine.search.work_budget``), so a worker is never held for long.
 """
 
 from __future__ import annotations

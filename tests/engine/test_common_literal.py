@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from sari_core.engine import Workspace, search
-from sari_core.engine.hit_ranking import file_order
-from sari_core.engine.text_match import FileHit
+from sari_core.engine import Workspace
+from sari_core.engine.search import search
+from sari_core.engine.search.hit_ranking import file_order
+from sari_core.engine.search.text_match import FileHit
 from sari_core.models import SearchCall
 
 

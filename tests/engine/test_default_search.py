@@ -9,9 +9,9 @@ from indexed_files import module_workspace
 
 from sari_core.arguments import parse_search
 from sari_core.engine import Workspace
-from sari_core.engine.query_kinds import classify
-from sari_core.engine.word_index import chunks, code_words
-from sari_core.engine.word_search import query_terms
+from sari_core.engine.index.word_index import chunks, code_words
+from sari_core.engine.search.query_kinds import classify
+from sari_core.engine.search.word_search import query_terms
 from sari_core.models import SearchCall, SearchResult
 
 FILES = {

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from indexed_files import module_workspace
 
-from sari_core.engine import Workspace, word_search
-from sari_core.engine.definition_heads import head, same_word
-from sari_core.engine.word_search import search_words
+from sari_core.engine import Workspace
+from sari_core.engine.search import word_search
+from sari_core.engine.search.definition_heads import head, same_word
+from sari_core.engine.search.word_search import search_words
 
 HELPERS = "\n\n".join(f'def helper_{n}(value):\n    """Format value number {n}."""\n'
                       f'    return value + {n}\n' for n in range(8))

@@ -11,7 +11,7 @@ import pytest
 from engine_repo import write
 
 from sari_core.engine import Workspace
-from sari_core.engine.changes import NotifyWatcher, StatSweep
+from sari_core.engine.changes.changes import NotifyWatcher, StatSweep
 from sari_core.kernel import Kernel
 from sari_core.models import MutationCall, SearchCall
 

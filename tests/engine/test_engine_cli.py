@@ -103,7 +103,7 @@ def test_the_first_search_of_a_never_indexed_tree_answers_from_a_scan_then_build
 
 def spawned_rg(monkeypatch: pytest.MonkeyPatch) -> tuple[list[list[str]], list[list[str]]]:
     """(commands started early, commands spawned in all) of the scan's rg processes."""
-    from sari_core.engine import rg_command
+    from sari_core.engine.scan import rg_command
 
     early: list[list[str]] = []
     spawned: list[list[str]] = []
@@ -124,7 +124,7 @@ def spawned_rg(monkeypatch: pytest.MonkeyPatch) -> tuple[list[list[str]], list[l
 
 def test_a_first_search_takes_the_ripgrep_started_before_the_kernel_loaded(
         repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    from sari_core.engine import rg_command
+    from sari_core.engine.scan import rg_command
 
     early, spawned = spawned_rg(monkeypatch)
     code, out, err = run(capsys, "search", "def helper", "--workspace", str(repo))
@@ -137,7 +137,7 @@ def test_a_first_search_takes_the_ripgrep_started_before_the_kernel_loaded(
 
 def test_an_early_scan_the_call_did_not_take_is_stopped_after_the_answer(
         repo: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    from sari_core.engine import rg_command
+    from sari_core.engine.scan import rg_command
 
     early, spawned = spawned_rg(monkeypatch)
     monkeypatch.setattr(rg_command, "run", lambda command, timeout: (b"", 0))  # nothing taken
@@ -155,7 +155,7 @@ def test_nothing_starts_early_for_an_indexed_workspace_or_a_symbol_search(
 
 
 def test_an_early_scan_nobody_takes_is_stopped_at_exit() -> None:
-    from sari_core.engine import rg_command
+    from sari_core.engine.scan import rg_command
 
     command = [sys.executable, "-c", "import time; time.sleep(60)"]
     rg_command.start_early(command)
@@ -187,9 +187,9 @@ def test_a_first_answer_from_a_scan_loads_no_reading_navigation_or_writing(
         "engine.scan_before_build = True\n"
         "with Kernel(engine, analytics_sinks=[]) as kernel:\n"
         "    answer = kernel.execute_search({'query': 'def helper'})\n"
-        "print(answer['total'], *[m in sys.modules for m in ('sari_core.engine.reading', "
-        "'sari_core.engine.navigation', 'sari_core.engine.outline', "
-        "'sari_core.engine.mutations')])\n"
+        "print(answer['total'], *[m in sys.modules for m in ('sari_core.engine.navigation.reading', "
+        "'sari_core.engine.navigation.navigation', 'sari_core.engine.navigation.outline', "
+        "'sari_core.engine.changes.mutations')])\n"
         "print(engine.reader.__class__.__name__, engine.mutator.keep_executable_bits)")
     env = {**os.environ, "SARI_PLUGINS": "none", "SARI_CACHE_DIR": str(tmp_path / "cache")}
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
@@ -200,7 +200,7 @@ def test_a_first_answer_from_a_scan_loads_no_reading_navigation_or_writing(
 def test_an_early_scan_prints_all_it_finds_before_the_scan_reads_it(tmp_path: Path) -> None:
     """A broad query's lines fill a pipe long before Sari has loaded: the early process must
     not wait for the scan to start reading (it would then scan no earlier than a late one)."""
-    from sari_core.engine import rg_command
+    from sari_core.engine.scan import rg_command
 
     done = tmp_path / "done"
     writer = ("import sys, pathlib\nsys.stdout.buffer.write(b'x' * (4 << 20))\n"
@@ -220,7 +220,7 @@ def test_an_early_scan_prints_all_it_finds_before_the_scan_reads_it(tmp_path: Pa
 
 
 def test_an_early_scan_past_its_deadline_returns_what_it_printed() -> None:
-    from sari_core.engine import rg_command
+    from sari_core.engine.scan import rg_command
 
     command = [sys.executable, "-c", "import sys, time\nsys.stdout.write('a:1\\n')\n"
                "sys.stdout.flush()\ntime.sleep(60)\n"]
@@ -252,7 +252,7 @@ def test_a_search_reports_the_cpu_its_answer_took_when_asked(
 def test_a_scan_reads_rg_s_records_as_they_are_printed() -> None:
     """A broad query's lines are parsed while rg still scans: each block of whole records
     comes as soon as it is printed, not when rg ends."""
-    from sari_core.engine import rg_command
+    from sari_core.engine.scan import rg_command
 
     command = [sys.executable, "-c", "import sys, time\nsys.stdout.write('a\\0001:x\\nb\\0002')\n"
                "sys.stdout.flush()\ntime.sleep(3)\nsys.stdout.write(':y\\n')\n"]
@@ -263,7 +263,7 @@ def test_a_scan_reads_rg_s_records_as_they_are_printed() -> None:
 
 
 def test_a_streamed_scan_past_its_deadline_keeps_the_whole_records_and_stops_rg() -> None:
-    from sari_core.engine import rg_command
+    from sari_core.engine.scan import rg_command
 
     command = [sys.executable, "-c", "import sys, time\nsys.stdout.write('a\\0001:x\\nb\\0002')\n"
                "sys.stdout.flush()\ntime.sleep(60)\n"]

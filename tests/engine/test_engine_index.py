@@ -11,8 +11,8 @@ import pytest
 from engine_repo import write
 
 from sari_core.engine import Workspace
-from sari_core.engine.progress import Progress, wants_progress
-from sari_core.engine.schema import SCHEMA_VERSION, default_index_path
+from sari_core.engine.index.progress import Progress, wants_progress
+from sari_core.engine.index.schema import SCHEMA_VERSION, default_index_path
 from sari_core.kernel.sessions import workspace_hash
 from sari_core.locations import cache_dir
 from sari_core.models import SearchCall

@@ -8,8 +8,8 @@ import pytest
 from engine_repo import BINARY, CRLF, FILES, LATIN1, git, write
 
 from sari_core.engine import Workspace
-from sari_core.engine.reading import DEFAULT_SHOWN_CHARS
-from sari_core.engine.textfile import MAX_READ_BYTES
+from sari_core.engine.files.textfile import MAX_READ_BYTES
+from sari_core.engine.navigation.reading import DEFAULT_SHOWN_CHARS
 from sari_core.kernel import Kernel
 
 APP = FILES["src/app.py"]

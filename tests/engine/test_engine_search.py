@@ -9,8 +9,8 @@ import pytest
 from engine_repo import FILES, IGNORED, LATIN1, scan_matches, write
 
 from sari_core.engine import Workspace
-from sari_core.engine.search import PREVIEW_BUDGET_CHARS
-from sari_core.engine.textfile import decode
+from sari_core.engine.files.textfile import decode
+from sari_core.engine.search.search import PREVIEW_BUDGET_CHARS
 from sari_core.kernel import Kernel
 from sari_core.models import SearchCall
 

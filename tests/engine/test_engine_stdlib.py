@@ -10,7 +10,7 @@ import pytest
 from engine_repo import simple_fold
 
 from sari_core.engine import Workspace
-from sari_core.engine.textfile import decode
+from sari_core.engine.files.textfile import decode
 from sari_core.models import ReadCall, SearchCall
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"]).resolve()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sari_core.cli.main import main
-from sari_core.engine.exclusions import ExcludeError, configured_excludes, exclude_rules
+from sari_core.engine.files.exclusions import ExcludeError, configured_excludes, exclude_rules
 from sari_core.kernel import Kernel
 
 

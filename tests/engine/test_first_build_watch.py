@@ -16,9 +16,9 @@ import pytest
 from engine_repo import write
 
 from sari_core.engine import Workspace
-from sari_core.engine.build_priority import BUILD_NICENESS, run_lowered
-from sari_core.engine.changes import NotifyWatcher, WatchAfterFirstBuild
-from sari_core.engine.indexer import IndexStats
+from sari_core.engine.changes.changes import NotifyWatcher, WatchAfterFirstBuild
+from sari_core.engine.index.build_priority import BUILD_NICENESS, run_lowered
+from sari_core.engine.index.indexer import IndexStats
 from sari_core.kernel import Kernel
 from sari_core.models import SearchCall
 
@@ -100,12 +100,34 @@ def test_lowered_work_runs_on_its_own_thread_and_the_caller_keeps_its_priority()
         run_lowered(fails)
 
 
+@pytest.mark.skipif(not hasattr(os, "getpriority") or not os.path.isdir("/proc/self/task"),
+                    reason="per-thread nice values are Linux's")
+def test_a_build_started_by_a_lowered_caller_runs_below_it() -> None:
+    # A server started under `nice` ran its build at the build's own nice value, no lower
+    # than the calls it answered meanwhile.
+    def nice_of_this_thread() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    seen: dict[str, int] = {}
+
+    def lowered_caller() -> None:  # a thread of its own: its nice value goes with it
+        caller = min(nice_of_this_thread() + 3, 19)
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), caller)
+        seen["caller"] = nice_of_this_thread()
+        seen["build"] = run_lowered(nice_of_this_thread)
+
+    thread = threading.Thread(target=lowered_caller)
+    thread.start()
+    thread.join()
+    assert seen["build"] == min(seen["caller"] + BUILD_NICENESS, 19)
+
+
 def test_a_one_call_workspace_walks_its_tree_once_per_call(
         repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The command line opens the index, walks the tree for changes and makes one call: no
     watcher, no folder snapshot for sweeps that will never come, no second walk."""
-    from sari_core.engine.changes import StatSweep
-    from sari_core.engine.ignore import IgnoreRules
+    from sari_core.engine.changes.changes import StatSweep
+    from sari_core.engine.files.ignore import IgnoreRules
 
     with Workspace([repo], index_path=tmp_path / "index.sqlite", watch=False) as engine:
         engine.ensure_index(progress=False)

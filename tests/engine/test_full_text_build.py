@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from sari_core.engine import Workspace, indexer
-from sari_core.engine.build_settings import FTS_TABLES, USUAL_FTS
+from sari_core.engine import Workspace
+from sari_core.engine.index import indexer
+from sari_core.engine.index.build_settings import FTS_TABLES, USUAL_FTS
 from sari_core.models import SearchCall
 
 

@@ -7,9 +7,9 @@ import pytest
 from indexed_files import module_workspace
 
 from sari_core.engine import Workspace
-from sari_core.engine.definition_heads import glued_words
-from sari_core.engine.glued_names import glued_parts, vocabulary
-from sari_core.engine.word_search import search_words
+from sari_core.engine.search.definition_heads import glued_words
+from sari_core.engine.search.glued_names import glued_parts, vocabulary
+from sari_core.engine.search.word_search import search_words
 
 # Other code, so that the query's words are rare in the workspace, as they are in a real one.
 HELPERS = "\n\n".join(f'def helper_{n}(value):\n    """Format value number {n}."""\n'

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sari_core.engine.hit_context import SHORT_CHARS
+from sari_core.engine.search.hit_context import SHORT_CHARS
 from sari_core.kernel import Kernel
 
 # A function of 40 lines, most of them its docstring: short in what the model pays for.

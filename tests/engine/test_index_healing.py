@@ -16,11 +16,12 @@ import sys
 import time
 from pathlib import Path
 
-from sari_core.engine import Workspace, indexer, symbol_jobs
-from sari_core.engine.build_settings import FIRST_BUILD_FTS, FTS_TABLES, USUAL_FTS, set_fts
-from sari_core.engine.schema import unpack_text
-from sari_core.engine.symbols import extract
-from sari_core.engine.textfile import language_of
+from sari_core.engine import Workspace
+from sari_core.engine.files.textfile import language_of
+from sari_core.engine.index import indexer, symbol_jobs
+from sari_core.engine.index.build_settings import FIRST_BUILD_FTS, FTS_TABLES, USUAL_FTS, set_fts
+from sari_core.engine.index.schema import unpack_text
+from sari_core.engine.index.symbols import extract
 
 # Above the counts at which symbol extraction moves to worker processes and a build is a
 # bulk one (no fsync, full-text segments merged at the end, name index built after).
@@ -31,7 +32,7 @@ BUILD = """
 import sys
 from pathlib import Path
 from sari_core.engine import Workspace
-from sari_core.engine.schema import unpack_text
+from sari_core.engine.index.schema import unpack_text
 with Workspace([sys.argv[1]], index_path=Path(sys.argv[2]), watch=False) as ws:
     print("open", flush=True)
     ws.ensure_index(progress=False)

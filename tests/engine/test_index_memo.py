@@ -1,4 +1,4 @@
-"""What searches keep between them (engine.index_memo) is never older than the index."""
+"""What searches keep between them (engine.index.index_memo) is never older than the index."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from sari_core.arguments import parse_search
 from sari_core.engine import Workspace
-from sari_core.engine.index_memo import LINES_FILES, file_lines, memo_for, remembered
+from sari_core.engine.index.index_memo import LINES_FILES, file_lines, memo_for, remembered
 
 PAGES = (
     "def fetch_page(url):\n"

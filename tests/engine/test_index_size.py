@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 import sari_core
-from sari_core.engine import Workspace, indexer, symbol_jobs
-from sari_core.engine.store import IndexStore
-from sari_core.engine.text_match import MAX_TRIGRAMS, phrase
+from sari_core.engine import Workspace
+from sari_core.engine.index import indexer, symbol_jobs
+from sari_core.engine.index.store import IndexStore
+from sari_core.engine.search.text_match import MAX_TRIGRAMS, phrase
 from sari_core.models import ReadCall, SearchCall
 
 
@@ -49,14 +50,14 @@ def test_the_text_is_stored_compressed_and_read_back_whole(code: Path, tmp_path:
         stored = _bytes(engine, "SELECT sum(length(data)) FROM contents")
         assert stored < 0.5 * text
         rows = {row.path: row.id for row in engine.store.text_files()}
-        on_disk = (code / "store.py").read_text(encoding="utf-8")
-        assert engine.store.text_of(rows["store.py"]) == on_disk
-        assert dict(engine.store.texts([rows["store.py"]])) == {rows["store.py"]: on_disk}
-        assert dict(engine.store.utf8_texts([rows["store.py"]]))[rows["store.py"]] == \
+        on_disk = (code / "index/store.py").read_text(encoding="utf-8")
+        assert engine.store.text_of(rows["index/store.py"]) == on_disk
+        assert dict(engine.store.texts([rows["index/store.py"]])) == {rows["index/store.py"]: on_disk}
+        assert dict(engine.store.utf8_texts([rows["index/store.py"]]))[rows["index/store.py"]] == \
             on_disk.encode("utf-8")
         assert sum(1 for _ in engine.store.all_texts()) == len(rows)
         result = engine.search(SearchCall(query="def put_symbols", kind="text"))
-        assert [hit.path for hit in result.matches] == ["store.py"]
+        assert [hit.path for hit in result.matches] == ["index/store.py"]
 
 
 def test_the_word_index_keeps_no_copy_of_the_words(code: Path, tmp_path: Path) -> None:
@@ -304,10 +305,11 @@ def test_an_index_worker_runs_this_sari_whatever_the_working_folder(
     # version) ran that folder's worker: python -m puts the working folder first.
     other = tmp_path / "other"
     marker = tmp_path / "wrong-worker-ran"
-    (other / "sari_core" / "engine").mkdir(parents=True)
+    (other / "sari_core" / "engine" / "index").mkdir(parents=True)
     (other / "sari_core" / "__init__.py").write_text("", encoding="utf-8")
     (other / "sari_core" / "engine" / "__init__.py").write_text("", encoding="utf-8")
-    (other / "sari_core" / "engine" / "symbol_worker.py").write_text(
+    (other / "sari_core" / "engine" / "index" / "__init__.py").write_text("", encoding="utf-8")
+    (other / "sari_core" / "engine" / "index" / "symbol_worker.py").write_text(
         f"open({str(marker)!r}, 'w').close()\n", encoding="utf-8")
     monkeypatch.chdir(other)
     monkeypatch.setattr(symbol_jobs, "POOL_THRESHOLD_FILES", 1)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from indexed_files import module_workspace
 
 from sari_core.engine import Workspace
-from sari_core.engine.licence_headers import licence_lines
-from sari_core.engine.word_search import search_words
+from sari_core.engine.index.licence_headers import licence_lines
+from sari_core.engine.search.word_search import search_words
 from sari_core.models import SearchCall
 
 MIT = """# Copyright (c) 2021 The Frobnicator Authors

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from sari_core.engine import Workspace, stored_texts, text_match
-from sari_core.engine.schema import pack_text
-from sari_core.engine.stored_texts import leading_lines, text_prefix
+from sari_core.engine import Workspace
+from sari_core.engine.index import stored_texts
+from sari_core.engine.index.schema import pack_text
+from sari_core.engine.index.stored_texts import leading_lines, text_prefix
+from sari_core.engine.search import text_match
 from sari_core.models import SearchCall
 
 TEXTS = [

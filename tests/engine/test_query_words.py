@@ -84,7 +84,7 @@ def test_a_word_finds_code_that_calls_the_same_thing_by_another_word(
 
 
 def test_initials_that_are_a_file_extension_are_no_acronym(workspace: Workspace) -> None:
-    from sari_core.engine.query_words import query_terms, term_groups
+    from sari_core.engine.search.query_words import query_terms, term_groups
 
     terms = query_terms("reject strings that are too long")
     assert ("rst",) in term_groups(terms)

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from sari_core.engine import Workspace
-from sari_core.engine.regex import compile_query
-from sari_core.engine.regex_plan import candidate_query, regex_files
-from sari_core.engine.text_match import phrase
+from sari_core.engine.search.regex import compile_query
+from sari_core.engine.search.regex_plan import candidate_query, regex_files
+from sari_core.engine.search.text_match import phrase
 from sari_core.models import SearchCall
 
 

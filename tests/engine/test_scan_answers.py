@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from sari_core.engine import Workspace, scan
+from sari_core.engine import Workspace
 from sari_core.engine import workspace as workspace_module
-from sari_core.engine.ignore import IgnoreRules
-from sari_core.engine.indexer import Indexer
-from sari_core.engine.scan_search import BUILDING_NOTE, scan_search
+from sari_core.engine.files.ignore import IgnoreRules
+from sari_core.engine.index.indexer import Indexer
+from sari_core.engine.scan import scan
+from sari_core.engine.scan.scan_search import BUILDING_NOTE, scan_search
 from sari_core.kernel import Kernel
 from sari_core.models import SearchCall
 from sari_core.rendering import render

@@ -97,8 +97,8 @@ def test_an_implementation_ranks_before_its_type_stub(tmp_path: Path) -> None:
 def test_the_stored_folded_names_take_shortcuts_to_the_same_answer() -> None:
     # Most names are ASCII letters, digits and underscores: their folded form is found
     # without splitting them into words, and must be the one the words give.
-    from sari_core.engine.names import folded_name
-    from sari_core.engine.store import _folded_apart  # pyright: ignore[reportPrivateUsage]
+    from sari_core.engine.index.names import folded_name
+    from sari_core.engine.index.store import _folded_apart  # pyright: ignore[reportPrivateUsage]
 
     names = ["get_user", "HTTPAdapter", "parse", "__init__", "_", "__", "x1", "A_B_c2",
              "snake_case_9", "café", "naïve_name", "$scope", "a-b", "get$", "ÄÖ", "Straße",

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from sari_core.engine import fdwalk
-from sari_core.engine.ignore import IgnoreRules
+from sari_core.engine.files import fdwalk
+from sari_core.engine.files.ignore import IgnoreRules
 
 TREE = {
     "b.py": "", "a.py": "", ".gitignore": "*.log\nbuild_out/\n",

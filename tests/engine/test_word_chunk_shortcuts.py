@@ -16,11 +16,17 @@ from pathlib import Path
 
 import pytest
 
-from sari_core.engine.licence_headers import licence_lines
-from sari_core.engine.scopes import Scope, build_tree
-from sari_core.engine.symbols import extract
-from sari_core.engine.textfile import decode
-from sari_core.engine.word_chunks import MAX_CHUNK_CHARS, UBIQUITOUS, WINDOW, chunks, code_words
+from sari_core.engine.files.textfile import decode
+from sari_core.engine.index.licence_headers import licence_lines
+from sari_core.engine.index.scope_tree import Scope, build_tree
+from sari_core.engine.index.symbols import extract
+from sari_core.engine.index.word_chunks import (
+    MAX_CHUNK_CHARS,
+    UBIQUITOUS,
+    WINDOW,
+    chunks,
+    code_words,
+)
 
 PACKAGE = Path(__file__).resolve().parents[2] / "sari_core"
 STDLIB = Path(sysconfig.get_paths()["stdlib"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from indexed_files import module_workspace
 
 from sari_core.engine import Workspace
-from sari_core.engine.word_search import WordHit, search_words, term_groups
+from sari_core.engine.search.word_search import WordHit, search_words, term_groups
 
 # Chunks that hold none of the queries' words: they give the words their rarity.
 HELPERS = "\n\n".join(f'def helper_{n}(value):\n    """Format value number {n}."""\n'

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from sari_core.engine.paths import PathGuard
+from sari_core.engine.files.paths import PathGuard
 from sari_core.targets import normalize_path, root_prefixes, symbol_names, words
 
 

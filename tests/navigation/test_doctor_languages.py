@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 
 from sari_core.cli.commands.doctor import check_languages, find_executable
-from sari_core.engine.grammars import GRAMMARS
+from sari_core.engine.index.grammars import GRAMMARS
 
 
 def test_doctor_lists_every_language_and_which_a_server_navigates() -> None:

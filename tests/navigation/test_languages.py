@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from sari_core.engine import Workspace
-from sari_core.engine.grammars import GRAMMARS
-from sari_core.engine.symbols import extract
-from sari_core.engine.textfile import language_of
+from sari_core.engine.files.textfile import language_of
+from sari_core.engine.index.grammars import GRAMMARS
+from sari_core.engine.index.symbols import extract
 from sari_core.models import SearchCall
 
 # file name, source, definitions (name, kind, first line, last line), names referenced

@@ -8,8 +8,8 @@ from __future__ import annotations
 from indexed_files import module_workspace, usage_lines
 
 from sari_core.engine import Workspace
-from sari_core.engine.code_text import in_prose, prose_spans
-from sari_core.engine.symbol_target import resolve
+from sari_core.engine.python.code_text import in_prose, prose_spans
+from sari_core.engine.python.symbol_target import resolve
 from sari_core.models import SearchCall
 
 FILES = {

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from git_workspace import engine_over
 
-from sari_core.engine.names import matches, words
+from sari_core.engine.index.names import matches, words
 from sari_core.kernel import Kernel
 
 FILES = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 from indexed_files import module_workspace, usage_lines
 
 from sari_core.engine import Workspace
-from sari_core.engine.symbol_target import resolve
+from sari_core.engine.python.symbol_target import resolve
 
 FILES = {
     "pkg/__init__.py": "",

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from test_languages import SAMPLES
 
-from sari_core.engine import symbols
-from sari_core.engine.grammars import GRAMMARS
-from sari_core.engine.textfile import language_of
+from sari_core.engine.files.textfile import language_of
+from sari_core.engine.index import symbols
+from sari_core.engine.index.grammars import GRAMMARS
 
 # Programs in the languages the samples of test_languages leave out.
 OTHER_SOURCES: dict[str, str] = {

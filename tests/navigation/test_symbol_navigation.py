@@ -8,7 +8,7 @@ import pytest
 from indexed_files import indexed
 
 from sari_core.engine import Workspace
-from sari_core.engine.symbol_target import resolve
+from sari_core.engine.python.symbol_target import resolve
 from sari_core.models import SearchCall, SearchResult
 
 FILES = {

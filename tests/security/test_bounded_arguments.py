@@ -16,7 +16,8 @@ import pytest
 from served_http import make_git_workspace
 
 from sari_core import Kernel
-from sari_core.engine import Workspace, work_budget
+from sari_core.engine import Workspace
+from sari_core.engine.search import work_budget
 from sari_core.errors import SariError
 from sari_core.models import SearchCall
 
@@ -169,8 +170,8 @@ def test_a_search_past_its_deadline_answers_at_once(tmp_path: Path, pattern: str
 @pytest.mark.parametrize("walker", ["rg", "python"])
 def test_a_scan_before_the_index_stops_at_the_deadline_too(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, walker: str) -> None:
-    from sari_core.engine import scan
-    from sari_core.engine.scan_search import scan_search
+    from sari_core.engine.scan import scan
+    from sari_core.engine.scan.scan_search import scan_search
 
     if walker == "python":
         monkeypatch.setattr(scan, "ripgrep", lambda: None)

@@ -20,7 +20,7 @@ import pytest
 from sari_stdio import body, isolated_env, read_past_refgate, serve_stdio
 
 from sari_core.engine import Workspace
-from sari_core.engine.reading import HARD_READ_BYTES
+from sari_core.engine.navigation.reading import HARD_READ_BYTES
 from sari_core.errors import SariError
 from sari_core.models import MutationCall, ReadCall
 

@@ -12,7 +12,7 @@ import pytest
 from mcp import Client
 
 from sari_core.engine import Workspace
-from sari_core.engine.indexer import Indexer
+from sari_core.engine.index.indexer import Indexer
 from sari_core.kernel import Kernel
 from sari_core.server import SariServer
 

@@ -107,7 +107,7 @@ def check_index(roots: list[Path]) -> Check:
         from sari_core.engine import Workspace
     except ImportError as exc:
         return Check("index", "error", f"the workspace engine cannot be imported: {exc}")
-    from sari_core.engine.exclusions import ExcludeError, configured_excludes
+    from sari_core.engine.files.exclusions import ExcludeError, configured_excludes
 
     try:
         engine = Workspace(roots, exclude=configured_excludes(roots[0]))
@@ -135,8 +135,8 @@ def check_index(roots: list[Path]) -> Check:
 
 def check_exclusions(roots: list[Path]) -> Check:
     """The ``exclude`` rules, each with the number of files it keeps out of every root."""
-    from sari_core.engine.exclusions import ExcludeError, exclude_rules, excluded_counts
-    from sari_core.engine.ignore import IgnoreRules
+    from sari_core.engine.files.exclusions import ExcludeError, exclude_rules, excluded_counts
+    from sari_core.engine.files.ignore import IgnoreRules
 
     try:
         rules = exclude_rules(roots[0])
@@ -227,8 +227,8 @@ def check_language_servers() -> list[Check]:
 
 def check_languages() -> Check:
     """The languages with symbols, and which of them a language server navigates exactly."""
-    from sari_core.engine.grammars import GRAMMARS
-    from sari_core.engine.symbols import supported_now
+    from sari_core.engine.index.grammars import GRAMMARS
+    from sari_core.engine.index.symbols import supported_now
     from sari_core.kernel.builtin import register_builtins
     from sari_core.kernel.manager import SariPluginManager
 

@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from sari_core.engine.progress import wants_progress
+from sari_core.engine.index.progress import wants_progress
 from sari_core.kernel.commands import CommandRegistry
 from sari_core.replay import TranscriptError, read_transcript, replay_all, totals
 from sari_core.replay.report import ProgressBar, as_json, as_table

@@ -69,7 +69,7 @@ def _count(number: int, one: str, many: str | None = None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from sari_core.cli.early_scan import start_early_scan
-    from sari_core.engine import rg_command
+    from sari_core.engine.scan import rg_command
 
     # rg reads the tree while the kernel loads (a never-indexed workspace is scanned)
     root = workspace_root(args.workspace)

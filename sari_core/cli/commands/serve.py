@@ -69,7 +69,7 @@ def open_kernel(roots: list[Path]) -> Kernel:
     Imports stay inside the commands so that ``sari --help`` does not load the engine.
     """
     from sari_core.engine import Workspace
-    from sari_core.engine.exclusions import ExcludeError, configured_excludes
+    from sari_core.engine.files.exclusions import ExcludeError, configured_excludes
     from sari_core.kernel import Kernel
 
     try:

@@ -1,0 +1,375 @@
+"""Reads and writes of the index database, behind one writer lock.
+
+Writes go through one connection guarded by a lock (the indexer, change
+detection and mutations share it). Reads use one connection per thread, so a
+search never waits for an index batch: WAL lets it read the last commit.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sari_core.engine.index import build_settings, word_index
+from sari_core.engine.index.grammars import GRAMMARS
+from sari_core.engine.index.names import folded_name
+from sari_core.engine.index.schema import connect, open_index, pack_text
+from sari_core.engine.index.stored_texts import StoredTexts, chunks
+from sari_core.engine.index.symbols import SymbolRow
+
+ANALYSIS_ROWS = 1000  # rows of each index PRAGMA optimize looks at
+TRIGRAM_ROWS_BYTES = 4 * 1024 * 1024  # texts added to the trigram index together
+FOLDED_NAMES = 100_000  # names whose folded form is remembered (names repeat: every call)
+
+
+@dataclass(frozen=True)
+class FileRow:
+    id: int
+    root: int
+    path: str
+    size: int
+    mtime_ns: int
+    hash: str
+    language: str | None
+    kind: str
+    ascii: bool
+    lines: int
+    encoding: str | None
+    checked_ns: int
+    symbols_pending: bool = False  # its symbols are not stored yet (a build was cut short)
+
+
+FILE_COLUMNS = ("id, root, path, size, mtime_ns, hash, language, kind, ascii, lines, encoding, "
+                "checked_ns, symbols_pending")
+
+
+def _file(row: Sequence[Any]) -> FileRow:
+    return FileRow(int(row[0]), int(row[1]), str(row[2]), int(row[3]), int(row[4]),
+                   str(row[5]), row[6], str(row[7]), bool(row[8]), int(row[9]), row[10],
+                   int(row[11]), bool(row[12]))
+
+
+@dataclass(frozen=True)
+class SymbolHit:
+    file_id: int
+    root: int
+    path: str
+    name: str
+    kind: str
+    is_def: bool
+    line: int
+    end_line: int
+    folded: str = ""  # the name without case or word separators (engine.index.names.folded)
+
+
+def _folded_apart(name: str) -> str | None:
+    """What ``symbols.folded_apart`` stores for ``name``: its folded form, or None when
+    that is the name in lower case (SQLite's ``lower`` folds ASCII letters only)."""
+    if name.isascii():  # most names: their folded form without splitting them into words
+        if name.isalnum():
+            return None  # letters and digits only: folded, it is the name in lower case
+        bare = name.replace("_", "")
+        if bare.isalnum():
+            return bare.lower()
+    folded = folded_name(name)
+    return None if name.isascii() and folded == name.lower() else folded
+
+
+class IndexStore(StoredTexts):
+    """The index database of one workspace."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._writer = open_index(path)
+        # The writer reads little (a file's row, its old text): mapped, every page it
+        # touched would count in the process's resident memory (a large build's index).
+        self._writer.execute("PRAGMA mmap_size = 0")
+        self.lock = threading.RLock()
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
+        self._closed = False
+        self._fts_settled = False  # settle_fts found nothing to do (it is asked once)
+        self._trigram_rows: list[tuple[int, str]] = []  # (file id, text) to add to fts
+        self._trigram_bytes = 0
+        self._folded: dict[str, str | None] = {}  # name -> _folded_apart(name), for the writer
+
+    # --- connections ----------------------------------------------------------------
+
+    @property
+    def reader(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = connect(self.path)
+            self._local.conn = conn
+            with self._readers_lock:
+                self._readers.append(conn)
+        return conn  # type: ignore[no-any-return]
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """The writer connection inside BEGIN IMMEDIATE ... COMMIT, under the writer lock."""
+        with self.lock:
+            self._writer.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._writer
+                self._flush_trigrams(self._writer)
+            except BaseException:
+                self._trigram_rows.clear()
+                self._trigram_bytes = 0
+                self._writer.execute("ROLLBACK")
+                raise
+            self._writer.execute("COMMIT")
+
+    def _flush_trigrams(self, conn: sqlite3.Connection) -> None:
+        """Add the texts waiting for the trigram index to it, one after the other: its
+        inserts cost less in a row than between other work (its working set stays in the
+        CPU's caches)."""
+        if self._trigram_rows:
+            conn.executemany("INSERT INTO fts (rowid, text) VALUES (?, ?)", self._trigram_rows)
+            self._trigram_rows.clear()
+            self._trigram_bytes = 0
+
+    def bulk(self, enabled: bool = True) -> AbstractContextManager[None]:
+        """A large build (:func:`sari_core.engine.index.build_settings.bulk`)."""
+        return build_settings.bulk(self._writer, self.lock, enabled)
+
+    def first_build(self, enabled: bool, keep: Callable[[], bool]
+                    ) -> AbstractContextManager[None]:
+        """A first build (:func:`sari_core.engine.index.build_settings.first_build`); any other
+        build first settles what a first build killed before its end left
+        (:func:`sari_core.engine.index.build_settings.settle_fts`)."""
+        if not enabled and not self._fts_settled:
+            with self.lock:
+                build_settings.settle_fts(self._writer)
+            self._fts_settled = True
+        return build_settings.first_build(self._writer, self.lock, enabled, keep)
+
+    def close(self) -> None:
+        with self.lock:
+            if self._closed:
+                return
+            self._closed = True
+            with self._readers_lock:
+                for conn in self._readers:
+                    conn.close()
+                self._readers.clear()
+            with suppress(sqlite3.Error):
+                # Statistics from a sample of each index (SQLite's advice), not a read of
+                # all of it: that read made closing the largest memory peak after a build.
+                self._writer.execute(f"PRAGMA analysis_limit = {ANALYSIS_ROWS}")
+                self._writer.execute("PRAGMA optimize")
+            self._writer.close()
+
+    # --- meta -----------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.reader.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return str(row[0]) if row else None
+
+    def set_meta(self, conn: sqlite3.Connection, key: str, value: str) -> None:
+        conn.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    # --- files ----------------------------------------------------------------------
+
+    def all_files(self) -> dict[tuple[int, str], FileRow]:
+        rows = self.reader.execute(f"SELECT {FILE_COLUMNS} FROM files").fetchall()
+        return {(int(r[1]), str(r[2])): _file(r) for r in rows}
+
+    def text_file_ids(self, keys: Iterable[tuple[int, str]]) -> dict[tuple[int, str], int]:
+        """(root, path) -> id of those of ``keys`` that are indexed text files."""
+        out: dict[tuple[int, str], int] = {}
+        for root, path in keys:
+            row = self.reader.execute("SELECT id FROM files WHERE root = ? AND path = ? AND "
+                                      "kind = 'text'", (root, path)).fetchone()
+            if row is not None:
+                out[(root, path)] = int(row[0])
+        return out
+
+    def file_stats(self) -> list[tuple[int, str, int, int]]:
+        """(root, path, size, mtime_ns) of every file: what a stat check compares."""
+        return self.reader.execute("SELECT root, path, size, mtime_ns FROM files").fetchall()
+
+    def file(self, root: int, path: str, conn: sqlite3.Connection | None = None
+             ) -> FileRow | None:
+        """One file's row (pass the writer ``conn`` inside a transaction to see its writes)."""
+        row = (conn or self.reader).execute(
+            f"SELECT {FILE_COLUMNS} FROM files WHERE root = ? AND path = ?", (root, path)
+        ).fetchone()
+        return _file(row) if row else None
+
+    def files_under(self, root: int, prefix: str) -> list[FileRow]:
+        """Rows of the files below folder ``prefix`` ("" = the whole root)."""
+        if not prefix:
+            rows = self.reader.execute(f"SELECT {FILE_COLUMNS} FROM files WHERE root = ?",
+                                       (root,))
+        else:
+            rows = self.reader.execute(
+                f"SELECT {FILE_COLUMNS} FROM files WHERE root = ? AND path >= ? AND path < ?",
+                (root, prefix + "/", prefix + "0"))  # "0" sorts right after "/"
+        return [_file(row) for row in rows]
+
+    def hash_of(self, conn: sqlite3.Connection, file_id: int) -> str | None:
+        row = conn.execute("SELECT hash FROM files WHERE id = ?", (file_id,)).fetchone()
+        return str(row[0]) if row else None
+
+    def files_by_id(self, ids: Iterable[int]) -> dict[int, FileRow]:
+        out: dict[int, FileRow] = {}
+        for part in chunks(list(ids)):
+            marks = ",".join("?" * len(part))
+            for row in self.reader.execute(
+                    f"SELECT {FILE_COLUMNS} FROM files WHERE id IN ({marks})", tuple(part)):
+                out[int(row[0])] = _file(row)
+        return out
+
+    def text_files(self) -> list[FileRow]:
+        rows = self.reader.execute(
+            f"SELECT {FILE_COLUMNS} FROM files WHERE kind = 'text' ORDER BY root, path")
+        return [_file(row) for row in rows]
+
+    def count_files(self) -> tuple[int, int]:
+        row = self.reader.execute(
+            "SELECT count(*), coalesce(sum(kind = 'text'), 0) FROM files").fetchone()
+        return int(row[0]), int(row[1])
+
+    def count_symbols(self) -> int:
+        return int(self.reader.execute("SELECT count(*) FROM symbols").fetchone()[0])
+
+    def put_file(self, conn: sqlite3.Connection, previous: FileRow | None, root: int, path: str,
+                 size: int, mtime_ns: int, digest: str, language: str | None, kind: str,
+                 text: str | None, encoding: str | None, checked_ns: int,
+                 symbols_pending: bool = False) -> int:
+        """Insert or replace one file's row, its text and (by clearing) its symbols.
+
+        :param symbols_pending: the file's symbols come later (:meth:`put_symbols` clears
+            the mark); until then a refresh treats the file as changed.
+        """
+        values = (size, mtime_ns, digest, language, kind, int(bool(text is not None
+                                                                    and text.isascii())),
+                  text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+                  if text else 0, encoding, checked_ns, int(symbols_pending))
+        if previous is None:
+            cursor = conn.execute(
+                "INSERT INTO files (size, mtime_ns, hash, language, kind, ascii, lines, encoding,"
+                " checked_ns, symbols_pending, root, path) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (*values, root, path))
+            file_id = int(cursor.lastrowid or 0)
+        else:
+            file_id = previous.id
+            word_index.remove_file(conn, file_id)  # while its old text and symbols are here
+            conn.execute(
+                "UPDATE files SET size=?, mtime_ns=?, hash=?, language=?, kind=?, ascii=?, "
+                "lines=?, encoding=?, checked_ns=?, symbols_pending=? WHERE id = ?",
+                (*values, file_id))
+            if previous.kind == "text":
+                self._delete_text(conn, file_id)
+            conn.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
+        if text is not None:
+            conn.execute("INSERT INTO contents (id, data) VALUES (?, ?)",
+                         (file_id, pack_text(text)))
+            self._trigram_rows.append((file_id, text))
+            self._trigram_bytes += len(text)
+            if self._trigram_bytes >= TRIGRAM_ROWS_BYTES:
+                self._flush_trigrams(conn)
+        # Words: a source file's chunks follow its definitions (put_symbols), others' now.
+        if text is not None and language not in GRAMMARS:
+            word_index.put_file(conn, file_id, text)
+        return file_id
+
+    def _delete_text(self, conn: sqlite3.Connection, file_id: int) -> None:
+        self._flush_trigrams(conn)  # the row to delete may be one of them
+        old = self.text_of(file_id, conn)
+        if old is not None:  # a contentless table forgets a row given its old text
+            conn.execute("INSERT INTO fts (fts, rowid, text) VALUES ('delete', ?, ?)",
+                         (file_id, old))
+        conn.execute("DELETE FROM contents WHERE id = ?", (file_id,))
+
+    def touch_file(self, conn: sqlite3.Connection, file_id: int, size: int, mtime_ns: int,
+                   checked_ns: int) -> None:
+        """Same content, new stat: remember it so the next comparison is cheap."""
+        conn.execute("UPDATE files SET size=?, mtime_ns=?, checked_ns=? WHERE id=?",
+                     (size, mtime_ns, checked_ns, file_id))
+
+    def delete_file(self, conn: sqlite3.Connection, row: FileRow) -> None:
+        word_index.remove_file(conn, row.id)  # first: its words are computed from its text
+        if row.kind == "text":
+            self._delete_text(conn, row.id)
+        conn.execute("DELETE FROM symbols WHERE file_id = ?", (row.id,))
+        conn.execute("DELETE FROM files WHERE id = ?", (row.id,))
+
+    def put_symbols(self, conn: sqlite3.Connection, file_id: int,
+                    symbols: Iterable[SymbolRow],
+                    chunks: list[word_index.Chunk] | None = None) -> None:
+        """Store a file's symbols (none is an answer too) and clear its pending mark.
+
+        :param chunks: the file's word chunks, computed by an index worker from its text
+            and these symbols' definitions; else they are computed here.
+        """
+        symbols = list(symbols)
+        text = self.text_of(file_id, conn)
+        if text is None:
+            chunks = None
+        word_index.remove_file(conn, file_id)  # symbols stored twice: the last ones count
+        conn.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
+        folded = self._folded
+        if len(folded) > FOLDED_NAMES:
+            folded.clear()
+        conn.executemany(
+            "INSERT INTO symbols (file_id, seq, name, folded_apart, kind, is_def, line, "
+            "end_line) VALUES (?,?,?,?,?,?,?,?)",
+            ((file_id, seq, row[0], folded[row[0]] if row[0] in folded
+              else folded.setdefault(row[0], _folded_apart(row[0])), *row[1:])
+             for seq, row in enumerate(symbols)))
+        conn.execute("UPDATE files SET symbols_pending = 0 WHERE id = ? AND symbols_pending",
+                     (file_id,))
+        if text is not None:
+            word_index.put_file(conn, file_id, text, [(name, kind, line, end_line) for name,
+                                                      kind, is_def, line, end_line in symbols
+                                                      if is_def], chunks)
+
+    def pending_symbols(self) -> int:
+        """How many files still wait for their symbols (0 once a build completed)."""
+        return int(self.reader.execute(
+            "SELECT count(*) FROM files WHERE symbols_pending").fetchone()[0])
+
+    # --- queries --------------------------------------------------------------------
+
+    def match(self, query: str) -> list[tuple[int, int, str, bool]]:
+        """(id, root, path, ascii) of the files a trigram query selects (a superset of those
+        holding the literal it was made from: the caller checks them)."""
+        rows = self.reader.execute(
+            "SELECT f.id, f.root, f.path, f.ascii FROM fts JOIN files f ON f.id = fts.rowid "
+            "WHERE fts MATCH ?", (query,)).fetchall()
+        return [(int(r[0]), int(r[1]), str(r[2]), bool(r[3])) for r in rows]
+
+    def count_match(self, query: str) -> int:
+        """How many files an FTS query selects (no file rows read)."""
+        return int(self.reader.execute("SELECT count(*) FROM fts WHERE fts MATCH ?",
+                                       (query,)).fetchone()[0])
+
+    def symbols(self, where: str, params: Sequence[object], limit: int | None = None
+                ) -> list[SymbolHit]:
+        sql = ("SELECT s.file_id, f.root, f.path, s.name, s.kind, s.is_def, s.line, s.end_line, "
+               f"s.folded FROM symbols s JOIN files f ON f.id = s.file_id WHERE {where} "
+               "ORDER BY f.root, f.path, s.line")
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return [SymbolHit(int(r[0]), int(r[1]), str(r[2]), str(r[3]), str(r[4]), bool(r[5]),
+                          int(r[6]), int(r[7]), str(r[8]))
+                for r in self.reader.execute(sql, tuple(params))]
+
+    def definitions_named(self, names: Sequence[str], limit: int
+                          ) -> list[tuple[int, str, int, int]]:
+        """(file id, name, line, end line) of definitions of any of ``names`` (any case)."""
+        marks = ",".join("?" * len(names))
+        folded = sorted({folded_name(name) for name in names})
+        return self.reader.execute(
+            "SELECT file_id, name, line, end_line FROM symbols "
+            f"WHERE folded IN ({','.join('?' * len(folded))}) AND is_def = 1 "
+            f"AND name COLLATE NOCASE IN ({marks}) LIMIT {int(limit)}",
+            (*folded, *names)).fetchall()

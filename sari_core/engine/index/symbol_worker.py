@@ -1,0 +1,79 @@
+"""An index worker process: ``python -m sari_core.engine.index.symbol_worker``.
+
+It reads length-prefixed ``marshal`` frames from stdin, each a batch of
+``(file_id, language, data)``, and answers each with a frame holding
+``(batch_id, [(file_id, symbols, word chunks), ...])``: the parsing and the word
+splitting of a source file, the CPU-bound part of indexing it, run here, on another
+core than the one feeding SQLite. A plain subprocess rather than
+``multiprocessing``: nothing of the parent's ``__main__`` is imported again, so a
+script using the engine needs no ``if __name__ == "__main__"`` guard.
+"""
+
+from __future__ import annotations
+
+import gc
+import marshal
+import struct
+import sys
+from typing import IO
+
+from sari_core.engine.files.decoding import decode
+from sari_core.engine.index.symbols import SymbolRow, extract_batch
+from sari_core.engine.index.word_chunks import Chunk, chunks
+
+Parsed = tuple[int, list[SymbolRow], list[Chunk]]
+
+
+def parse_batch(jobs: list[tuple[int, str, bytes]]) -> list[Parsed]:
+    """``(file_id, language, data)`` -> ``(file_id, symbols, word chunks)``: the chunks
+    are those :func:`sari_core.engine.index.word_index.put_file` would compute from the file's
+    stored text and definitions."""
+    out: list[Parsed] = []
+    for (file_id, symbols), (_, _, data) in zip(extract_batch(jobs), jobs, strict=True):
+        definitions = [(name, kind, line, end_line)
+                       for name, kind, is_def, line, end_line in symbols if is_def]
+        out.append((file_id, symbols, chunks(decode(data).text, definitions)))
+    return out
+
+FRAME = struct.Struct("<Q")
+
+
+def read_frame(stream: IO[bytes]) -> bytes | None:
+    header = stream.read(FRAME.size)
+    if len(header) < FRAME.size:
+        return None
+    (size,) = FRAME.unpack(header)
+    chunks = []
+    while size:
+        chunk = stream.read(size)
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+def write_frame(stream: IO[bytes], payload: bytes) -> None:
+    stream.write(FRAME.pack(len(payload)) + payload)
+    stream.flush()
+
+
+def main() -> int:
+    source, sink = sys.stdin.buffer, sys.stdout.buffer
+    # A batch makes hundreds of thousands of tuples and strings, none in a reference cycle:
+    # the collector's automatic passes over them cost a tenth of the worker's CPU. It runs
+    # once after each batch instead, over what that batch left (the modules are frozen).
+    gc.freeze()
+    gc.disable()
+    while True:
+        frame = read_frame(source)
+        if frame is None:
+            return 0
+        batch_id, jobs = marshal.loads(frame)
+        write_frame(sink, marshal.dumps((batch_id, parse_batch(jobs))))
+        del jobs
+        gc.collect()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,343 @@
+"""Search by words: the chunks of the word index ranked for a query in words.
+
+Ranking (documented in docs/engine.md):
+
+* candidates: the chunks holding any of the query's words or their spellings in code, read
+  as :mod:`sari_core.engine.search.query_words` says (filler left out; ``environment``: ``env``;
+  ``look up``: ``lookup``; ``command line interface``: ``cli``), the best ``CANDIDATES``
+  by BM25 over three columns weighted ``name`` 4, ``body`` 1, ``path`` 1.5 (see
+  :mod:`sari_core.engine.index.word_index`);
+* each candidate's BM25 score is then multiplied by:
+
+  - ``(L / A) ** LENGTH_PRIOR`` where ``L`` is the chunk's length and ``A`` the candidates'
+    average: BM25 divides by a chunk's length more than suits code, where the function
+    that does the work is long and a constant naming the concept is one line (pivoted
+    length normalisation);
+  - ``1 + COVERAGE * c`` where ``c`` is the share of the query's words the chunk holds
+    (all of "redirects followed" beats many mentions of one of them);
+  - ``1 + NAME_WORD * n`` where ``n`` is the share of the query's words in the
+    definition's own name (a definition named for the concept before a mention of it),
+    a word glued into it counting ``GLUED`` (``fromtimestamp``: ``timestamp``; see
+    :mod:`sari_core.engine.search.glued_names`; the index's name column holds it whole);
+  - ``DEFINITION`` for a definition's chunk (code, not prose or module-level lines);
+  - ``1 + HEAD * h`` for the best ``HEAD_RANKED`` definitions, where ``h`` is the share of
+    the query's words in the definition's head (its name, docstring summary and the
+    comment above it whole, the words glued into its name ``GLUED``, its signature
+    ``SIGNATURE``; not a constant's, whose head is
+    its name: :mod:`sari_core.engine.search.definition_heads`): a definition that says it does
+    what was asked before one whose body merely uses the words (not when the query asks
+    for docs: they are prose, without heads);
+  - ``PROSE`` for docs, changelogs and package metadata, and for everything else instead
+    when the query asks for docs ("changelog", "readme", "docs", ...); ``TEST`` for test
+    files unless it asks for tests; ``EXAMPLE`` for examples, demos and benchmarks unless it
+    asks for docs or examples; ``THIRD_PARTY`` for installed code;
+
+* a special method (``__str__``, ``__init__``) is named for the protocol it implements,
+  not for what it does: its name counts for nothing (neither in BM25 nor as a name word);
+* hits are ordered by that score; at most ``PER_FILE`` chunks of one file are kept. Path
+  depth plays no part.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from operator import itemgetter
+
+from sari_core.engine.index.index_memo import file_lines, memo_for, remembered, remembered_many
+from sari_core.engine.index.store import IndexStore
+from sari_core.engine.search.definition_heads import glued_words, head, holds, name_words
+from sari_core.engine.search.hit_ranking import is_test
+from sari_core.engine.search.query_words import (
+    TermGroup,
+    query_terms,
+    stem,
+    term_groups,
+    word_groups,
+)
+
+__all__ = ["WordHit", "is_prose", "is_test", "query_terms", "search_words", "stem",
+           "term_groups"]
+
+CANDIDATES = 200
+PER_FILE = 4
+WEIGHTS = (4.0, 1.0, 1.5)  # BM25 weights of the name, body and path columns
+LENGTH_PRIOR = 0.15
+COVERAGE = 1.5
+NAME_WORD = 1.0
+DEFINITION = 1.3
+PROSE = 0.3
+TEST = 0.3
+EXAMPLE = 0.5
+THIRD_PARTY = 0.6
+HEAD = 3.0
+SIGNATURE = 0.5  # a word only in the signature counts for this much of one in what it says
+GLUED = 0.5  # and one glued into the name (``timestamp`` of ``fromtimestamp``)
+HEAD_RANKED = 40
+# Kept between searches until the index changes (engine.index.index_memo), per reader thread:
+# which chunks hold a query word's spellings (HELD_ROWS chunk ids in all the sets
+# together, about 20 MB at most), and chunks' lengths.
+HELD_ROWS = 400_000
+HELD_LENGTHS = 100_000
+HELD_HEADS = 50_000  # definitions' head words (two small sets each)
+_DOC_WORDS = frozenset(("doc", "docs", "documentation", "documented", "readme", "changelog",
+                        "changes", "history", "release", "notes", "example", "examples",
+                        "tutorial", "guide", "license", "manual"))
+_TEST_WORDS = frozenset(("test", "tests", "testing", "fixture", "fixtures", "pytest"))
+_PROSE_SUFFIXES = (".md", ".rst", ".txt", ".adoc", ".html", ".htm", ".ipynb", ".tex")
+_PROSE_NAMES = re.compile(
+    r"(^|/)(changelog|changes|history|news|authors|contributors|license|copying|notice|"
+    r"pkg-info|readme|sources\.txt|release[-_]?notes)[^/]*$", re.IGNORECASE)
+# Code beside the project's own: examples, samples, demos, benchmarks.
+_EXAMPLES = re.compile(r"(^|/)(examples?|samples?|demos?|benchmarks?|bench)/", re.IGNORECASE)
+_DOCS_FOLDER = re.compile(r"(^|/)(docs?|documentation|man|site)/", re.IGNORECASE)
+_THIRD_PARTY = re.compile(
+    r"(^|/)(site-packages|dist-packages|node_modules|vendor|third_party|_vendor)(/|$)")
+_NOT_DEFINITIONS = frozenset(("text",))
+_HEADLESS = frozenset(("constant",))  # a line naming a value: its head is its name
+_SPECIAL_NAME = re.compile(r"(^|\.)__\w+__$")
+_ORDER = itemgetter(0, 1, 2)  # best score first, then path and line
+# A definition's head words: what it says, the words glued into its name, its signature's.
+_HeadWords = tuple[frozenset[str], frozenset[str], frozenset[str]]
+_NO_HEAD: _HeadWords = (frozenset(), frozenset(), frozenset())
+
+
+@dataclass(frozen=True)
+class WordHit:
+    file_id: int
+    root: int
+    path: str
+    line: int
+    end_line: int
+    scope: str
+    kind: str
+    score: float
+
+
+@lru_cache(maxsize=4096)
+def is_prose(path: str) -> bool:
+    lowered = path.lower()
+    return lowered.endswith(_PROSE_SUFFIXES) or bool(_PROSE_NAMES.search(path)) \
+        or bool(_DOCS_FOLDER.search(path))
+
+
+def _shares(holders: Sequence[set[int]], groups: Sequence[TermGroup], count: int
+            ) -> dict[int, float]:
+    """Per chunk, the share of the ``count`` query words it holds (``holders[i]``: the chunks
+    holding ``groups[i]``); a glued pair or an acronym found counts for each of its words."""
+    found: dict[int, int] = {}
+    for rows, group in zip(holders, groups, strict=True):
+        weight = group.words
+        for rowid in rows:
+            found[rowid] = found.get(rowid, 0) + weight
+    return {rowid: min(1.0, number / count) for rowid, number in found.items()} if count else {}
+
+
+def _holders(store: IndexStore, groups: Sequence[TermGroup], candidates: set[int],
+             column: str = "") -> list[set[int]]:
+    """Per group, the candidates holding one of its spellings (in ``column`` if named)."""
+    memo = memo_for(store, store.reader)
+    out = []
+    for group in groups:
+        expression = group.expression()
+        # A group that names its own columns (an acronym: a definition's name or its file's)
+        # counts there as the name.
+        if column and not group.columns:
+            expression = f"{column} : ({expression})"
+        holding = remembered(memo, "holders", expression,
+                             lambda expression=expression: _holding(store, expression),
+                             HELD_ROWS, len)
+        out.append(candidates & holding)
+    return out
+
+
+def _holding(store: IndexStore, expression: str) -> frozenset[int]:
+    """Every chunk the word index matches ``expression`` in."""
+    return frozenset(row[0] for row in store.reader.execute(
+        "SELECT rowid FROM words WHERE words MATCH ?", (expression,)))
+
+
+@lru_cache(maxsize=8192)
+def _place(path: str, asks_docs: bool, asks_tests: bool) -> float:
+    """What a chunk's file makes of its score: prose, tests, examples, installed code."""
+    factor = 1.0
+    if asks_docs != is_prose(path):
+        factor *= PROSE
+    if not asks_tests and is_test(path):
+        factor *= TEST
+    if not asks_docs and _EXAMPLES.search(path):
+        factor *= EXAMPLE
+    if _THIRD_PARTY.search(path):
+        factor *= THIRD_PARTY
+    return factor
+
+
+def _extensions(store: IndexStore) -> frozenset[str]:
+    """The workspace's file extensions, lower-cased (kept until the index changes)."""
+    return remembered(memo_for(store, store.reader), "extensions", None,
+                      lambda: frozenset(path.rsplit(".", 1)[1].lower() for (path,) in
+                                        store.reader.execute("SELECT path FROM files")
+                                        if "." in path.rsplit("/", 1)[-1]), 1)
+
+
+def _body_lengths(store: IndexStore, rowids: list[int]) -> dict[int, int]:
+    """Each chunk's count of body words, as BM25 counts them: FTS5 keeps one varint per
+    column in its ``docsize`` table (none without it: the length then plays no part)."""
+    if not rowids:
+        return {}
+    return remembered_many(memo_for(store, store.reader), "body length", rowids,
+                           lambda missing: _read_lengths(store, missing), HELD_LENGTHS)
+
+
+def _read_lengths(store: IndexStore, rowids: list[int]) -> dict[int, int]:
+    marks = ",".join("?" * len(rowids))
+    try:
+        rows = store.reader.execute(
+            f"SELECT id, sz FROM words_docsize WHERE id IN ({marks})", rowids).fetchall()
+    except sqlite3.OperationalError:
+        return {}
+    lengths = {}
+    for rowid, size in rows:
+        columns = _varints(bytes(size or b""))
+        lengths[int(rowid)] = max(1, columns[1] if len(columns) > 1 else 1)
+    return lengths
+
+
+def _varints(blob: bytes) -> list[int]:
+    """SQLite's variable-length integers, in order (seven bits a byte, big end first)."""
+    out, value = [], 0
+    for byte in blob:
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            out.append(value)
+            value = 0
+    return out
+
+
+def search_words(store: IndexStore, query: str, limit: int, glob_match=None
+                 ) -> tuple[list[WordHit], int]:
+    """The best chunks for ``query`` (at most ``limit``) and how many files hold its words."""
+    terms = query_terms(query)
+    if not terms:
+        return [], 0
+    groups = word_groups(terms, _extensions(store))
+    expression = " OR ".join(f"({group.expression()})" for group in groups)
+    # The best CANDIDATES are chosen inside FTS5 before their chunk rows are joined:
+    # joining every matching chunk first costs more than ranking it.
+    rows = store.reader.execute(
+        "SELECT c.id, c.file_id, f.root, f.path, c.line, c.end_line, c.scope, c.kind,"
+        " best.unnamed, best.rank FROM ("
+        f"  SELECT rowid AS id, bm25(words, 0, {WEIGHTS[1]}, {WEIGHTS[2]}) AS unnamed,"
+        f"   bm25(words, {WEIGHTS[0]}, {WEIGHTS[1]}, {WEIGHTS[2]}) AS rank"
+        "  FROM words WHERE words MATCH ? ORDER BY rank LIMIT ?) AS best"
+        " JOIN word_chunks c ON c.id = best.id JOIN files f ON f.id = c.file_id"
+        " ORDER BY best.rank",
+        (expression, CANDIDATES)).fetchall()
+    asks_docs = any(term in _DOC_WORDS for term in terms)
+    asks_tests = any(term in _TEST_WORDS for term in terms)
+    candidates = {row[0] for row in rows}
+    covered = _shares(_holders(store, groups, candidates), groups, len(terms))
+    in_name = _shares(_holders(store, groups, candidates, "name"), groups, len(terms))
+    files: set[int] = set()
+    lengths = _body_lengths(store, [row[0] for row in rows])
+    average = sum(lengths.values()) / len(lengths) if lengths else 1.0
+    scored = []
+    for row in rows:
+        rowid, file_id, _, path, line, _, scope, kind, unnamed, rank = row
+        if glob_match is not None and not glob_match(path):
+            continue
+        files.add(file_id)
+        special = "__" in scope and _SPECIAL_NAME.search(scope) is not None
+        score = -float(unnamed if special else rank)
+        score *= math.pow(lengths.get(rowid, average) / average, LENGTH_PRIOR)
+        score *= 1 + COVERAGE * covered.get(rowid, 0.0)
+        if not special:
+            score *= 1 + NAME_WORD * max(in_name.get(rowid, 0.0),
+                                         _glued_name_share(scope, groups, len(terms)))
+        if kind not in _NOT_DEFINITIONS:
+            score *= DEFINITION
+        score *= _place(path, asks_docs, asks_tests)
+        scored.append((-score, path, line, row))
+    scored.sort(key=_ORDER)  # stable: rows of one score, path and line stay in rank order
+    if not asks_docs:  # docs are asked for: what a definition says of itself does not count
+        scored = _by_heads(store, scored, groups, len(terms), asks_tests)
+    kept: list[WordHit] = []
+    per_file: dict[int, int] = {}
+    for negated, _, _, row in scored:
+        file_id = row[1]
+        if per_file.get(file_id, 0) < PER_FILE:
+            per_file[file_id] = per_file.get(file_id, 0) + 1
+            kept.append(WordHit(file_id, row[2], row[3], row[4], row[5], row[6], row[7],
+                                -negated))
+            if len(kept) >= limit:
+                break
+    return kept, len(files)
+
+
+def _glued_name_share(scope: str, groups: Sequence[TermGroup], count: int) -> float:
+    """The share of the query's words in a definition's name with the words glued into it
+    counting ``GLUED`` each (``fromtimestamp`` holds ``timestamp``; the index's name column
+    holds it whole); none for a name without glued words."""
+    own = scope.rsplit(".", 1)[-1]
+    parts = glued_words(own)
+    if not parts or not count:
+        return 0.0
+    name = name_words(own)
+    held = sum(group.words * (1.0 if holds(name, group.spellings) else GLUED
+                              if holds(parts, group.spellings) else 0.0)
+               for group in groups if not group.columns)
+    return min(1.0, held / count)
+
+
+def _by_heads(store: IndexStore, scored: list[tuple[float, str, int, tuple]],
+              groups: Sequence[TermGroup], count: int, asks_tests: bool
+              ) -> list[tuple[float, str, int, tuple]]:
+    """``scored`` with the best ``HEAD_RANKED`` definitions' scores multiplied by
+    ``1 + HEAD * h``, ``h`` the share of the query's words in the definition's head
+    (:mod:`sari_core.engine.search.definition_heads`): its name and what it says count whole, a
+    word glued into its name ``GLUED``, a word only in its signature ``SIGNATURE``. Only
+    the best are looked at (their heads are read from their files once per index
+    version), and a head at most multiplies a score by ``1 + HEAD``. A constant's head is
+    its name, counted already; a test's says what it checks, not what the code it tests
+    does (unless tests are asked for), and would undo ``TEST``."""
+    top = {id(entry) for entry in scored[:HEAD_RANKED]
+           if entry[3][7] not in _NOT_DEFINITIONS and entry[3][7] not in _HEADLESS
+           and (asks_tests or not is_test(entry[1]))}
+    if not top or not count:
+        return scored
+    rows = {entry[3][0]: entry[3] for entry in scored if id(entry) in top}
+    heads = remembered_many(memo_for(store, store.reader), "head words", list(rows),
+                            lambda missing: _head_words(store, [rows[i] for i in missing]),
+                            HELD_HEADS)
+    wanted = [group for group in groups if not group.columns]  # an acronym: names only
+    out = []
+    for entry in scored:
+        said, glued, taken = heads.get(entry[3][0], _NO_HEAD)
+        if said or glued or taken:
+            held = sum(group.words * max(
+                1.0 if holds(said, group.spellings) else 0.0,
+                GLUED if holds(glued, group.spellings) else 0.0,
+                SIGNATURE if holds(taken, group.spellings) else 0.0) for group in wanted)
+            entry = (entry[0] * (1 + HEAD * min(1.0, held / count)), *entry[1:])
+        out.append(entry)
+    out.sort(key=_ORDER)
+    return out
+
+
+def _head_words(store: IndexStore, rows: list[tuple]) -> dict[int, _HeadWords]:
+    """Per chunk row, the words of what its definition says (its name too), the words glued
+    into its name and not said apart, and those only in its signature, read from its
+    file's stored lines."""
+    lines_of = file_lines(store, (row[1] for row in rows))
+    out = {}
+    for row in rows:
+        name = row[6].rsplit(".", 1)[-1]
+        found = head(lines_of.get(row[1], []), row[4], row[5])
+        said = found.said_words(name)
+        glued = glued_words(name) - said
+        out[row[0]] = (said, glued, found.signature_words() - said - glued)
+    return out
