@@ -5,11 +5,16 @@ For every session and policy set the replay walks the recorded calls in order:
 * a call that maps to a Sari search or read (:mod:`sari_core.replay.mapping`) runs
   through the kernel; the model would have received Sari's text for it;
 * any other call passes through: the model received the same result then and now;
-* a call the transcript holds no result for is left out of both columns;
-* at the first refusal by a policy the replay stops: the agent would have reacted to it,
-  and what it would have done is not in the transcript. The refusal is counted (its
-  text, its turn) and reported with the call that caused it; the calls after it are not
-  counted in either column.
+* a call that cannot be compared is left out of both columns, counted and reported with
+  why: the transcript holds no result for it, or Sari could not serve what the session
+  was served (a file missing from the rebuilt workspace), or the other way round;
+* a policy's refusal is counted (its text, its turn) and the replay goes on; the lines the
+  session was shown and the refusal withheld are kept as withheld;
+* lines Sari withheld (a refusal, an outline or a window in place of a read) that a later
+  call of the session reads, greps or edits are charged to the Sari column as the read the
+  agent would have made first (:mod:`sari_core.replay.withheld`).
+
+The share of recorded calls compared is reported next to every ratio.
 
 Both columns are costed with :func:`sari_core.costmodel.session_cost`; the Sari column
 also pays for the tool definitions Sari lists to the model.
@@ -31,6 +36,13 @@ from sari_core.kernel.manager import ENTRY_POINT_GROUP
 from sari_core.replay.checkout import Snapshot
 from sari_core.replay.mapping import PassThrough, SariCall, remember_refs, to_sari_call
 from sari_core.replay.transcript import RecordedCall, Transcript
+from sari_core.replay.withheld import (
+    delivered_lines,
+    file_lines,
+    follow_up_tokens,
+    requested_lines,
+    touched_lines,
+)
 
 # Engine and argument errors: the call was served, the file just was not there.
 # Any other error code is a policy's refusal.
@@ -41,7 +53,7 @@ MUTATIONS = ("Edit", "MultiEdit", "Write")
 
 @dataclass(frozen=True)
 class Refusal:
-    """Where a policy refused: the replay stops counting there."""
+    """Where a policy refused a call; the replay goes on after it."""
 
     call_index: int
     line: int
@@ -49,12 +61,27 @@ class Refusal:
     arguments: dict[str, Any]
     code: str
     message: str
-    calls_not_replayed: int
+
+
+@dataclass(frozen=True)
+class Uncompared:
+    """A recorded call the replay could not compare, and why; it counts in neither column."""
+
+    line: int
+    tool: str
+    reason: str
 
 
 @dataclass
 class SessionReplay:
-    """One session under one policy set: what the model received then and through Sari."""
+    """One session under one policy set: what the model received then and through Sari.
+
+    :ivar replayed: calls compared through Sari.
+    :ivar passed_through: calls compared unchanged (the same in both columns).
+    :ivar uncompared: calls left out of both columns, with why.
+    :ivar follow_ups: reads charged to the Sari column because a later call of the session
+        read, grepped or edited lines Sari had withheld.
+    """
 
     session_id: str
     transcript: str
@@ -68,11 +95,22 @@ class SessionReplay:
     left_out: int = 0
     tokens_then: list[int] = field(default_factory=list)
     tokens_sari: list[int] = field(default_factory=list)
-    refusal: Refusal | None = None
+    refusals: list[Refusal] = field(default_factory=list)
+    uncompared: list[Uncompared] = field(default_factory=list)
+    follow_ups: int = 0
     changed_since: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     tool_definition_tokens: int = 0
     model: CostModel = field(default_factory=CostModel)
+
+    @property
+    def compared(self) -> int:
+        return self.replayed + self.passed_through
+
+    @property
+    def coverage(self) -> float:
+        """The share of the recorded calls compared (1.0 for a session with no calls)."""
+        return self.compared / self.calls_recorded if self.calls_recorded else 1.0
 
     @property
     def cost_then(self) -> SessionCost:
@@ -170,15 +208,20 @@ def replay_session(kernel: Kernel, transcript: Transcript, snapshot: Snapshot,
                             snapshot.note, snapshot.commit, len(transcript.calls),
                             notes=list(transcript.notes), tool_definition_tokens=definitions)
     refs: dict[str, str] = {}
+    withheld: dict[str, set[int]] = {}
     connection = f"replay:{transcript.session_id}:{id(outcome)}"
     for index, call in enumerate(transcript.calls):
         on_call()
         if call.result is None:
             outcome.left_out += 1
+            outcome.uncompared.append(Uncompared(call.line, call.name,
+                                                 "the transcript holds no result"))
             continue
         then = tokens(call.result.rstrip())  # Claude Code sends results right-trimmed
+        needed = _needed_withheld(call, transcript.cwd, snapshot.root, withheld)
         mapped = to_sari_call(call, transcript.cwd, refs)
         if isinstance(mapped, PassThrough):
+            _charge_follow_ups(outcome, needed, snapshot.root, withheld)
             outcome.passed_through += 1
             outcome.tokens_then.append(then)
             outcome.tokens_sari.append(then)
@@ -188,25 +231,72 @@ def replay_session(kernel: Kernel, transcript: Transcript, snapshot: Snapshot,
                     outcome.notes.append(note)
             continue
         response = _execute(kernel, mapped, connection)
+        target = str(mapped.arguments.get("target")) if mapped.tool == "read" else None
+        if target is not None and target in needed:
+            needed[target] -= delivered_lines(response)  # this read brings them itself
+        _charge_follow_ups(outcome, needed, snapshot.root, withheld)
+        error = response.get("error") or {}
+        code = str(error.get("code") or "BLOCKED") if not response.get("ok") else None
+        served_error = code in SERVICE_ERRORS
+        if (code is None or served_error) and served_error != call.is_error:
+            outcome.uncompared.append(Uncompared(call.line, call.name, _why_uncompared(
+                call, code)))
+            continue
         outcome.replayed += 1
         outcome.tokens_then.append(then)
         outcome.tokens_sari.append(tokens(model_text(response)))
-        if response.get("ok"):
-            if mapped.tool == "search":
-                remember_refs(response, refs)
-            continue
-        error = response.get("error") or {}
-        code = str(error.get("code") or "BLOCKED")
-        if code in SERVICE_ERRORS:
+        if code is None and mapped.tool == "search":
+            remember_refs(response, refs)
+        elif served_error:
             outcome.errors += 1
-            continue
-        remaining = transcript.calls[index + 1:]
-        outcome.refusal = Refusal(index, call.line, mapped.tool, mapped.arguments, code,
-                                  str(error.get("message") or ""), len(remaining))
-        for _ in remaining:
-            on_call()
-        break
+        elif code is not None:
+            outcome.refusals.append(Refusal(index, call.line, mapped.tool, mapped.arguments,
+                                            code, str(error.get("message") or "")))
+        if code not in SERVICE_ERRORS and not call.is_error:
+            _withhold(call, transcript.cwd, snapshot.root, target, response, withheld)
     return outcome
+
+
+def _why_uncompared(call: RecordedCall, code: str | None) -> str:
+    if code is None:
+        return "the session's call failed where Sari's succeeded: the files differ"
+    return (f"Sari answered {code} where the session was served: the file is not the same "
+            "in the rebuilt workspace")
+
+
+def _withhold(call: RecordedCall, cwd: str | None, root: Path, target: str | None,
+              response: dict[str, Any], withheld: dict[str, set[int]]) -> None:
+    """Keep the lines the session was shown that Sari's answer did not show."""
+    if target is not None:
+        lines = file_lines(root, target)
+        if lines is not None:
+            shown = requested_lines(call, len(lines)) - delivered_lines(response)
+            withheld.setdefault(target, set()).update(shown)
+    elif not response.get("ok") and call.name == "Grep":
+        for path, rows in touched_lines(call, cwd, root).items():
+            withheld.setdefault(path, set()).update(rows)
+
+
+def _needed_withheld(call: RecordedCall, cwd: str | None, root: Path,
+                     withheld: dict[str, set[int]]) -> dict[str, set[int]]:
+    """Withheld lines this call reads, greps or edits, by file."""
+    if not any(withheld.values()):
+        return {}
+    touched = touched_lines(call, cwd, root)
+    return {path: rows & withheld[path] for path, rows in touched.items()
+            if rows & withheld.get(path, set())}
+
+
+def _charge_follow_ups(outcome: SessionReplay, needed: dict[str, set[int]], root: Path,
+                       withheld: dict[str, set[int]]) -> None:
+    """Charge the Sari column one read per file of the withheld lines the call needs."""
+    for path, rows in needed.items():
+        if not rows:
+            continue
+        lines = file_lines(root, path) or []
+        outcome.tokens_sari.append(follow_up_tokens(lines, rows))
+        outcome.follow_ups += 1
+        withheld[path] -= set(range(min(rows), max(rows) + 1))
 
 
 def _execute(kernel: Kernel, call: SariCall, connection: str) -> dict[str, Any]:

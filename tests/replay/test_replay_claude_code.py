@@ -59,7 +59,8 @@ def test_replay_of_a_real_claude_code_session(claude: Path, tmp_path: Path) -> N
     for session in (core, policies):
         assert session["calls_recorded"] == 5
         assert session["replayed"] == 4 and session["passed_through"] == 1  # the Edit
-        assert session["refusal"] is None and session["errors"] == 0
+        assert session["refusals"] == [] and session["errors"] == 0
+        assert session["coverage"] == 1.0
         # What the model was sent then, as the stand-in API recorded it.
         assert session["then"]["result_tokens"] == sum(tokens(text) for text in sent)
         assert session["then"]["turns"] == 6

@@ -26,6 +26,21 @@ def policy_set(text: str) -> list[str]:
     return [] if names == ["none"] else names
 
 
+def installed_policies() -> list[str]:
+    """The plugins a server would load: every installed one the allow and deny lists let
+    through (``SARI_PLUGINS``, ``SARI_DISABLE_PLUGINS``)."""
+    from sari_core.kernel.loading import (
+        ALLOW_ENV,
+        DENY_ENV,
+        env_names,
+        installed_entry_points,
+        plugin_enabled,
+    )
+
+    allow, deny = env_names(ALLOW_ENV), set(env_names(DENY_ENV) or [])
+    return [ep.name for ep in installed_entry_points() if plugin_enabled(ep.name, allow, deny)]
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("transcripts", nargs="+", type=Path, metavar="TRANSCRIPT.jsonl",
                         help="Claude Code session transcripts (~/.claude/projects/*/*.jsonl)")
@@ -34,7 +49,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "folder); only read")
     parser.add_argument("--policies", type=policy_set, default=None, metavar="A,B",
                         help="the policy plugins to replay with, comma-separated "
-                             "(e.g. budget,aggregation; 'none' for Sari core alone)")
+                             "(e.g. budget,aggregation; 'none' for Sari core alone; default: "
+                             "the installed plugins a server would load)")
     parser.add_argument("--compare", nargs="+", type=policy_set, metavar="A,B",
                         help="several policy sets side by side, e.g. --compare "
                              "budget,aggregation budget,refgate")
@@ -48,11 +64,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     policy_sets = [*([args.policies] if args.policies is not None else []),
-                   *(args.compare or [])]
-    if not policy_sets:
-        print("sari replay: name the policies to replay with: --policies budget,aggregation "
-              "(or --compare A,B C,D; --policies none for Sari core alone)", file=sys.stderr)
-        return 2
+                   *(args.compare or [])] or [installed_policies()]
     workspace = args.workspace.expanduser().resolve()
     if not workspace.is_dir():
         print(f"sari replay: workspace {workspace} is not a folder", file=sys.stderr)

@@ -1,0 +1,116 @@
+"""Lines a replayed answer withheld, and the later calls that show they were needed.
+
+When Sari answers a recorded read with fewer lines than the session was shown (an outline,
+a window, a refusal), the replay keeps those lines as *withheld*. A later call of the
+session that reads, greps or edits any of them shows the agent needed them: it would have
+had to read them first, so the Sari column is charged that read (one more turn, and the
+lines as a read shows them).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from sari_core.costmodel import tokens
+from sari_core.replay.mapping import relative_target
+from sari_core.replay.transcript import RecordedCall
+
+# Claude Code's Read shows this many lines when the call names no limit.
+CLIENT_READ_LINES = 2000
+# A content-mode Grep line with its number: ``path:12:text`` (a match) or ``path-12-text``
+# (context); a single-file Grep prints ``12:text``.
+_GREP_LINE = re.compile(r"^(?:(?P<path>.+?)[:-])?(?P<line>\d+)[:-]")
+
+
+def file_lines(root: Path, target: str) -> list[str] | None:
+    """The file's lines as they are in the replay's copy now, ``None`` when unreadable."""
+    try:
+        return (root / target).read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+
+
+def requested_lines(call: RecordedCall, total_lines: int) -> set[int]:
+    """The lines a recorded ``Read`` was shown (its offset and limit, clipped to the file)."""
+    offset = call.input.get("offset")
+    limit = call.input.get("limit")
+    first = offset if isinstance(offset, int) and offset > 1 else 1
+    count = limit if isinstance(limit, int) and limit > 0 else CLIENT_READ_LINES
+    return set(range(first, min(first + count - 1, total_lines) + 1))
+
+
+def delivered_lines(response: dict[str, Any]) -> set[int]:
+    """The file lines a Sari read response showed (none for an outline or an error)."""
+    if not response.get("ok") or not isinstance(response.get("text"), str):
+        return set()
+    meta = response.get("meta") or {}
+    first, last = meta.get("start_line"), meta.get("end_line")
+    if not isinstance(first, int) or not isinstance(last, int):
+        return set()
+    return set(range(first, last + 1))
+
+
+def touched_lines(call: RecordedCall, cwd: str | None, root: Path) -> dict[str, set[int]]:
+    """The file lines a later recorded call shows the agent needed, by file.
+
+    A ``Read`` needs the lines it asks for; a content-mode ``Grep`` the lines its result
+    printed with their numbers; an ``Edit`` or ``MultiEdit`` the lines its old text spans
+    in the file as it is now. Other calls name no lines.
+    """
+    if call.name == "Read":
+        target = relative_target(str(call.input.get("file_path") or ""), cwd)
+        lines = file_lines(root, target) if target else None
+        return {target: requested_lines(call, len(lines))} if target and lines else {}
+    if call.name == "Grep" and call.result and not call.is_error:
+        return _grep_lines(call, cwd)
+    if call.name in ("Edit", "MultiEdit"):
+        target = relative_target(str(call.input.get("file_path") or ""), cwd)
+        text = _file_text(root, target) if target else None
+        if target is None or text is None:
+            return {}
+        edits = call.input.get("edits") if call.name == "MultiEdit" else [call.input]
+        found: set[int] = set()
+        for edit in edits if isinstance(edits, list) else []:
+            old = str(edit.get("old_string") or "") if isinstance(edit, dict) else ""
+            at = text.find(old) if old else -1
+            if at >= 0:
+                first = text.count("\n", 0, at) + 1
+                found.update(range(first, first + old.count("\n") + 1))
+        return {target: found} if found else {}
+    return {}
+
+
+def _file_text(root: Path, target: str) -> str | None:
+    try:
+        return (root / target).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _grep_lines(call: RecordedCall, cwd: str | None) -> dict[str, set[int]]:
+    only = call.input.get("path")
+    single = relative_target(str(only), cwd) if isinstance(only, str) and only else None
+    found: dict[str, set[int]] = {}
+    for row in (call.result or "").splitlines():
+        match = _GREP_LINE.match(row)
+        if match is None:
+            continue
+        path = match.group("path")
+        target = relative_target(path, cwd) if path else single
+        if target:
+            found.setdefault(target, set()).add(int(match.group("line")))
+    return found
+
+
+def follow_up_tokens(lines: list[str], wanted: Iterable[int]) -> int:
+    """Tokens of the read an agent makes for ``wanted``: one range from the first of them
+    to the last, a header line and each line numbered."""
+    numbers = [n for n in wanted if 1 <= n <= len(lines)]
+    if not numbers:
+        return 0
+    first, last = min(numbers), max(numbers)
+    body = "\n".join(f"{n}\t{lines[n - 1]}" for n in range(first, last + 1))
+    return tokens(f"lines {first}-{last} of {len(lines)}\n{body}")
