@@ -73,6 +73,7 @@ def session_json(result: SessionReplay) -> dict[str, Any]:
         "errors": result.errors, "left_out": result.left_out,
         "uncompared": [asdict(u) for u in result.uncompared],
         "refusals": [asdict(r) for r in result.refusals], "follow_ups": result.follow_ups,
+        "actions": [asdict(a) for a in result.actions],
         "tool_definition_tokens": result.tool_definition_tokens,
         "then": _cost(result.cost_then), "sari": _cost(result.cost_sari),
         "ratio": _ratios(result.cost_sari, result.cost_then, result.coverage),

@@ -37,6 +37,8 @@ from sari_core.replay.checkout import Snapshot
 from sari_core.replay.mapping import PassThrough, SariCall, remember_refs, to_sari_call
 from sari_core.replay.transcript import RecordedCall, Transcript
 from sari_core.replay.withheld import (
+    Action,
+    Withheld,
     delivered_lines,
     file_lines,
     follow_up_tokens,
@@ -98,6 +100,7 @@ class SessionReplay:
     refusals: list[Refusal] = field(default_factory=list)
     uncompared: list[Uncompared] = field(default_factory=list)
     follow_ups: int = 0
+    actions: list[Action] = field(default_factory=list)
     changed_since: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     tool_definition_tokens: int = 0
@@ -208,7 +211,8 @@ def replay_session(kernel: Kernel, transcript: Transcript, snapshot: Snapshot,
                             snapshot.note, snapshot.commit, len(transcript.calls),
                             notes=list(transcript.notes), tool_definition_tokens=definitions)
     refs: dict[str, str] = {}
-    withheld: dict[str, set[int]] = {}
+    withheld = Withheld()
+    outcome.actions = withheld.actions
     connection = f"replay:{transcript.session_id}:{id(outcome)}"
     for index, call in enumerate(transcript.calls):
         on_call()
@@ -218,10 +222,10 @@ def replay_session(kernel: Kernel, transcript: Transcript, snapshot: Snapshot,
                                                  "the transcript holds no result"))
             continue
         then = tokens(call.result.rstrip())  # Claude Code sends results right-trimmed
-        needed = _needed_withheld(call, transcript.cwd, snapshot.root, withheld)
+        needed = withheld.needed(touched_lines(call, transcript.cwd, snapshot.root))
         mapped = to_sari_call(call, transcript.cwd, refs)
         if isinstance(mapped, PassThrough):
-            _charge_follow_ups(outcome, needed, snapshot.root, withheld)
+            _charge_follow_ups(outcome, needed, snapshot.root, withheld, call.line)
             outcome.passed_through += 1
             outcome.tokens_then.append(then)
             outcome.tokens_sari.append(then)
@@ -233,8 +237,10 @@ def replay_session(kernel: Kernel, transcript: Transcript, snapshot: Snapshot,
         response = _execute(kernel, mapped, connection)
         target = str(mapped.arguments.get("target")) if mapped.tool == "read" else None
         if target is not None and target in needed:
-            needed[target] -= delivered_lines(response)  # this read brings them itself
-        _charge_follow_ups(outcome, needed, snapshot.root, withheld)
+            brought = needed[target] & delivered_lines(response)  # this read shows them
+            withheld.release(target, brought, None)
+            needed[target] -= brought
+        _charge_follow_ups(outcome, needed, snapshot.root, withheld, call.line)
         error = response.get("error") or {}
         code = str(error.get("code") or "BLOCKED") if not response.get("ok") else None
         served_error = code in SERVICE_ERRORS
@@ -253,7 +259,8 @@ def replay_session(kernel: Kernel, transcript: Transcript, snapshot: Snapshot,
             outcome.refusals.append(Refusal(index, call.line, mapped.tool, mapped.arguments,
                                             code, str(error.get("message") or "")))
         if code not in SERVICE_ERRORS and not call.is_error:
-            _withhold(call, transcript.cwd, snapshot.root, target, response, withheld)
+            _withhold(call, transcript.cwd, snapshot.root, target, response, withheld,
+                      "refused" if code is not None else "narrowed")
     return outcome
 
 
@@ -265,30 +272,20 @@ def _why_uncompared(call: RecordedCall, code: str | None) -> str:
 
 
 def _withhold(call: RecordedCall, cwd: str | None, root: Path, target: str | None,
-              response: dict[str, Any], withheld: dict[str, set[int]]) -> None:
+              response: dict[str, Any], withheld: Withheld, kind: str) -> None:
     """Keep the lines the session was shown that Sari's answer did not show."""
     if target is not None:
         lines = file_lines(root, target)
         if lines is not None:
             shown = requested_lines(call, len(lines)) - delivered_lines(response)
-            withheld.setdefault(target, set()).update(shown)
+            withheld.add(Action(call.line, call.name, target, kind, 0), target, shown)
     elif not response.get("ok") and call.name == "Grep":
         for path, rows in touched_lines(call, cwd, root).items():
-            withheld.setdefault(path, set()).update(rows)
-
-
-def _needed_withheld(call: RecordedCall, cwd: str | None, root: Path,
-                     withheld: dict[str, set[int]]) -> dict[str, set[int]]:
-    """Withheld lines this call reads, greps or edits, by file."""
-    if not any(withheld.values()):
-        return {}
-    touched = touched_lines(call, cwd, root)
-    return {path: rows & withheld[path] for path, rows in touched.items()
-            if rows & withheld.get(path, set())}
+            withheld.add(Action(call.line, call.name, path, kind, 0), path, rows)
 
 
 def _charge_follow_ups(outcome: SessionReplay, needed: dict[str, set[int]], root: Path,
-                       withheld: dict[str, set[int]]) -> None:
+                       withheld: Withheld, at: int) -> None:
     """Charge the Sari column one read per file of the withheld lines the call needs."""
     for path, rows in needed.items():
         if not rows:
@@ -296,7 +293,7 @@ def _charge_follow_ups(outcome: SessionReplay, needed: dict[str, set[int]], root
         lines = file_lines(root, path) or []
         outcome.tokens_sari.append(follow_up_tokens(lines, rows))
         outcome.follow_ups += 1
-        withheld[path] -= set(range(min(rows), max(rows) + 1))
+        withheld.release(path, range(min(rows), max(rows) + 1), at)
 
 
 def _execute(kernel: Kernel, call: SariCall, connection: str) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -114,3 +115,55 @@ def follow_up_tokens(lines: list[str], wanted: Iterable[int]) -> int:
     first, last = min(numbers), max(numbers)
     body = "\n".join(f"{n}\t{lines[n - 1]}" for n in range(first, last + 1))
     return tokens(f"lines {first}-{last} of {len(lines)}\n{body}")
+
+
+@dataclass
+class Action:
+    """A recorded call Sari answered with less than the session was shown.
+
+    :ivar line: the transcript line of the call.
+    :ivar kind: ``refused`` (a policy's refusal) or ``narrowed`` (fewer lines: an outline,
+        a window, a trimmed read).
+    :ivar withheld: how many of the lines the session was shown Sari withheld.
+    :ivar needed_at: the transcript line of the first later call that read, grepped or
+        edited a withheld line; ``None`` while none has.
+    """
+
+    line: int
+    tool: str
+    target: str
+    kind: str
+    withheld: int
+    needed_at: int | None = None
+
+
+class Withheld:
+    """The lines Sari withheld so far, by file, each with the action that withheld it."""
+
+    def __init__(self) -> None:
+        self.actions: list[Action] = []
+        self._lines: dict[str, dict[int, Action]] = {}
+
+    def add(self, action: Action, path: str, lines: Iterable[int]) -> None:
+        rows = set(lines)
+        if not rows:
+            return
+        action.withheld = len(rows)
+        self.actions.append(action)
+        mine = self._lines.setdefault(path, {})
+        for row in rows:
+            mine[row] = action
+
+    def needed(self, touched: dict[str, set[int]]) -> dict[str, set[int]]:
+        """Which of ``touched`` are withheld, by file."""
+        return {path: rows & self._lines[path].keys() for path, rows in touched.items()
+                if path in self._lines and rows & self._lines[path].keys()}
+
+    def release(self, path: str, rows: Iterable[int], at: int | None) -> None:
+        """Those lines reach the agent now; ``at`` (a transcript line) marks their
+        actions as needed, ``None`` when Sari's own answer shows them."""
+        mine = self._lines.get(path, {})
+        for row in rows:
+            action = mine.pop(row, None)
+            if action is not None and at is not None and action.needed_at is None:
+                action.needed_at = at

@@ -72,6 +72,9 @@ def test_withheld_lines_the_session_later_edits_are_charged_the_read(
     core, budget = report["sessions"]
     assert core["follow_ups"] == 0 and core["sari"]["calls"] == 2  # core showed it whole
     assert budget["follow_ups"] == 1
+    [action] = budget["actions"]  # the whole read, narrowed; its lines were needed
+    assert action["kind"] == "narrowed" and action["withheld"] == len(LEDGER.splitlines()) - 300
+    assert action["needed_at"] == 5  # the Edit's transcript line
     # The agent reads the lines it edits before editing them: one more call and turn.
     assert budget["sari"]["calls"] == budget["then"]["calls"] + 1 == 3
     assert budget["sari"]["result_tokens"] > tokens("\n".join(
@@ -92,6 +95,8 @@ def test_withheld_lines_never_needed_again_are_not_charged(
     assert code == 0, err
     [budget] = report["sessions"]
     assert budget["follow_ups"] == 0 and budget["sari"]["calls"] == 3
+    [action] = budget["actions"]
+    assert action["kind"] == "narrowed" and action["needed_at"] is None  # a right call
 
 
 def test_a_grep_of_withheld_lines_is_charged_the_read(
