@@ -227,6 +227,9 @@ class CallRecord(BaseModel):
     duration_ms: float = 0.0
     timestamp: float = 0.0
     response: dict[str, Any] = Field(default_factory=dict)
+    # The client's own tool this call stood for (``claude-code:Read``), run through the
+    # policies by a client hook; None for a call of Sari's own tools.
+    native: str | None = None
 
     @classmethod
     def trusted(cls, **values: Any) -> CallRecord:

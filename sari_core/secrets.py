@@ -14,6 +14,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+# How a redaction starts in the text: ``[REDACTED:<kind>]``.
+REDACTION_MARK = "[REDACTED:"
 _KEY_LABEL = r"[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?"
 _KEY_END = rf"-----END {_KEY_LABEL}-----"
 _SECRET_WORD = (
@@ -83,7 +85,7 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
 
 
 def _marker(kind: str, replaced: str) -> str:
-    return f"[REDACTED:{kind}]" + "\n" * replaced.count("\n")
+    return f"{REDACTION_MARK}{kind}]" + "\n" * replaced.count("\n")
 
 
 def redact_secrets(text: str, extra_patterns: Iterable[str] = ()

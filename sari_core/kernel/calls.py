@@ -50,12 +50,13 @@ class Call:
     :ivar folded: the policies' decision so far; an argument or engine refusal keeps it.
     """
 
-    __slots__ = ("args", "ctx", "execution_id", "folded", "kernel", "kind", "session",
-                 "started", "tool")
+    __slots__ = ("args", "ctx", "execution_id", "folded", "kernel", "kind", "native",
+                 "session", "started", "tool")
 
     def __init__(self, kernel: Kernel, tool: str, args: Mapping[str, Any],
-                 kind: dict[str, Any], execution_id: str) -> None:
+                 kind: dict[str, Any], execution_id: str, native: str | None = None) -> None:
         self.kernel = kernel
+        self.native = native
         self.tool = tool
         self.args = args
         self.kind = kind
@@ -152,7 +153,7 @@ class Call:
                 arguments=dict(self.args), ok=response["ok"], target=response.get("target"),
                 error_code=error_code, reason_codes=list(reason_codes),
                 duration_ms=(time.perf_counter() - self.started) * 1000.0,
-                timestamp=time.time(), response=response,
+                timestamp=time.time(), response=response, native=self.native,
             )
             kernel.pm.call_complete(record, session, ctx)
         ctx.scratch.clear()

@@ -212,14 +212,16 @@ class Kernel:
 
     def _run(self, tool: str, raw: Mapping[str, Any], kind: dict[str, Any],
              connection_id: str | None, body: Callable[[Call], dict[str, Any]], *,
-             watch_disk: bool = True) -> dict[str, Any]:
+             watch_disk: bool = True, native: str | None = None) -> dict[str, Any]:
         """The prologue every tool call shares, and the turn of a raised refusal into a response.
 
         :param body: serves the call and returns its response; it ends the call early by
             raising ``SariError`` (argument or engine refusal) or through ``Call.block``.
         :param watch_disk: notice changes made on disk before the body runs.
+        :param native: the client's own tool the call stands for, marked in the execution log.
         """
-        flight = Call(self, tool, raw, kind, f"ex-{self._execution_prefix}-{next(self._sequence)}")
+        flight = Call(self, tool, raw, kind, f"ex-{self._execution_prefix}-{next(self._sequence)}",
+                      native)
         try:
             flight.open(connection_id)
             if watch_disk:
@@ -235,8 +237,12 @@ class Kernel:
             return flight.refused(exc)
 
     def execute_read(self, args: Mapping[str, Any] | ReadCall, *, connection_id: str | None = None,
-                     entrypoint: str = "read") -> dict[str, Any]:
-        """Serve a ``read`` (or a deprecated wrapper's call, named by ``entrypoint``)."""
+                     entrypoint: str = "read", native: str | None = None) -> dict[str, Any]:
+        """Serve a ``read`` (or a deprecated wrapper's call, named by ``entrypoint``).
+
+        :param native: the client's own tool this read stands for (``claude-code:Read``),
+            when a client hook asks what Sari would do with it; marked in the execution log.
+        """
         raw = args.model_dump(exclude_none=True) if isinstance(args, BaseModel) else dict(args)
         kind = {"mode": raw.get("mode"), "target": raw.get("target") or raw.get("path")
                 or raw.get("name")}
@@ -262,11 +268,11 @@ class Kernel:
             return responses.read_response(call, result, folded, flight.metrics(),
                                            flight.execution_id)
 
-        return self._run(entrypoint, raw, kind, connection_id, serve)
+        return self._run(entrypoint, raw, kind, connection_id, serve, native=native)
 
-    def execute_search(self, args: Mapping[str, Any], *, connection_id: str | None = None
-                       ) -> dict[str, Any]:
-        """Serve a ``search``."""
+    def execute_search(self, args: Mapping[str, Any], *, connection_id: str | None = None,
+                       native: str | None = None) -> dict[str, Any]:
+        """Serve a ``search`` (``native``: as for :meth:`execute_read`)."""
         raw = dict(args)
 
         def serve(flight: Call) -> dict[str, Any]:
@@ -287,11 +293,18 @@ class Kernel:
                                              flight.execution_id)
 
         kind = {"query": raw.get("query"), "target": raw.get("query")}
-        return self._run("search", raw, kind, connection_id, serve)
+        return self._run("search", raw, kind, connection_id, serve, native=native)
 
     def execute_mutation(self, tool: str, args: Mapping[str, Any], *,
-                         connection_id: str | None = None) -> dict[str, Any]:
-        """Serve an ``edit`` or ``write``: veto check, atomic write, validation."""
+                         connection_id: str | None = None, native: str | None = None,
+                         apply: bool = True) -> dict[str, Any]:
+        """Serve an ``edit`` or ``write``: veto check, atomic write, validation.
+
+        :param native: as for :meth:`execute_read`.
+        :param apply: False asks only whether the policies would let the change through
+            (``phase="before"``): nothing is written, and the response's ``changes`` are
+            what would change. A client's own edit tool writes the file itself.
+        """
         raw = dict(args)
 
         def serve(flight: Call) -> dict[str, Any]:
@@ -306,6 +319,10 @@ class Kernel:
             flight.folded = veto
             if veto.blocked:
                 flight.block(veto)
+            if not apply:
+                return responses.tool_response(
+                    tool, target, {"changes": [responses.change_summary(c) for c in changes]},
+                    veto, flight.metrics(), flight.execution_id)
             self.engine.apply_mutation(changes)
             after = MutationEvent(phase="after", source="sari", tool=call.tool, changes=changes,
                                   applied=True)
@@ -322,7 +339,7 @@ class Kernel:
             return response
 
         return self._run(tool, raw, {"tool": tool, "target": raw.get("path")}, connection_id,
-                         serve)
+                         serve, native=native)
 
     def execute_tool(self, name: str, args: Mapping[str, Any], *,
                      connection_id: str | None = None) -> dict[str, Any]:

@@ -15,6 +15,7 @@ always goes to the pool: its cost depends on the workspace and the query.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import time
@@ -32,6 +33,9 @@ from sari_core import __version__
 from sari_core.client_request import ClientRequest, client_request
 from sari_core.errors import ErrorCode
 from sari_core.kernel import Kernel
+from sari_core.native.hook_client import offline_answer
+from sari_core.native.serving import HOOK_TOOL, hook_tool_text
+from sari_core.native.sessions import bound_connection
 from sari_core.server.catalog import ToolCatalog
 from sari_core.server.connections import (
     CATALOG_KEY,
@@ -193,6 +197,8 @@ class SariServer:
         request = ClientRequest("tools/call", ctx.request_id, dict(ctx.meta or params.meta or {}),
                                 getattr(ctx, "protocol_version", None))
         await self._require_kernel()
+        if name == HOOK_TOOL:
+            return await self._hook(ctx, dict(params.arguments or {}))
         try:
             if self.before_call is not None:
                 await self.before_call(ctx)
@@ -206,6 +212,19 @@ class SariServer:
             log.exception("tool %s failed (incident %s)", name, incident)
             return to_call_result(internal_error(name, exc, incident), self.catalog.text_format,
                                   self._structured(ctx), self._output_schema(name))
+
+    async def _hook(self, ctx: ServerRequestContext[Any],
+                    arguments: dict[str, Any]) -> types.CallToolResult:
+        """A client's ``mcp_tool`` hook: its answer as the tool's text, never an error (an
+        error would block the client's call under ``onFailure: block``)."""
+        connection_id = self.connections.for_request(ctx)
+        kernel = self._catalog_for(ctx).kernel
+        try:
+            text = await self.workers.run(HOOK_TOOL, connection_id, hook_tool_text, kernel,
+                                          arguments, connection_id)
+        except Busy:
+            text = json.dumps(offline_answer(arguments))
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
     async def _require_kernel(self) -> None:
         try:
@@ -248,7 +267,8 @@ class SariServer:
             log.warning("tool %s: %d argument bytes refused (limit %d)", name, size,
                         self.max_request_bytes)
             return request_too_large(name, size, self.max_request_bytes)
-        connection_id = self.connections.for_request(ctx)
+        # A connection a client's hook spoke on is keyed by the client's session.
+        connection_id = bound_connection(self.connections.for_request(ctx))
         started = time.perf_counter()
         async with reporting_index_progress(ctx, getattr(catalog.kernel, "engine", None)):
             if self.inline_reads and entry.read_only \

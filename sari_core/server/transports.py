@@ -10,6 +10,7 @@ from collections.abc import Callable
 import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
 
+from sari_core.native.serving import HookRoutes
 from sari_core.server import http_read_timeout, http_sessions
 from sari_core.server.app import SariServer
 from sari_core.server.http_guard import HostRule, HttpGuard
@@ -103,7 +104,8 @@ async def serve_http(
         json_response=True,
     )
     http_sessions.bound_sessions(server.lowlevel.session_manager, http_sessions.max_sessions())
-    guarded = HttpGuard(app, HostRule(port, allowed_names), token)
+    # Client hooks (http hooks, the thin command hook) behind the same guard.
+    guarded = HttpGuard(HookRoutes(app, server), HostRule(port, allowed_names), token)
     deadline = http_read_timeout.read_seconds()
     config = uvicorn.Config(guarded, log_config=None, access_log=False, lifespan="on",
                             timeout_graceful_shutdown=5,

@@ -105,7 +105,10 @@ class PersistencePlugin(Plugin):
             return
         # Only references cross to the writer thread: serialising happens there.
         if self.settings.record_executions:
-            store.submit(ExecutionRecord(record, session.session_id))
+            # A client's own tool run through the policies by its hook is marked as such.
+            native = getattr(record, "native", None)
+            store.submit(ExecutionRecord(record, session.session_id,
+                                         f"native:{native}" if native else "sari"))
         if self._metrics_to_sqlite:
             snapshot = _metrics_snapshot(record.response)
             store.submit(MetricsRecord(record.session_key, record.ok, snapshot, now_ms()))

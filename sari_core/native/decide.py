@@ -1,0 +1,213 @@
+"""What Sari's policies do to a call of a client's own tool.
+
+:func:`run_native_call` is the one path: the native call becomes the Sari call that
+stands for it (:mod:`sari_core.native.mapping`), runs through the kernel like every
+other call (the same ``pm.hook`` pipeline, the same session state, recorded in the
+execution log marked ``native``), and Sari's answer becomes a :class:`NativeVerdict`:
+
+* **deny** — a policy refused the call, or Sari would have shown something other than the
+  file's own lines (an outline, lines already shown earlier, redacted secrets): the reason
+  is Sari's own text for the call, so the model reads what Sari's tool would have shown;
+* **narrow** — Sari would have shown a part of what was asked (the definition a search
+  matched in a long file; a capped search): ``updated_input`` asks the client's tool for
+  that part, and ``context`` says what was cut and how to get the rest, in Sari's words;
+* **guide** — the call goes ahead as asked, with ``context`` carrying the policies' warnings;
+* **untouched** — nothing to say: the call goes ahead as asked.
+
+Never "allow": the user's own permission rules still decide whether the tool may run.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from sari_core.errors import ErrorCode
+from sari_core.native.calls import NativeCall
+from sari_core.native.mapping import SariRequest, Untouched, sari_request
+from sari_core.native.sessions import connection_for
+from sari_core.rendering import render
+from sari_core.secrets import REDACTION_MARK
+
+if TYPE_CHECKING:
+    from sari_core.kernel import Kernel
+
+Action = Literal["untouched", "deny", "narrow", "guide"]
+# Refusals about the call itself (a missing file, a binary one, a bad argument, a busy
+# server): the client's own tool gives its own answer to them.
+CLIENT_ANSWERS = frozenset({
+    ErrorCode.INVALID_ARGS, ErrorCode.PATH_OUTSIDE_WORKSPACE, ErrorCode.NOT_FOUND,
+    ErrorCode.BINARY_FILE, ErrorCode.FILE_TOO_LARGE, ErrorCode.NOT_A_FILE,
+    ErrorCode.SYMBOL_AMBIGUOUS, ErrorCode.GIT_UNAVAILABLE, ErrorCode.NOT_A_GIT_REPOSITORY,
+    ErrorCode.EDIT_NO_MATCH, ErrorCode.EDIT_AMBIGUOUS, ErrorCode.SESSION_ID_REQUIRED,
+    ErrorCode.INTERNAL_ERROR, ErrorCode.UNKNOWN_TOOL, ErrorCode.REQUEST_TOO_LARGE,
+    ErrorCode.BUSY})
+# A search showing matching lines is capped at this many when Sari's own search had more
+# to show than it did and the call set no cap of its own.
+FLOOD_CAP = 100
+# The native Grep's own head_limit default: a flood is more lines than this could show.
+FLOOD_FILES = 20
+NARROW_HINT = "Read other lines with offset and limit."
+
+
+@dataclass(frozen=True)
+class NativeVerdict:
+    """Sari's decision on one native call.
+
+    :ivar action: ``untouched``, ``deny``, ``narrow`` or ``guide``.
+    :ivar reason: for ``deny``, what the model is told (Sari's own text for the call).
+    :ivar context: for ``narrow`` and ``guide``, the note added for the model.
+    :ivar updated_input: for ``narrow``, the whole new input of the client's tool.
+    :ivar sari_text: Sari's own text for the call (what its tool would have shown); empty
+        when the call did not reach the kernel.
+    :ivar request: the Sari call that stood for it, or why none did.
+    :ivar response: Sari's response object, when the call reached the kernel.
+    """
+
+    action: Action
+    reason: str = ""
+    context: str = ""
+    updated_input: dict[str, Any] | None = None
+    sari_text: str = ""
+    request: SariRequest | Untouched | None = None
+    response: dict[str, Any] | None = field(default=None, repr=False)
+
+
+def run_native_call(kernel: Kernel, call: NativeCall) -> NativeVerdict:
+    """Run a client's own tool call through Sari's policies and say what to do with it.
+
+    :param kernel: the kernel serving the workspace the client works in.
+    :param call: the client's call (:func:`sari_core.native.calls.native_call` reads one
+        from a hook payload; a replay builds one from a recorded call).
+    :return: the :class:`NativeVerdict`; a call Sari has no policy for is ``untouched``.
+    """
+    request = sari_request(call, kernel.roots[0])
+    if isinstance(request, Untouched):
+        return NativeVerdict("untouched", request=request)
+    connection = connection_for(call)
+    if request.tool == "read":
+        response = kernel.execute_read(request.arguments, connection_id=connection,
+                                       native=call.label)
+    elif request.tool == "search":
+        response = kernel.execute_search(request.arguments, connection_id=connection,
+                                         native=call.label)
+    else:
+        response = kernel.execute_mutation(request.tool, request.arguments,
+                                           connection_id=connection, native=call.label,
+                                           apply=False)
+    text = render(response)
+    if not response.get("ok"):
+        code = (response.get("error") or {}).get("code")
+        if code in CLIENT_ANSWERS:
+            return NativeVerdict("untouched", sari_text=text, request=request,
+                                 response=response)
+        return NativeVerdict("deny", reason=text, sari_text=text, request=request,
+                             response=response)
+    if request.tool == "read":
+        return _read_verdict(call, request, response, text)
+    if request.tool == "search":
+        return _search_verdict(call, request, response, text, kernel.roots[0])
+    return _guided(request, response, text)
+
+
+def _warnings(response: dict[str, Any]) -> list[str]:
+    stabilization = (response.get("meta") or {}).get("stabilization") or {}
+    return [str(w) for w in stabilization.get("warnings") or ()]
+
+
+def _guided(request: SariRequest, response: dict[str, Any], text: str) -> NativeVerdict:
+    warnings = _warnings(response)
+    if not warnings:
+        return NativeVerdict("untouched", sari_text=text, request=request, response=response)
+    return NativeVerdict("guide", context=" ".join(warnings), sari_text=text, request=request,
+                         response=response)
+
+
+def _file_lines(path: Path | None, encoding: str | None) -> list[str] | None:
+    if path is None:
+        return None
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    return data.decode(encoding or "utf-8", errors="replace").splitlines()
+
+
+def _read_verdict(call: NativeCall, request: SariRequest, response: dict[str, Any],
+                  text: str) -> NativeVerdict:
+    meta = response.get("meta") or {}
+    start, end = int(meta.get("start_line") or 1), int(meta.get("end_line") or 0)
+    total = int(meta.get("total_lines") or 0)
+    lines = _file_lines(request.path, meta.get("encoding"))
+    shown = str(response.get("text") or "").splitlines()
+    verbatim = lines is not None and response.get("mode") == "file" \
+        and shown == lines[start - 1:end]
+    if not verbatim:
+        # An outline, lines already shown, redacted secrets: the client's tool would show
+        # something else, so the model is sent Sari's own answer instead.
+        return NativeVerdict("deny", reason=text, sari_text=text, request=request,
+                             response=response)
+    wanted_end = total if request.count is None else min(total, request.first + request.count - 1)
+    if start <= request.first and end >= wanted_end:
+        return _guided(request, response, text)
+    updated = {**call.input, "offset": start, "limit": max(1, end - start + 1)}
+    if call.tool != "Read":
+        updated = {**call.input, "command": f"sed -n '{start},{end}p' {shlex.quote(str(request.path))}"}
+    header = text.splitlines()[0] if text else ""
+    return NativeVerdict("narrow", context=f"{header} {NARROW_HINT}".strip(),
+                         updated_input=updated, sari_text=text, request=request,
+                         response=response)
+
+
+def _withheld(response: dict[str, Any], text: str) -> bool:
+    """Whether Sari's answer withheld or redacted content the native search would show."""
+    if REDACTION_MARK in text:
+        return True
+    annotations = ((response.get("meta") or {}).get("stabilization") or {}).get("annotations")
+    return any(isinstance(data, dict) and data.get("redacted")
+               for data in (annotations or {}).values())
+
+
+def _floods(request: SariRequest, response: dict[str, Any], root: Path) -> bool:
+    """Whether a search showing every matching line would show more than FLOOD_CAP lines:
+    more than FLOOD_FILES files match, or the files Sari found hold more matching lines."""
+    meta = response.get("meta") or {}
+    total = int(response.get("total") or 0)
+    if meta.get("total_unit") == "files" and total > FLOOD_FILES:
+        return True
+    arguments = request.arguments
+    try:
+        pattern = re.compile(str(arguments["query"]),
+                             0 if arguments.get("case_sensitive", True) else re.IGNORECASE)
+    except re.error:
+        return False
+    count = 0
+    for path in dict.fromkeys(str(m.get("path")) for m in response.get("matches") or ()):
+        lines = _file_lines(root / path, None)
+        for line in lines or ():
+            count += bool(pattern.search(line))
+            if count > FLOOD_CAP:
+                return True
+    return False
+
+
+def _search_verdict(call: NativeCall, request: SariRequest, response: dict[str, Any],
+                    text: str, root: Path) -> NativeVerdict:
+    if request.content_mode and _withheld(response, text):
+        return NativeVerdict("deny", reason=text, sari_text=text, request=request,
+                             response=response)
+    if request.content_mode and request.cap is None and _floods(request, response, root):
+        if call.tool == "Grep":
+            updated = {**call.input, "head_limit": FLOOD_CAP}
+        else:
+            updated = {**call.input,
+                       "command": f"{call.input.get('command')} | head -n {FLOOD_CAP}"}
+        note = (f"Output capped at {FLOOD_CAP} lines: more lines than that match. Narrow the "
+                f"search with a path or glob, or start from what Sari's search ranked first:\n"
+                f"{text}")
+        return NativeVerdict("narrow", context=note, updated_input=updated, sari_text=text,
+                             request=request, response=response)
+    return _guided(request, response, text)
