@@ -33,8 +33,17 @@ from sari_core.costmodel import CostModel, SessionCost, session_cost, tokens
 from sari_core.errors import ErrorCode
 from sari_core.kernel import Kernel
 from sari_core.kernel.manager import ENTRY_POINT_GROUP
+from sari_core.native import run_native_call
+from sari_core.native.mapping import SariRequest, Untouched
 from sari_core.replay.checkout import Snapshot
-from sari_core.replay.mapping import PassThrough, SariCall, remember_refs, to_sari_call
+from sari_core.replay.mapping import (
+    SARI_PREFIX,
+    PassThrough,
+    SariCall,
+    remember_refs,
+    to_sari_call,
+)
+from sari_core.replay.native import client_view, native_call, recorded_lines
 from sari_core.replay.transcript import RecordedCall, Transcript
 from sari_core.replay.withheld import (
     Action,
@@ -42,7 +51,6 @@ from sari_core.replay.withheld import (
     delivered_lines,
     file_lines,
     follow_up_tokens,
-    requested_lines,
     touched_lines,
 )
 
@@ -210,10 +218,7 @@ def replay_session(kernel: Kernel, transcript: Transcript, snapshot: Snapshot,
     outcome = SessionReplay(transcript.session_id, str(transcript.path), tuple(policies),
                             snapshot.note, snapshot.commit, len(transcript.calls),
                             notes=list(transcript.notes), tool_definition_tokens=definitions)
-    refs: dict[str, str] = {}
-    withheld = Withheld()
-    outcome.actions = withheld.actions
-    connection = f"replay:{transcript.session_id}:{id(outcome)}"
+    state = _State(kernel, transcript, snapshot, outcome)
     for index, call in enumerate(transcript.calls):
         on_call()
         if call.result is None:
@@ -221,47 +226,120 @@ def replay_session(kernel: Kernel, transcript: Transcript, snapshot: Snapshot,
             outcome.uncompared.append(Uncompared(call.line, call.name,
                                                  "the transcript holds no result"))
             continue
-        then = tokens(call.result.rstrip())  # Claude Code sends results right-trimmed
-        needed = withheld.needed(touched_lines(call, transcript.cwd, snapshot.root))
-        mapped = to_sari_call(call, transcript.cwd, refs)
-        if isinstance(mapped, PassThrough):
-            _charge_follow_ups(outcome, needed, snapshot.root, withheld, call.line)
-            outcome.passed_through += 1
-            outcome.tokens_then.append(then)
-            outcome.tokens_sari.append(then)
-            if call.name in MUTATIONS and snapshot.private and not call.is_error:
-                note = _apply_mutation(call, snapshot.root, transcript.cwd)
-                if note:
-                    outcome.notes.append(note)
-            continue
-        response = _execute(kernel, mapped, connection)
-        target = str(mapped.arguments.get("target")) if mapped.tool == "read" else None
-        if target is not None and target in needed:
-            brought = needed[target] & delivered_lines(response)  # this read shows them
-            withheld.release(target, brought, None)
-            needed[target] -= brought
-        _charge_follow_ups(outcome, needed, snapshot.root, withheld, call.line)
-        error = response.get("error") or {}
-        code = str(error.get("code") or "BLOCKED") if not response.get("ok") else None
-        served_error = code in SERVICE_ERRORS
-        if (code is None or served_error) and served_error != call.is_error:
-            outcome.uncompared.append(Uncompared(call.line, call.name, _why_uncompared(
-                call, code)))
-            continue
-        outcome.replayed += 1
-        outcome.tokens_then.append(then)
-        outcome.tokens_sari.append(tokens(model_text(response)))
-        if code is None and mapped.tool == "search":
-            remember_refs(response, refs)
-        elif served_error:
-            outcome.errors += 1
-        elif code is not None:
-            outcome.refusals.append(Refusal(index, call.line, mapped.tool, mapped.arguments,
-                                            code, str(error.get("message") or "")))
-        if code not in SERVICE_ERRORS and not call.is_error:
-            _withhold(call, transcript.cwd, snapshot.root, target, response, withheld,
-                      "refused" if code is not None else "narrowed")
+        needed = state.withheld.needed(touched_lines(call, transcript.cwd, snapshot.root))
+        if call.name.startswith(SARI_PREFIX):
+            _replay_sari_call(state, index, call, needed)
+        else:
+            _replay_native_call(state, index, call, needed)
+        if call.name in MUTATIONS and snapshot.private and not call.is_error:
+            note = _apply_mutation(call, snapshot.root, transcript.cwd)
+            if note:
+                outcome.notes.append(note)
     return outcome
+
+
+@dataclass
+class _State:
+    """One session's replay under way."""
+
+    kernel: Kernel
+    transcript: Transcript
+    snapshot: Snapshot
+    outcome: SessionReplay
+    withheld: Withheld = field(default_factory=Withheld)
+    refs: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.outcome.actions = self.withheld.actions
+
+    @property
+    def connection(self) -> str:
+        """The connection the session's hook calls run on (the client's session id)."""
+        return f"claude-code:{self.transcript.session_id}"
+
+
+def _outside(request: SariRequest) -> bool:
+    """A call of a file outside the workspace: the hooks leave it to the client."""
+    target = request.arguments.get("target") or request.arguments.get("path")
+    return isinstance(target, str) and target.startswith("/")
+
+
+def _compared(state: _State, call: RecordedCall, sari_tokens: int) -> None:
+    state.outcome.tokens_then.append(tokens((call.result or "").rstrip()))
+    state.outcome.tokens_sari.append(sari_tokens)
+
+
+def _replay_native_call(state: _State, index: int, call: RecordedCall,
+                        needed: dict[str, set[int]]) -> None:
+    """The client's own tool, through the hook path, obeyed as the client obeys it."""
+    root, cwd, outcome = state.snapshot.root, state.transcript.cwd, state.outcome
+    verdict = run_native_call(state.kernel, native_call(call, state.transcript.session_id,
+                                                        cwd, root))
+    if isinstance(verdict.request, Untouched) or verdict.request is None or \
+            _outside(verdict.request):
+        _charge_follow_ups(outcome, needed, root, state.withheld, call.line)
+        outcome.passed_through += 1
+        _compared(state, call, tokens((call.result or "").rstrip()))
+        return
+    response = verdict.response or {}
+    code = None if response.get("ok") else str((response.get("error") or {}).get("code"))
+    served_error = code in SERVICE_ERRORS
+    view = client_view(call, verdict, cwd, root)
+    for path, rows in (view.shown or {}).items():  # lines this call shows now are no debt
+        if path in needed:
+            state.withheld.release(path, needed[path] & rows, None)
+            needed[path] -= rows
+    _charge_follow_ups(outcome, needed, root, state.withheld, call.line)
+    if verdict.action != "deny" and response and served_error != call.is_error:
+        outcome.uncompared.append(Uncompared(call.line, call.name, _why_uncompared(
+            call, code)))
+        return
+    outcome.replayed += 1
+    _compared(state, call, tokens(view.text))
+    if served_error and verdict.action != "deny":
+        outcome.errors += 1
+    if verdict.action == "deny":
+        outcome.refusals.append(Refusal(index, call.line, call.name, dict(call.input),
+                                        code or "DENIED", verdict.reason))
+    if view.shown is not None and not call.is_error:
+        kind = "refused" if verdict.action == "deny" else "narrowed"
+        for path, rows in recorded_lines(call, verdict, cwd, root).items():
+            state.withheld.add(Action(call.line, call.name, path, kind, 0), path,
+                               rows - view.shown.get(path, set()))
+
+
+def _replay_sari_call(state: _State, index: int, call: RecordedCall,
+                      needed: dict[str, set[int]]) -> None:
+    """A recorded call of Sari's own tool, run as recorded."""
+    root, outcome = state.snapshot.root, state.outcome
+    mapped = to_sari_call(call, state.transcript.cwd, state.refs)
+    if isinstance(mapped, PassThrough):
+        _charge_follow_ups(outcome, needed, root, state.withheld, call.line)
+        outcome.passed_through += 1
+        _compared(state, call, tokens((call.result or "").rstrip()))
+        return
+    response = _execute(state.kernel, mapped, state.connection)
+    target = str(mapped.arguments.get("target")) if mapped.tool == "read" else None
+    if target is not None and target in needed:
+        brought = needed[target] & delivered_lines(response)  # this read shows them
+        state.withheld.release(target, brought, None)
+        needed[target] -= brought
+    _charge_follow_ups(outcome, needed, root, state.withheld, call.line)
+    error = response.get("error") or {}
+    code = str(error.get("code") or "BLOCKED") if not response.get("ok") else None
+    served_error = code in SERVICE_ERRORS
+    if (code is None or served_error) and served_error != call.is_error:
+        outcome.uncompared.append(Uncompared(call.line, call.name, _why_uncompared(call, code)))
+        return
+    outcome.replayed += 1
+    _compared(state, call, tokens(model_text(response)))
+    if code is None and mapped.tool == "search":
+        remember_refs(response, state.refs)
+    elif served_error:
+        outcome.errors += 1
+    elif code is not None:
+        outcome.refusals.append(Refusal(index, call.line, mapped.tool, mapped.arguments,
+                                        code, str(error.get("message") or "")))
 
 
 def _why_uncompared(call: RecordedCall, code: str | None) -> str:
@@ -269,19 +347,6 @@ def _why_uncompared(call: RecordedCall, code: str | None) -> str:
         return "the session's call failed where Sari's succeeded: the files differ"
     return (f"Sari answered {code} where the session was served: the file is not the same "
             "in the rebuilt workspace")
-
-
-def _withhold(call: RecordedCall, cwd: str | None, root: Path, target: str | None,
-              response: dict[str, Any], withheld: Withheld, kind: str) -> None:
-    """Keep the lines the session was shown that Sari's answer did not show."""
-    if target is not None:
-        lines = file_lines(root, target)
-        if lines is not None:
-            shown = requested_lines(call, len(lines)) - delivered_lines(response)
-            withheld.add(Action(call.line, call.name, target, kind, 0), target, shown)
-    elif not response.get("ok") and call.name == "Grep":
-        for path, rows in touched_lines(call, cwd, root).items():
-            withheld.add(Action(call.line, call.name, path, kind, 0), path, rows)
 
 
 def _charge_follow_ups(outcome: SessionReplay, needed: dict[str, set[int]], root: Path,

@@ -66,7 +66,8 @@ def touched_lines(call: RecordedCall, cwd: str | None, root: Path) -> dict[str, 
         lines = file_lines(root, target) if target else None
         return {target: requested_lines(call, len(lines))} if target and lines else {}
     if call.name == "Grep" and call.result and not call.is_error:
-        return _grep_lines(call, cwd)
+        only = call.input.get("path")
+        return grep_lines(call.result, only if isinstance(only, str) else None, cwd)
     if call.name in ("Edit", "MultiEdit"):
         target = relative_target(str(call.input.get("file_path") or ""), cwd)
         text = _file_text(root, target) if target else None
@@ -91,11 +92,12 @@ def _file_text(root: Path, target: str) -> str | None:
         return None
 
 
-def _grep_lines(call: RecordedCall, cwd: str | None) -> dict[str, set[int]]:
-    only = call.input.get("path")
-    single = relative_target(str(only), cwd) if isinstance(only, str) and only else None
+def grep_lines(text: str, only: str | None, cwd: str | None) -> dict[str, set[int]]:
+    """The numbered lines a content-mode search printed, by file (relative to ``cwd``);
+    ``only`` is the file a single-file search named (its rows carry no path)."""
+    single = relative_target(only, cwd) if only else None
     found: dict[str, set[int]] = {}
-    for row in (call.result or "").splitlines():
+    for row in text.splitlines():
         match = _GREP_LINE.match(row)
         if match is None:
             continue
