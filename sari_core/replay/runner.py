@@ -289,8 +289,9 @@ def _replay_native_call(state: _State, index: int, call: RecordedCall,
         if path in needed:
             state.withheld.release(path, needed[path] & rows, None)
             needed[path] -= rows
-    _charge_follow_ups(outcome, needed, root, state.withheld, call.line)
-    if verdict.action != "deny" and response and served_error != call.is_error:
+    charged = _charge_follow_ups(outcome, needed, root, state.withheld, call.line)
+    acted = verdict.action in ("deny", "narrow")
+    if served_error and not call.is_error or acted and call.is_error and not served_error:
         outcome.uncompared.append(Uncompared(call.line, call.name, _why_uncompared(
             call, code)))
         return
@@ -304,8 +305,8 @@ def _replay_native_call(state: _State, index: int, call: RecordedCall,
     if view.shown is not None and not call.is_error:
         kind = "refused" if verdict.action == "deny" else "narrowed"
         for path, rows in recorded_lines(call, verdict, cwd, root).items():
-            state.withheld.add(Action(call.line, call.name, path, kind, 0), path,
-                               rows - view.shown.get(path, set()))
+            kept = rows - view.shown.get(path, set()) - charged.get(path, set())
+            state.withheld.add(Action(call.line, call.name, path, kind, 0), path, kept)
 
 
 def _replay_sari_call(state: _State, index: int, call: RecordedCall,
@@ -350,15 +351,22 @@ def _why_uncompared(call: RecordedCall, code: str | None) -> str:
 
 
 def _charge_follow_ups(outcome: SessionReplay, needed: dict[str, set[int]], root: Path,
-                       withheld: Withheld, at: int) -> None:
-    """Charge the Sari column one read per file of the withheld lines the call needs."""
+                       withheld: Withheld, at: int) -> dict[str, set[int]]:
+    """Charge the Sari column one read per file of the withheld lines the call needs.
+
+    :return: the lines those reads show, by file.
+    """
+    charged: dict[str, set[int]] = {}
     for path, rows in needed.items():
         if not rows:
             continue
         lines = file_lines(root, path) or []
-        outcome.tokens_sari.append(follow_up_tokens(lines, rows))
+        read_tokens, shown = follow_up_tokens(lines, withheld.of_same_calls(path, rows))
+        outcome.tokens_sari.append(read_tokens)
         outcome.follow_ups += 1
-        withheld.release(path, range(min(rows), max(rows) + 1), at)
+        withheld.release(path, shown, at)
+        charged[path] = shown
+    return charged
 
 
 def _execute(kernel: Kernel, call: SariCall, connection: str) -> dict[str, Any]:

@@ -3,8 +3,9 @@
 When Sari answers a recorded read with fewer lines than the session was shown (an outline,
 a window, a refusal), the replay keeps those lines as *withheld*. A later call of the
 session that reads, greps or edits any of them shows the agent needed them: it would have
-had to read them first, so the Sari column is charged that read (one more turn, and the
-lines as a read shows them).
+had to read them first, so the Sari column is charged that read: one more turn, and every
+line that call withheld, as a read shows them (the agent re-issues the read it was
+denied or given less of).
 """
 
 from __future__ import annotations
@@ -108,15 +109,27 @@ def grep_lines(text: str, only: str | None, cwd: str | None) -> dict[str, set[in
     return found
 
 
-def follow_up_tokens(lines: list[str], wanted: Iterable[int]) -> int:
-    """Tokens of the read an agent makes for ``wanted``: one range from the first of them
-    to the last, a header line and each line numbered."""
-    numbers = [n for n in wanted if 1 <= n <= len(lines)]
-    if not numbers:
-        return 0
-    first, last = min(numbers), max(numbers)
-    body = "\n".join(f"{n}\t{lines[n - 1]}" for n in range(first, last + 1))
-    return tokens(f"lines {first}-{last} of {len(lines)}\n{body}")
+# Needed lines closer than this are read together, with the lines between them.
+READ_GAP = 20
+
+
+def follow_up_tokens(lines: list[str], wanted: Iterable[int]) -> tuple[int, set[int]]:
+    """The read an agent makes for ``wanted``: each run of them (lines less than
+    ``READ_GAP`` apart, with the lines between), numbered, under one header.
+
+    :return: its tokens, and the lines it shows.
+    """
+    numbers = sorted(n for n in set(wanted) if 1 <= n <= len(lines))
+    shown: set[int] = set()
+    for number in numbers:
+        if shown and number - max(shown) < READ_GAP:
+            shown.update(range(max(shown) + 1, number + 1))
+        else:
+            shown.add(number)
+    if not shown:
+        return 0, shown
+    body = "\n".join(f"{n}\t{lines[n - 1]}" for n in sorted(shown))
+    return tokens(f"lines {min(shown)}-{max(shown)} of {len(lines)}\n{body}"), shown
 
 
 @dataclass
@@ -160,6 +173,13 @@ class Withheld:
         """Which of ``touched`` are withheld, by file."""
         return {path: rows & self._lines[path].keys() for path, rows in touched.items()
                 if path in self._lines and rows & self._lines[path].keys()}
+
+    def of_same_calls(self, path: str, rows: Iterable[int]) -> set[int]:
+        """Every line still withheld in ``path`` by the calls that withheld ``rows``: what
+        the agent reads again when it needs any of them (the read it was denied)."""
+        mine = self._lines.get(path, {})
+        owners = {id(mine[row]) for row in rows if row in mine}
+        return {row for row, action in mine.items() if id(action) in owners}
 
     def release(self, path: str, rows: Iterable[int], at: int | None) -> None:
         """Those lines reach the agent now; ``at`` (a transcript line) marks their
