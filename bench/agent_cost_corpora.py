@@ -1,6 +1,8 @@
 """The workspaces ``bench/agent_cost.py`` replays its sessions on.
 
-The Python standard library with the 24 sessions of ``bench/replay_scripts.py``, and pinned
+The Python standard library with the 24 sessions of ``bench/replay_scripts.py`` (a copy in the
+cache folder without the installed packages, ``site-packages``: what the host has installed
+must not change what a search finds), and pinned
 sdists from PyPI (attrs, jinja2, click), fetched by pip into a cache folder on first use, never
 committed, with the sessions of ``bench/agent_cost_sessions.py``. In an sdist's sessions a
 step's "module" is the file's path inside the unpacked sdist. ``smoke_corpus`` copies the few
@@ -119,6 +121,23 @@ def sdist_root(name: str, version: str) -> Path:
     return unpack(sdist(f"{name}=={version}", folder), folder)
 
 
+# The host's installed packages and byte code: not the standard library.
+NOT_STDLIB = ("site-packages", "dist-packages", "__pycache__")
+
+
+def stdlib_tree(source: Path = STDLIB, cache: Path | None = None) -> Path:
+    """A copy of the standard library at ``source`` without what the host installed in it,
+    made in the cache folder on first use."""
+    folder = (cache or CACHE) / f"stdlib-{sys.version_info[0]}.{sys.version_info[1]}"
+    tree = folder / "lib"
+    if not (folder / "complete").is_file():
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.copytree(source, tree, symlinks=True,
+                        ignore=shutil.ignore_patterns(*NOT_STDLIB))
+        (folder / "complete").write_text(str(source) + "\n", encoding="utf-8")
+    return tree
+
+
 SMOKE_SESSIONS = ("json-indent", "textwrap-dedent", "heapq-merge")
 
 
@@ -144,7 +163,7 @@ def corpora() -> list[Corpus]:
         JINJA2_SESSIONS,
     )
 
-    return [Corpus("stdlib", STDLIB, SESSIONS, False),
+    return [Corpus("stdlib", stdlib_tree(), SESSIONS, False),
             Corpus(f"attrs-{ATTRS}", sdist_root("attrs", ATTRS), ATTRS_SESSIONS, True),
             Corpus(f"jinja2-{JINJA2}", sdist_root("jinja2", JINJA2), JINJA2_SESSIONS, True),
             Corpus(f"click-{CLICK}", sdist_root("click", CLICK), CLICK_SESSIONS, True)]
