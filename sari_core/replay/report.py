@@ -114,6 +114,13 @@ def _line(name: str, compared: int, recorded: int, then: SessionCost, sari: Sess
             f"{_ratio(sari.cached, then.cached, coverage):>7}")
 
 
+def _brief(arguments: dict[str, Any]) -> str:
+    """A call's arguments on one short line (long texts cut)."""
+    shown = {key: (f"{value[:60]}..." if isinstance(value, str) and len(value) > 63 else value)
+             for key, value in arguments.items()}
+    return str(shown)
+
+
 def as_table(results: Sequence[SessionReplay], rows: Sequence[PolicyTotals]) -> str:
     """The terminal report: one block per policy set, then what could not be compared."""
     out: list[str] = []
@@ -148,8 +155,9 @@ def as_table(results: Sequence[SessionReplay], rows: Sequence[PolicyTotals]) -> 
             lines.append(f"[{label}] {result.follow_ups} follow-up reads charged: later calls "
                          "read, grepped or edited lines Sari had withheld")
         for refusal in result.refusals:
+            first = refusal.message.split("\n", 1)[0]
             lines.append(f"[{label}] refused at line {refusal.line} ({refusal.tool} "
-                         f"{refusal.arguments}): {refusal.code}: {refusal.message}")
+                         f"{_brief(refusal.arguments)}): {refusal.code}: {first}")
     for session_id, lines in details.items():
         out.append(f"{session_id}:")
         out.extend(f"  {line}" for line in lines)
