@@ -35,7 +35,7 @@ what ``bench/client_definitions.py`` printed for the pinned CLI): the client is 
 list those (Claude Code: ``permissions.deny``), so the Sari arms are credited their
 definitions on every turn.
 
-    python bench/agent_cost.py [--json PATH] [--in-place-of TOKENS] [--smoke]
+    python bench/agent_cost.py [--json PATH] [--in-place-of TOKENS] [--hooks-design D] [--smoke]
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from agent_cost_agents import SariAgent, Tally  # noqa: E402
 from agent_cost_corpora import Corpus, Search, corpora, smoke_corpus  # noqa: E402
-from agent_cost_hooks import HookedCarefulAgent, HookedNativeAgent  # noqa: E402
+from agent_cost_hooks import DESIGN, DESIGNS, HookedCarefulAgent, HookedNativeAgent  # noqa: E402
 from agent_cost_native import CarefulAgent, NativeAgent  # noqa: E402
 from agent_cost_report import print_report  # noqa: E402
 from scratch import scratch_folders  # noqa: E402
@@ -270,14 +270,18 @@ def main(argv: Iterable[str] | None = None) -> int:
              "told not to list them, credited on the second line (default: Claude Code's "
              f"Read, Edit and Write, {CLIENT_FILE_TOOLS}; bench/client_definitions.py prints "
              "them); the judged figures add Sari's tools on top of the client's")
+    parser.add_argument("--hooks-design", choices=DESIGNS, default=DESIGNS[0],
+                        help="what the + hooks arms' hooks answer (bench/agent_cost_hooks.py)")
     parser.add_argument("--smoke", action="store_true",
                         help="three standard-library sessions over a copy of their files: "
                              "seconds, for a test that the bench runs")
     args = parser.parse_args(list(argv) if argv is not None else None)
+    DESIGN["name"] = args.hooks_design
     started = time.perf_counter()
     with scratch_folders(), tempfile.TemporaryDirectory(prefix="sari-bench-smoke-") as folder:
         data = measure(args.in_place_of, Path(folder) if args.smoke else None)
     data["seconds"] = round(time.perf_counter() - started, 1)
+    data["hooks_design"] = args.hooks_design
     data["python"] = sys.version.split()[0]
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -14,10 +14,16 @@ the agent then obeys the answer as Claude Code does (``sari_core.native.answer``
   ``head_limit``), and the model is shown the note.
 
 The texts are worded as the pinned CLI words them (``CONTEXT_NOTE``, ``DENY_NOTE``).
+
+``DESIGN`` chooses what the hooks answer: ``as-built``, the verdicts of
+``run_native_call`` as they are; ``keep-ranged``, the same except that a ``Read`` naming
+its lines (an offset or a limit) is never denied with an outline in their place: the agent
+asked for those lines, and an outline makes it ask again (the hook then says nothing).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from agent_cost_native import GREP_HEAD, CarefulAgent, NativeAgent
@@ -27,6 +33,10 @@ from sari_core.costmodel import tokens
 # How Claude Code (2.1.330) shows its model a PreToolUse hook's answer.
 CONTEXT_NOTE = "PreToolUse:{tool} hook additional context: {context}"
 DENY_NOTE = "PreToolUse:{tool} hook error: {reason}"
+
+
+DESIGNS = ("as-built", "keep-ranged")
+DESIGN = {"name": "as-built"}  # set by bench/agent_cost.py --hooks-design
 
 
 class HookedTools:
@@ -47,6 +57,10 @@ class HookedTools:
         call = NativeCall("claude-code", tool, tool_input, self.hook_session,
                           str(self.corpus.root))  # type: ignore[attr-defined]
         verdict = run_native_call(self.kernel, call)
+        if DESIGN["name"] == "keep-ranged" and tool == "Read" and verdict.action == "deny" \
+                and ("offset" in tool_input or "limit" in tool_input) \
+                and (verdict.response or {}).get("mode") == "outline":
+            verdict = replace(verdict, action="untouched", reason="")
         self.hooked[verdict.action] += 1
         output = answer("claude-code", verdict).get("hookSpecificOutput") or {}
         return verdict, output
@@ -66,7 +80,7 @@ class HookedTools:
         response = verdict.response or {}
         view = self.view  # type: ignore[attr-defined]
         if path is not None and response.get("ok"):
-            if response.get("mode") == "outline":
+            if "outline" in (response.get("mode"), (response.get("meta") or {}).get("mode")):
                 view.see_outline(path, reason)
             else:
                 view.see_read(path, reason)
