@@ -79,15 +79,29 @@ class Corpus:
         nodes: list[ast.stmt] = list(_tree(self.root / self.path_of(module)).body)
         found: ast.stmt | None = None
         for part in dotted.split("."):
-            found = next((node for node in nodes
-                          if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                               ast.ClassDef)) and node.name == part), None)
+            named = [node for node in nodes
+                     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                     and node.name == part]
+            # An overloaded function is its implementation: its @overload signatures only
+            # declare it.
+            found = next((node for node in named if not _is_overload(node)),
+                         named[0] if named else None)
             if found is None:
                 raise LookupError(f"{dotted} is not defined in {module}")
             nodes = list(getattr(found, "body", []))
         assert found is not None and found.end_lineno is not None
         decorators = getattr(found, "decorator_list", [])
         return min([found.lineno, *(d.lineno for d in decorators)]), found.end_lineno
+
+
+def _is_overload(node: ast.stmt) -> bool:
+    """Is ``node`` an ``@overload`` (``typing.overload``, ``t.overload``) signature?"""
+    for decorator in getattr(node, "decorator_list", []):
+        name = decorator.attr if isinstance(decorator, ast.Attribute) else \
+            decorator.id if isinstance(decorator, ast.Name) else ""
+        if name == "overload":
+            return True
+    return False
 
 
 @cache

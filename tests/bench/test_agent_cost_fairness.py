@@ -88,3 +88,27 @@ def test_a_read_naming_its_lines_answered_with_an_outline_pays_the_read_again(
     assert agent.kernel.calls[1] == {"mode": "snippet", "target": "m.py", "start_line": 7,
                                      "end_line": 8, "session_id": "probe"}
     assert agent.view.shown["m.py"] == {7, 8}
+
+
+OVERLOADED = """import typing as t
+
+
+@t.overload
+def command(name: t.Callable) -> int: ...
+
+
+@t.overload
+def command(name: str) -> str: ...
+
+
+def command(name):
+    if callable(name):
+        return 1
+    return name
+"""
+
+
+def test_an_overloaded_function_is_its_implementation(tmp_path: Path) -> None:
+    (tmp_path / "decorators.py").write_text(OVERLOADED)
+    corpus = corpora.Corpus("probe", tmp_path, (), True)
+    assert corpus.definition_lines("decorators.py", "command") == (12, 15)
