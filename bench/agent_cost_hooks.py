@@ -18,7 +18,10 @@ The texts are worded as the pinned CLI words them (``CONTEXT_NOTE``, ``DENY_NOTE
 ``DESIGN`` chooses what the hooks answer: ``as-built``, the verdicts of
 ``run_native_call`` as they are; ``keep-ranged``, the same except that a ``Read`` naming
 its lines (an offset or a limit) is never denied with an outline in their place: the agent
-asked for those lines, and an outline makes it ask again (the hook then says nothing).
+asked for those lines, and an outline makes it ask again (the hook then says nothing);
+``lean``, ``keep-ranged`` and also: a ``Read`` of a short file (``SHORT_FILE`` lines or
+fewer) is left alone, whatever the verdict (a denial costs a turn that a short file does
+not repay), and a verdict that only guides adds no note (the agents here act on none).
 """
 
 from __future__ import annotations
@@ -35,8 +38,14 @@ CONTEXT_NOTE = "PreToolUse:{tool} hook additional context: {context}"
 DENY_NOTE = "PreToolUse:{tool} hook error: {reason}"
 
 
-DESIGNS = ("as-built", "keep-ranged")
+DESIGNS = ("as-built", "keep-ranged", "lean")
+SHORT_FILE = 200
 DESIGN = {"name": "as-built"}  # set by bench/agent_cost.py --hooks-design
+
+
+def is_outline(response: dict[str, Any]) -> bool:
+    """Whether Sari's read answered with an outline (its mode, or its meta's)."""
+    return "outline" in (response.get("mode"), (response.get("meta") or {}).get("mode"))
 
 
 class HookedTools:
@@ -57,13 +66,25 @@ class HookedTools:
         call = NativeCall("claude-code", tool, tool_input, self.hook_session,
                           str(self.corpus.root))  # type: ignore[attr-defined]
         verdict = run_native_call(self.kernel, call)
-        if DESIGN["name"] == "keep-ranged" and tool == "Read" and verdict.action == "deny" \
+        design = DESIGN["name"]
+        if design != "as-built" and tool == "Read" and verdict.action == "deny" \
                 and ("offset" in tool_input or "limit" in tool_input) \
-                and (verdict.response or {}).get("mode") == "outline":
+                and is_outline(verdict.response or {}):
             verdict = replace(verdict, action="untouched", reason="")
+        if design == "lean" and verdict.action != "untouched" and (
+                verdict.action == "guide" or tool == "Read" and self.short(tool_input)):
+            verdict = replace(verdict, action="untouched", reason="", context="",
+                              updated_input=None)
         self.hooked[verdict.action] += 1
         output = answer("claude-code", verdict).get("hookSpecificOutput") or {}
         return verdict, output
+
+    def short(self, tool_input: dict[str, Any]) -> bool:
+        path = str(tool_input.get("file_path", ""))
+        root = str(self.corpus.root)  # type: ignore[attr-defined]
+        relative = path[len(root) + 1:] if path.startswith(root + "/") else path
+        text = self.corpus.text_of(relative)  # type: ignore[attr-defined]
+        return text.count("\n") + 1 <= SHORT_FILE
 
     def add_note(self, tool: str, output: dict[str, Any]) -> None:
         """The hook's ``additionalContext`` goes to the model with the tool's result."""
@@ -80,7 +101,7 @@ class HookedTools:
         response = verdict.response or {}
         view = self.view  # type: ignore[attr-defined]
         if path is not None and response.get("ok"):
-            if "outline" in (response.get("mode"), (response.get("meta") or {}).get("mode")):
+            if is_outline(response):
                 view.see_outline(path, reason)
             else:
                 view.see_read(path, reason)
