@@ -12,9 +12,14 @@ and the same trivial plugins, calling ``pm.hook.on_read_enter(...)`` and
 per-plugin cost (the slope of a whole read over the plugin count) is printed as a ratio to
 pluggy's per-implementation cost of the same two hooks (target: at most 1.5x).
 
-    python bench/hook_overhead.py [--calls 20000] [--smoke]
+    python bench/hook_overhead.py [--calls 20000] [--hook-calls 200] [--smoke]
 
-(``--smoke``: 500 reads per row — checks the bench works, CI; its figures are noise.)
+(``--smoke``: 500 reads per row and 5 client-hook calls — checks the bench works, CI; its
+figures are noise.)
+
+Then the client hooks: the per-call wall and CPU of each way a coding client's hook reaches
+Sari (Claude Code's ``mcp_tool`` and ``http`` hooks, Codex's command hook, the ``sari hook``
+process), each beside a no-op hook of the same type (see ``bench/client_hooks.py``).
 
 With sari-otel installed, a last block compares the bare kernel with the kernel plus
 sari-otel dormant (no ``OTEL_*`` configured) and active (spans through the SDK's batch
@@ -122,11 +127,14 @@ def sari_manager() -> pluggy.PluginManager:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--calls", type=int, default=20000)
+    parser.add_argument("--hook-calls", type=int, default=200,
+                        help="calls per client-hook row (0 leaves the client hooks out)")
     parser.add_argument("--smoke", action="store_true",
-                        help="500 reads per row: checks the bench works (CI)")
+                        help="500 reads per row, 5 client-hook calls: checks the bench works")
     args = parser.parse_args()
     if args.smoke:
         args.calls = 500
+        args.hook_calls = min(args.hook_calls, 5)
     print(f"python {sys.version.split()[0]}, pluggy {pluggy.__version__}, "
           f"{args.calls} reads per row")
     floor = statistics.median(bare(args.calls))
@@ -161,6 +169,11 @@ def main() -> int:
     print(f"7 trivial plugins add {added:.2f} µs per read over the bare kernel pipeline "
           f"(target: under 10 µs)")
     otel_rows(args.calls, floor)
+    if args.hook_calls:
+        from client_hooks import print_client_hooks
+
+        print()
+        print_client_hooks(args.hook_calls)
     return 0
 
 

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from sari_core.errors import ErrorCode
 from sari_core.native.calls import NativeCall
+from sari_core.native.hook_client import secret_named
 from sari_core.native.mapping import SariRequest, Untouched, sari_request
 from sari_core.native.sessions import connection_for
 from sari_core.rendering import render
@@ -51,6 +52,10 @@ FLOOD_CAP = 100
 # The native Grep's own head_limit default: a flood is more lines than this could show.
 FLOOD_FILES = 20
 NARROW_HINT = "Read other lines with offset and limit."
+SHELL_TOOLS = frozenset({"Bash", "shell", "apply_patch"})
+SHELL_SECRET_REFUSAL = ("{path} is a secret file; Sari does not serve its content, and this "
+                        "command names it. Find where the code reads the value instead, or "
+                        "ask the user for what you need.")
 
 
 @dataclass(frozen=True)
@@ -86,6 +91,12 @@ def run_native_call(kernel: Kernel, call: NativeCall) -> NativeVerdict:
     """
     request = sari_request(call, kernel.roots[0])
     if isinstance(request, Untouched):
+        secret = secret_named({"tool_input": dict(call.input)}) \
+            if call.tool in SHELL_TOOLS else None
+        if secret is not None:
+            # A command not understood whole may still read a secret file it names.
+            reason = SHELL_SECRET_REFUSAL.format(path=secret)
+            return NativeVerdict("deny", reason=reason, sari_text=reason, request=request)
         return NativeVerdict("untouched", request=request)
     connection = connection_for(call)
     if request.tool == "read":

@@ -68,6 +68,15 @@ def test_the_hook_overhead_bench_prints_every_row_and_both_targets() -> None:
         assert "sari-otel rows skipped" in out
     else:
         assert re.search(r"spans exported to memory: \d+ for 1000 calls, dropped calls: 0", out)
+    # Each client hook type beside a no-op hook of the same type.
+    for hook_type, label in (("command", "no-op hook"), ("command", "Sari thin client"),
+                             ("command", "sari hook claude-code pre-tool-use"),
+                             ("http", "no-op call"), ("http", "Read"),
+                             ("mcp_tool", "no-op call"), ("mcp_tool", "Read")):
+        assert re.search(rf"^{hook_type} +{re.escape(label)}.* [\d.]+ +[\d.]+ +[\d.]+x$", out,
+                         re.M), (hook_type, label, out)
+    assert re.search(r"Codex's command hook \(thin client \+ server\): [\d.]+ ms CPU per call "
+                     r"\(target: at most 50\)", out), out
 
 
 def test_the_lsp_gate_bench_prints_warm_and_cold_rows_their_ratios_and_the_target() -> None:

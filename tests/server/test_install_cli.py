@@ -93,6 +93,8 @@ def test_claude_code_hooks_merge_into_settings(project: Path) -> None:
         assert main(["install", "claude-code", "--hooks", "--command", "sari"]) == 0
     data = json.loads(settings.read_text(encoding="utf-8"))
     assert data["permissions"] == {"allow": ["Bash(ls)"]}
+    [pre_tool_use] = data["hooks"]["PreToolUse"]  # once, however often it is installed
+    assert pre_tool_use["hooks"][0]["type"] == "mcp_tool"
     post = data["hooks"]["PostToolUse"]
     assert post[0] == mine and len(post) == 2
     assert post[1] == {"matcher": "Edit|Write|MultiEdit", "hooks": [
@@ -119,8 +121,9 @@ def test_claude_code_hooks_include_the_operators_local_policies(
     monkeypatch.setenv("SARI_PLUGINS", "team_rule")  # whatever else is installed here
     assert main(["install", "claude-code", "--hooks", "--command", "sari"]) == 0
     data = json.loads((project / ".claude" / "settings.json").read_text(encoding="utf-8"))
-    assert data["hooks"] == {"PreCompact": [{"hooks": [
-        {"type": "command", "command": "sari hook claude-code pre-compact"}]}]}
+    assert data["hooks"]["PreCompact"] == [{"hooks": [
+        {"type": "command", "command": "sari hook claude-code pre-compact"}]}]
+    assert set(data["hooks"]) == {"PreCompact", "PreToolUse"}
 
 
 CODEX_BEFORE = """\

@@ -1,5 +1,6 @@
 """``sari doctor``: check the installation — Python, git, the index, plugins, language servers,
-and how long ``sari serve`` takes to answer ``initialize`` (phase by phase).
+how long ``sari serve`` takes to answer ``initialize`` (phase by phase), and which
+client hooks are installed and whether they reach a server.
 
 Each check reports ``ok``, ``warn`` (works, with less) or ``error`` (broken);
 the exit status is 1 when any check is an error.
@@ -268,11 +269,18 @@ def check_startup(roots: list[Path]) -> Check:
     return Check("start-up", status, measured.describe())
 
 
+def check_client_hooks(roots: list[Path]) -> list[Check]:
+    """Which of Sari's client hooks are installed, and whether each reaches a server."""
+    from sari_core.native.inspection import inspect_hooks
+
+    return [Check(found.name, found.status, found.detail) for found in inspect_hooks(roots[0])]
+
+
 def collect(roots: list[Path]) -> list[Check]:
     return [check_python(), *check_git(roots), *check_folders(), check_index(roots),
             check_exclusions(roots),
             *check_plugins(roots), *check_language_servers(), check_languages(),
-            check_startup(roots)]
+            check_startup(roots), *check_client_hooks(roots)]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -295,4 +303,4 @@ def run(args: argparse.Namespace) -> int:
 
 def register(registry: CommandRegistry) -> None:
     registry.add("doctor", "Check the installation: Python, git, index, plugins and their "
-                 "settings, language servers, start-up time.", configure, run)
+                 "settings, language servers, start-up time, client hooks.", configure, run)

@@ -2,8 +2,9 @@
 
 Writes (or, with ``--print``, prints) the client's documented config; other
 servers already configured there are kept, and the file is backed up first.
-``--hooks`` (Claude Code) also adds Sari's client hooks to the project's
-``.claude/settings.json``.
+``--hooks`` also adds Sari's client hooks: for Claude Code to the project's
+``.claude/settings.json``, for Codex to the ``hooks.json`` beside its ``config.toml``
+(see :mod:`sari_core.native.hook_entries`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,13 @@ from sari_core.cli.client_setup import (
     portable_workspace,
     server_entry,
 )
-from sari_core.cli.config_files import ConfigFileError, backup, dump_json, write_atomically
+from sari_core.cli.config_files import (
+    ConfigFileError,
+    backup,
+    dump_json,
+    read_json_object,
+    write_atomically,
+)
 from sari_core.kernel.commands import CommandRegistry
 from sari_core.kernel.loading import declared_client_hooks, plugin_and_hook_entry_points
 from sari_core.kernel.local_policies import load_local_policies
@@ -38,6 +45,18 @@ from sari_core.kernel.manager import SariPluginManager
 from sari_core.kernel.plugin import declared_attributes
 from sari_core.kernel.policy_folder import plugins_dir
 from sari_core.locations import state_dir
+from sari_core.native.hook_entries import (
+    DEFAULT_HOOK_URL,
+    HOOK_TYPES,
+    base_url,
+    claude_pre_tool_use_hook,
+    codex_hooks_file,
+    secret_guard_hooks,
+    thin_client_command,
+    with_claude_pre_tool_use,
+    with_codex_pre_tool_use,
+)
+from sari_core.server.http_token import token_file
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -65,8 +84,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="with --url: the bearer token to send (default: SARI_HTTP_TOKEN, "
                              "else the token `sari serve` stored in Sari's state folder)")
     parser.add_argument("--hooks", action="store_true",
-                        help="claude-code: also add Sari's hooks (PostToolUse, PreCompact, "
-                             "SessionStart) to the project's .claude/settings.json")
+                        help="also add Sari's hooks: claude-code, a PreToolUse hook putting "
+                             "its own Read, Grep, Glob, Bash and edit tools through Sari's "
+                             "policies (and the plugins' PostToolUse, PreCompact, "
+                             "SessionStart) in .claude/settings.json; codex, a PreToolUse "
+                             "hook for its shell in hooks.json beside its config.toml")
+    parser.add_argument("--hook-type", choices=HOOK_TYPES,
+                        help="claude-code: how the PreToolUse hook reaches Sari: mcp_tool "
+                             "(default; the server the client already runs), http (a "
+                             "running `sari serve --transport http`, the default with --url) "
+                             "or command (a thin client of that server)")
+    parser.add_argument("--hook-url", metavar="URL",
+                        help="the running `sari serve --transport http` that http and command "
+                             "hooks reach (default: --url without /mcp, else "
+                             f"{DEFAULT_HOOK_URL})")
 
 
 APPROVAL_NOTE = (
@@ -106,19 +137,53 @@ def _plan(args: argparse.Namespace) -> list[FileChange]:
         entry = http_entry(args.client, args.url, install_token(args.token))
     changes = [mcp_change(args.client, path, args.name, entry)]
     if args.hooks:
-        if args.client != "claude-code":
-            raise ConfigFileError("--hooks is for claude-code (the client with hook settings).")
-        events = handled_client_events("claude-code", project)
-        if events:
-            changes.append(hooks_change(project, launcher, events))
-        else:
-            changes[0].notes.append(
-                "no installed plugin handles Claude Code hooks, so none were added (sari-lspgate "
-                "checks Claude's own edits, sari-persistence carries compaction summaries).")
+        if args.client not in ("claude-code", "codex"):
+            raise ConfigFileError("--hooks is for claude-code and codex (the clients with "
+                                  "hook settings).")
+        changes.append(native_hooks_change(args, project, path, launcher))
     if portable:
         changes[0].notes.append(PATH_NOTE.format(command=default_launcher().command))
         changes[0].notes.append(APPROVAL_NOTE.format(name=args.name))
     return changes
+
+
+def native_hooks_change(args: argparse.Namespace, project: Path, config: Path,
+                        launcher: Launcher) -> FileChange:
+    """The client's hook settings with Sari's PreToolUse hook (and, for Claude Code, the
+    plugins' own client hooks) added, every other hook kept."""
+    url = base_url(args.hook_url or args.url)
+    if args.client == "codex":
+        path = codex_hooks_file(config)
+        old_text = path.read_text(encoding="utf-8") if path.exists() else None
+        data = read_json_object(path)
+        command = thin_client_command("codex", url, token_file())
+        updated = with_codex_pre_tool_use(data, command)
+        change = FileChange(path, old_text, dump_json(updated) if updated != data or
+                            old_text is None else old_text,
+                            dump_json({"hooks": {"PreToolUse": updated["hooks"]["PreToolUse"][-1:]}}))
+        change.notes.append(f"the hook asks `sari serve --transport http` at {url}: keep one "
+                            "running (when it is down, the hook lets calls through and refuses "
+                            "only secret files). Codex before 0.124 needs `[features] "
+                            "codex_hooks = true` in config.toml.")
+        return change
+    events = handled_client_events("claude-code", project)
+    change = hooks_change(project, launcher, events) if events else None
+    path = project / ".claude" / "settings.json"
+    old_text = path.read_text(encoding="utf-8") if path.exists() else None
+    data = json.loads(change.new_text) if change is not None else read_json_object(path)
+    hook_type = args.hook_type or ("http" if args.url else "mcp_tool")
+    hook = claude_pre_tool_use_hook(hook_type, args.name, url, token_file())
+    updated = with_claude_pre_tool_use(data, [hook, *secret_guard_hooks()], args.name)
+    snippet = {"hooks": {**(json.loads(change.snippet)["hooks"] if change else {}),
+                         "PreToolUse": updated["hooks"]["PreToolUse"][-1:]}}
+    new_text = old_text if old_text is not None and read_json_object(path) == updated \
+        else dump_json(updated)
+    result = FileChange(path, old_text, new_text, dump_json(snippet))
+    if hook_type != "mcp_tool":
+        result.notes.append(f"the PreToolUse hook asks `sari serve --transport http` at {url}"
+                            + (" with the token in SARI_HTTP_TOKEN" if hook_type == "http"
+                               else "") + ": keep one running.")
+    return result
 
 
 def handled_client_events(client: str, project: Path | None = None) -> set[str]:

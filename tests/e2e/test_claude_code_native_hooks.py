@@ -1,0 +1,148 @@
+"""The real Claude Code CLI with the PreToolUse hooks ``sari install claude-code --hooks``
+writes: what the model is sent when it reads with Claude Code's own tools.
+
+Each test is one offline session against the scripted stand-in model; the hooks are the
+ones the installer writes (``mcp_tool`` into the Sari server the CLI runs, or ``http`` to
+a running ``sari serve --transport http``), so these are the cases a user's session meets.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from claude_code import SessionRun, run_session
+from messages_standin import ToolCall, Turn
+
+REPOSITORY = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPOSITORY / "tests" / "native"))
+sys.path.insert(0, str(REPOSITORY / "tests" / "support"))
+
+from native_workspace import SECRET_VALUE, make_workspace  # noqa: E402
+from sari_http import serve_http  # noqa: E402
+
+POLICIES = "budget,relevance,aggregation,refgate,secretguard"
+REMINDER = "\n\n<system-reminder>"
+TOKEN = "e2e-hooks-token-0123456789"
+
+
+def install(workspace: Path, *options: str) -> dict[str, object]:
+    done = subprocess.run([sys.executable, "-m", "sari_core.cli.main", "install", "claude-code",
+                           "--hooks", "--workspace", str(workspace), *options],
+                          cwd=workspace, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    settings: dict[str, object] = json.loads(
+        (workspace / ".claude" / "settings.json").read_text())
+    return settings
+
+
+def reads(run: SessionRun) -> list[str]:
+    """What the model was sent for each Read, in order (without the CLI's own reminder)."""
+    results = run.script.tool_results()
+    ids = [block["id"] for message in run.script.main_requests()[-1]["messages"]
+           if isinstance(message["content"], list) for block in message["content"]
+           if block.get("type") == "tool_use" and block.get("name") == "Read"]
+    return [results[i].split(REMINDER, 1)[0] for i in ids]
+
+
+def sent(run: SessionRun) -> str:
+    """Everything the model was sent in its last turn."""
+    return json.dumps(run.script.main_requests()[-1]["messages"])
+
+
+def session_turns(workspace: Path) -> list[Turn]:
+    big, small = workspace / "pkg" / "big.py", workspace / "pkg" / "small.py"
+    return [
+        Turn(calls=(ToolCall("Read", {"file_path": str(small)}),)),
+        Turn(calls=(ToolCall("Grep", {"pattern": "def handler_23", "output_mode": "content",
+                                      "-n": True}),)),
+        Turn(calls=(ToolCall("Read", {"file_path": str(big)}),)),
+        Turn(calls=(ToolCall("Read", {"file_path": str(big)}),)),
+        Turn(calls=(ToolCall("Read", {"file_path": str(workspace / ".env")}),)),
+        Turn(text="done"),
+    ]
+
+
+def assert_the_policies_reached_the_model(run: SessionRun) -> None:
+    assert run.returncode == 0, run.stderr
+    assert run.offline_attempts == []
+    short, whole, again, secret = reads(run)
+    # A short file: untouched, as the CLI shows it, no note.
+    assert short.splitlines()[:2] == ["1\tdef f():", "2\t    return 1"]
+    assert "hook" not in short
+    # A whole read of the 2,400-line module after the search: the matched definition's range.
+    numbered = [line.split("\t", 1)[0] for line in whole.splitlines() if "\t" in line]
+    assert int(numbered[0]) <= 1321 and int(numbered[-1]) >= 1378, whole[:300]
+    assert len(numbered) < 120, len(numbered)
+    assert "PreToolUse:Read hook additional context: pkg/big.py lines" in sent(run)
+    assert "the definition the search matched (lines 1321-1378)" in sent(run)
+    # The same read again: the aggregation note, in Sari's words.
+    assert again.startswith("PreToolUse:Read hook error: pkg/big.py lines"), again[:300]
+    assert "unchanged; shown in an earlier read" in again
+    # The secret: refused, and its value never sent.
+    assert secret.startswith("PreToolUse:Read hook error: "), secret
+    assert ".env is a secret file; Sari does not serve its content." in secret, secret
+    assert SECRET_VALUE not in sent(run)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    return make_workspace(tmp_path / "ws")
+
+
+def test_mcp_tool_hooks_put_claude_code_s_own_reads_through_sari(
+        claude: Path, workspace: Path, tmp_path: Path) -> None:
+    settings = install(workspace)
+    [group] = settings["hooks"]["PreToolUse"]  # type: ignore[index]
+    assert group["hooks"][0]["type"] == "mcp_tool"
+    run = run_session(claude, workspace, tmp_path / "home", session_turns(workspace),
+                      "Find the handler.", allowed_tools=("Read", "Grep"),
+                      sari_env={"SARI_PLUGINS": POLICIES})
+    assert_the_policies_reached_the_model(run)
+
+
+def test_http_hooks_to_a_running_server_do_the_same(claude: Path, workspace: Path,
+                                                    tmp_path: Path) -> None:
+    env = {**os.environ, "SARI_HTTP_TOKEN": TOKEN, "SARI_PLUGINS": POLICIES}
+    with serve_http(workspace, env, tmp_path / "serve.log") as served:
+        base = served.url.removesuffix("/mcp")
+        settings = install(workspace, "--hook-type", "http", "--hook-url", base)
+        [group] = settings["hooks"]["PreToolUse"]  # type: ignore[index]
+        assert group["hooks"][0]["type"] == "http"
+        run = run_session(claude, workspace, tmp_path / "home", session_turns(workspace),
+                          "Find the handler.", allowed_tools=("Read", "Grep"),
+                          sari_env={"SARI_PLUGINS": "none"},
+                          extra_env={"SARI_HTTP_TOKEN": TOKEN})
+    assert_the_policies_reached_the_model(run)
+
+
+def test_with_sari_down_the_session_goes_on_and_secret_files_stay_refused(
+        claude: Path, workspace: Path, tmp_path: Path) -> None:
+    install(workspace)
+    small, secret = workspace / "pkg" / "small.py", workspace / ".env"
+    turns = [Turn(calls=(ToolCall("Read", {"file_path": str(small)}),)),
+             Turn(calls=(ToolCall("Read", {"file_path": str(secret)}),)),
+             Turn(text="done")]
+    broken = [sys.executable, "-c", "import sys; sys.exit(3)"]  # the server never starts
+    run = run_session(claude, workspace, tmp_path / "home", turns, "Read.",
+                      allowed_tools=("Read",), serve_argv=broken)
+    assert run.returncode == 0, run.stderr
+    assert run.output()["result"] == "done"
+    short, refused = reads(run)
+    assert short.splitlines()[:2] == ["1\tdef f():", "2\t    return 1"]
+    # The secret-file guard beside the failed hook refused it with its own list.
+    assert ".env is a secret file; Sari does not serve its content" in refused, refused
+    assert SECRET_VALUE not in sent(run)
+
+
+def test_the_repository_s_plugin_manifest_passes_the_cli_s_validation(claude: Path) -> None:
+    done = subprocess.run([str(claude), "plugin", "validate", str(REPOSITORY)],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "DISABLE_TELEMETRY": "1",
+                               "DISABLE_AUTOUPDATER": "1"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Validation passed" in done.stdout + done.stderr

@@ -1,0 +1,191 @@
+"""The client's own tools through Sari's policies: the verdicts a user's agent would meet.
+
+A real kernel over a real workspace (git, SQLite index) with the policy plugins a team
+installs; each native call goes through :func:`run_native_call`, as every hook type does.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("sari_budget")
+pytest.importorskip("sari_aggregation")
+pytest.importorskip("sari_refgate")
+pytest.importorskip("sari_secretguard")
+
+from native_workspace import SECRET_VALUE, make_workspace  # noqa: E402
+
+from sari_core import hookimpl  # noqa: E402
+from sari_core.kernel import Kernel  # noqa: E402
+from sari_core.native import NativeCall, answer, run_native_call  # noqa: E402
+from sari_core.native.sessions import connection_for  # noqa: E402
+from sari_core.replay.runner import policy_plugins  # noqa: E402
+
+POLICIES = ["budget", "aggregation", "refgate", "secretguard"]
+class Recorder:
+    """Keeps what the execution log is told (``on_call_complete``)."""
+
+    name = "recorder"
+
+    def __init__(self) -> None:
+        self.records: list[Any] = []
+
+    @hookimpl
+    def on_call_complete(self, record: Any) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    return make_workspace(tmp_path / "ws")
+
+
+@pytest.fixture
+def recorder() -> Recorder:
+    return Recorder()
+
+
+@pytest.fixture
+def kernel(workspace: Path, recorder: Recorder) -> Any:
+    opened = Kernel(roots=[workspace], plugins=[*policy_plugins(POLICIES), recorder],
+                    load_entry_points=False, analytics_sinks=[])
+    opened.engine.ensure_index(progress=False)
+    yield opened
+    opened.close()
+
+
+def native(kernel: Kernel, tool: str, tool_input: dict[str, Any], session: str = "s1",
+           client: str = "claude-code") -> dict[str, Any]:
+    call = NativeCall(client, tool, tool_input, session, str(kernel.roots[0]))
+    return answer(client, run_native_call(kernel, call))
+
+
+def hook_output(answered: dict[str, Any]) -> dict[str, Any]:
+    return answered.get("hookSpecificOutput", {})
+
+
+def test_whole_read_of_a_long_module_after_a_search_is_narrowed_to_the_definition(
+        kernel: Kernel, workspace: Path) -> None:
+    big = str(workspace / "pkg" / "big.py")
+    assert native(kernel, "Grep", {"pattern": "def handler_23", "output_mode": "content"}) == {}
+    narrowed = hook_output(native(kernel, "Read", {"file_path": big}))
+    assert "permissionDecision" not in narrowed
+    updated = narrowed["updatedInput"]
+    assert updated["file_path"] == big
+    first, last = updated["offset"], updated["offset"] + updated["limit"] - 1
+    assert first <= 1321 and last >= 1378 and updated["limit"] < 120  # handler_23, not 2,400
+    assert "the definition the search matched (lines 1321-1378)" in narrowed["additionalContext"]
+
+
+def test_a_repeated_read_is_answered_with_the_aggregation_note(kernel: Kernel,
+                                                                workspace: Path) -> None:
+    big = str(workspace / "pkg" / "big.py")
+    native(kernel, "Grep", {"pattern": "def handler_23", "output_mode": "content"})
+    native(kernel, "Read", {"file_path": big})
+    again = hook_output(native(kernel, "Read", {"file_path": big}))
+    assert again["permissionDecision"] == "deny"
+    assert "unchanged; shown in an earlier read" in again["permissionDecisionReason"]
+
+
+def test_a_short_file_is_untouched(kernel: Kernel, workspace: Path) -> None:
+    assert native(kernel, "Read", {"file_path": str(workspace / "pkg" / "small.py")}) == {}
+    assert native(kernel, "Bash", {"command": "cat pkg/small.py"}) == {}
+
+
+@pytest.mark.parametrize(("tool", "tool_input"), [
+    ("Read", {"file_path": ".env"}),
+    ("Bash", {"command": "cat .env"}),
+    ("Bash", {"command": "head -n 1 .env"}),
+    ("Bash", {"command": "grep -rn API_KEY ."}),
+    ("Grep", {"pattern": "API_KEY", "output_mode": "content"}),
+    ("Bash", {"command": "cat .env | base64"}),  # not understood, but it names the file
+])
+def test_secret_files_are_refused_however_they_are_read(kernel: Kernel, workspace: Path,
+                                                        tool: str,
+                                                        tool_input: dict[str, Any]) -> None:
+    if "file_path" in tool_input:
+        tool_input = {"file_path": str(workspace / tool_input["file_path"])}
+    refused = hook_output(native(kernel, tool, tool_input))
+    assert refused["permissionDecision"] == "deny"
+    reason = refused["permissionDecisionReason"]
+    assert ".env" in reason or "secret" in reason
+    assert SECRET_VALUE not in reason
+
+
+def test_a_blind_whole_read_of_a_long_file_is_answered_with_its_outline(
+        kernel: Kernel, workspace: Path) -> None:
+    refused = hook_output(native(kernel, "Read", {"file_path": str(workspace / "pkg" /
+                                                                   "big.py")}))
+    assert refused["permissionDecision"] == "deny"
+    reason = refused["permissionDecisionReason"]
+    assert reason.startswith("pkg/big.py outline (file of 2400 lines).")
+    assert "function handler_23 1321-1378" in reason
+
+
+def test_a_grep_that_would_flood_is_capped(kernel: Kernel) -> None:
+    capped = hook_output(native(kernel, "Grep", {"pattern": "value", "output_mode": "content"}))
+    assert capped["updatedInput"] == {"pattern": "value", "output_mode": "content",
+                                      "head_limit": 100}
+    assert "Output capped at 100 lines" in capped["additionalContext"]
+    shell = hook_output(native(kernel, "Bash", {"command": "grep -rn value pkg"}))
+    assert shell["updatedInput"] == {"command": "grep -rn value pkg | head -n 100"}
+    assert native(kernel, "Grep", {"pattern": "value", "output_mode": "content",
+                                   "head_limit": 20}) == {}  # it capped itself
+
+
+def test_a_bash_read_of_a_long_file_is_narrowed_with_sed(kernel: Kernel,
+                                                         workspace: Path) -> None:
+    native(kernel, "Bash", {"command": "grep -n 'def handler_7' pkg/big.py"})
+    narrowed = hook_output(native(kernel, "Bash", {"command": "cat pkg/big.py"}))
+    command = narrowed["updatedInput"]["command"]
+    assert command.startswith("sed -n '") and command.endswith(
+        f"p' {workspace / 'pkg' / 'big.py'}")
+
+
+def test_codex_gets_the_narrowed_lines_in_the_denial(kernel: Kernel) -> None:
+    native(kernel, "Bash", {"command": "grep -n 'def handler_7' pkg/big.py"}, client="codex")
+    denied = hook_output(native(kernel, "Bash", {"command": "cat pkg/big.py"}, client="codex"))
+    assert denied["permissionDecision"] == "deny"
+    assert "def handler_7(request):" in denied["permissionDecisionReason"]
+
+
+def test_native_and_sari_calls_of_one_client_session_share_its_state(
+        kernel: Kernel, workspace: Path) -> None:
+    call = NativeCall("claude-code", "Read", {"file_path": str(workspace / "pkg" / "small.py")},
+                      "s1", str(workspace))
+    run_native_call(kernel, call)
+    own = kernel.execute_read({"mode": "file", "target": "pkg/small.py"},
+                              connection_id=connection_for(call))
+    assert own["meta"]["stabilization"]["metrics_snapshot"]["reads_count"] == 2
+    other = run_native_call(kernel, NativeCall("claude-code", "Read", dict(call.input), "s2",
+                                               str(workspace)))
+    assert other.response is not None
+    assert other.response["meta"]["stabilization"]["metrics_snapshot"]["reads_count"] == 1
+
+
+def test_native_calls_are_marked_in_the_execution_log(kernel: Kernel, workspace: Path,
+                                                      recorder: Recorder) -> None:
+    native(kernel, "Read", {"file_path": str(workspace / "pkg" / "small.py")})
+    native(kernel, "Bash", {"command": "grep -rn needle pkg"})
+    kernel.execute_read({"mode": "file", "target": "pkg/small.py"})
+    assert [(r.tool, r.native) for r in recorder.records] == [
+        ("read", "claude-code:Read"), ("search", "claude-code:Bash"), ("read", None)]
+
+
+def test_a_native_edit_is_only_asked_never_applied(kernel: Kernel, workspace: Path) -> None:
+    small = workspace / "pkg" / "small.py"
+    before = small.read_text()
+    assert native(kernel, "Edit", {"file_path": str(small), "old_string": "return 1",
+                                   "new_string": "return 2"}) == {}
+    assert native(kernel, "Write", {"file_path": str(small), "content": "x = 1\n"}) == {}
+    assert small.read_text() == before  # the client writes the file, not Sari
+
+
+def test_calls_sari_has_no_policy_for_are_untouched(kernel: Kernel, workspace: Path) -> None:
+    assert native(kernel, "TodoWrite", {"todos": []}) == {}
+    assert native(kernel, "Read", {"file_path": str(workspace / "missing.py")}) == {}
+    assert native(kernel, "Bash", {"command": "pytest -q"}) == {}
+    assert native(kernel, "Read", {"file_path": "/etc/hostname"}) == {}  # outside: the client's
