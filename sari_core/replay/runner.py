@@ -34,7 +34,7 @@ from sari_core.errors import ErrorCode
 from sari_core.kernel import Kernel
 from sari_core.kernel.manager import ENTRY_POINT_GROUP
 from sari_core.native import run_native_call
-from sari_core.native.mapping import SariRequest, Untouched
+from sari_core.native.mapping import SariRequest
 from sari_core.replay.checkout import Snapshot
 from sari_core.replay.mapping import (
     SARI_PREFIX,
@@ -275,14 +275,15 @@ def _replay_native_call(state: _State, index: int, call: RecordedCall,
     root, cwd, outcome = state.snapshot.root, state.transcript.cwd, state.outcome
     verdict = run_native_call(state.kernel, native_call(call, state.transcript.session_id,
                                                         cwd, root))
-    if isinstance(verdict.request, Untouched) or verdict.request is None or \
-            _outside(verdict.request):
+    no_request = not isinstance(verdict.request, SariRequest)
+    if verdict.action == "untouched" and (no_request or _outside(verdict.request)):
         _charge_follow_ups(outcome, needed, root, state.withheld, call.line)
         outcome.passed_through += 1
         _compared(state, call, tokens((call.result or "").rstrip()))
         return
     response = verdict.response or {}
-    code = None if response.get("ok") else str((response.get("error") or {}).get("code"))
+    code = None if not response or response.get("ok") \
+        else str((response.get("error") or {}).get("code"))
     served_error = code in SERVICE_ERRORS
     view = client_view(call, verdict, cwd, root)
     for path, rows in (view.shown or {}).items():  # lines this call shows now are no debt

@@ -189,3 +189,22 @@ def test_without_policies_the_installed_policies_are_used(
     assert code == 0, err
     [session] = report["sessions"]
     assert session["policies"] == ["aggregation", "budget"]
+
+
+def test_a_secret_file_read_is_replayed_as_the_hooks_refusal(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    secret = "API_TOKEN=" + "s3cr3t-" * 8 + "\n"
+    root = git_workspace(tmp_path / "app", {".env": secret, "app.py": "print(1)\n"})
+    writer = TranscriptWriter(root)
+    writer.call("Read", {"file_path": str(root / ".env")}, numbered(secret))
+    writer.call("Bash", {"command": "cat .env | tr -d x"}, secret)
+    code, report, err = replay(capsys, str(writer.write(tmp_path / "s.jsonl")), "-w",
+                               str(root), "--compare", "none", "secretguard")
+    assert code == 0, err
+    core, guarded = report["sessions"]
+    assert guarded["compared"] == 2 and len(guarded["refusals"]) == 2
+    assert all(r["tool"] in ("Read", "Bash") for r in guarded["refusals"])
+    # The model is shown the hooks' refusals, not the secret.
+    assert guarded["sari"]["result_tokens"] != guarded["then"]["result_tokens"]
+    # Core alone still refuses a shell command it cannot read whole that names the file.
+    assert [r["tool"] for r in core["refusals"]] == ["Bash"]
