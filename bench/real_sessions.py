@@ -159,14 +159,19 @@ def replay(entries: Sequence[dict[str, Any]], into: Path,
 
 
 def fraction(sessions: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Of the native Read and Grep calls, those Sari acted on and those it was right on."""
+    """Of the native Read and Grep calls, those the hooks acted on (denied, or narrowed to
+    fewer lines than the session was shown) and those they were right on (no later call
+    of the session read, grepped or edited a line they withheld)."""
     calls = sum(s["native_reads"] + s["native_greps"] for s in sessions)
-    actions = [a for s in sessions for a in s["actions"]]
-    acted = {(s["session_id"], a["line"]) for s in sessions for a in s["actions"]}
-    right = {(s["session_id"], a["line"]) for s in sessions for a in s["actions"]
-             if a["needed_at"] is None}
-    return {"native_calls": calls, "acted_on": len(acted), "right": len(right),
-            "by_kind": dict(Counter(a["kind"] for a in actions)),
+    actions = [a for s in sessions for a in s["actions"] if a["tool"] in NATIVE_READS]
+    right = [a for a in actions if a["needed_at"] is None]
+    return {"native_calls": calls, "acted_on": len(actions), "right": len(right),
+            "by_tool": {tool: {"acted_on": sum(a["tool"] == tool for a in actions),
+                               "right": sum(a["tool"] == tool for a in right)}
+                        for tool in NATIVE_READS},
+            "by_kind": {kind: {"acted_on": sum(a["kind"] == kind for a in actions),
+                               "right": sum(a["kind"] == kind for a in right)}
+                        for kind in ("refused", "narrowed")},
             "withheld_lines": sum(a["withheld"] for a in actions),
             "withheld_lines_needed": sum(a["withheld"] for a in actions if a["needed_at"])}
 
@@ -183,12 +188,27 @@ def print_table(data: dict[str, Any]) -> None:
               f"{s['compared']:>4}/{s['calls_recorded']:<4} {s['coverage']:>4.0%} "
               f"{s['then']['result_tokens']:>8,} {s['sari']['result_tokens']:>8,} "
               f"{len(s['refusals']):>7} {s['follow_ups']:>6} {shown[0]:>8} {shown[1]:>7}")
+    sessions = data["sessions"]
+    then = sum(s["then"]["result_tokens"] for s in sessions)
+    sari = sum(s["sari"]["result_tokens"] for s in sessions)
+    compared = sum(s["compared"] for s in sessions)
+    recorded = sum(s["calls_recorded"] for s in sessions)
+    uncached = sum(s["sari"]["uncached"] for s in sessions) / \
+        sum(s["then"]["uncached"] for s in sessions)
+    cached = sum(s["sari"]["cached"] for s in sessions) / \
+        sum(s["then"]["cached"] for s in sessions)
+    print(f"{'total':<41} {compared:>4}/{recorded:<4} {compared / recorded:>4.0%} {then:>8,} "
+          f"{sari:>8,} {sum(len(s['refusals']) for s in sessions):>7} "
+          f"{sum(s['follow_ups'] for s in sessions):>6} {uncached:>7.2f}x {cached:>6.2f}x")
     f = data["fraction"]
-    print(f"native Read/Grep calls: {f['native_calls']}; Sari acted on {f['acted_on']} "
-          f"({f['acted_on'] / max(f['native_calls'], 1):.1%}): {f['by_kind']}; right "
-          f"(no withheld line needed later): {f['right']} "
-          f"({f['right'] / max(f['acted_on'], 1):.1%}); withheld lines "
-          f"{f['withheld_lines']:,}, of them later needed {f['withheld_lines_needed']:,}")
+    print(f"native Read/Grep calls: {f['native_calls']}; the hooks acted on {f['acted_on']} "
+          f"({f['acted_on'] / max(f['native_calls'], 1):.1%}); right (no withheld line "
+          f"needed later): {f['right']} ({f['right'] / max(f['acted_on'], 1):.1%})")
+    for label, split in (("tool", f["by_tool"]), ("kind", f["by_kind"])):
+        print(f"  by {label}: " + ", ".join(
+            f"{key} {v['right']}/{v['acted_on']} right" for key, v in split.items()))
+    print(f"  withheld lines {f['withheld_lines']:,}, of them needed later "
+          f"{f['withheld_lines_needed']:,}")
 
 
 def main(argv: Iterable[str] | None = None) -> int:
