@@ -18,6 +18,7 @@ from it can be followed (:mod:`sari_core.replay.withheld`).
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,7 @@ from sari_core.replay.withheld import file_lines, grep_lines, requested_lines
 CONTEXT_NOTE = "PreToolUse:{tool} hook additional context: {context}"
 DENY_NOTE = "PreToolUse:{tool} hook error: {reason}"
 PATH_KEYS = ("file_path", "path", "notebook_path")
+_SARI_ROW = re.compile(r"^(\d+)\t", re.MULTILINE)
 
 
 @dataclass
@@ -82,7 +84,8 @@ def client_view(call: RecordedCall, verdict: NativeVerdict, cwd: str | None,
     """What the model would have been shown for ``call`` under ``verdict``."""
     recorded = (call.result or "").rstrip()
     if verdict.action == "deny":
-        return ClientView(DENY_NOTE.format(tool=call.name, reason=verdict.reason), {})
+        return ClientView(DENY_NOTE.format(tool=call.name, reason=verdict.reason),
+                          _numbered_in(verdict, root))
     note = CONTEXT_NOTE.format(tool=call.name, context=verdict.context) \
         if verdict.context else ""
     if verdict.action == "narrow" and verdict.updated_input is not None:
@@ -112,6 +115,16 @@ def _narrowed(call: RecordedCall, verdict: NativeVerdict, cwd: str | None, root:
     kept = "\n".join(rows[:cap] if isinstance(cap, int) else rows)
     single = call.input.get("path") if call.name == "Grep" else None
     return kept, grep_lines(kept, single if isinstance(single, str) else None, cwd)
+
+
+def _numbered_in(verdict: NativeVerdict, root: Path) -> dict[str, set[int]]:
+    """The file lines a denial's reason shows (Sari's read text: ``N<TAB>line`` rows; an
+    outline's rows and a re-read's ``a-b`` reference show none)."""
+    request = verdict.request
+    if not isinstance(request, SariRequest) or request.tool != "read" or not request.path:
+        return {}
+    rows = {int(match.group(1)) for match in _SARI_ROW.finditer(verdict.reason)}
+    return {_relative(request.path, root): rows} if rows else {}
 
 
 def _relative(path: Path, root: Path) -> str:

@@ -248,6 +248,8 @@ class _State:
     outcome: SessionReplay
     withheld: Withheld = field(default_factory=Withheld)
     refs: dict[str, str] = field(default_factory=dict)
+    # The lines of each file the model has been shown so far in the Sari column.
+    seen: dict[str, set[int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.outcome.actions = self.withheld.actions
@@ -303,11 +305,18 @@ def _replay_native_call(state: _State, index: int, call: RecordedCall,
     if verdict.action == "deny":
         outcome.refusals.append(Refusal(index, call.line, call.name, dict(call.input),
                                         code or "DENIED", verdict.reason))
+    recorded = recorded_lines(call, verdict, cwd, root) if not call.is_error else {}
     if view.shown is not None and not call.is_error:
         kind = "refused" if verdict.action == "deny" else "narrowed"
-        for path, rows in recorded_lines(call, verdict, cwd, root).items():
-            kept = rows - view.shown.get(path, set()) - charged.get(path, set())
+        for path, rows in recorded.items():
+            # Lines the model was shown before (a re-read's reference line) are no loss.
+            kept = rows - view.shown.get(path, set()) - charged.get(path, set()) \
+                - state.seen.get(path, set())
             state.withheld.add(Action(call.line, call.name, path, kind, 0), path, kept)
+    for path, rows in (recorded if view.shown is None else view.shown).items():
+        state.seen.setdefault(path, set()).update(rows)
+    for path, rows in charged.items():
+        state.seen.setdefault(path, set()).update(rows)
 
 
 def _replay_sari_call(state: _State, index: int, call: RecordedCall,

@@ -208,3 +208,22 @@ def test_a_secret_file_read_is_replayed_as_the_hooks_refusal(
     assert guarded["sari"]["result_tokens"] != guarded["then"]["result_tokens"]
     # Core alone still refuses a shell command it cannot read whole that names the file.
     assert [r["tool"] for r in core["refusals"]] == ["Bash"]
+
+
+def test_lines_shown_earlier_are_not_withheld_by_a_later_denial(
+        workspace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cart = str(workspace / "shop" / "cart.py")
+    writer = TranscriptWriter(workspace)
+    writer.call("Read", {"file_path": cart}, numbered(CART))
+    # The same file again: the hooks answer with a reference to the lines already shown.
+    writer.call("Read", {"file_path": cart}, numbered(CART))
+    writer.call("Edit", {"file_path": cart, "old_string": "return amount * (1 - rate)",
+                         "new_string": "return amount * (1.0 - rate)"},
+                "The file has been updated.")
+    code, report, err = replay(capsys, str(writer.write(tmp_path / "s.jsonl")), "-w",
+                               str(workspace), "--policies", "aggregation")
+    assert code == 0, err
+    [session] = report["sessions"]
+    assert [r["call_index"] for r in session["refusals"]] == [1]
+    # The edited line was shown by the first read: no follow-up read is owed.
+    assert session["follow_ups"] == 0 and session["actions"] == []
