@@ -28,6 +28,7 @@ import argparse
 import json
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -81,14 +82,13 @@ def select(copies: dict[str, Path], per_repo: int) -> list[dict[str, Any]]:
             meta = json.loads(meta_text.stdout or b"{}")
             if meta.get("agent") != "Claude Code":
                 continue
-            scratch = Path("/tmp") / f"sari-real-{abs(hash(path))}.jsonl"
-            scratch.write_bytes(_git(git_dir, "show", f"{tip}:{path}").stdout)
-            try:
-                transcript = read_transcript(scratch)
-            except TranscriptError:
-                continue  # a checkpoint with no conversation in it
-            finally:
-                scratch.unlink()
+            with tempfile.TemporaryDirectory(prefix="sari-real-") as folder:
+                scratch = Path(folder) / "full.jsonl"
+                scratch.write_bytes(_git(git_dir, "show", f"{tip}:{path}").stdout)
+                try:
+                    transcript = read_transcript(scratch)
+                except TranscriptError:
+                    continue  # a checkpoint with no conversation in it
             names = Counter(call.name for call in transcript.calls)
             entry = {"repository": repository, "commit": tip, "path": path,
                      "session_id": transcript.session_id, "branch": transcript.git_branch,

@@ -1,9 +1,11 @@
-"""``sari replay TRANSCRIPT.jsonl ...``: what chosen policies would have saved on real sessions.
+"""``sari replay TRANSCRIPT.jsonl ...``: what chosen policies would have done to real sessions.
 
-Each recorded Read, Grep and Glob (and Sari search or read) runs through a kernel with
-only the named policies, on the workspace at the session's commit (a private copy; the
-workspace is never written). Prints tokens, turns, refusals and the turn-aware cost,
-recorded versus through Sari, per session and in total.
+Each recorded call of the client's own tools goes through Sari's hooks (the path the
+installed hooks take) with only the named policies, or the installed ones, on the
+workspace at the session's commit (a private copy; the workspace is never written), and
+the model is shown what the client shows after the hook's answer. Prints, per session and
+in total, the calls compared and their share, tokens, turns, refusals, follow-up reads
+and the turn-aware cost, recorded versus through Sari.
 """
 
 from __future__ import annotations
@@ -93,5 +95,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def register(registry: CommandRegistry) -> None:
-    registry.add("replay", "Replay Claude Code session transcripts through chosen policies: "
-                 "tokens, turns, refusals and cost, recorded versus through Sari.", configure, run)
+    registry.add("replay", "Replay Claude Code session transcripts through Sari's hooks with "
+                 "chosen policies: tokens, turns, refusals and cost, recorded versus through "
+                 "Sari.", configure, run)
