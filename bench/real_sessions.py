@@ -224,14 +224,17 @@ def main(argv: Iterable[str] | None = None) -> int:
     runner.add_argument("--into", type=Path, required=True)
     runner.add_argument("--policies", default=",".join(POLICIES))
     runner.add_argument("--json", type=Path, metavar="PATH")
+    for command in (chooser, builder, runner):
+        command.add_argument("--manifest", type=Path, default=MANIFEST,
+                             help=f"the sessions' coordinates (default: {MANIFEST.name})")
     args = parser.parse_args(list(argv) if argv is not None else None)
     if args.command == "select":
         entries = select(_copies(args.copy), args.per_repo)
-        MANIFEST.write_text(json.dumps(entries, indent=1) + "\n", encoding="utf-8")
+        args.manifest.write_text(json.dumps(entries, indent=1) + "\n", encoding="utf-8")
         print(f"{len(entries)} sessions from {len({e['repository'] for e in entries})} "
-              f"repositories written to {MANIFEST}")
+              f"repositories written to {args.manifest}")
         return 0
-    entries = json.loads(MANIFEST.read_text(encoding="utf-8"))
+    entries = json.loads(args.manifest.read_text(encoding="utf-8"))
     if args.command == "rebuild":
         rebuild(entries, _copies(args.copy), args.into.resolve())
         return 0
