@@ -21,7 +21,10 @@ its lines (an offset or a limit) is never denied with an outline in their place:
 asked for those lines, and an outline makes it ask again (the hook then says nothing);
 ``lean``, ``keep-ranged`` and also: a ``Read`` of a short file (``SHORT_FILE`` lines or
 fewer) is left alone, whatever the verdict (a denial costs a turn that a short file does
-not repay), and a verdict that only guides adds no note (the agents here act on none).
+not repay), and a verdict that only guides adds no note (the agents here act on none);
+``outline-note``, ``as-built`` and also: a ``Read`` narrowed to a range carries the file's
+outline in its note, so the agent knows where the file's other definitions are without
+searching for them.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ CONTEXT_NOTE = "PreToolUse:{tool} hook additional context: {context}"
 DENY_NOTE = "PreToolUse:{tool} hook error: {reason}"
 
 
-DESIGNS = ("as-built", "keep-ranged", "lean")
+DESIGNS = ("as-built", "keep-ranged", "lean", "outline-note")
 SHORT_FILE = 200
 DESIGN = {"name": "as-built"}  # set by bench/agent_cost.py --hooks-design
 
@@ -67,7 +70,7 @@ class HookedTools:
                           str(self.corpus.root))  # type: ignore[attr-defined]
         verdict = run_native_call(self.kernel, call)
         design = DESIGN["name"]
-        if design != "as-built" and tool == "Read" and verdict.action == "deny" \
+        if design in ("keep-ranged", "lean") and tool == "Read" and verdict.action == "deny" \
                 and ("offset" in tool_input or "limit" in tool_input) \
                 and is_outline(verdict.response or {}):
             verdict = replace(verdict, action="untouched", reason="")
@@ -93,6 +96,17 @@ class HookedTools:
             note = CONTEXT_NOTE.format(tool=tool, context=context)
             self.tally.result_tokens[-1] += tokens("\n" + note)  # type: ignore[attr-defined]
             self.view.see_search(context)  # type: ignore[attr-defined]
+
+    def outline_note(self, path: str) -> None:
+        """The file's outline, added to a narrowed read's note (the ``outline-note``
+        design): what Sari's outline read shows, outside the session's budget."""
+        response = self.kernel.execute_read({"mode": "outline", "target": path})
+        if response.get("ok"):
+            from sari_core.rendering import render
+
+            text = render(response)
+            self.tally.result_tokens[-1] += tokens("\n" + text)  # type: ignore[attr-defined]
+            self.view.see_outline(path, text)  # type: ignore[attr-defined]
 
     def deny(self, tool: str, path: str | None, verdict: Any, output: dict[str, Any]) -> None:
         reason = str(output.get("permissionDecisionReason") or "")
@@ -149,6 +163,8 @@ def hooked(base: type) -> type:
             else:
                 super().read(path, offset, limit)
             self.add_note("Read", output)
+            if updated and DESIGN["name"] == "outline-note":
+                self.outline_note(path)
 
     Hooked.__name__ = f"Hooked{base.__name__}"
     return Hooked
