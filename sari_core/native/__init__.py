@@ -4,8 +4,9 @@ The one public path, shared by every hook type and by ``sari replay``::
 
     run_native_call(kernel: Kernel, call: NativeCall) -> NativeVerdict
 
-``call`` is a client's own tool call (``NativeCall(client, tool, input, session_id,
-cwd)``; :func:`native_call` reads one from a ``PreToolUse`` payload). It becomes the Sari
+``call`` is a client's own tool call (``NativeCall(client, tool, input, session_id, cwd,
+recorded_root=None)``; :func:`native_call` reads one from a ``PreToolUse`` payload, and a
+replay sets ``recorded_root`` to the folder the recorded session ran in). It becomes the Sari
 request that stands for it, runs through the kernel like every other call (``pm.hook``,
 the session keyed by the client's ``session_id``, recorded in the execution log marked
 ``native``), and comes back as a :class:`NativeVerdict` (untouched, deny, narrow or

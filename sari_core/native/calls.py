@@ -32,6 +32,9 @@ class NativeCall:
     :ivar input: the tool's arguments as the client sent them.
     :ivar session_id: the client's id of its session (not a model-written value).
     :ivar cwd: the folder the client runs the tool in (relative paths start there).
+    :ivar recorded_root: for a recorded session replayed on another copy of its workspace,
+        the folder it ran in: paths under it stand for the same paths under the kernel's
+        root. None for a live hook, whose paths are the kernel's own.
     """
 
     client: str
@@ -39,6 +42,7 @@ class NativeCall:
     input: Mapping[str, Any] = field(default_factory=dict)
     session_id: str | None = None
     cwd: str | None = None
+    recorded_root: str | None = None
 
     @property
     def label(self) -> str:

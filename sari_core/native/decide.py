@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from sari_core.errors import ErrorCode
 from sari_core.native.calls import NativeCall
-from sari_core.native.hook_client import secret_named
+from sari_core.native.hook_client import SECRET_REFUSAL, secret_named
 from sari_core.native.mapping import SariRequest, Untouched, sari_request
 from sari_core.native.sessions import connection_for
 from sari_core.rendering import render
@@ -37,25 +37,23 @@ if TYPE_CHECKING:
     from sari_core.kernel import Kernel
 
 Action = Literal["untouched", "deny", "narrow", "guide"]
-# Refusals about the call itself (a missing file, a binary one, a bad argument, a busy
-# server): the client's own tool gives its own answer to them.
+# Refusals about the call itself (a missing file, a binary one, a bad argument): the
+# client's own tool gives its own answer to them.
 CLIENT_ANSWERS = frozenset({
     ErrorCode.INVALID_ARGS, ErrorCode.PATH_OUTSIDE_WORKSPACE, ErrorCode.NOT_FOUND,
     ErrorCode.BINARY_FILE, ErrorCode.FILE_TOO_LARGE, ErrorCode.NOT_A_FILE,
     ErrorCode.SYMBOL_AMBIGUOUS, ErrorCode.GIT_UNAVAILABLE, ErrorCode.NOT_A_GIT_REPOSITORY,
-    ErrorCode.EDIT_NO_MATCH, ErrorCode.EDIT_AMBIGUOUS, ErrorCode.SESSION_ID_REQUIRED,
-    ErrorCode.INTERNAL_ERROR, ErrorCode.UNKNOWN_TOOL, ErrorCode.REQUEST_TOO_LARGE,
-    ErrorCode.BUSY})
-# A search showing matching lines is capped at this many when Sari's own search had more
-# to show than it did and the call set no cap of its own.
+    ErrorCode.EDIT_NO_MATCH, ErrorCode.EDIT_AMBIGUOUS})
+# Sari could not decide (a session id the server insists on, a failure, a busy server): as
+# when it does not answer, the call goes ahead unless it names a secret file.
+UNDECIDED = frozenset({ErrorCode.SESSION_ID_REQUIRED, ErrorCode.INTERNAL_ERROR,
+                       ErrorCode.UNKNOWN_TOOL, ErrorCode.REQUEST_TOO_LARGE, ErrorCode.BUSY})
+# A search showing matching lines, with no cap of its own, is capped at this many lines
+# when more match: in the files Sari's search found, or in more than FLOOD_FILES files.
 FLOOD_CAP = 100
-# The native Grep's own head_limit default: a flood is more lines than this could show.
 FLOOD_FILES = 20
 NARROW_HINT = "Read other lines with offset and limit."
 SHELL_TOOLS = frozenset({"Bash", "shell", "apply_patch"})
-SHELL_SECRET_REFUSAL = ("{path} is a secret file; Sari does not serve its content, and this "
-                        "command names it. Find where the code reads the value instead, or "
-                        "ask the user for what you need.")
 
 
 @dataclass(frozen=True)
@@ -91,13 +89,9 @@ def run_native_call(kernel: Kernel, call: NativeCall) -> NativeVerdict:
     """
     request = sari_request(call, kernel.roots[0])
     if isinstance(request, Untouched):
-        secret = secret_named({"tool_input": dict(call.input)}) \
-            if call.tool in SHELL_TOOLS else None
-        if secret is not None:
-            # A command not understood whole may still read a secret file it names.
-            reason = SHELL_SECRET_REFUSAL.format(path=secret)
-            return NativeVerdict("deny", reason=reason, sari_text=reason, request=request)
-        return NativeVerdict("untouched", request=request)
+        # A command not understood whole may still read a secret file it names.
+        return _secret_list_verdict(call, request) if call.tool in SHELL_TOOLS \
+            else NativeVerdict("untouched", request=request)
     connection = connection_for(call)
     if request.tool == "read":
         response = kernel.execute_read(request.arguments, connection_id=connection,
@@ -115,6 +109,8 @@ def run_native_call(kernel: Kernel, call: NativeCall) -> NativeVerdict:
         if code in CLIENT_ANSWERS:
             return NativeVerdict("untouched", sari_text=text, request=request,
                                  response=response)
+        if code in UNDECIDED:
+            return _secret_list_verdict(call, request, response)
         return NativeVerdict("deny", reason=text, sari_text=text, request=request,
                              response=response)
     if request.tool == "read":
@@ -122,6 +118,17 @@ def run_native_call(kernel: Kernel, call: NativeCall) -> NativeVerdict:
     if request.tool == "search":
         return _search_verdict(call, request, response, text, kernel.roots[0])
     return _guided(request, response, text)
+
+
+def _secret_list_verdict(call: NativeCall, request: SariRequest | Untouched,
+                         response: dict[str, Any] | None = None) -> NativeVerdict:
+    """Deny a call naming a secret file by the thin client's own list; else untouched."""
+    secret = secret_named({"tool_input": dict(call.input)})
+    if secret is None:
+        return NativeVerdict("untouched", request=request, response=response)
+    reason = SECRET_REFUSAL.format(path=secret)
+    return NativeVerdict("deny", reason=reason, sari_text=reason, request=request,
+                         response=response)
 
 
 def _warnings(response: dict[str, Any]) -> list[str]:

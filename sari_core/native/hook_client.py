@@ -183,9 +183,12 @@ def main(argv: list[str]) -> int:
             print(f"sari hook: the server did not answer ({exc}); the call goes ahead unless "
                   "it names a secret file", file=sys.stderr)
         else:
-            if answer.startswith(b"{") and answer != b"{}":
-                sys.stdout.buffer.write(answer)  # the server's JSON, passed through as is
-            return 0
+            if answer.startswith(b"{"):
+                if answer != b"{}":
+                    sys.stdout.buffer.write(answer)  # the server's JSON, passed through as is
+                return 0
+            print("sari hook: the server's answer is not JSON; the call goes ahead unless it "
+                  "names a secret file", file=sys.stderr)
     import json
 
     try:

@@ -74,12 +74,23 @@ def claude_pre_tool_use_hook(hook_type: str, server_name: str, url: str,
             "timeout": HOOK_TIMEOUT}
 
 
-def secret_guard_hooks(python: str | None = None) -> list[dict[str, Any]]:
+# In the Claude Code plugin: any python3, and the thin client from the plugin's folder
+# (this repository), which it can run since it needs the standard library alone.
+PLUGIN_GUARD_COMMAND = ("python3 -I -S \"${CLAUDE_PLUGIN_ROOT}/sari_core/native/hook_client.py\" "
+                        "claude-code --offline")
+
+
+def secret_guard_hooks(command: str | None = None) -> list[dict[str, Any]]:
     """Command hooks refusing a ``Read`` of a secret file with the thin client's own list,
     one per secret glob, each run only for a read its ``if`` rule matches (no process for
-    any other call): they hold when the hook into Sari fails or times out."""
-    command = shlex.join([python or sys.executable, "-I", "-S", hook_client.__file__,
-                          "claude-code", "--offline"])
+    any other call): they hold when the hook into Sari fails or times out.
+
+    :param command: the command line (default: this interpreter running this installation's
+        thin client).
+    """
+    if command is None:
+        command = shlex.join([sys.executable, "-I", "-S", hook_client.__file__,
+                              "claude-code", "--offline"])
     return [{"type": "command", "command": command, "if": f"Read(**/{glob})",
              "timeout": HOOK_TIMEOUT} for glob in hook_client.SECRET_GLOBS]
 

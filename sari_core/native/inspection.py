@@ -101,17 +101,35 @@ def _reach(hook: dict[str, Any], client: str, project: Path) -> tuple[Status, st
     return "ok", f"{base} answers"
 
 
+def _guard_finding(settings: Mapping[str, Any], path: Path) -> HookFinding:
+    """Whether the secret-file guard stands beside Sari's hook (it holds when Sari is down)."""
+    hooks = settings.get("hooks") or {}
+    guards = [hook for group in hooks.get("PreToolUse", []) if isinstance(group, dict)
+              for hook in group.get("hooks") or []
+              if isinstance(hook, dict) and "--offline" in str(hook.get("command", ""))]
+    if not guards:
+        return HookFinding("claude-code secret guard", "warn", (
+            f"none in {path}: with Sari down or slow, Claude Code's Read of a secret file goes "
+            "ahead; rerun `sari install claude-code --hooks`"))
+    return HookFinding("claude-code secret guard", "ok", (
+        f"{len(guards)} secret-file globs refused on Read even when Sari does not answer"))
+
+
 def inspect_hooks(project: Path, environ: Mapping[str, str] | None = None) -> list[HookFinding]:
     """One finding per installed Sari hook, or one saying none is installed."""
     env = os.environ if environ is None else environ
     findings: list[HookFinding] = []
     for name in ("settings.json", "settings.local.json"):
         path = project / ".claude" / name
-        for matcher, hook in _sari_hooks(_json(path)):
+        settings = _json(path)
+        sari_hooks = _sari_hooks(settings)
+        for matcher, hook in sari_hooks:
             status, detail = _reach(hook, "claude-code", project)
             findings.append(HookFinding("claude-code hook", status,
                                         f"PreToolUse {hook.get('type')} on {matcher} "
                                         f"({path}): {detail}"))
+        if sari_hooks:
+            findings.append(_guard_finding(settings, path))
     codex_home = Path(env.get("CODEX_HOME") or Path.home() / ".codex")
     for path in (codex_home / "hooks.json", project / ".codex" / "hooks.json"):
         for matcher, hook in _sari_hooks(_json(path)):

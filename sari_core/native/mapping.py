@@ -39,6 +39,8 @@ _TYPE_GLOBS = {"py": "*.py", "js": "*.js", "ts": "*.ts", "rust": "*.rs", "go": "
                "java": "*.java", "c": "*.c", "cpp": "*.cpp", "rb": "*.rb", "md": "*.md",
                "json": "*.json", "yaml": "*.yaml", "toml": "*.toml", "sh": "*.sh"}
 SariTool = Literal["read", "search", "edit", "write"]
+# Files Claude Code's Read renders itself (notebook cells, PDF pages, images).
+RENDERED_BY_THE_CLIENT = (".ipynb", ".pdf", ".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp")
 
 
 @dataclass(frozen=True)
@@ -76,10 +78,19 @@ def _absolute(file_path: str, cwd: str | None) -> str:
     return posixpath.normpath(posixpath.join(cwd, file_path))
 
 
-def workspace_target(file_path: str, cwd: str | None, root: Path) -> tuple[str, Path]:
+def workspace_target(file_path: str, cwd: str | None, root: Path,
+                     recorded_root: str | None = None) -> tuple[str, Path]:
     """The target to name in Sari's call (relative inside the workspace, else absolute),
-    and the file on disk."""
+    and the file on disk.
+
+    :param recorded_root: the folder a recorded session ran in, which the workspace at
+        ``root`` stands for (a replay): paths under it are taken as paths under ``root``.
+    """
     absolute = _absolute(file_path, cwd)
+    if recorded_root and posixpath.isabs(absolute):
+        inside = posixpath.relpath(absolute, posixpath.normpath(recorded_root))
+        if inside != ".." and not inside.startswith("../"):
+            absolute = posixpath.normpath(posixpath.join(root.as_posix(), inside))
     root_text = root.as_posix()
     relative = posixpath.relpath(absolute, root_text) if posixpath.isabs(absolute) else absolute
     if relative == ".." or relative.startswith("../"):
@@ -87,11 +98,11 @@ def workspace_target(file_path: str, cwd: str | None, root: Path) -> tuple[str, 
     return relative, root / relative
 
 
-def _scope_glob(path: str | None, glob: str | None, cwd: str | None, root: Path) -> str | None:
+def _scope_glob(path: str | None, glob: str | None, call: NativeCall, root: Path) -> str | None:
     """The ``path_glob`` for a search limited to ``path`` and ``glob``."""
     parts: list[str] = []
     if path:
-        target, on_disk = workspace_target(path, cwd, root)
+        target, on_disk = workspace_target(path, call.cwd, root, call.recorded_root)
         if posixpath.isabs(target):
             return target  # outside the workspace: nothing matches, the engine says so
         if target != ".":
@@ -118,7 +129,10 @@ def _read(call: NativeCall, root: Path) -> SariRequest | Untouched:
     file_path = call.input.get("file_path")
     if not isinstance(file_path, str) or not file_path:
         return Untouched("no file_path")
-    target, on_disk = workspace_target(file_path, call.cwd, root)
+    if file_path.lower().endswith(RENDERED_BY_THE_CLIENT):
+        # Shown as cells, pages or pictures, not as the lines Sari would count.
+        return Untouched("a notebook, PDF or image the client renders itself")
+    target, on_disk = workspace_target(file_path, call.cwd, root, call.recorded_root)
     arguments: dict[str, Any] = {"mode": "file", "target": target}
     offset, limit = _int(call.input.get("offset")), _int(call.input.get("limit"))
     first = offset if offset and offset > 1 else 1
@@ -130,7 +144,7 @@ def _read(call: NativeCall, root: Path) -> SariRequest | Untouched:
 
 
 def _file_read(read: FileRead, call: NativeCall, root: Path) -> SariRequest | Untouched:
-    target, on_disk = workspace_target(read.path, call.cwd, root)
+    target, on_disk = workspace_target(read.path, call.cwd, root, call.recorded_root)
     first, count = read.first, read.count
     if read.last is not None:
         try:
@@ -151,7 +165,7 @@ def _search(pattern: str, path: str | None, glob: str | None, ignore_case: bool,
             call: NativeCall, root: Path, cap: int | None, content: bool) -> SariRequest:
     arguments: dict[str, Any] = {"query": pattern, "kind": "regex",
                                  "case_sensitive": not ignore_case}
-    scope = _scope_glob(path, glob, call.cwd, root)
+    scope = _scope_glob(path, glob, call, root)
     if scope:
         arguments["path_glob"] = scope
     if cap:
@@ -184,7 +198,7 @@ def _glob(call: NativeCall, root: Path) -> SariRequest | Untouched:
         return Untouched("a pattern with no literal part")
     path = call.input.get("path")
     arguments: dict[str, Any] = {"query": max(literals, key=len), "kind": "path"}
-    scope = _scope_glob(path if isinstance(path, str) else None, pattern, call.cwd, root)
+    scope = _scope_glob(path if isinstance(path, str) else None, pattern, call, root)
     if scope:
         arguments["path_glob"] = scope
     return SariRequest("search", arguments)
@@ -231,7 +245,7 @@ def _mutation(call: NativeCall, root: Path) -> SariRequest | Untouched:
     file_path = call.input.get(key)
     if not isinstance(file_path, str) or not file_path:
         return Untouched(f"no {key}")
-    target, on_disk = workspace_target(file_path, call.cwd, root)
+    target, on_disk = workspace_target(file_path, call.cwd, root, call.recorded_root)
     if call.tool == "Write":
         content = call.input.get("content")
         if not isinstance(content, str):

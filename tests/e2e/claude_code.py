@@ -155,7 +155,7 @@ def run_session(claude: Path, workspace: Path, home: Path, turns: Sequence[Turn]
                 extra_env: dict[str, str] | None = None,
                 extra_args: Sequence[str] = (),
                 serve_argv: Sequence[str] | None = None,
-                mcp_url: str | None = None) -> SessionRun:
+                mcp_url: str | None = None, own_mcp_config: bool = True) -> SessionRun:
     """Run one ``claude -p`` session in ``workspace`` and return what happened.
 
     :param claude: the Claude Code executable.
@@ -169,6 +169,9 @@ def run_session(claude: Path, workspace: Path, home: Path, turns: Sequence[Turn]
     :param extra_args: more command-line arguments for the CLI (``--disallowedTools Read``).
     :param serve_argv: how the CLI starts Sari (default ``sari serve --workspace WORKSPACE``).
     :param mcp_url: connect to Sari serving streamable HTTP there instead of starting it.
+    :param own_mcp_config: pass Sari as the only MCP server (``--mcp-config``,
+        ``--strict-mcp-config``); False leaves the servers to the CLI's own settings (a
+        plugin's server).
     :return: the :class:`SessionRun`.
     """
     home.mkdir(parents=True, exist_ok=True)
@@ -185,8 +188,9 @@ def run_session(claude: Path, workspace: Path, home: Path, turns: Sequence[Turn]
                     "HTTP_PROXY": proxy.url, "https_proxy": proxy.url,
                     "http_proxy": proxy.url})
         env.update(extra_env or {})
-        argv = [str(claude), "-p", prompt, "--output-format", "json",
-                "--mcp-config", str(config_path), "--strict-mcp-config",
+        servers = ["--mcp-config", str(config_path), "--strict-mcp-config"] \
+            if own_mcp_config else []
+        argv = [str(claude), "-p", prompt, "--output-format", "json", *servers,
                 "--allowedTools", ",".join(allowed_tools), "--max-turns", "20", *extra_args]
         completed = subprocess.run(argv, cwd=workspace, env=env, capture_output=True,
                                    text=True, timeout=SESSION_TIMEOUT,

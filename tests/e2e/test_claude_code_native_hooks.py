@@ -146,3 +146,53 @@ def test_the_repository_s_plugin_manifest_passes_the_cli_s_validation(claude: Pa
                                "DISABLE_AUTOUPDATER": "1"})
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Validation passed" in done.stdout + done.stderr
+
+
+def test_claude_code_s_bash_reads_and_searches_go_through_sari_too(
+        claude: Path, workspace: Path, tmp_path: Path) -> None:
+    """Claude Code's native builds search through Bash: a grep, a cat of the long module
+    after it (narrowed to the definition with sed), a flooding grep (capped), a cat of .env."""
+    install(workspace)
+    turns = [Turn(calls=(ToolCall("Bash", {"command": "grep -n 'def handler_23' pkg/big.py"}),)),
+             Turn(calls=(ToolCall("Bash", {"command": "cat pkg/big.py"}),)),
+             Turn(calls=(ToolCall("Bash", {"command": "grep -rn value pkg"}),)),
+             Turn(calls=(ToolCall("Bash", {"command": "cat .env"}),)),
+             Turn(text="done")]
+    run = run_session(claude, workspace, tmp_path / "home", turns, "Find the handler.",
+                      allowed_tools=("Bash",), sari_env={"SARI_PLUGINS": POLICIES})
+    assert run.returncode == 0, run.stderr
+    results = run.script.tool_results()
+    ids = [block["id"] for message in run.script.main_requests()[-1]["messages"]
+           if isinstance(message["content"], list) for block in message["content"]
+           if block.get("type") == "tool_use"]
+    search, whole, flood, secret = (results[i].split(REMINDER, 1)[0] for i in ids)
+    assert search.strip() == "1321:def handler_23(request):"
+    lines = whole.splitlines()
+    assert "def handler_23(request):" in lines and len(lines) < 120, len(lines)
+    assert "Shown: the definition the search matched (lines 1321-1378)" in sent(run)
+    assert len(flood.splitlines()) == 100, len(flood.splitlines())
+    assert "Output capped at 100 lines" in sent(run)
+    assert ".env is a secret file" in secret and SECRET_VALUE not in sent(run)
+
+
+def test_the_plugin_brings_the_server_and_its_hooks_in_one_install(
+        claude: Path, workspace: Path, tmp_path: Path) -> None:
+    """``claude plugin install`` from this repository's marketplace, and nothing else: the
+    session gets Sari's server and the PreToolUse hooks."""
+    home = tmp_path / "home"
+    config = home / ".claude"
+    config.mkdir(parents=True)
+    env = {**os.environ, "HOME": str(home), "CLAUDE_CONFIG_DIR": str(config),
+           "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1",
+           "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
+    for argv in (["plugin", "marketplace", "add", str(REPOSITORY)],
+                 ["plugin", "install", "sari@sari"]):
+        done = subprocess.run([str(claude), *argv], capture_output=True, text=True,
+                              timeout=120, env=env, cwd=workspace)
+        assert done.returncode == 0, done.stdout + done.stderr
+    sari = Path(sys.executable).parent / "sari"
+    run = run_session(claude, workspace, home, session_turns(workspace), "Find the handler.",
+                      allowed_tools=("Read", "Grep"), own_mcp_config=False,
+                      extra_env={"SARI_COMMAND": str(sari), "SARI_PLUGINS": POLICIES,
+                                 "PATH": f"{sari.parent}{os.pathsep}{os.environ['PATH']}"})
+    assert_the_policies_reached_the_model(run)

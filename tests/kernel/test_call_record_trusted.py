@@ -9,7 +9,8 @@ from sari_core.models import CallRecord
 VALUES = dict(execution_id="ex-1", tool="read", session_key="ws:0123456789ab:sid:s",
               arguments={"mode": "file", "target": "a.py"}, ok=False, target="a.py",
               error_code="NOT_FOUND", reason_codes=["PREVIEW_DEGRADED"], duration_ms=1.5,
-              timestamp=1700000000.25, response={"ok": False, "meta": {}})
+              timestamp=1700000000.25, response={"ok": False, "meta": {}},
+              native="claude-code:Read")
 
 
 def test_trusted_record_is_indistinguishable_from_a_validated_one() -> None:

@@ -14,6 +14,7 @@ from sari_core.native.hook_entries import (
     CLAUDE_MATCHER,
     HOOK_TIMEOUT,
     MCP_TOOL_INPUT,
+    PLUGIN_GUARD_COMMAND,
     secret_guard_hooks,
 )
 from sari_core.native.inspection import inspect_hooks
@@ -80,10 +81,13 @@ def test_the_plugin_manifest_carries_the_hook_the_installer_writes() -> None:
     assert plugin["name"] == "sari" and plugin["version"] == __version__
     assert plugin["mcpServers"]["sari"]["args"][0] == "serve"
     [group] = plugin["hooks"]["PreToolUse"]
-    # A plugin's own server is named plugin:<plugin>:<server> in its hooks.
+    # A plugin's own server is named plugin:<plugin>:<server> in its hooks; the secret-file
+    # guard runs the thin client from the plugin's folder with any python3.
     assert group == {"matcher": CLAUDE_MATCHER, "hooks": [{
         "type": "mcp_tool", "server": "plugin:sari:sari", "tool": "hook",
-        "input": MCP_TOOL_INPUT, "timeout": HOOK_TIMEOUT}]}
+        "input": MCP_TOOL_INPUT, "timeout": HOOK_TIMEOUT},
+        *secret_guard_hooks(PLUGIN_GUARD_COMMAND)]}
+    assert (REPOSITORY / "sari_core" / "native" / "hook_client.py").exists()
     assert [entry["name"] for entry in market["plugins"]] == ["sari"]
     assert market["plugins"][0]["source"] == "./"
 
@@ -93,9 +97,11 @@ def test_doctor_says_which_hooks_are_installed_and_whether_they_answer(
     [nothing] = inspect_hooks(project)
     assert nothing.status == "warn" and "no Sari PreToolUse hook" in nothing.detail
     assert main(["install", "claude-code", "--hooks", "--command", "sari"]) == 0
-    [found] = inspect_hooks(project)
+    found, guard = inspect_hooks(project)
     assert found.status == "ok" and "mcp_tool" in found.detail and "'sari'" in found.detail
+    assert guard.status == "ok" and "refused on Read even when Sari does not answer" in \
+        guard.detail
     assert main(["install", "codex", "--hooks", "--hook-url", "http://127.0.0.1:9"]) == 0
-    claude, codex = inspect_hooks(project, dict(os.environ))
+    claude, _, codex = inspect_hooks(project, dict(os.environ))
     assert codex.name == "codex hook" and codex.status == "warn"
     assert "does not answer" in codex.detail and "secret files still refused" in codex.detail

@@ -229,3 +229,34 @@ def test_doctor_s_probe_reaches_a_running_server(server_url: str) -> None:
 
     assert probe(server_url, "codex", TOKEN) is None
     assert probe(server_url, "codex", None) is not None  # refused without the token
+
+
+@pytest.fixture
+def html_server() -> Iterator[str]:
+    """Something else on the port: it answers every request 200 with a web page."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Page(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length", 0)))
+            body = b"<html>not Sari</html>"
+            self.send_response(200)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_an_answer_that_is_not_sari_s_leaves_secret_files_refused(workspace: Path,
+                                                                  html_server: str) -> None:
+    answered, done = thin_hook("codex", html_server, codex_payload(workspace, "cat .env"))
+    assert done.returncode == 0 and decision(answered) == "deny"
+    assert thin_hook("codex", html_server, codex_payload(workspace, "cat pkg/small.py"))[0] == {}

@@ -189,3 +189,42 @@ def test_calls_sari_has_no_policy_for_are_untouched(kernel: Kernel, workspace: P
     assert native(kernel, "Read", {"file_path": str(workspace / "missing.py")}) == {}
     assert native(kernel, "Bash", {"command": "pytest -q"}) == {}
     assert native(kernel, "Read", {"file_path": "/etc/hostname"}) == {}  # outside: the client's
+    notebook = workspace / "analysis.ipynb"  # long, unsearched: a .py would be outlined
+    notebook.write_text('{"cells": [\n' + '{"source": "x = 1"},\n' * 400 + "{}]}\n")
+    assert native(kernel, "Read", {"file_path": str(notebook)}) == {}  # the client shows cells
+
+
+def test_a_recorded_session_is_replayed_on_another_copy_of_its_workspace(
+        kernel: Kernel) -> None:
+    """A replay runs a transcript's calls, whose paths name the folder the session ran in,
+    on a copy elsewhere: ``recorded_root`` says which folder the copy stands for."""
+    ran_in = "/home/dev/shop"
+
+    def recorded(tool: str, tool_input: dict[str, Any]) -> Any:
+        return run_native_call(kernel, NativeCall("claude-code", tool, tool_input, "rec",
+                                                  ran_in, recorded_root=ran_in))
+
+    recorded("Grep", {"pattern": "def handler_23", "path": f"{ran_in}/pkg"})
+    narrowed = recorded("Read", {"file_path": f"{ran_in}/pkg/big.py"})
+    assert narrowed.action == "narrow" and narrowed.updated_input["offset"] <= 1321
+    assert recorded("Read", {"file_path": "pkg/small.py"}).action == "untouched"
+    assert recorded("Read", {"file_path": f"{ran_in}/.env"}).action == "deny"
+    live = run_native_call(kernel, NativeCall("claude-code", "Read", {
+        "file_path": f"{ran_in}/pkg/big.py"}, "live", ran_in))
+    assert live.action == "untouched"  # a live hook's path outside the workspace: the client's
+
+
+def test_where_sari_cannot_decide_a_secret_file_is_still_refused(
+        workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server that insists on a session id argument refuses every native call before any
+    policy runs: the secret-file list still decides, as when Sari does not answer."""
+    monkeypatch.setenv("SARI_STRICT_SESSION_ID", "1")
+    strict = Kernel(roots=[workspace], plugins=policy_plugins(POLICIES),
+                    load_entry_points=False, analytics_sinks=[])
+    try:
+        refused = hook_output(native(strict, "Read", {"file_path": str(workspace / ".env")}))
+        assert refused["permissionDecision"] == "deny"
+        assert ".env is a secret file" in refused["permissionDecisionReason"]
+        assert native(strict, "Read", {"file_path": str(workspace / "pkg" / "small.py")}) == {}
+    finally:
+        strict.close()

@@ -171,3 +171,22 @@ def test_records_still_waiting_when_closing_gives_up_are_counted_as_lost() -> No
     stats = writer.stats
     assert stats.lost > 100
     assert stats.committed + stats.lost + 1 >= 200  # one batch may be mid-commit
+
+
+def test_a_client_s_own_tool_calls_are_recorded_marked_native(make_kernel,
+                                                               db_path: Path) -> None:
+    """The audit trail holds what the agent did with its client's own tools too."""
+    from sari_core.native import NativeCall, run_native_call
+
+    kernel = make_kernel()
+    run_native_call(kernel, NativeCall("claude-code", "Grep", {"pattern": "parse"}, "cc-1"))
+    run_native_call(kernel, NativeCall("claude-code", "Read",
+                                       {"file_path": "src/parser.py"}, "cc-1"))
+    run_native_call(kernel, NativeCall("codex", "Bash", {"command": "cat src/lexer.py"}, "cx"))
+    kernel.execute_read({"mode": "file", "target": "README.md"})
+    kernel.close()
+    recorded = rows(db_path, "SELECT tool, target, source FROM executions ORDER BY timestamp")
+    assert recorded == [("search", None, "native:claude-code:Grep"),
+                        ("read", "src/parser.py", "native:claude-code:Read"),
+                        ("read", "src/lexer.py", "native:codex:Bash"),
+                        ("read", "README.md", "sari")]

@@ -163,7 +163,8 @@ def native_hooks_change(args: argparse.Namespace, project: Path, config: Path,
                             dump_json({"hooks": {"PreToolUse": updated["hooks"]["PreToolUse"][-1:]}}))
         change.notes.append(f"the hook asks `sari serve --transport http` at {url}: keep one "
                             "running (when it is down, the hook lets calls through and refuses "
-                            "only secret files). Codex before 0.124 needs `[features] "
+                            "only secret files). Codex runs a hook once it is trusted: review "
+                            "it in Codex when it asks. Codex before 0.124 needs `[features] "
                             "codex_hooks = true` in config.toml.")
         return change
     events = handled_client_events("claude-code", project)
