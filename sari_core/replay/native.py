@@ -17,7 +17,6 @@ from it can be followed (:mod:`sari_core.replay.withheld`).
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -32,7 +31,6 @@ from sari_core.replay.withheld import file_lines, grep_lines, requested_lines
 # How Claude Code (2.1.330) shows its model a PreToolUse hook's answer.
 CONTEXT_NOTE = "PreToolUse:{tool} hook additional context: {context}"
 DENY_NOTE = "PreToolUse:{tool} hook error: {reason}"
-PATH_KEYS = ("file_path", "path", "notebook_path")
 _SARI_ROW = re.compile(r"^(\d+)\t", re.MULTILINE)
 
 
@@ -48,30 +46,12 @@ class ClientView:
     shown: dict[str, set[int]] | None = field(default=None)
 
 
-def relocate(call: RecordedCall, cwd: str | None, root: Path) -> dict[str, Any]:
-    """The call's input with the session's folder replaced by the replay's copy of it."""
-    if not cwd:
-        return dict(call.input)
-    base = posixpath.normpath(cwd)
-
-    def moved(value: Any) -> Any:
-        if isinstance(value, str) and (value == base or value.startswith(base + "/")):
-            return root.as_posix() + value[len(base):]
-        return value
-
-    relocated: dict[str, Any] = {key: moved(value) if key in PATH_KEYS else value
-                                 for key, value in call.input.items()}
-    command = relocated.get("command")
-    if isinstance(command, str):
-        relocated["command"] = command.replace(base + "/", root.as_posix() + "/")
-    return relocated
-
-
 def native_call(call: RecordedCall, session_id: str, cwd: str | None,
                 root: Path) -> NativeCall:
-    """The hook call Claude Code would have sent for ``call`` in the replay's copy."""
-    return NativeCall("claude-code", call.name, relocate(call, cwd, root), session_id,
-                      root.as_posix())
+    """The hook call Claude Code would have sent for ``call``, its paths (under the
+    session's folder, ``cwd``) standing for the same paths in the replay's copy."""
+    return NativeCall("claude-code", call.name, dict(call.input), session_id,
+                      cwd or root.as_posix(), recorded_root=cwd)
 
 
 def numbered(lines: list[str], first: int, last: int) -> str:

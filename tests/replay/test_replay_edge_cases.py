@@ -50,17 +50,17 @@ def test_missing_binary_and_outside_paths_are_counted_honestly(
     assert session["calls_recorded"] == 5
     assert session["replayed"] == 2  # cart.py, gone.py through Sari
     assert session["errors"] == 1  # gone.py not found then and now: compared
-    # The session was shown the image; Sari refuses binary files: nothing to compare.
-    assert [u["tool"] for u in session["uncompared"]] == ["Read"]
-    assert "BINARY_FILE" in session["uncompared"][0]["reason"]
-    assert session["passed_through"] == 2  # /etc/passwd is outside; Bash is not a read
+    assert session["uncompared"] == []
+    # The image is the client's to render, /etc/passwd is outside, Bash is not a read: the
+    # hooks leave them alone, so they count the same in both columns.
+    assert session["passed_through"] == 3
     assert session["refusals"] == []
     assert session["commit"] is not None and "the last on branch main" in session["where"]
-    recorded = [numbered(CART), "File does not exist.", outside, "3 passed"]
+    recorded = [numbered(CART), "File does not exist.", "[image]", outside, "3 passed"]
     assert session["then"]["result_tokens"] == sum(tokens(text.rstrip()) for text in recorded)
     assert session["then"]["uncached"] == round(
         session_cost([tokens(text.rstrip()) for text in recorded]).uncached, 1)
-    assert session["then"]["turns"] == session["sari"]["turns"] == 5
+    assert session["then"]["turns"] == session["sari"]["turns"] == 6
     assert tree_state(workspace) == before  # nothing written to the workspace
 
 
