@@ -277,8 +277,9 @@ def _replay_native_call(state: _State, index: int, call: RecordedCall,
     root, cwd, outcome = state.snapshot.root, state.transcript.cwd, state.outcome
     verdict = run_native_call(state.kernel, native_call(call, state.transcript.session_id,
                                                         cwd, root))
-    no_request = not isinstance(verdict.request, SariRequest)
-    if verdict.action == "untouched" and (no_request or _outside(verdict.request)):
+    request = verdict.request
+    if verdict.action == "untouched" and (not isinstance(request, SariRequest)
+                                          or _outside(request)):
         _charge_follow_ups(outcome, needed, root, state.withheld, call.line)
         outcome.passed_through += 1
         _compared(state, call, tokens((call.result or "").rstrip()))
