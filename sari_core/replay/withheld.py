@@ -59,8 +59,9 @@ def touched_lines(call: RecordedCall, cwd: str | None, root: Path) -> dict[str, 
     """The file lines a later recorded call shows the agent needed, by file.
 
     A ``Read`` needs the lines it asks for; a content-mode ``Grep`` the lines its result
-    printed with their numbers; an ``Edit`` or ``MultiEdit`` the lines its old text spans
-    in the file as it is now. Other calls name no lines.
+    printed with their numbers; a shell command the same for the reads and searches it
+    makes; an ``Edit`` or ``MultiEdit`` the lines its old text spans in the file as it is
+    now. Other calls name no lines.
     """
     if call.name == "Read":
         target = relative_target(str(call.input.get("file_path") or ""), cwd)
@@ -69,6 +70,8 @@ def touched_lines(call: RecordedCall, cwd: str | None, root: Path) -> dict[str, 
     if call.name == "Grep" and call.result and not call.is_error:
         only = call.input.get("path")
         return grep_lines(call.result, only if isinstance(only, str) else None, cwd)
+    if call.name == "Bash" and isinstance(call.input.get("command"), str):
+        return _shell_lines(call, cwd, root)
     if call.name in ("Edit", "MultiEdit"):
         target = relative_target(str(call.input.get("file_path") or ""), cwd)
         text = _file_text(root, target) if target else None
@@ -83,6 +86,31 @@ def touched_lines(call: RecordedCall, cwd: str | None, root: Path) -> dict[str, 
                 first = text.count("\n", 0, at) + 1
                 found.update(range(first, first + old.count("\n") + 1))
         return {target: found} if found else {}
+    return {}
+
+
+def _shell_lines(call: RecordedCall, cwd: str | None, root: Path) -> dict[str, set[int]]:
+    """A shell command's reads (``cat``, ``head``, ``tail``, ``sed -n``: their lines) and
+    content searches (``grep -n``, ``rg -n``: the numbered lines printed), as the hooks
+    read the command; a command not understood whole names no lines."""
+    from sari_core.native.shell import FileRead, TextSearch, shell_request
+
+    request = shell_request(str(call.input["command"]))
+    if isinstance(request, FileRead):
+        target = relative_target(request.path, cwd)
+        lines = file_lines(root, target) if target else None
+        if target is None or lines is None:
+            return {}
+        if request.last is not None:
+            first, last = max(1, len(lines) - request.last + 1), len(lines)
+        else:
+            first = request.first
+            last = len(lines) if request.count is None else first + request.count - 1
+        return {target: set(range(first, min(last, len(lines)) + 1))}
+    if isinstance(request, TextSearch) and not request.files_only and call.result \
+            and not call.is_error:
+        only = request.paths[0] if len(request.paths) == 1 else None
+        return grep_lines(call.result, only, cwd)
     return {}
 
 

@@ -227,3 +227,17 @@ def test_lines_shown_earlier_are_not_withheld_by_a_later_denial(
     assert [r["call_index"] for r in session["refusals"]] == [1]
     # The edited line was shown by the first read: no follow-up read is owed.
     assert session["follow_ups"] == 0 and session["actions"] == []
+
+
+def test_a_shell_read_of_withheld_lines_is_charged_the_read(
+        workspace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ledger = str(workspace / "shop" / "ledger.py")
+    writer = TranscriptWriter(workspace)
+    writer.call("Read", {"file_path": ledger}, numbered(LEDGER))
+    wanted = "\n".join(LEDGER.splitlines()[559:562])
+    writer.call("Bash", {"command": "sed -n '560,562p' shop/ledger.py"}, wanted)
+    code, report, err = replay(capsys, str(writer.write(tmp_path / "s.jsonl")), "-w",
+                               str(workspace), "--policies", "budget")
+    assert code == 0, err
+    [budget] = report["sessions"]
+    assert budget["follow_ups"] == 1 and budget["actions"][0]["needed_at"] == 5
