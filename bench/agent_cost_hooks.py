@@ -24,7 +24,8 @@ fewer) is left alone, whatever the verdict (a denial costs a turn that a short f
 not repay), and a verdict that only guides adds no note (the agents here act on none);
 ``outline-note``, ``as-built`` and also: a ``Read`` narrowed to a range carries the file's
 outline in its note, so the agent knows where the file's other definitions are without
-searching for them.
+searching for them; ``outline-quiet``, ``outline-note`` and no note for a verdict that only
+guides.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ CONTEXT_NOTE = "PreToolUse:{tool} hook additional context: {context}"
 DENY_NOTE = "PreToolUse:{tool} hook error: {reason}"
 
 
-DESIGNS = ("as-built", "keep-ranged", "lean", "outline-note")
+DESIGNS = ("as-built", "keep-ranged", "lean", "outline-note", "outline-quiet")
 SHORT_FILE = 200
 DESIGN = {"name": "as-built"}  # set by bench/agent_cost.py --hooks-design
 
@@ -74,6 +75,8 @@ class HookedTools:
                 and ("offset" in tool_input or "limit" in tool_input) \
                 and is_outline(verdict.response or {}):
             verdict = replace(verdict, action="untouched", reason="")
+        if design == "outline-quiet" and verdict.action == "guide":
+            verdict = replace(verdict, action="untouched", context="")
         if design == "lean" and verdict.action != "untouched" and (
                 verdict.action == "guide" or tool == "Read" and self.short(tool_input)):
             verdict = replace(verdict, action="untouched", reason="", context="",
@@ -163,7 +166,7 @@ def hooked(base: type) -> type:
             else:
                 super().read(path, offset, limit)
             self.add_note("Read", output)
-            if updated and DESIGN["name"] == "outline-note":
+            if updated and DESIGN["name"] in ("outline-note", "outline-quiet"):
                 self.outline_note(path)
 
     Hooked.__name__ = f"Hooked{base.__name__}"
