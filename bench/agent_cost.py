@@ -11,7 +11,13 @@ jinja2 sdist), each agent knowing only what its tools' texts showed it
 * **careful**: the same tools, but a whole file only when it is short or the script gives the
   range; otherwise the range around the hits its searches showed;
 * **core**: Sari with no policy (``search``/``read`` of the kernel, no plugins);
-* **policies**: Sari with the default policies (budget, relevance, aggregation, refgate).
+* **policies**: Sari with the default policies (budget, relevance, aggregation, refgate);
+* **whole-file + hooks**, **careful + hooks**: the two native agents with Sari's hooks in
+  front of their Grep and Read (``bench/agent_cost_hooks.py``): each call goes through the
+  hook path with the default policies, as Claude Code sends it, and the agent obeys the
+  answer (deny, ``updatedInput``, ``additionalContext``) as the client does. Their
+  conversation also carries the Sari server's instructions (its tools are not listed to the
+  model: the hook's own tool is unlisted, and the client defers the others).
 
 What is measured is what the model is shown: the text of each tool result (Sari's rendered by
 the server's own ``sari_core.server.results.to_call_result``). A turn-aware cost comes from
@@ -29,7 +35,7 @@ what ``bench/client_definitions.py`` printed for the pinned CLI): the client is 
 list those (Claude Code: ``permissions.deny``), so the Sari arms are credited their
 definitions on every turn.
 
-    python bench/agent_cost.py [--json PATH] [--in-place-of TOKENS] [--smoke]
+    python bench/agent_cost.py [--json PATH] [--in-place-of TOKENS] [--hooks-design D] [--smoke]
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from agent_cost_agents import SariAgent, Tally  # noqa: E402
 from agent_cost_corpora import Corpus, Search, corpora, smoke_corpus  # noqa: E402
+from agent_cost_hooks import DESIGN, DESIGNS, HookedCarefulAgent, HookedNativeAgent  # noqa: E402
 from agent_cost_native import CarefulAgent, NativeAgent  # noqa: E402
 from agent_cost_report import print_report  # noqa: E402
 from scratch import scratch_folders  # noqa: E402
@@ -61,8 +68,9 @@ TEXT_CLIENT = "claude-code"
 INSTRUCTIONS_BLOCK = ("<system-reminder>\n# MCP Server Instructions\n\nThe following MCP servers "
                       "have provided instructions for how to use their tools and resources:"
                       "\n\n## {server}\n{instructions}\n</system-reminder>")
-ARMS = ("whole-file", "careful", "core", "policies")
+ARMS = ("whole-file", "careful", "core", "policies", "whole-file + hooks", "careful + hooks")
 NATIVE = {"whole-file": NativeAgent, "careful": CarefulAgent}
+HOOKED = {"whole-file + hooks": HookedNativeAgent, "careful + hooks": HookedCarefulAgent}
 # Claude Code's Read, Edit and Write as CLI 2.1.330 sends them (bench/client_definitions.py).
 CLIENT_FILE_TOOLS = 1414
 
@@ -143,8 +151,10 @@ def every_plugin_tokens(measure: Callable[[Any], int]) -> int:
 def replay(corpus: Corpus, arm: str) -> list[Tally]:
     if arm in NATIVE:
         return [NATIVE[arm](corpus, session).run() for session in corpus.sessions]
-    kernel = open_kernel(corpus.root, policy_plugins() if arm == "policies" else [])
+    kernel = open_kernel(corpus.root, policy_plugins() if arm != "core" else [])
     try:
+        if arm in HOOKED:
+            return [HOOKED[arm](corpus, session, kernel).run() for session in corpus.sessions]
         return [SariAgent(kernel, corpus, session, arm).run() for session in corpus.sessions]
     finally:
         kernel.close()
@@ -177,7 +187,8 @@ def tool_definitions(in_place_of: int = 0) -> dict[str, int]:
 
     :param in_place_of: definition tokens of the client's own tools that Sari's replace (the
         client told not to list them); 0 adds Sari's tools on top of the client's.
-    :return: per arm (``whole-file``, ``careful``, ``core``, ``policies``) the net tokens Claude Code sends
+    :return: per arm (``whole-file``, ``careful``, ``core``, ``policies``, and the two
+        ``+ hooks`` arms: the server's instructions only) the net tokens Claude Code sends
         its model (:func:`sent_definitions`); ``every_plugin``, what it sends with every
         installed plugin loaded (tools of plugins the policies arm does not run, such as the
         execution log's query, included); ``listed_every_plugin``, chars/4 of that server's
@@ -194,6 +205,9 @@ def tool_definitions(in_place_of: int = 0) -> dict[str, int]:
             probe = open_kernel(Path(probe_root), plugins)
             try:
                 definitions[arm] = sent_tokens(probe) - in_place_of
+                if arm == "policies":  # the hooks' server: its instructions, no tool listed
+                    for hooked in HOOKED:
+                        definitions[hooked] = sent_definitions(probe)["instructions"]
             finally:
                 probe.close()
     return definitions
@@ -256,14 +270,18 @@ def main(argv: Iterable[str] | None = None) -> int:
              "told not to list them, credited on the second line (default: Claude Code's "
              f"Read, Edit and Write, {CLIENT_FILE_TOOLS}; bench/client_definitions.py prints "
              "them); the judged figures add Sari's tools on top of the client's")
+    parser.add_argument("--hooks-design", choices=DESIGNS, default=DESIGNS[0],
+                        help="what the + hooks arms' hooks answer (bench/agent_cost_hooks.py)")
     parser.add_argument("--smoke", action="store_true",
                         help="three standard-library sessions over a copy of their files: "
                              "seconds, for a test that the bench runs")
     args = parser.parse_args(list(argv) if argv is not None else None)
+    DESIGN["name"] = args.hooks_design
     started = time.perf_counter()
     with scratch_folders(), tempfile.TemporaryDirectory(prefix="sari-bench-smoke-") as folder:
         data = measure(args.in_place_of, Path(folder) if args.smoke else None)
     data["seconds"] = round(time.perf_counter() - started, 1)
+    data["hooks_design"] = args.hooks_design
     data["python"] = sys.version.split()[0]
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -219,10 +219,19 @@ class SariAgent(ScriptedAgent):
             self.after_refusal(response, arguments, text, retry)
             return
         path = response["meta"]["path"]
+        named = named_lines(arguments, self.offset_skips)
+        before = set(self.view.shown.get(path, ())) if named else set()
         if response.get("mode") == "outline" or response["meta"].get("mode") == "outline":
             self.view.see_outline(path, text)
         else:
             self.view.see_read(path, text)
+        missing = named - before
+        if missing and retry and not set(self.view.shown.get(path, ())) & missing:
+            # A read that named its lines, answered with something else (an outline): the
+            # agent asks for those lines again, and that read is paid for too.
+            self.call_read({"mode": "snippet", "target": path, "start_line": min(named),
+                            "end_line": max(named)}, retry=False)
+            return
         printed = printed_read(response, text)
         if printed is not None:
             self.printed_next[path] = printed
@@ -274,6 +283,19 @@ class SariAgent(ScriptedAgent):
             self.call_read(printed)
             return
         self.read_range(path, gap, last)
+
+
+def named_lines(arguments: dict[str, Any], offset_skips: bool) -> set[int]:
+    """The lines a read names (a snippet's range, a file read's offset and limit); none for
+    a read of a whole file or a symbol."""
+    if arguments.get("mode") == "snippet" and "start_line" in arguments:
+        first = int(arguments["start_line"])
+        return set(range(first, int(arguments.get("end_line", first)) + 1))
+    if arguments.get("mode", "file") == "file" and "limit" in arguments:
+        offset = int(arguments.get("offset", 0))
+        first = offset + 1 if offset_skips else max(offset, 1)
+        return set(range(first, first + int(arguments["limit"])))
+    return set()
 
 
 def printed_call(response: dict[str, Any], text: str) -> dict[str, Any] | None:

@@ -1,8 +1,10 @@
 """The workspaces ``bench/agent_cost.py`` replays its sessions on.
 
-The Python standard library with the 24 sessions of ``bench/replay_scripts.py``, and pinned
-sdists from PyPI (attrs, jinja2, click), fetched by pip into a cache folder on first use, never
-committed, with the sessions of ``bench/agent_cost_sessions.py``. In an sdist's sessions a
+The Python standard library with the 24 sessions of ``bench/replay_scripts.py`` (a copy in the
+cache folder without the installed packages, ``site-packages``: what the host has installed
+must not change what a search finds), and pinned sdists from PyPI (attrs, jinja2, click,
+requests), fetched by pip into a cache folder on first use, never committed, with the
+sessions of ``bench/agent_cost_sessions.py``. In an sdist's sessions a
 step's "module" is the file's path inside the unpacked sdist. ``smoke_corpus`` copies the few
 standard-library files of three sessions into a folder, for a run that takes seconds.
 """
@@ -77,15 +79,29 @@ class Corpus:
         nodes: list[ast.stmt] = list(_tree(self.root / self.path_of(module)).body)
         found: ast.stmt | None = None
         for part in dotted.split("."):
-            found = next((node for node in nodes
-                          if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                               ast.ClassDef)) and node.name == part), None)
+            named = [node for node in nodes
+                     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                     and node.name == part]
+            # An overloaded function is its implementation: its @overload signatures only
+            # declare it.
+            found = next((node for node in named if not _is_overload(node)),
+                         named[0] if named else None)
             if found is None:
                 raise LookupError(f"{dotted} is not defined in {module}")
             nodes = list(getattr(found, "body", []))
         assert found is not None and found.end_lineno is not None
         decorators = getattr(found, "decorator_list", [])
         return min([found.lineno, *(d.lineno for d in decorators)]), found.end_lineno
+
+
+def _is_overload(node: ast.stmt) -> bool:
+    """Is ``node`` an ``@overload`` (``typing.overload``, ``t.overload``) signature?"""
+    for decorator in getattr(node, "decorator_list", []):
+        name = decorator.attr if isinstance(decorator, ast.Attribute) else \
+            decorator.id if isinstance(decorator, ast.Name) else ""
+        if name == "overload":
+            return True
+    return False
 
 
 @cache
@@ -119,6 +135,23 @@ def sdist_root(name: str, version: str) -> Path:
     return unpack(sdist(f"{name}=={version}", folder), folder)
 
 
+# The host's installed packages and byte code: not the standard library.
+NOT_STDLIB = ("site-packages", "dist-packages", "__pycache__")
+
+
+def stdlib_tree(source: Path = STDLIB, cache: Path | None = None) -> Path:
+    """A copy of the standard library at ``source`` without what the host installed in it,
+    made in the cache folder on first use."""
+    folder = (cache or CACHE) / f"stdlib-{sys.version_info[0]}.{sys.version_info[1]}"
+    tree = folder / "lib"
+    if not (folder / "complete").is_file():
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.copytree(source, tree, symlinks=True,
+                        ignore=shutil.ignore_patterns(*NOT_STDLIB))
+        (folder / "complete").write_text(str(source) + "\n", encoding="utf-8")
+    return tree
+
+
 SMOKE_SESSIONS = ("json-indent", "textwrap-dedent", "heapq-merge")
 
 
@@ -142,12 +175,16 @@ def corpora() -> list[Corpus]:
         CLICK_SESSIONS,
         JINJA2,
         JINJA2_SESSIONS,
+        REQUESTS,
+        REQUESTS_SESSIONS,
     )
 
-    return [Corpus("stdlib", STDLIB, SESSIONS, False),
+    return [Corpus("stdlib", stdlib_tree(), SESSIONS, False),
             Corpus(f"attrs-{ATTRS}", sdist_root("attrs", ATTRS), ATTRS_SESSIONS, True),
             Corpus(f"jinja2-{JINJA2}", sdist_root("jinja2", JINJA2), JINJA2_SESSIONS, True),
-            Corpus(f"click-{CLICK}", sdist_root("click", CLICK), CLICK_SESSIONS, True)]
+            Corpus(f"click-{CLICK}", sdist_root("click", CLICK), CLICK_SESSIONS, True),
+            Corpus(f"requests-{REQUESTS}", sdist_root("requests", REQUESTS), REQUESTS_SESSIONS,
+                   True)]
 
 
 __all__ = ["Corpus", "ReadAround", "ReadFile", "ReadSymbol", "Search", "Session", "corpora",

@@ -69,7 +69,9 @@ class NativeAgent(ScriptedAgent):
 
     # --- the tools ------------------------------------------------------------------------
 
-    def grep(self, pattern: str, where: str = ".") -> None:
+    def grep(self, pattern: str, where: str = ".", cap: int = GREP_HEAD) -> None:
+        """ripgrep's ``path:line:text`` lines, the first ``cap`` (the CLI's head, or the
+        ``head_limit`` of the call)."""
         process = subprocess.Popen(
             [rg_executable(), "-n", "--with-filename", "--sort", "path", "-e", pattern, "--",
              where],
@@ -79,11 +81,11 @@ class NativeAgent(ScriptedAgent):
         lines: list[str] = []
         for line in process.stdout:
             lines.append(line.removeprefix("./"))
-            if len(lines) > GREP_HEAD:  # one more than the head: the output was cut
+            if len(lines) > cap:  # one more than the head: the output was cut
                 break
         process.kill()
         process.wait()
-        text = native_grep_text(lines[:GREP_HEAD], len(lines) > GREP_HEAD)
+        text = native_grep_text(lines[:cap], len(lines) > cap and cap == GREP_HEAD)
         self.record(text)
         self.view.see_grep(text)
 

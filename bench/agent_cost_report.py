@@ -6,8 +6,11 @@ from typing import Any
 
 from agent_cost_agents import MCP_RESULT_CHARS
 
-ARMS = ("whole-file", "careful", "core", "policies")
+ARMS = ("whole-file", "careful", "core", "policies", "whole-file + hooks", "careful + hooks")
 SARI_ARMS = ("core", "policies")
+# Each native agent with the hooks, against the same agent without them.
+HOOKED = {"whole-file + hooks": ("whole-file", 0.75), "careful + hooks": ("careful", 0.92)}
+HOOKED_SESSION_OVER = 1.03
 # Targets, default policies, Sari's tools on top of the client's.
 CACHED_VS_WHOLE_FILE = 0.65
 TURNS_VS_CAREFUL = 0.92
@@ -35,7 +38,18 @@ def targets(data: dict[str, Any]) -> list[tuple[str, bool, str]]:
     dearer = dearer_sessions(data, "policies", "careful", SESSION_OVER_CAREFUL)
     short = [f"{arm} {row['session']}" for row in data["sessions"] for arm in ARMS
              if row[arm]["delivered"] < row[arm]["needed"]]
-    return [
+    hooked = []
+    for arm, (plain, target) in HOOKED.items():
+        ratio = _ratio(t[arm]["cached"], t[plain]["cached"])
+        hooked.append((f"{arm} cached cost <= {target}x {plain}'s", ratio <= target,
+                       f"{ratio:.3f}x"))
+        dearer_hooked = [row["session"] for row in data["sessions"]
+                         if row[arm]["cached"] > HOOKED_SESSION_OVER * row[plain]["cached"]]
+        hooked.append((f"no {arm} session dearer (cached) than {plain}'s by more than "
+                       f"{HOOKED_SESSION_OVER - 1:.0%}", not dearer_hooked,
+                       f"{len(dearer_hooked)} dearer"
+                       + (f": {', '.join(dearer_hooked)}" if dearer_hooked else "")))
+    return [*hooked,
         (f"policies cached cost <= {CACHED_VS_WHOLE_FILE}x the whole-file agent's",
          cached_whole <= CACHED_VS_WHOLE_FILE, f"{cached_whole:.3f}x"),
         (f"policies turns <= {TURNS_VS_CAREFUL}x the careful agent's", turns <= TURNS_VS_CAREFUL,
@@ -51,6 +65,10 @@ def targets(data: dict[str, Any]) -> list[tuple[str, bool, str]]:
     ]
 
 
+def _short(arm: str) -> str:
+    return arm.replace(" + hooks", "+h")[:10]
+
+
 def print_report(data: dict[str, Any]) -> None:
     d = data["definitions"]
     print(f"python {data.get('python', '?')}; definitions claude-code sends its model: core "
@@ -58,7 +76,7 @@ def print_report(data: dict[str, Any]) -> None:
           f"{d['every_plugin']} tokens (native tools: in the 20,000 base); tools/list with every "
           f"plugin installed: {d['listed_every_plugin']} tokens (to a client given output "
           f"schemas: {d['every_client']})")
-    head = f"{'session':<28}" + "".join(f"{arm[:10] + ' tok':>14}{'turns':>6}{'cac k':>7}"
+    head = f"{'session':<28}" + "".join(f"{_short(arm) + ' tok':>14}{'turns':>6}{'cac k':>7}"
                                          for arm in ARMS) + f"{'pol/car':>9}"
     print(head)
     rows = [*data["sessions"], {"session": "total", **data["total"]}]
@@ -70,7 +88,7 @@ def print_report(data: dict[str, Any]) -> None:
     t = data["total"]
     for arm in ARMS:
         a = t[arm]
-        print(f"{arm:<10} tokens {a['tokens']:>7}  turns {a['turns']:>4}  uncached "
+        print(f"{arm:<18} tokens {a['tokens']:>7}  turns {a['turns']:>4}  uncached "
               f"{a['uncached']:>11,.0f}  cached {a['cached']:>11,.0f}  vs whole-file "
               f"{_ratio(a['cached'], t['whole-file']['cached']):.3f}x cached / "
               f"{_ratio(a['uncached'], t['whole-file']['uncached']):.3f}x uncached, vs careful "
@@ -105,6 +123,7 @@ def print_report(data: dict[str, Any]) -> None:
     over = {arm: t[arm]["oversized"] for arm in SARI_ARMS}
     print(f"Sari results over {MCP_RESULT_CHARS:,} characters (the client would not show them "
           f"whole): core {over['core']}, policies {over['policies']}")
-    print(f"replayed in {data.get('seconds', 0):.0f} s")
+    print(f"replayed in {data.get('seconds', 0):.0f} s; hooks design: "
+          f"{data.get('hooks_design', 'as-built')}")
     for name, met, figure in targets(data):
         print(f"{'PASS' if met else 'FAIL'}  {name}: {figure}")

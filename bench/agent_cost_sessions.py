@@ -4,8 +4,9 @@ Each is a task, the definitions it needs, and the calls an agent typically makes
 there (a search, whole-file reads, re-reads, overlapping ranges, a symbol read, a read of a
 wrong file), written like the standard-library sessions of ``bench/replay_scripts.py``. A
 step's "module" is the file's path inside the unpacked sdist. The jinja2 sessions, and
-later the click ones, were written for a repository the bench had not used before, before any
-arm ran on them (each set the held-out check of a change tuned on the others).
+later the click ones, then the requests ones, were written for a repository the bench had
+not used before, before any arm ran on them (each set the held-out check of a change tuned
+on the others; the requests set is the held-out check of the ``+ hooks`` arms).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from replay_scripts import ReadAround, ReadFile, ReadSymbol, Search, Session
 ATTRS = "24.2.0"
 JINJA2 = "3.1.4"
 CLICK = "8.1.7"
+REQUESTS = "2.32.3"
 
 
 def _s(name: str, task: str, needs: list[tuple[str, str]], *steps: object) -> Session:
@@ -189,4 +191,60 @@ CLICK_SESSIONS: tuple[Session, ...] = (
        [(C_TERMUI, "progressbar"), (C_TERMUI_IMPL, "ProgressBar.__init__")],
        Search("def progressbar"), ReadFile(C_TERMUI), ReadAround(C_TERMUI, "progressbar", 0, 5),
        ReadFile(C_TERMUI_IMPL, 0, 150), ReadSymbol(C_TERMUI_IMPL, "ProgressBar.__init__")),
+)
+
+
+R_SESSIONS = "src/requests/sessions.py"
+R_MODELS = "src/requests/models.py"
+R_UTILS = "src/requests/utils.py"
+R_ADAPTERS = "src/requests/adapters.py"
+R_AUTH = "src/requests/auth.py"
+R_COOKIES = "src/requests/cookies.py"
+R_API = "src/requests/api.py"
+R_STRUCTURES = "src/requests/structures.py"
+R_EXCEPTIONS = "src/requests/exceptions.py"
+
+REQUESTS_SESSIONS: tuple[Session, ...] = (
+    _s("requests-redirects", "How does a Session follow redirects, and when does it drop auth?",
+       [(R_SESSIONS, "SessionRedirectMixin.resolve_redirects"),
+        (R_SESSIONS, "SessionRedirectMixin.should_strip_auth")],
+       Search("def resolve_redirects"), ReadFile(R_SESSIONS),
+       ReadAround(R_SESSIONS, "SessionRedirectMixin.resolve_redirects", 0, 5),
+       ReadFile(R_MODELS, 0, 120), ReadAround(R_SESSIONS, "SessionRedirectMixin.should_strip_auth"),
+       ReadFile(R_SESSIONS, 280, 80)),
+    _s("requests-raise-for-status", "What does Response.raise_for_status put in its message?",
+       [(R_MODELS, "Response.raise_for_status")],
+       Search("def raise_for_status"), ReadFile(R_MODELS),
+       ReadAround(R_MODELS, "Response.raise_for_status", 2, 2), ReadFile(R_EXCEPTIONS),
+       ReadFile(R_MODELS, 640, 70)),
+    _s("requests-prepare-body", "How does PreparedRequest.prepare_body choose a content type?",
+       [(R_MODELS, "PreparedRequest.prepare_body"),
+        (R_MODELS, "RequestEncodingMixin._encode_params")],
+       Search("def prepare_body"), ReadFile(R_MODELS),
+       ReadAround(R_MODELS, "PreparedRequest.prepare_body", 0, 10), ReadFile(R_UTILS, 130, 80),
+       ReadSymbol(R_MODELS, "RequestEncodingMixin._encode_params"), ReadFile(R_MODELS)),
+    _s("requests-proxies", "When does requests bypass a proxy?",
+       [(R_UTILS, "should_bypass_proxies"), (R_UTILS, "select_proxy")],
+       Search("def should_bypass_proxies"), ReadFile(R_UTILS),
+       ReadAround(R_UTILS, "should_bypass_proxies", 5, 5), ReadFile(R_SESSIONS, 740, 60),
+       ReadAround(R_UTILS, "select_proxy"), ReadFile(R_ADAPTERS, 260, 50)),
+    _s("requests-digest", "How does HTTPDigestAuth build its header?",
+       [(R_AUTH, "HTTPDigestAuth.build_digest_header")],
+       Search("def build_digest_header"), ReadFile(R_AUTH),
+       ReadAround(R_AUTH, "HTTPDigestAuth.build_digest_header", 0, 5), ReadFile(R_COOKIES, 0, 60),
+       ReadFile(R_AUTH), ReadAround(R_AUTH, "HTTPDigestAuth.handle_401", 2, 2)),
+    _s("requests-adapter-send", "What does HTTPAdapter.send turn urllib3 errors into?",
+       [(R_ADAPTERS, "HTTPAdapter.send")],
+       Search("def send"), ReadFile(R_ADAPTERS), ReadAround(R_ADAPTERS, "HTTPAdapter.send", 0, 5),
+       ReadFile(R_EXCEPTIONS), ReadFile(R_SESSIONS, 670, 80), ReadFile(R_ADAPTERS, 0, 90)),
+    _s("requests-cookie-jar", "How does RequestsCookieJar.set handle a value of None?",
+       [(R_COOKIES, "RequestsCookieJar.set"), (R_COOKIES, "remove_cookie_by_name")],
+       Search("def remove_cookie_by_name"), ReadFile(R_COOKIES),
+       ReadAround(R_COOKIES, "RequestsCookieJar.set", 2, 2), ReadFile(R_STRUCTURES),
+       ReadSymbol(R_COOKIES, "remove_cookie_by_name"), ReadFile(R_COOKIES, 440, 80)),
+    _s("requests-session-request", "What does Session.request do before it sends?",
+       [(R_SESSIONS, "Session.request"), (R_SESSIONS, "Session.prepare_request")],
+       Search("def request"), ReadFile(R_API), ReadFile(R_SESSIONS),
+       ReadAround(R_SESSIONS, "Session.request", 0, 5), ReadFile(R_MODELS, 230, 90),
+       ReadAround(R_SESSIONS, "Session.prepare_request", 2, 2)),
 )

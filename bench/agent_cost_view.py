@@ -44,7 +44,10 @@ class View:
         self.corpus = corpus
         self.shown: dict[str, set[int]] = {}
         self.hits: dict[str, list[int]] = {}  # the lines the latest search that hit a file showed
-        self.told: dict[tuple[str, str], tuple[int, int]] = {}  # (path, name) -> stated range
+        # (path, name) -> every range a tool stated for a definition of that name, with the
+        # name as the tool gave it (``Class.method`` when it qualified it): one file may
+        # define the same name more than once (methods of two classes, overloads).
+        self.told: dict[tuple[str, str], list[tuple[str, int, int]]] = {}
 
     def file_lines(self, path: str) -> list[str]:
         return self.corpus.text_of(path).split("\n")
@@ -59,6 +62,22 @@ class View:
             return True
         return False
 
+    def tell(self, path: str, stated: str, first: int, last: int) -> None:
+        """A tool stated that ``stated`` (a name, maybe qualified) spans ``first``-``last``."""
+        ranges = self.told.setdefault((path, stated.rsplit(".", 1)[-1]), [])
+        if all((first, last) != (top, end) for _, top, end in ranges):
+            ranges.append((stated, first, last))
+
+    def stated(self, path: str, dotted: str, truth: tuple[int, int]) -> tuple[int, int] | None:
+        """The range a tool stated for ``dotted``: the one stated under that qualified name,
+        else the one about the definition meant (of several same-named definitions, the
+        agent recognises the right one by what it was shown around it), else none."""
+        ranges = self.told.get((path, dotted.rsplit(".", 1)[-1]), [])
+        exact = [(top, end) for name, top, end in ranges if name == dotted]
+        about = [(top, end) for _, top, end in ranges if top <= truth[1] and end >= truth[0]]
+        found = exact or about
+        return found[0] if found else None
+
     def count(self) -> int:
         return sum(len(lines) for lines in self.shown.values())
 
@@ -72,17 +91,15 @@ class View:
                 self.see(path, int(numbered.group(1)), numbered.group(2))
         header = SYMBOL_HEADER.match(text)
         if header:
-            name = header.group(2).rsplit(".", 1)[-1]
-            self.told[(path, name)] = (int(header.group(3)), int(header.group(4)))
+            self.tell(path, header.group(2), int(header.group(3)), int(header.group(4)))
 
     def see_outline(self, path: str, text: str) -> None:
         """An outline's entries: each names a definition and states its range."""
         for line in text.split("\n")[1:]:
             entry = OUTLINE_ENTRY.match(line)
             if entry:
-                name = entry.group(1).rsplit(".", 1)[-1]
                 first = int(entry.group(2))
-                self.told.setdefault((path, name), (first, int(entry.group(3) or first)))
+                self.tell(path, entry.group(1), first, int(entry.group(3) or first))
 
     def see_grep(self, text: str) -> None:
         """ripgrep's ``path:line:text`` lines."""
@@ -116,14 +133,13 @@ class View:
                 self.see(path, number, row.group(2))
                 defined = DEF_LINE.match(row.group(2))
                 if decorated and defined and decorated[0] <= number <= decorated[1]:
-                    self.told.setdefault((path, defined.group(1)), decorated)
+                    self.tell(path, defined.group(1), *decorated)
                     decorated = None
                 continue
             stated = STATED_RANGE.match(line) or OUTLINE_ENTRY.match(line)
             if stated and (STATED_RANGE.match(line) or line.startswith("      ")):
-                name = stated.group(1).rsplit(".", 1)[-1]
                 first = int(stated.group(2))
-                self.told.setdefault((path, name), (first, int(stated.group(3) or first)))
+                self.tell(path, stated.group(1), first, int(stated.group(3) or first))
                 continue
             match = MATCH.match(line)
             if match:
@@ -132,7 +148,7 @@ class View:
                 self.see(path, first, match.group(3))
                 defined = DEF_LINE.match(match.group(3))
                 if match.group(2) and defined:
-                    self.told.setdefault((path, defined.group(1)), (first, int(match.group(2))))
+                    self.tell(path, defined.group(1), first, int(match.group(2)))
                 # A definition shown from its decorators: the range is the one of the
                 # definition whose line follows.
                 decorated = (first, int(match.group(2))) \
@@ -146,7 +162,7 @@ class View:
         line defining that name inside it (of several same-named definitions, the agent
         recognises the right one by what it was shown around it)."""
         name = dotted.rsplit(".", 1)[-1]
-        told = self.told.get((path, name))
+        told = self.stated(path, dotted, truth)
         if told is not None:
             return told[0]
         lines = self.file_lines(path)
@@ -161,7 +177,7 @@ class View:
     def end_of(self, path: str, dotted: str, truth: tuple[int, int]) -> int | None:
         """Where the agent knows the definition ends: a stated range, or the definition shown
         through its last line and the next line that is not blank (or the file's end)."""
-        told = self.told.get((path, dotted.rsplit(".", 1)[-1]))
+        told = self.stated(path, dotted, truth)
         if told is not None:
             return told[1]
         top, end = truth

@@ -34,7 +34,15 @@ class PolicyTotals:
     refusals: int
     replayed: int
     passed_through: int
-    calls_not_replayed: int
+    uncompared: int
+    follow_ups: int
+    calls_recorded: int
+
+    @property
+    def coverage(self) -> float:
+        """The share of the recorded calls compared."""
+        compared = self.replayed + self.passed_through
+        return compared / self.calls_recorded if self.calls_recorded else 1.0
 
 
 def policy_label(policies: Sequence[str]) -> str:
@@ -99,7 +107,8 @@ def totals(results: Sequence[SessionReplay],
         mine = [r for r in results if r.policies == tuple(policies)]
         rows.append(PolicyTotals(
             tuple(policies), len(mine), total(r.cost_then for r in mine),
-            total(r.cost_sari for r in mine), sum(1 for r in mine if r.refusal),
+            total(r.cost_sari for r in mine), sum(len(r.refusals) for r in mine),
             sum(r.replayed for r in mine), sum(r.passed_through for r in mine),
-            sum(r.refusal.calls_not_replayed for r in mine if r.refusal)))
+            sum(len(r.uncompared) for r in mine), sum(r.follow_ups for r in mine),
+            sum(r.calls_recorded for r in mine)))
     return rows

@@ -1,8 +1,10 @@
 """The files a session saw: the workspace at the session's commit, in a private copy.
 
 When the workspace is a git repository, the session's commit is the last commit of its
-recorded branch (else ``HEAD``) made before the session started, unless the user names
-one. Its tree is exported with ``git archive`` into a temporary folder outside the
+recorded branch made before the session started, unless the user names one. When that
+branch is gone (deleted, never fetched) or has no such commit, ``HEAD``'s is used and the
+report says why: a deleted branch is never reported as if it had been found. A commit
+whose tree is empty is replayed on an empty folder. Its tree is exported with ``git archive`` into a temporary folder outside the
 workspace, so replayed edits and the index never touch the workspace; git itself is
 only read (``GIT_OPTIONAL_LOCKS=0``: not even the index's stat cache is refreshed).
 Files the session touched that differ between that commit and the workspace now are
@@ -62,21 +64,49 @@ def is_git_work_tree(workspace: Path) -> bool:
     return done.returncode == 0 and done.stdout.strip() == b"true"
 
 
-def session_commit(workspace: Path, branch: str | None, started: str | None) -> str | None:
-    """The last commit of ``branch`` (or ``HEAD``) made before ``started``, if any."""
-    refs = [branch, "HEAD"] if branch and branch != "HEAD" else ["HEAD"]
-    for ref in refs:
-        args = ["rev-list", "-1"] + ([f"--before={started}"] if started else []) + [ref, "--"]
-        done = _git(workspace, *args)
-        commit = done.stdout.decode().strip()
-        if done.returncode == 0 and commit:
-            return commit
-    return None
+@dataclass(frozen=True)
+class SessionCommit:
+    """The commit a session is replayed at, and the words that say how it was chosen.
+
+    :ivar commit: the commit, ``None`` when no commit precedes the session.
+    :ivar where: where it was found: ``branch NAME`` or ``HEAD``.
+    :ivar why: why not on the session's branch, when it was not (else empty).
+    """
+
+    commit: str | None
+    where: str
+    why: str = ""
+
+
+def _last_before(workspace: Path, ref: str, started: str | None) -> str | None:
+    args = ["rev-list", "-1"] + ([f"--before={started}"] if started else []) + [ref, "--"]
+    done = _git(workspace, *args)
+    commit = done.stdout.decode().strip()
+    return commit if done.returncode == 0 and commit else None
+
+
+def session_commit(workspace: Path, branch: str | None, started: str | None) -> SessionCommit:
+    """The last commit of ``branch`` made before ``started``; else of ``HEAD``, saying why."""
+    if not branch or branch == "HEAD":
+        return SessionCommit(_last_before(workspace, "HEAD", started), "HEAD")
+    if resolve_commit(workspace, branch) is None:
+        why = f"branch {branch} is not in the repository (deleted, or never fetched)"
+    else:
+        found = _last_before(workspace, branch, started)
+        if found is not None:
+            return SessionCommit(found, f"branch {branch}")
+        why = f"branch {branch} has no commit before the session"
+    return SessionCommit(_last_before(workspace, "HEAD", started), "HEAD", why)
 
 
 def resolve_commit(workspace: Path, name: str) -> str | None:
     done = _git(workspace, "rev-parse", "--verify", "--quiet", f"{name}^{{commit}}")
     return done.stdout.decode().strip() or None if done.returncode == 0 else None
+
+
+def is_empty_tree(workspace: Path, commit: str) -> bool:
+    done = _git(workspace, "ls-tree", "--name-only", commit)
+    return done.returncode == 0 and not done.stdout.strip()
 
 
 def export(workspace: Path, commit: str, note: str) -> Snapshot:
@@ -92,6 +122,10 @@ def export(workspace: Path, commit: str, note: str) -> Snapshot:
         raise RuntimeError(f"git archive {commit} failed: {done.stderr.decode().strip()}")
     root = Path(tmp.name) / "tree"
     root.mkdir()
+    if is_empty_tree(workspace, commit):
+        # git archive writes no tar entries for an empty tree: nothing to extract.
+        return Snapshot(root, commit, f"{note}; its tree holds no files", private=True,
+                        _tmp=tmp)
     with tarfile.open(fileobj=io.BytesIO(done.stdout)) as archive:
         if hasattr(tarfile, "data_filter"):
             archive.extractall(root, filter="data")
@@ -121,13 +155,13 @@ def snapshot_for(workspace: Path, branch: str | None, started: str | None,
         if resolved is None:
             raise ValueError(f"{commit!r} is not a commit of {workspace}")
         return export(workspace, resolved, f"at commit {resolved[:12]} (--commit)")
-    found = session_commit(workspace, branch, started)
-    if found is None:
-        return Snapshot(workspace, None, "no commit before the session: replayed on the "
+    chosen = session_commit(workspace, branch, started)
+    why = f"{chosen.why}: " if chosen.why else ""
+    if chosen.commit is None:
+        return Snapshot(workspace, None, f"{why}no commit before the session: replayed on the "
                         "workspace as it is now; files may have changed since the session")
-    where = f"branch {branch}" if branch and branch != "HEAD" else "HEAD"
-    return export(workspace, found, f"at commit {found[:12]}, the last on {where} before the "
-                  "session started")
+    return export(workspace, chosen.commit, f"{why}at commit {chosen.commit[:12]}, the last "
+                  f"on {chosen.where} before the session started")
 
 
 def changed_since(workspace: Path, commit: str, paths: Iterable[str]) -> list[str]:

@@ -2,8 +2,8 @@
 
 The session uses Claude Code's own Read, Grep, Glob and Edit against a scripted model;
 the replay must count what the model was really sent (the stand-in recorded it), run
-the reads and searches through Sari at the session's commit, pass the edit through,
-and leave the workspace as the session left it.
+every call through Sari's hooks at the session's commit (the edit asked of the policies,
+applied to the replay's own copy), and leave the workspace as the session left it.
 """
 
 from __future__ import annotations
@@ -58,13 +58,18 @@ def test_replay_of_a_real_claude_code_session(claude: Path, tmp_path: Path) -> N
     assert core["policies"] == [] and policies["policies"] == ["budget", "aggregation"]
     for session in (core, policies):
         assert session["calls_recorded"] == 5
-        assert session["replayed"] == 4 and session["passed_through"] == 1  # the Edit
-        assert session["refusal"] is None and session["errors"] == 0
+        # Every call goes through the hooks' path, the Edit too (asked, not applied).
+        assert session["replayed"] == 5 and session["passed_through"] == 0
+        assert session["errors"] == 0 and session["coverage"] == 1.0
+        assert session["follow_ups"] == 0  # the edited line was shown by the ranged read
         # What the model was sent then, as the stand-in API recorded it.
         assert session["then"]["result_tokens"] == sum(tokens(text) for text in sent)
         assert session["then"]["turns"] == 6
         assert session["commit"] is not None
         assert session["changed_since"] == ["shop/cart.py"]  # the session edited it
+    assert core["refusals"] == []
+    # The whole re-read: aggregation shows the new lines and a reference to those shown.
+    assert [r["call_index"] for r in policies["refusals"]] == [3]
     assert core["sari"]["result_tokens"] > 0
     assert report["totals"][0]["sessions"] == 1
     assert tree_state(workspace) == before  # the replay wrote nothing into the workspace

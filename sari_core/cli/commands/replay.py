@@ -1,9 +1,11 @@
-"""``sari replay TRANSCRIPT.jsonl ...``: what chosen policies would have saved on real sessions.
+"""``sari replay TRANSCRIPT.jsonl ...``: what chosen policies would have done to real sessions.
 
-Each recorded Read, Grep and Glob (and Sari search or read) runs through a kernel with
-only the named policies, on the workspace at the session's commit (a private copy; the
-workspace is never written). Prints tokens, turns, refusals and the turn-aware cost,
-recorded versus through Sari, per session and in total.
+Each recorded call of the client's own tools goes through Sari's hooks (the path the
+installed hooks take) with only the named policies, or the installed ones, on the
+workspace at the session's commit (a private copy; the workspace is never written), and
+the model is shown what the client shows after the hook's answer. Prints, per session and
+in total, the calls compared and their share, tokens, turns, refusals, follow-up reads
+and the turn-aware cost, recorded versus through Sari.
 """
 
 from __future__ import annotations
@@ -26,6 +28,21 @@ def policy_set(text: str) -> list[str]:
     return [] if names == ["none"] else names
 
 
+def installed_policies() -> list[str]:
+    """The plugins a server would load: every installed one the allow and deny lists let
+    through (``SARI_PLUGINS``, ``SARI_DISABLE_PLUGINS``)."""
+    from sari_core.kernel.loading import (
+        ALLOW_ENV,
+        DENY_ENV,
+        env_names,
+        installed_entry_points,
+        plugin_enabled,
+    )
+
+    allow, deny = env_names(ALLOW_ENV), set(env_names(DENY_ENV) or [])
+    return [ep.name for ep in installed_entry_points() if plugin_enabled(ep.name, allow, deny)]
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("transcripts", nargs="+", type=Path, metavar="TRANSCRIPT.jsonl",
                         help="Claude Code session transcripts (~/.claude/projects/*/*.jsonl)")
@@ -34,7 +51,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                              "folder); only read")
     parser.add_argument("--policies", type=policy_set, default=None, metavar="A,B",
                         help="the policy plugins to replay with, comma-separated "
-                             "(e.g. budget,aggregation; 'none' for Sari core alone)")
+                             "(e.g. budget,aggregation; 'none' for Sari core alone; default: "
+                             "the installed plugins a server would load)")
     parser.add_argument("--compare", nargs="+", type=policy_set, metavar="A,B",
                         help="several policy sets side by side, e.g. --compare "
                              "budget,aggregation budget,refgate")
@@ -48,11 +66,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     policy_sets = [*([args.policies] if args.policies is not None else []),
-                   *(args.compare or [])]
-    if not policy_sets:
-        print("sari replay: name the policies to replay with: --policies budget,aggregation "
-              "(or --compare A,B C,D; --policies none for Sari core alone)", file=sys.stderr)
-        return 2
+                   *(args.compare or [])] or [installed_policies()]
     workspace = args.workspace.expanduser().resolve()
     if not workspace.is_dir():
         print(f"sari replay: workspace {workspace} is not a folder", file=sys.stderr)
@@ -81,5 +95,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def register(registry: CommandRegistry) -> None:
-    registry.add("replay", "Replay Claude Code session transcripts through chosen policies: "
-                 "tokens, turns, refusals and cost, recorded versus through Sari.", configure, run)
+    registry.add("replay", "Replay Claude Code session transcripts through Sari's hooks with "
+                 "chosen policies: tokens, turns, refusals and cost, recorded versus through "
+                 "Sari.", configure, run)

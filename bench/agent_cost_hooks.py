@@ -1,0 +1,177 @@
+"""The native agents of ``bench/agent_cost.py`` with Sari's hooks in front of their tools.
+
+Each of the agent's own Grep and Read calls is first sent, as Claude Code sends its
+``PreToolUse`` hook, through ``sari_core.native.run_native_call`` (the path the installed
+hooks take) on a kernel with the default policies, one kernel session per agent session;
+the agent then obeys the answer as Claude Code does (``sari_core.native.answer``):
+
+* nothing to say: the tool runs as asked;
+* ``additionalContext``: the tool runs as asked, and the model is shown the note too;
+* ``deny``: the tool does not run; the model is shown the reason as the call's error (it
+  holds Sari's own text for the call: an outline, a search, a refusal) and knows what that
+  text shows;
+* ``updatedInput``: the tool runs with the new input (a Read of fewer lines, a Grep with a
+  ``head_limit``), and the model is shown the note.
+
+The texts are worded as the pinned CLI words them (``CONTEXT_NOTE``, ``DENY_NOTE``).
+
+``DESIGN`` chooses what the hooks answer: ``as-built``, the verdicts of
+``run_native_call`` as they are; ``keep-ranged``, the same except that a ``Read`` naming
+its lines (an offset or a limit) is never denied with an outline in their place: the agent
+asked for those lines, and an outline makes it ask again (the hook then says nothing);
+``lean``, ``keep-ranged`` and also: a ``Read`` of a short file (``SHORT_FILE`` lines or
+fewer) is left alone, whatever the verdict (a denial costs a turn that a short file does
+not repay), and a verdict that only guides adds no note (the agents here act on none);
+``outline-note``, ``as-built`` and also: a ``Read`` narrowed to a range carries the file's
+outline in its note, so the agent knows where the file's other definitions are without
+searching for them; ``outline-quiet``, ``outline-note`` and no note for a verdict that only
+guides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from agent_cost_native import GREP_HEAD, CarefulAgent, NativeAgent
+
+from sari_core.costmodel import tokens
+
+# How Claude Code (2.1.330) shows its model a PreToolUse hook's answer.
+CONTEXT_NOTE = "PreToolUse:{tool} hook additional context: {context}"
+DENY_NOTE = "PreToolUse:{tool} hook error: {reason}"
+
+
+DESIGNS = ("as-built", "keep-ranged", "lean", "outline-note", "outline-quiet")
+SHORT_FILE = 200
+DESIGN = {"name": "as-built"}  # set by bench/agent_cost.py --hooks-design
+
+
+def is_outline(response: dict[str, Any]) -> bool:
+    """Whether Sari's read answered with an outline (its mode, or its meta's)."""
+    return "outline" in (response.get("mode"), (response.get("meta") or {}).get("mode"))
+
+
+class HookedTools:
+    """The hook in front of a native agent's Grep and Read (a mixin of the agent class)."""
+
+    kernel: Any
+    hook_session: str
+    hooked: dict[str, int]
+
+    def start_hooks(self, kernel: Any, arm: str) -> None:
+        self.kernel = kernel
+        self.hook_session = f"bench-{arm}-{self.corpus.name}-{self.session.name}"  # type: ignore[attr-defined]
+        self.hooked = {"untouched": 0, "guide": 0, "deny": 0, "narrow": 0}
+
+    def ask_hook(self, tool: str, tool_input: dict[str, Any]) -> Any:
+        from sari_core.native import NativeCall, answer, run_native_call
+
+        call = NativeCall("claude-code", tool, tool_input, self.hook_session,
+                          str(self.corpus.root))  # type: ignore[attr-defined]
+        verdict = run_native_call(self.kernel, call)
+        design = DESIGN["name"]
+        if design in ("keep-ranged", "lean") and tool == "Read" and verdict.action == "deny" \
+                and ("offset" in tool_input or "limit" in tool_input) \
+                and is_outline(verdict.response or {}):
+            verdict = replace(verdict, action="untouched", reason="")
+        if design == "outline-quiet" and verdict.action == "guide":
+            verdict = replace(verdict, action="untouched", context="")
+        if design == "lean" and verdict.action != "untouched" and (
+                verdict.action == "guide" or tool == "Read" and self.short(tool_input)):
+            verdict = replace(verdict, action="untouched", reason="", context="",
+                              updated_input=None)
+        self.hooked[verdict.action] += 1
+        output = answer("claude-code", verdict).get("hookSpecificOutput") or {}
+        return verdict, output
+
+    def short(self, tool_input: dict[str, Any]) -> bool:
+        path = str(tool_input.get("file_path", ""))
+        root = str(self.corpus.root)  # type: ignore[attr-defined]
+        relative = path[len(root) + 1:] if path.startswith(root + "/") else path
+        text = self.corpus.text_of(relative)  # type: ignore[attr-defined]
+        return text.count("\n") + 1 <= SHORT_FILE
+
+    def add_note(self, tool: str, output: dict[str, Any]) -> None:
+        """The hook's ``additionalContext`` goes to the model with the tool's result."""
+        context = output.get("additionalContext")
+        if context:
+            note = CONTEXT_NOTE.format(tool=tool, context=context)
+            self.tally.result_tokens[-1] += tokens("\n" + note)  # type: ignore[attr-defined]
+            self.view.see_search(context)  # type: ignore[attr-defined]
+
+    def outline_note(self, path: str) -> None:
+        """The file's outline, added to a narrowed read's note (the ``outline-note``
+        design): what Sari's outline read shows, outside the session's budget."""
+        response = self.kernel.execute_read({"mode": "outline", "target": path})
+        if response.get("ok"):
+            from sari_core.rendering import render
+
+            text = render(response)
+            self.tally.result_tokens[-1] += tokens("\n" + text)  # type: ignore[attr-defined]
+            self.view.see_outline(path, text)  # type: ignore[attr-defined]
+
+    def deny(self, tool: str, path: str | None, verdict: Any, output: dict[str, Any]) -> None:
+        reason = str(output.get("permissionDecisionReason") or "")
+        self.record(DENY_NOTE.format(tool=tool, reason=reason))  # type: ignore[attr-defined]
+        self.tally.refused += 1  # type: ignore[attr-defined]
+        response = verdict.response or {}
+        view = self.view  # type: ignore[attr-defined]
+        if path is not None and response.get("ok"):
+            if is_outline(response):
+                view.see_outline(path, reason)
+            else:
+                view.see_read(path, reason)
+        else:
+            view.see_search(reason)
+
+
+def hooked(base: type) -> type:
+    """``base`` (a native agent class) with the hook in front of its Grep and Read."""
+
+    class Hooked(HookedTools, base):  # type: ignore[misc, valid-type]
+        arm = f"{base.arm} + hooks"
+
+        def __init__(self, corpus: Any, session: Any, kernel: Any) -> None:
+            super().__init__(corpus, session)
+            self.start_hooks(kernel, self.arm.replace(" ", ""))
+
+        def grep(self, pattern: str, where: str = ".") -> None:
+            tool_input: dict[str, Any] = {"pattern": pattern, "output_mode": "content",
+                                          "-n": True}
+            if where != ".":
+                tool_input["path"] = str(self.corpus.root / where)
+            verdict, output = self.ask_hook("Grep", tool_input)
+            if output.get("permissionDecision") == "deny":
+                self.deny("Grep", None, verdict, output)
+                return
+            cap = (output.get("updatedInput") or tool_input).get("head_limit")
+            super().grep(pattern, where, cap if isinstance(cap, int) and cap > 0 else GREP_HEAD)
+            self.add_note("Grep", output)
+
+        def read(self, path: str, offset: int, limit: int | None) -> None:
+            tool_input: dict[str, Any] = {"file_path": str(self.corpus.root / path)}
+            if offset:
+                tool_input["offset"] = offset + 1
+            if limit:
+                tool_input["limit"] = limit
+            verdict, output = self.ask_hook("Read", tool_input)
+            if output.get("permissionDecision") == "deny":
+                self.deny("Read", path, verdict, output)
+                return
+            updated = output.get("updatedInput")
+            if updated:
+                first = int(updated.get("offset") or 1)
+                super().read(path, first - 1, updated.get("limit"))
+            else:
+                super().read(path, offset, limit)
+            self.add_note("Read", output)
+            if updated and DESIGN["name"] in ("outline-note", "outline-quiet"):
+                self.outline_note(path)
+
+    Hooked.__name__ = f"Hooked{base.__name__}"
+    return Hooked
+
+
+HookedNativeAgent = hooked(NativeAgent)
+HookedCarefulAgent = hooked(CarefulAgent)
