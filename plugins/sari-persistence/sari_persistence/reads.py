@@ -133,6 +133,16 @@ def chat_session(conn: Any, session_id: str) -> ChatSessionInfo | None:
     return ChatSessionInfo(*row) if row else None
 
 
+def session_recorded(conn: Any, session_id: str, ignored_tool: str) -> bool:
+    """The client session id has records: a chat session, or calls (other than
+    ``ignored_tool``'s) on any machine."""
+    if chat_session(conn, session_id) is not None:
+        return True
+    row = conn.execute("SELECT 1 FROM executions WHERE session_id = ? AND tool <> ? LIMIT 1",
+                       (session_id, ignored_tool)).fetchone()
+    return row is not None
+
+
 def execution_sessions(conn: Any, limit: int = 100) -> list[dict[str, Any]]:
     """Kernel sessions seen in ``executions``: key, counts, first and last call."""
     rows = conn.execute(

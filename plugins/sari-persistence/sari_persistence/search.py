@@ -50,6 +50,7 @@ class Query:
     since_ms: int | None = None
     until_ms: int | None = None
     include_compacted: bool = True
+    hidden_tools: tuple[str, ...] = ()  # these tools' frames and executions are left out
     limit: int = 10
     offset: int = 0
 
@@ -103,6 +104,8 @@ def _frame_where(query: Query, scope: Scope, conn: Any) -> tuple[str, list[Any]]
         params.append(query.role)
     if query.tool:
         clauses.append(_tool_clause("f.tool_name", query.tool, params))
+    for tool in query.hidden_tools:
+        clauses.append(f"(f.tool_name IS NULL OR NOT {_tool_clause('f.tool_name', tool, params)})")
     _narrow_to(query, "f.execution_id", "f.timestamp", clauses, params)
     if not query.include_compacted:
         clauses.append("f.compacted = 0")
@@ -150,6 +153,8 @@ def _execution_where(query: Query, scope: Scope, conn: Any) -> tuple[str, list[A
         params.extend([query.text, pattern, pattern, pattern, pattern])
     if query.tool:
         clauses.append(_tool_clause("e.tool", query.tool, params))
+    for tool in query.hidden_tools:
+        clauses.append(f"NOT {_tool_clause('e.tool', tool, params)}")
     _narrow_to(query, "e.id", "e.timestamp", clauses, params)
     return " WHERE " + " AND ".join(clauses), params
 
