@@ -1,4 +1,5 @@
-"""``sari doctor``: check the installation — Python, git, the index, plugins, language servers,
+"""``sari doctor``: check the installation — Python, git, the index, plugins and what they
+depend on (a plugin's ``sari_doctor_checks``: a database, a service), language servers,
 and how long ``sari serve`` takes to answer ``initialize`` (phase by phase).
 
 Each check reports ``ok``, ``warn`` (works, with less) or ``error`` (broken);
@@ -268,11 +269,26 @@ def check_startup(roots: list[Path]) -> Check:
     return Check("start-up", status, measured.describe())
 
 
+def check_plugin_dependencies(roots: list[Path]) -> list[Check]:
+    """What installed plugins depend on outside Sari (a database, a service), as they say."""
+    from sari_core.kernel.builtin import register_builtins
+    from sari_core.kernel.manager import SariPluginManager
+
+    pm = SariPluginManager()
+    register_builtins(pm)
+    try:
+        pm.load_entry_points(strict=False)
+    except Exception:  # noqa: BLE001 - a broken plugin is reported by check_plugins
+        return []
+    return [Check(check.name, check.status, check.detail)
+            for check in pm.doctor_checks(roots[0])]
+
+
 def collect(roots: list[Path]) -> list[Check]:
     return [check_python(), *check_git(roots), *check_folders(), check_index(roots),
             check_exclusions(roots),
-            *check_plugins(roots), *check_language_servers(), check_languages(),
-            check_startup(roots)]
+            *check_plugins(roots), *check_plugin_dependencies(roots),
+            *check_language_servers(), check_languages(), check_startup(roots)]
 
 
 def run(args: argparse.Namespace) -> int:
