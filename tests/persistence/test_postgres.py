@@ -270,6 +270,10 @@ def test_the_team_pages_install_command_installs_from_this_repository() -> None:
                            "--no-build-isolation", "--no-deps", *argv[2:]], cwd=REPO,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
+    # The plugin's own page names the same install, from the checkout.
+    plugin_page = (REPO / "docs" / "plugins" / "persistence.md").read_text(encoding="utf-8")
+    assert "pip install -e 'plugins/sari-persistence[postgres]'" in plugin_page
+    assert "pip install 'sari-persistence" not in plugin_page + TEAM_PAGE.read_text("utf-8")
 
 
 @pytest.mark.parametrize("service", ["debian", "managed"])
