@@ -226,6 +226,10 @@ def test_the_model_reads_one_line_per_item_not_the_json(make_kernel) -> None:
     assert "TOKENS = ['a', 'b']" in text  # what the read returned, as its lines
     assert '"meta"' not in text and '"session_key"' not in text
     assert len(text) < len(json.dumps(response)) / 3
+    kernel.execute_read({"mode": "file", "target": "gone.py", "session_id": "agent"})
+    missing = render(query(kernel, tool="read", text="gone"))
+    assert "read gone.py: failed NOT_FOUND (no such file or symbol): gone.py does not exist." \
+        in missing
 
 
 def test_earlier_answers_of_the_tool_are_left_out_and_do_not_snowball(make_kernel) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sari_persistence.execution_filter import outcome_label
 from sari_persistence.records import bound_text
 
 # What every stored response carries and a reader of the log does not need again.
@@ -36,14 +37,12 @@ def _returned(response: Any) -> str:
 
 
 def outcome(item: dict[str, Any]) -> str:
-    """``ok``, or the error code with the refusal's message."""
-    if item.get("ok"):
-        return "ok"
+    """``ok``; ``refused CODE`` or ``failed CODE (what)``, with the answer's message."""
+    label = outcome_label(bool(item.get("ok")), item.get("error_code"))
     response = item.get("response")
     error = response.get("error") if isinstance(response, dict) else None
     message = error.get("message") if isinstance(error, dict) else None
-    code = item.get("error_code") or "failed"
-    return f"{code}: {_flat(str(message))}" if message else str(code)
+    return f"{label}: {_flat(str(message))}" if message and not item.get("ok") else label
 
 
 def execution_line(item: dict[str, Any], cap: int) -> str:
