@@ -78,10 +78,10 @@ class ContextQueryArgs(BaseModel):
     until: Annotated[str | float | None, _TIME_SCHEMA] = Field(
         None, description="Not after (ISO 8601).")
     chat_session_id: str | None = None
-    # Listed without its default, which the description states.
+    # Listed without its default (auto): the names say whose records each reaches.
     scope: Literal["auto", "session", "workspace", "team"] = Field(
         "auto", json_schema_extra=_unlisted_default,
-        description="Whose: this session (auto), workspace, team.")
+        description="Whose records.")
     kind: Literal["both", "frames", "executions"] = "both"
     include_compacted: bool = True
     # clamped to context_query_max_results, never refused; listed without its default,
