@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from sari_core.kernel.settings import SettingsError, SettingsSpec, SettingsStore
     from sari_core.kernel.stabilization import StabilizationField
     from sari_core.kernel.tools import ToolSpec
-    from sari_core.kernel.trust import OperatorOnly
+    from sari_core.kernel.trust import OperatorOnly, Tightens
     from sari_core.kernel.verdicts import FoldedVerdict, Verdict
     from sari_core.kernel.view import KernelView
     from sari_core.locations import open_private, private_dir, private_file, state_dir
@@ -77,7 +77,8 @@ __all__ = [
     "OperatorOnly", "OutlineRow", "Plugin", "ReadCall", "ReadResult", "ReasonCode", "ReasonCodeSpec", "SariError",
     "SECRET_PATTERNS", "SearchCall", "SearchMatch", "SearchResult", "SecretPattern", "Session",
     "SettingsError", "SettingsSpec",
-    "SettingsStore", "StabilizationField", "TierEntry", "ToolSpec", "Verdict", "canonical_root",
+    "SettingsStore", "StabilizationField", "Tightens", "TierEntry", "ToolSpec", "Verdict",
+    "canonical_root",
     "current_client_request", "glob_spec", "hookimpl", "matches", "names_symbol",
     "normalize_path", "open_private", "parse_row", "private_dir", "private_file",
     "redact_secrets",
@@ -153,6 +154,7 @@ _HOMES: dict[str, str] = {
     "symbol_names": "sari_core.targets",
     "target_name": "sari_core.engine.navigation",
     "TierEntry": "sari_core.models",
+    "Tightens": "sari_core.kernel.trust",
     "tool_response": "sari_core.responses",
     "ToolSpec": "sari_core.kernel.tools",
     "Verdict": "sari_core.kernel.verdicts",

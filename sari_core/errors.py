@@ -34,6 +34,7 @@ class ErrorCode:
     UNKNOWN_TOOL = "UNKNOWN_TOOL"
     REQUEST_TOO_LARGE = "REQUEST_TOO_LARGE"
     BUSY = "BUSY"
+    NO_WORKSPACE = "NO_WORKSPACE"
 
 
 class SariError(Exception):

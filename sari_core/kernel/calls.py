@@ -20,6 +20,7 @@ from sari_core import responses
 from sari_core.arguments import LEGACY_READ_TOOLS
 from sari_core.errors import ErrorCode, SariError
 from sari_core.kernel.context import CallContext
+from sari_core.kernel.identity import SessionIdentity
 from sari_core.kernel.reasons import ReasonCode
 from sari_core.kernel.sessions import Session, SessionIdRequired
 from sari_core.kernel.verdicts import FoldedVerdict
@@ -65,13 +66,14 @@ class Call:
         self.ctx: CallContext | None = None
         self.folded = _NO_FOLD
 
-    def open(self, connection_id: str | None) -> CallContext:
-        """Resolve the session and open the call's context.
+    def open(self, identity: SessionIdentity) -> CallContext:
+        """Resolve the session ``identity`` names and open the call's context.
 
         :raises SariError: ``SESSION_ID_REQUIRED`` in strict mode without ``session_id``.
         """
         try:
-            session = self.kernel.session(self.args.get("session_id"), connection_id)
+            session = self.kernel.session(identity.session_id, identity.connection_id,
+                                          scope=identity.scope)
         except SessionIdRequired:
             self.folded = FoldedVerdict(reason_codes=[ReasonCode.SESSION_ID_REQUIRED.value])
             raise SariError(ErrorCode.SESSION_ID_REQUIRED,

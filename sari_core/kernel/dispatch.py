@@ -1,25 +1,24 @@
-"""How Sari runs one hook call: canonical order, each plugin isolated, through pluggy's public API.
+"""How Sari runs one hook call: pluggy's own loop, each plugin isolated by a façade.
 
-The manager's typed methods call :func:`run_isolated` with the implementations pluggy lists
-for a hook (``HookCaller.get_hookimpls``), sorted by :func:`canonical_order`. Nothing of
-pluggy's own call loop is replaced: a direct ``pm.hook.<name>(...)`` still runs pluggy's
-loop, unisolated, for a caller that wants that.
+Every call goes through ``pm.hook.<name>(...)``, so pluggy runs it: its argument
+handling, its order (``tryfirst``, plain, ``trylast``; within a group the plugin
+registered last first) and its call monitoring (tracing, OpenTelemetry) are the same
+for Sari's calls as for any other host. What Sari adds is registered with the plugin:
+the manager registers a :class:`PolicyFacade` whose hook functions are the plugin's,
+each wrapped so that an exception becomes a :class:`PluginResult` instead of ending
+the call for every other plugin.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
-import operator
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 import pluggy
 
 log = logging.getLogger("sari_core.kernel.manager")
-
-BeforeCall = Callable[[str, Sequence[pluggy.HookImpl], Mapping[str, object]], None]
-AfterCall = Callable[[pluggy.Result[Any], str, Sequence[pluggy.HookImpl],
-                      Mapping[str, object]], None]
 
 
 class PluginResult(NamedTuple):
@@ -30,89 +29,56 @@ class PluginResult(NamedTuple):
     failure: str | None = None
 
 
-class Invocation(NamedTuple):
-    """One implementation, ready to call: its arguments picked from the call's kwargs in C."""
-
-    plugin: str
-    function: Callable[..., Any]
-    arguments: Callable[[Mapping[str, object]], Any]
-    arity: int
-
-    @classmethod
-    def of(cls, impl: pluggy.HookImpl) -> Invocation:
-        names = tuple(impl.argnames)
-        picker = operator.itemgetter(*names) if names else no_arguments
-        return cls(impl.plugin_name, impl.function, picker, len(names))
-
-
-class HookPlan(NamedTuple):
-    """One hook's implementations in the order Sari calls them, and how it answers."""
-
-    impls: tuple[pluggy.HookImpl, ...]
-    calls: tuple[Invocation, ...]
-    firstresult: bool
-
-
 def by_plugin(result: PluginResult) -> str:
     return result.plugin
 
 
-def no_arguments(kwargs: Mapping[str, object]) -> tuple[()]:
-    return ()
+def isolated(function: Callable[..., Any], plugin: str, hook_name: str,
+             firstresult: bool) -> Callable[..., Any]:
+    """``function`` answering as :class:`PluginResult`, its exception caught.
 
-
-def canonical_order(impls: Sequence[pluggy.HookImpl]) -> tuple[pluggy.HookImpl, ...]:
-    """``tryfirst``, plain, ``trylast``; by plugin name within each group."""
-    return tuple(sorted(impls, key=lambda impl: (
-        0 if impl.tryfirst else 2 if impl.trylast else 1, impl.plugin_name)))
-
-
-def plan(caller: pluggy.HookCaller | None) -> HookPlan:
-    """The plan of one hook, from pluggy's public view of it."""
-    if caller is None:
-        return HookPlan((), (), False)
-    impls = canonical_order(caller.get_hookimpls())
-    spec = caller.spec
-    firstresult = bool(spec.opts.get("firstresult", False)) if spec is not None else False
-    return HookPlan(impls, tuple(Invocation.of(impl) for impl in impls), firstresult)
-
-
-def run_isolated(hook_name: str, calls: Sequence[Invocation], kwargs: Mapping[str, object],
-                 firstresult: bool) -> Any:
-    """Call each implementation in order; a plugin's exception is its :class:`PluginResult`.
-
-    :raises pluggy.HookCallError: an implementation needs an argument the call lacks.
-    :return: for ``firstresult`` hooks the first non-None value; otherwise the non-None
-        answers and failures, in call order.
+    pluggy reads the wrapped function's parameters (``__wrapped__``), so it hands the
+    wrapper exactly what it would hand the plugin. A ``firstresult`` hook gets the bare
+    value (the first non-None ends pluggy's loop) and a failure is logged and skipped.
     """
-    results: list[PluginResult] = []
-    for plugin, function, arguments, arity in calls:
+
+    @functools.wraps(function)
+    def call(*args: Any, **kwargs: Any) -> Any:
         try:
-            args = arguments(kwargs) if arity else ()
-        except KeyError:
-            raise pluggy.HookCallError(
-                f"{hook_name} called without an argument plugin {plugin!r} needs "
-                f"(given: {sorted(kwargs)})") from None
-        try:
-            value = function(*args) if arity != 1 else function(args)
+            value = function(*args, **kwargs)
         except Exception as exc:  # isolation is the point: report, go on
             log.warning("plugin %s raised in %s: %r", plugin, hook_name, exc, exc_info=True)
-            results.append(PluginResult(plugin, None, f"{type(exc).__name__}: {exc}"))
-            continue
-        if value is not None:
             if firstresult:
-                return value
-            results.append(PluginResult(plugin, value))
-    return None if firstresult else results
+                return None
+            return PluginResult(plugin, None, f"{type(exc).__name__}: {exc}")
+        if firstresult or value is None:
+            return value
+        return PluginResult(plugin, value)
+
+    return call
 
 
-def run_monitored(monitors: Sequence[tuple[BeforeCall, AfterCall]], hook_name: str,
-                  hook: HookPlan, kwargs: Mapping[str, object]) -> Any:
-    """:func:`run_isolated`, with each monitor told before and after (pluggy's signatures)."""
-    for before, _ in monitors:
-        before(hook_name, list(hook.impls), kwargs)
-    outcome = pluggy.Result.from_call(
-        lambda: run_isolated(hook_name, hook.calls, kwargs, hook.firstresult))
-    for _, after in monitors:
-        after(outcome, hook_name, list(hook.impls), kwargs)
-    return outcome.get_result()
+class PolicyFacade:
+    """What the manager registers for one plugin: its hook functions, each isolated.
+
+    Any other attribute is the plugin's own, so pluggy and the kernel read the plugin's
+    declarations through it; the manager hands callers the plugin itself
+    (:attr:`policy`), never the façade.
+    """
+
+    def __init__(self, policy: object, name: str, hooks: dict[str, Callable[..., Any]]) -> None:
+        self.policy = policy
+        self.name = name
+        for attribute, function in hooks.items():
+            setattr(self, attribute, function)
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(self.policy, attribute)
+
+    def __dir__(self) -> Iterator[str]:  # type: ignore[override]
+        return iter(dir(self.policy))
+
+
+def is_firstresult(caller: pluggy.HookCaller | None) -> bool:
+    spec = caller.spec if caller is not None else None
+    return bool(spec.opts.get("firstresult", False)) if spec is not None else False

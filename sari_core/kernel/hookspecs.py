@@ -1,10 +1,10 @@
 """Every hook the Sari kernel calls, grouped by subject.
 
-Every hook is called through pluggy's public API (the manager's ``call_each``, over
-``pm.hook.<name>.get_hookimpls()``), once per plugin, in
-a canonical order — ``tryfirst`` impls, then plain ones, then ``trylast``; within
-each group by plugin name — never in load order, so results are reproducible. A
-plugin that raises is isolated: in a policy hook its failure becomes a
+Every hook is called as ``pm.hook.<name>(...)`` (the manager's typed methods), so
+pluggy runs it, once per plugin, in its order — ``tryfirst`` impls, then plain ones,
+then ``trylast``. Installed plugins are registered in reverse name order, so within
+each group they run by plugin name whatever order they were installed in, and results
+are reproducible. A plugin that raises is isolated: in a policy hook its failure becomes a
 ``PLUGIN_ERROR`` reason naming it. Hook wrappers are refused at registration.
 
 An implementation declares only the arguments it uses: ``def on_read_enter(self,
@@ -229,8 +229,9 @@ def on_read_exit(call: ReadCall, result: ReadResult, session: Session, ctx: Call
 
     Plugins may rewrite ``result.text`` (trim to a cap, replace already-delivered
     lines by a reference) and must then set ``result.preview_degraded`` or
-    ``result.extra`` accordingly. Plugins run in canonical order (``tryfirst``,
-    plain, ``trylast``; by name within each), so rewrites compose reproducibly.
+    ``result.extra`` accordingly. Installed plugins run in pluggy's order
+    (``tryfirst``, plain, ``trylast``; by name within each), so rewrites compose
+    reproducibly.
 
     :param call: the read as served (after narrowing).
     :param result: the engine's result, mutable.
@@ -277,7 +278,7 @@ def sari_navigate(call: SearchCall, session: Session) -> SearchResult | None:
     :return: None to let the next plugin or the engine answer, or a
         :class:`~sari_core.models.SearchResult` whose ``extra["precision"]`` names its
         source (e.g. ``"exact:basedpyright"``) and whose matches carry ``scope`` and
-        ``scope_lines`` where known. The first plugin (canonical order) answering wins;
+        ``scope_lines`` where known. The first plugin (pluggy's order) answering wins;
         ``on_search_complete`` then runs on it as on any result.
     """
 

@@ -1,35 +1,26 @@
 """Loading and calling plugins: the marker, the manager, one typed method per hook.
 
 ``hookimpl`` is the public marker plugins use. :class:`SariPluginManager` is
-pluggy's manager, used through pluggy's public API only: each typed method
-(``read_enter``, ``metrics``, ``compaction``...) asks pluggy for the hook's
-implementations (``get_hookimpls``) and calls them itself, as tox's manager does, in a
-canonical order (``tryfirst``, plain, ``trylast``; by plugin name within each group,
-never load order). A plugin that raises is isolated — its failure is returned as a
-:class:`PluginResult`, not propagated — and the typed method owns the fold of its
-hook's results. Monitors added with ``add_hookcall_monitoring`` see these calls too.
+pluggy's manager, used through pluggy's public API only. As in tox's manager, each
+typed method (``read_enter``, ``metrics``, ``compaction``...) calls
+``self.hook.<name>(...)``: pluggy runs every call, in its own order, and its call
+monitoring (tracing, OpenTelemetry) sees every one. A plugin that raises is isolated
+by the façade it is registered behind (:mod:`sari_core.kernel.dispatch`): its failure
+is returned as a :class:`PluginResult`, not propagated, and the typed method owns the
+fold of its hook's results, which never depends on the order plugins answered in.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection, Iterable
-from types import ModuleType
+from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 from sari_core.errors import ErrorCode
 from sari_core.kernel import hookspecs
-from sari_core.kernel.dispatch import (
-    AfterCall,
-    BeforeCall,
-    HookPlan,
-    PluginResult,
-    plan,
-    run_isolated,
-    run_monitored,
-)
+from sari_core.kernel.dispatch import PluginResult, PolicyFacade, is_firstresult, isolated
 from sari_core.kernel.hookspecs import PROJECT_NAME
 from sari_core.kernel.loading import (
     ALLOW_ENV,
@@ -95,7 +86,7 @@ def plugin_name(plugin: object) -> str:
 
 
 class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
-    """pluggy's manager with isolated, canonically ordered calls and a typed method per hook.
+    """pluggy's manager with each plugin isolated and a typed method per hook.
 
     :ivar reasons: the reason registry verdicts are ordered by (set by the kernel).
     :ivar fail_closed: names of plugins whose failure refuses the call.
@@ -103,8 +94,7 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
 
     def __init__(self) -> None:
         super().__init__(PROJECT_NAME)
-        self._plans: dict[str, HookPlan] = {}
-        self._monitors: list[tuple[BeforeCall, AfterCall]] = []
+        self._policies: dict[str, object] = {}
         self.add_hookspecs(hookspecs)
         self.discovered: list[PluginInfo] = []
         self.reasons = ReasonRegistry.with_kernel_codes()
@@ -127,17 +117,51 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
         except TypeError as exc:
             raise pluggy.PluginValidationError(
                 plugin, f"plugin {name or plugin_name(plugin)!r}: {exc}") from None
-        registered = super().register(plugin, name)
-        self._plans.clear()
+        if self.is_registered(plugin):
+            raise ValueError(f"plugin already registered: {plugin!r}")
+        registered_name = name or plugin_name(plugin)
+        hooks = {}
+        for attr in dir(plugin):
+            if self.parse_hookimpl_opts(plugin, attr) is not None:
+                firstresult = is_firstresult(getattr(self.hook, attr, None))
+                hooks[attr] = isolated(getattr(plugin, attr), registered_name, attr, firstresult)
+        registered = super().register(PolicyFacade(plugin, registered_name, hooks),
+                                      registered_name)
+        if registered is not None:
+            self._policies[registered] = plugin
         return registered
 
-    def add_hookspecs(self, module_or_class: ModuleType | type) -> None:
-        super().add_hookspecs(module_or_class)
-        self._plans.clear()
+    # pluggy holds each plugin's façade; these answer with the plugin itself.
+
+    def _facade(self, plugin: object) -> object:
+        for name, policy in self._policies.items():
+            if policy is plugin:
+                return super().get_plugin(name)
+        return plugin
+
+    def get_plugin(self, name: str) -> Any | None:
+        return self._policies.get(name) if name in self._policies else super().get_plugin(name)
+
+    def list_name_plugin(self) -> list[tuple[str, object]]:
+        return [(name, self._policies.get(name, plugin))
+                for name, plugin in super().list_name_plugin()]
+
+    def get_name(self, plugin: object) -> str | None:
+        return super().get_name(self._facade(plugin))
+
+    def is_registered(self, plugin: object) -> bool:
+        return any(policy is plugin for policy in self._policies.values()) \
+            or super().is_registered(plugin)
+
+    def get_hookcallers(self, plugin: object) -> list[pluggy.HookCaller] | None:
+        return super().get_hookcallers(self._facade(plugin))
 
     def unregister(self, plugin: object | None = None, name: str | None = None) -> Any:
-        removed = super().unregister(plugin, name)
-        self._plans.clear()
+        facade = self._facade(plugin) if plugin is not None else super().get_plugin(name or "")
+        removed = super().unregister(facade, name)
+        if isinstance(removed, PolicyFacade):
+            self._policies.pop(removed.name, None)
+            return removed.policy
         return removed
 
     def load_entry_points(self, group: str = ENTRY_POINT_GROUP, *, strict: bool = True,
@@ -173,7 +197,10 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
         found: list[PluginInfo] = []
         found_entry_points = installed_entry_points(group) if entry_points is None \
             else entry_points
-        for ep in found_entry_points:
+        # pluggy asks the plugin registered last first: registering in reverse name order
+        # makes a ``firstresult`` hook's answer the first plugin's by name, whatever the
+        # order the installer listed them in.
+        for ep in sorted(found_entry_points, key=lambda ep: ep.name, reverse=True):
             if only is not None and ep.name not in only:
                 continue
             enabled = plugin_enabled(ep.name, allow, deny)
@@ -197,9 +224,9 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
                 builtin=False,
                 error=error,
             ))
-        self.discovered = found
+        self.discovered = sorted(found, key=lambda info: info.name)
         self.check_pending()
-        return found
+        return self.discovered
 
     def hooks_of(self, name: str) -> tuple[str, ...]:
         plugin = self.get_plugin(name)
@@ -211,52 +238,28 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
     def plugin_names(self) -> list[str]:
         return sorted(name for name, plugin in self.list_name_plugin() if plugin is not None)
 
-    # --- calling a hook: canonical order, each plugin isolated ---------------------------
-
-    def canonical_impls(self, hook_name: str) -> list[tuple[str, pluggy.HookImpl]]:
-        """(plugin name, implementation) in the order Sari calls them."""
-        return [(impl.plugin_name, impl) for impl in self._plan(hook_name).impls]
-
-    def _plan(self, hook_name: str) -> HookPlan:
-        cached = self._plans.get(hook_name)
-        if cached is None:
-            cached = self._plans[hook_name] = plan(getattr(self.hook, hook_name, None))
-        return cached
+    # --- calling a hook: pluggy's loop, each plugin isolated ---------------------------
 
     def call_each(self, hook_name: str, **kwargs: object) -> Any:
-        """Call every implementation of ``hook_name`` in canonical order, each isolated.
+        """``self.hook.<hook_name>(**kwargs)``: pluggy calls every implementation.
 
         A missing argument is the caller's error and raises :class:`pluggy.HookCallError`;
         an exception inside a plugin becomes a :class:`PluginResult` with ``failure`` set.
 
         :return: for ``firstresult`` hooks the first non-None value; otherwise the
-            non-None answers and failures as :class:`PluginResult` s, in call order.
+            non-None answers and failures as :class:`PluginResult` s, in pluggy's order.
         """
-        hook = self._plan(hook_name)
-        if self._monitors:
-            return run_monitored(self._monitors, hook_name, hook, kwargs)
-        return run_isolated(hook_name, hook.calls, kwargs, hook.firstresult)
+        return getattr(self.hook, hook_name)(**kwargs)
 
-    def add_hookcall_monitoring(self, before: BeforeCall, after: AfterCall
-                                ) -> Callable[[], None]:
-        """pluggy's monitoring, for Sari's calls as well as direct ``pm.hook`` calls.
-
-        :return: a function that removes both.
-        """
-        pair = (before, after)
-        self._monitors.append(pair)
-        undo_pluggy = super().add_hookcall_monitoring(before, after)  # type: ignore[arg-type]
-
-        def undo() -> None:
-            undo_pluggy()
-            if pair in self._monitors:
-                self._monitors.remove(pair)
-
-        return undo
+    def implementers(self, hook_name: str) -> list[str]:
+        """The plugins implementing ``hook_name``, in the order pluggy calls them."""
+        caller = getattr(self.hook, hook_name, None)
+        return [impl.plugin_name for impl in reversed(caller.get_hookimpls())] if caller else []
 
     def has_impls(self, hook_name: str) -> bool:
         """Whether any plugin implements ``hook_name`` (the kernel skips hooks nobody has)."""
-        return bool(self._plan(hook_name).calls)
+        caller = getattr(self.hook, hook_name, None)
+        return caller is not None and bool(caller.get_hookimpls())
 
     # --- policy hooks: folded verdicts --------------------------------------------------
 

@@ -27,8 +27,11 @@ from sari_core.errors import ErrorCode, SariError
 from sari_core.kernel.analytics import AnalyticsQueue, AnalyticsSink, JsonLinesSink
 from sari_core.kernel.calls import Call, CallBlocked, narrowed
 from sari_core.kernel.core_settings import CoreSettings
+from sari_core.kernel.identity import SessionIdentity, operator_identity
 from sari_core.kernel.local_policies import GUARD_NAME, PolicyFolderGuard, load_local_policies
 from sari_core.kernel.manager import SariPluginManager, plugin_name
+from sari_core.kernel.own_folders import GUARD_NAME as OWN_FOLDERS_GUARD
+from sari_core.kernel.own_folders import OwnFoldersGuard, own_folders, reachable_folders
 from sari_core.kernel.policy_folder import plugins_dir
 from sari_core.kernel.reasons import ReasonCode, ReasonRegistry
 from sari_core.kernel.sessions import (
@@ -99,7 +102,10 @@ class Kernel:
             register_builtins(self.pm)
         if load_entry_points:
             self.pm.load_entry_points(listing=False)
-        policy_folder = plugins_dir(workspace=self.roots[0])
+        reachable = reachable_folders(self.roots, own_folders(roots=self.roots))
+        if reachable:  # a root holds (or lies in) Sari's own folders: keep its tools out
+            self.pm.register(OwnFoldersGuard(self.roots, reachable), name=OWN_FOLDERS_GUARD)
+        policy_folder = plugins_dir(workspaces=self.roots)
         if policy_folder is not None:
             # The operator's folder: its policies load with the installed plugins, and the
             # guard keeps Sari's own writes out of it whether or not they load.
@@ -117,7 +123,8 @@ class Kernel:
         for owner, field in self.pm.stabilization_fields():
             self.fields.register(field, owner=owner)
         specs = [SettingsSpec(CORE_SECTION, CoreSettings), *self.pm.settings_specs()]
-        self.settings = SettingsStore.load(specs, self.roots[0], settings, environ)
+        self.settings = SettingsStore.load(specs, self.roots[0], settings, environ,
+                                           other_roots=self.roots[1:])
         self.core: CoreSettings = self.settings.get(CORE_SECTION)
         # What was ignored in the workspace's config, said once, in the first call's answer.
         self._settings_notice: str | None = settings_notice(self.settings.notices)
@@ -157,18 +164,23 @@ class Kernel:
         session_id: str | None = None,
         connection_id: str | None = None,
         client_connection_id: str | None = None,
+        scope: str | None = None,
     ) -> Session:
         """Resolve (and create on first use) the session a call belongs to.
 
-        :raises SessionIdRequired: in strict mode when ``session_id`` is missing.
+        :param session_id: the session the operator or the client program names (never a
+            model's argument: :mod:`sari_core.kernel.identity` decides which is which).
+        :param scope: a narrower label inside the session; it never keys state of its own.
+        :raises SessionIdRequired: in strict mode when neither a session nor a scope is named.
         """
         connection = connection_id or self.default_connection_id
         key = resolve_session_key(
             session_id=session_id, connection_id=connection, ws_hash=self.workspace_hash,
-            strict=self._strict_sessions,
+            strict=self._strict_sessions and not scope,
         )
         state, created = self.sessions.get(key)
-        session = Session(key, session_id, connection, state, self, client_connection_id)
+        session = Session(key, session_id, connection, state, self, client_connection_id,
+                          scope=scope)
         if created:
             self.pm.session_start(session)
         return session
@@ -212,16 +224,20 @@ class Kernel:
 
     def _run(self, tool: str, raw: Mapping[str, Any], kind: dict[str, Any],
              connection_id: str | None, body: Callable[[Call], dict[str, Any]], *,
-             watch_disk: bool = True) -> dict[str, Any]:
+             watch_disk: bool = True, identity: SessionIdentity | None = None
+             ) -> dict[str, Any]:
         """The prologue every tool call shares, and the turn of a raised refusal into a response.
 
         :param body: serves the call and returns its response; it ends the call early by
             raising ``SariError`` (argument or engine refusal) or through ``Call.block``.
         :param watch_disk: notice changes made on disk before the body runs.
+        :param identity: whose session the call is, as its transport and client say (see
+            :mod:`sari_core.kernel.identity`); None for a program the operator runs, whose
+            ``session_id`` argument then names the session.
         """
         flight = Call(self, tool, raw, kind, f"ex-{self._execution_prefix}-{next(self._sequence)}")
         try:
-            flight.open(connection_id)
+            flight.open(identity or operator_identity(raw, connection_id))
             if watch_disk:
                 flight.folded = self._external_changes(flight) or flight.folded
             notice, self._settings_notice = self._settings_notice, None
@@ -235,7 +251,8 @@ class Kernel:
             return flight.refused(exc)
 
     def execute_read(self, args: Mapping[str, Any] | ReadCall, *, connection_id: str | None = None,
-                     entrypoint: str = "read") -> dict[str, Any]:
+                     entrypoint: str = "read", identity: SessionIdentity | None = None
+                     ) -> dict[str, Any]:
         """Serve a ``read`` (or a deprecated wrapper's call, named by ``entrypoint``)."""
         raw = args.model_dump(exclude_none=True) if isinstance(args, BaseModel) else dict(args)
         kind = {"mode": raw.get("mode"), "target": raw.get("target") or raw.get("path")
@@ -262,10 +279,10 @@ class Kernel:
             return responses.read_response(call, result, folded, flight.metrics(),
                                            flight.execution_id)
 
-        return self._run(entrypoint, raw, kind, connection_id, serve)
+        return self._run(entrypoint, raw, kind, connection_id, serve, identity=identity)
 
-    def execute_search(self, args: Mapping[str, Any], *, connection_id: str | None = None
-                       ) -> dict[str, Any]:
+    def execute_search(self, args: Mapping[str, Any], *, connection_id: str | None = None,
+                       identity: SessionIdentity | None = None) -> dict[str, Any]:
         """Serve a ``search``."""
         raw = dict(args)
 
@@ -287,10 +304,11 @@ class Kernel:
                                              flight.execution_id)
 
         kind = {"query": raw.get("query"), "target": raw.get("query")}
-        return self._run("search", raw, kind, connection_id, serve)
+        return self._run("search", raw, kind, connection_id, serve, identity=identity)
 
     def execute_mutation(self, tool: str, args: Mapping[str, Any], *,
-                         connection_id: str | None = None) -> dict[str, Any]:
+                         connection_id: str | None = None,
+                         identity: SessionIdentity | None = None) -> dict[str, Any]:
         """Serve an ``edit`` or ``write``: veto check, atomic write, validation."""
         raw = dict(args)
 
@@ -322,10 +340,11 @@ class Kernel:
             return response
 
         return self._run(tool, raw, {"tool": tool, "target": raw.get("path")}, connection_id,
-                         serve)
+                         serve, identity=identity)
 
     def execute_tool(self, name: str, args: Mapping[str, Any], *,
-                     connection_id: str | None = None) -> dict[str, Any]:
+                     connection_id: str | None = None,
+                     identity: SessionIdentity | None = None) -> dict[str, Any]:
         """Serve a plugin-registered tool (``context_query``, ``context_tiers``...)."""
         raw = dict(args)
 
@@ -356,7 +375,7 @@ class Kernel:
             return response
 
         return self._run(name, raw, {"tool": name, "target": None}, connection_id, serve,
-                         watch_disk=False)
+                         watch_disk=False, identity=identity)
 
     def compact(self, event: CompactionEvent, *, session_id: str | None = None,
                 connection_id: str | None = None) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from sari_core.kernel.loading import PLUGINS_DIR_ENV
@@ -24,19 +24,20 @@ CONFIG_KEY = "plugins_dir"
 
 
 def plugins_dir(environ: Mapping[str, str] | None = None,
-                workspace: Path | None = None) -> Path | None:
+                workspace: Path | None = None, workspaces: Iterable[Path] = ()) -> Path | None:
     """The operator's policy folder, resolved; None when none is named.
 
     ``SARI_PLUGINS_DIR`` first, else ``plugins_dir`` at the top of the user's own config
-    file (relative to that file's folder) — unless that file lies in ``workspace``, where
-    the agent could write it.
+    file (relative to that file's folder) — unless that file lies in ``workspace`` or any
+    of ``workspaces`` (every root of a workspace), where the agent could write it.
     """
     env = os.environ if environ is None else environ
     raw = env.get(PLUGINS_DIR_ENV, "").strip()
     if raw:
         return Path(raw).expanduser().resolve()
     path = config_file(env)
-    if workspace is not None and workspace.resolve() in path.resolve().parents:
+    roots = [*([workspace] if workspace is not None else []), *workspaces]
+    if any(root.resolve() in path.resolve().parents for root in roots):
         return None
     try:
         named = tomllib.loads(path.read_text(encoding="utf-8")).get(CONFIG_KEY)

@@ -25,7 +25,7 @@ class RegistrationCollectors:
     """Mixed into :class:`~sari_core.kernel.manager.SariPluginManager`: one typed method
     per registration hook, called through ``call_each`` like every other hook."""
 
-    call_each: Any  # the manager's isolated, canonically ordered hook call
+    call_each: Any  # the manager's hook call: pm.hook.<name>(...), each plugin isolated
 
     def _registered(self, results: list[PluginResult], hook_name: str) -> list[PluginResult]:
         for result in results:

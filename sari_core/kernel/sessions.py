@@ -177,19 +177,22 @@ class Session:
     """What a hook sees of the session a call belongs to.
 
     :ivar key: the policy key (``ws:<hash>:sid:<id>`` or ``ws:<hash>:conn:<uuid>``).
-    :ivar session_id: the client's session id, if it named one.
+    :ivar session_id: the session id the operator or the client program named, if any.
     :ivar connection_id: the server-issued connection id.
     :ivar client_connection_id: what the client claimed; telemetry only.
+    :ivar scope: a narrower label the call's own arguments named (a model may write it, so
+        it never keys state: the session's budget and gates are the same under any scope).
     """
 
     __slots__ = ("_kernel", "_state", "client_connection_id", "connection_id", "key",
-                 "session_id")
+                 "scope", "session_id")
 
     def __init__(self, key: str, session_id: str | None, connection_id: str,
                  state: SessionState, kernel: Kernel,
-                 client_connection_id: str | None = None) -> None:
+                 client_connection_id: str | None = None, scope: str | None = None) -> None:
         self.key = key
         self.session_id = session_id
+        self.scope = scope
         self.connection_id = connection_id
         self.client_connection_id = client_connection_id
         self._state = state

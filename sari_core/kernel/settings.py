@@ -10,9 +10,11 @@ Sources, later ones winning:
 4. environment variables ``SARI_<SECTION>__<FIELD>`` (JSON values allowed, e.g.
    ``SARI_BUDGET__MAX_READS_PER_SESSION=40``).
 
-The workspace belongs to the agent, so its files are not trusted: a field marked
-:class:`~sari_core.kernel.trust.OperatorOnly` is ignored there (one warning naming the
-key) unless the operator lists the workspace in ``trusted_workspaces``; and a workspace
+The workspace belongs to the agent, so its files are not trusted: every field declares
+which way it is tighter (:mod:`sari_core.kernel.trust`), and a workspace value that does
+not move it that way from the operator's value — or that sets an operator-only field, or a
+field declaring no direction — is ignored there (one warning naming the key) unless the
+operator lists the workspace in ``trusted_workspaces``; and a workspace
 file that is not valid TOML, or holds an unknown or invalid value, is reported and left
 out of its section, so the server runs on the operator's settings instead of stopping.
 An invalid value from the operator's side still stops the kernel, naming key and source.
@@ -25,14 +27,14 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from sari_core.kernel.trust import is_trusted, operator_only
+from sari_core.kernel.trust import is_trusted, workspace_rule
 from sari_core.locations import config_file
 
 if sys.version_info >= (3, 11):
@@ -129,15 +131,22 @@ def _trusted_entries(operator: Mapping[str, Any], environ: Mapping[str, str],
     if not isinstance(entries, list) or not all(isinstance(item, str) for item in entries):
         raise SettingsError(f"{TRUSTED_KEY} (from {source}) must be a list of folder paths")
     from_env = [item for item in environ.get(TRUSTED_ENV, "").split(os.pathsep) if item]
+    for entry, origin in [*((item, source) for item in entries),
+                          *((item, TRUSTED_ENV) for item in from_env)]:
+        # A relative entry ("", ".") would mean whatever folder the server starts in.
+        if not Path(entry.strip()).expanduser().is_absolute():
+            raise SettingsError(f"{TRUSTED_KEY} entry {entry!r} (from {origin}) is not an "
+                                "absolute path; name the folder in full (or from ~)")
     return [*entries, *from_env]
 
 
 def _read_files(workspace: Path | None, operator_file: Path | None,
-                environ: Mapping[str, str]) -> _Files:
+                environ: Mapping[str, str], other_roots: Sequence[Path] = ()) -> _Files:
     files = _Files()
     path = config_file() if operator_file is None else operator_file
     files.operator_source = str(path)
-    if workspace is not None and _inside(path, workspace):
+    roots = [*([workspace] if workspace is not None else []), *other_roots]
+    if any(_inside(path, root) for root in roots):
         # The agent can write anything in the workspace, this file included.
         files.notices.append(f"the operator config file ({path.name}) lies inside the "
                              "workspace and is ignored: the agent could write it")
@@ -190,13 +199,17 @@ class SettingsStore:
         overrides: Mapping[str, Mapping[str, Any]] | None = None,
         environ: Mapping[str, str] | None = None,
         operator_file: Path | None = None,
+        other_roots: Sequence[Path] = (),
     ) -> SettingsStore:
         """Read every source once and validate each section.
 
+        :param workspace: the first root, whose files are the workspace's settings.
         :param operator_file: the operator's config file (default: :func:`config_file`).
+        :param other_roots: the workspace's other roots: the agent can write in them too, so
+            an operator config file inside any of them is not read either.
         """
         environ = os.environ if environ is None else environ
-        files = _read_files(workspace, operator_file, environ)
+        files = _read_files(workspace, operator_file, environ, other_roots)
         notices = files.notices
         sections: dict[str, BaseModel] = {}
         for spec in specs:
@@ -249,11 +262,15 @@ def _section(spec: SettingsSpec, layers: list[_Layer], trusted: bool,
 
 def _untrusted(spec: SettingsSpec, layer: _Layer, layers: list[_Layer],
                notices: list[str]) -> _Layer:
-    """``layer`` without the operator-only keys it may not set."""
+    """``layer`` without the values that do not tighten their setting: the one place where
+    a workspace value is judged against the direction its field declares."""
     kept: dict[str, Any] = {}
     for key, value in layer.values.items():
-        marker = operator_only(spec.model, key)
-        if marker is None or marker.allows(value, _baseline(spec, key, layers)):
+        if key not in spec.model.model_fields:  # unknown: reported when validated
+            kept[key] = value
+            continue
+        marker = workspace_rule(spec.model, key)
+        if marker.allows(value, _baseline(spec, key, layers)):
             kept[key] = value
             continue
         notices.append(f"{spec.section}.{key} in {layer.source} ignored: {marker.why}; "

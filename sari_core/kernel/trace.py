@@ -50,7 +50,7 @@ def enable_trace(pm: SariPluginManager, stream: TextIO | None = None) -> Callabl
     def after(outcome: pluggy.Result[Any], hook_name: str, impls: Sequence[pluggy.HookImpl],
               kwargs: Mapping[str, object]) -> None:
         micros = (time.perf_counter_ns() - started.pop()) / 1000.0
-        plugins = ", ".join(name for name, _ in pm.canonical_impls(hook_name)) or "-"
+        plugins = ", ".join(pm.implementers(hook_name)) or "-"
         if outcome.exception is not None:
             answers = f"kernel error {type(outcome.exception).__name__}: {outcome.exception}"
         else:

@@ -1,17 +1,19 @@
-"""Who may set a setting: the operator alone, or the workspace too.
+"""Who may set a setting: the operator alone, or the workspace too, and in which direction.
 
 The workspace belongs to the agent: it can write ``sari.toml`` and ``pyproject.toml``
-like any other file. A setting that runs a program, or that can weaken a guard, is
-therefore declared operator-only by the model that owns it::
+like any other file. So every field of every settings model declares which way it is
+tighter, on the field itself::
 
     command: Annotated[list[str], OperatorOnly("runs a program")] = Field(...)
-    max_reads: Annotated[int, OperatorOnly("a higher limit weakens the budget",
-                                           workspace_may="lower")] = Field(25, ge=1)
+    max_reads: Annotated[int, Tightens("lower", "a higher limit weakens the budget")] = 25
+    title: Annotated[str, Tightens("either", "only changes how results look")] = "x"
 
-The settings loader then honours it only from the operator's side (the user's own
-config file, the environment, explicit kernel overrides) unless the operator trusts the
-workspace, and ignores it in a workspace file with a warning naming the key. The
-kernel knows no setting by name: the marker is all it looks at.
+From a workspace file a value is honoured only when it moves the setting the declared
+way from the operator's value (``either``: no value loosens anything); anything else —
+a loosening, an operator-only field, a field that declares nothing — is the operator's
+alone (their own config file, the environment, explicit kernel overrides, or a workspace
+they trust), and the workspace's value is ignored with a warning naming the key. The
+kernel knows no setting by name: :func:`workspace_rule` is all it looks at, in one place.
 """
 
 from __future__ import annotations
@@ -27,7 +29,9 @@ from pydantic import BaseModel
 # direction only makes Sari stricter: a lower number, a higher number, a list holding at
 # least the baseline's entries, true, false; or an ordered tuple of choices from the
 # loosest to the strictest (a workspace may pick one no looser than the baseline).
-Direction = Literal["lower", "raise", "add", "enable", "disable"] | tuple[Any, ...]
+# ``either``: no value of the field loosens a guard (how results look, cache tiering), so a
+# workspace may set any value.
+Direction = Literal["lower", "raise", "add", "enable", "disable", "either"] | tuple[Any, ...]
 
 
 @dataclass(frozen=True)
@@ -50,6 +54,8 @@ class OperatorOnly:
         try:
             if rule is None:
                 return False
+            if rule == "either":
+                return True
             if isinstance(rule, tuple):
                 return rule.index(workspace_value) >= rule.index(baseline)
             if rule == "add":
@@ -70,19 +76,51 @@ class OperatorOnly:
             return "operator only"
         if isinstance(rule, tuple):
             return f"operator; a workspace may only go towards `{rule[-1]}`"
-        return {"lower": "operator; a workspace may only lower it",
+        return {"either": "operator or workspace: no value loosens a guard",
+                "lower": "operator; a workspace may only lower it",
                 "raise": "operator; a workspace may only raise it",
                 "add": "operator; a workspace may only add entries",
                 "enable": "operator; a workspace may only set it to true",
                 "disable": "operator; a workspace may only set it to false"}[rule]
 
 
+class Tightens(OperatorOnly):
+    """Field metadata: the direction in which the setting is tighter.
+
+    A workspace file may move the value that way only; a looser value is the operator's.
+    ``Tightens("lower", why)`` reads as ``OperatorOnly(why, workspace_may="lower")``.
+
+    :param direction: ``lower``, ``raise``, ``add``, ``enable``, ``disable``, an ordered
+        tuple of choices from the loosest to the strictest, or ``either`` (no value
+        loosens a guard).
+    :param why: what a looser value does, shown in the warning and the reference.
+    """
+
+    def __init__(self, direction: Direction, why: str) -> None:
+        super().__init__(why, workspace_may=direction)
+
+
+# What a field that declares no direction is treated as: the operator's alone.
+UNDECLARED = OperatorOnly("it declares no direction in which it is tighter")
+
+
 def operator_only(model: type[BaseModel], field: str) -> OperatorOnly | None:
-    """The marker of ``model.field``, if the field carries one."""
+    """The marker (:class:`OperatorOnly` or :class:`Tightens`) of ``model.field``, if any."""
     info = model.model_fields.get(field)
     if info is None:
         return None
     return next((item for item in info.metadata if isinstance(item, OperatorOnly)), None)
+
+
+def workspace_rule(model: type[BaseModel], field: str) -> OperatorOnly:
+    """What a workspace file may do with ``model.field``: its declared marker, or, when it
+    declares none, nothing (:data:`UNDECLARED`)."""
+    return operator_only(model, field) or UNDECLARED
+
+
+def undeclared_fields(model: type[BaseModel]) -> list[str]:
+    """The fields of ``model`` that declare no direction (a plugin author's omission)."""
+    return [name for name in model.model_fields if operator_only(model, name) is None]
 
 
 def operator_only_fields(model: type[BaseModel]) -> dict[str, OperatorOnly]:

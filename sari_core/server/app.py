@@ -29,12 +29,14 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from sari_core import __version__
-from sari_core.client_request import ClientRequest, client_request
+from sari_core.client_request import ClientRequest, client_request, current_client_request
 from sari_core.errors import ErrorCode
 from sari_core.kernel import Kernel
+from sari_core.kernel.identity import client_meta_session, model_identity
 from sari_core.server.catalog import ToolCatalog
 from sari_core.server.connections import (
     CATALOG_KEY,
+    REFUSAL_KEY,
     ConnectionIds,
     add_connection_note,
     sdk_connection,
@@ -169,7 +171,8 @@ class SariServer:
         and lose the policy session between calls. Declining ``server/discover`` makes
         clients fall back to ``initialize``, which opens an HTTP session
         (``Mcp-Session-Id``) that lives across calls. Clients pinned to the 2026 era
-        are still served; they keep state by passing ``session_id``. Over stdio the transport
+        are still served; they keep state by naming their session in each request's ``_meta``
+        (``sari/session_id``). Over stdio the transport
         answers an opening probe itself (:mod:`sari_core.server.opening`).
         """
         self.handshake_required = True
@@ -196,6 +199,10 @@ class SariServer:
         try:
             if self.before_call is not None:
                 await self.before_call(ctx)
+            refusal = self._refusal_for(ctx, name)
+            if refusal is not None:
+                return to_call_result(refusal, self.catalog.text_format, self._structured(ctx),
+                                      self._output_schema(name))
             catalog = self._catalog_for(ctx)
             with client_request(request):
                 response = await self._serve(ctx, catalog, name, dict(params.arguments or {}))
@@ -220,6 +227,14 @@ class SariServer:
         connection = sdk_connection(ctx)
         own = connection.state.get(CATALOG_KEY) if connection is not None else None
         return own if isinstance(own, ToolCatalog) else self.catalog
+
+    def _refusal_for(self, ctx: ServerRequestContext[Any], name: str) -> dict[str, Any] | None:
+        """The refusal every call of a connection served no workspace gets, if it is one."""
+        connection = sdk_connection(ctx)
+        why = connection.state.get(REFUSAL_KEY) if connection is not None else None
+        if not isinstance(why, tuple):
+            return None
+        return server_refusal({"tool": name, "target": None}, ErrorCode.NO_WORKSPACE, *why)
 
     def _output_schema(self, name: str) -> dict[str, Any] | None:
         entry = self.catalog.get(name)
@@ -249,15 +264,21 @@ class SariServer:
                         self.max_request_bytes)
             return request_too_large(name, size, self.max_request_bytes)
         connection_id = self.connections.for_request(ctx)
+        # The session is the connection's, or the one the client program names in _meta;
+        # a session_id argument (the model writes arguments) is only a scope inside it.
+        meta = current_client_request()
+        identity = model_identity(arguments, connection_id,
+                                  client_session_id=client_meta_session(meta.meta if meta
+                                                                        else None))
         started = time.perf_counter()
         async with reporting_index_progress(ctx, getattr(catalog.kernel, "engine", None)):
             if self.inline_reads and entry.read_only \
                     and arguments.get("mode") in INLINE_READ_MODES.get(name, ()):
-                response = entry.invoke(arguments, connection_id)
+                response = entry.invoke(arguments, identity)
             else:
                 try:
                     response = await self.workers.run(name, connection_id, entry.invoke,
-                                                      arguments, connection_id)
+                                                      arguments, identity)
                 except Busy as busy:
                     log.warning("tool %s answered BUSY: %s", name, busy)
                     return busy.response

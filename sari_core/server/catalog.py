@@ -20,6 +20,7 @@ import mcp_types as types
 
 from sari_core.arguments import LEGACY_READ_TOOLS
 from sari_core.kernel import Kernel
+from sari_core.kernel.identity import SessionIdentity
 from sari_core.kernel.tools import ToolSpec
 from sari_core.server.options import ServerOptions, load_options
 from sari_core.server.output_schemas import output_schema
@@ -46,8 +47,9 @@ READ_ONLY_ANNOTATIONS = {"read_only_hint": True, "open_world_hint": False}
 # the world outside the workspace.
 STATEFUL_ANNOTATIONS = {"read_only_hint": False, "open_world_hint": False}
 
-Invoke = Callable[[Mapping[str, Any], str], dict[str, Any]]
-"""``invoke(arguments, connection_id) -> response``: one synchronous kernel call."""
+Invoke = Callable[[Mapping[str, Any], SessionIdentity], dict[str, Any]]
+"""``invoke(arguments, identity) -> response``: one synchronous kernel call, in the session
+``identity`` names (the transport's and the client's, never an argument's)."""
 
 
 @dataclass(frozen=True)
@@ -108,17 +110,16 @@ class ToolCatalog:
     def _core_invoke(self, name: str) -> Invoke:
         kernel = self.kernel
         if name == "search":
-            return lambda args, conn: kernel.execute_search(args, connection_id=conn)
+            return lambda args, who: kernel.execute_search(args, identity=who)
         if name == "read" or name in LEGACY_READ_TOOLS:
-            return lambda args, conn: kernel.execute_read(args, connection_id=conn,
-                                                          entrypoint=name)
+            return lambda args, who: kernel.execute_read(args, identity=who, entrypoint=name)
         if name in ("edit", "write"):
-            return lambda args, conn: kernel.execute_mutation(name, args, connection_id=conn)
+            return lambda args, who: kernel.execute_mutation(name, args, identity=who)
         raise ValueError(f"no kernel entry point for core tool {name!r}")
 
     def _plugin_invoke(self, name: str) -> Invoke:
         kernel = self.kernel
-        return lambda args, conn: kernel.execute_tool(name, args, connection_id=conn)
+        return lambda args, who: kernel.execute_tool(name, args, identity=who)
 
     def get(self, name: str) -> ToolEntry | None:
         return self._entries.get(name)
@@ -144,8 +145,8 @@ def plugin_definition(spec: ToolSpec) -> dict[str, Any]:
     schema = compact_schema(copy.deepcopy(spec.input_model.model_json_schema()))
     schema.pop("description", None)  # the model's docstring; the tool has its description
     schema.setdefault("type", "object")
-    # Any tool takes session_id (the kernel reads it before validating); programs pass it,
-    # a model never does, so it is not listed (it would cost tokens on every turn), and
+    # Any tool takes session_id (the kernel reads it before validating, as a scope only);
+    # a model never needs it, so it is not listed (it would cost tokens on every turn), and
     # neither is what the tool names unlisted.
     properties = schema.setdefault("properties", {})
     for name in {"session_id", *spec.unlisted}:

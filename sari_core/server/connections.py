@@ -1,8 +1,9 @@
 """Server-issued connection ids: one UUID per MCP connection, ended when it closes.
 
-The kernel keys a session by ``connection_id`` when a call names no
-``session_id``, so every MCP connection needs its own id
-that the client cannot choose:
+The kernel keys a session by ``connection_id`` unless the client program names one (in the
+request's ``_meta``, see :mod:`sari_core.kernel.identity`; never a ``session_id`` argument,
+which the model writes), so every MCP connection needs its own id that the client cannot
+choose:
 
 - A handshake-era connection (stdio, or one streamable-HTTP session, i.e. one
   ``Mcp-Session-Id``) lives across requests: its id is stored in the SDK's
@@ -13,8 +14,8 @@ that the client cannot choose:
   for the whole process (``fixed_id``) — this covers 2026-era stdio clients too,
   whose requests each arrive on a fresh SDK connection object.
 - A 2026-era stateless HTTP request is its own connection: state then lasts one
-  call unless the client passes ``session_id``, which is what that protocol era
-  asks of stateful clients.
+  call unless the client program names its session in ``_meta`` (``sari/session_id``),
+  which is what that protocol era asks of stateful clients.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ STATE_KEY = "sari.connection_id"
 CATALOG_KEY = "sari.catalog"
 # One sentence for the next tool response of a connection (why its roots are not served).
 NOTE_KEY = "sari.connection_note"
+# Why a connection is served no workspace at all: (message, hint) of the refusal its tool
+# calls get instead.
+REFUSAL_KEY = "sari.connection_refusal"
 
 
 def add_connection_note(ctx: Any, response: dict[str, Any]) -> None:

@@ -11,13 +11,14 @@ Three bounds hold it:
   sessions that opens one more loses its own session idle the longest, never
   another client's;
 - a cap in all: at ``SARI_HTTP_MAX_SESSIONS`` (default 64) open sessions, a new one
-  evicts the session idle the longest of the client holding the most. Sessions with
-  a request in flight are never evicted; only when none can be is the new one refused
-  (503).
+  evicts the session idle the longest of its own client; a client with none to give up
+  is refused (503). Sessions with a request in flight are never evicted.
 
 A client is told apart by its address, its credential (``Authorization``) and its
 ``User-Agent``: on one machine every local client shares the loopback address, and a
 client opening sessions by the dozen must not push out the editor's one idle session.
+Since a client names its own ``User-Agent``, one that changes it with every session is
+as many clients: so no client's new session ever evicts another client's, at either cap.
 
 The SDK's session manager refuses new sessions at its own cap instead of
 evicting; the admission step is wrapped here (:func:`bound_sessions`).
@@ -29,7 +30,6 @@ import hashlib
 import logging
 import math
 import os
-from collections import Counter
 from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
@@ -141,17 +141,15 @@ class SessionBounds:
             _evict(self.manager, oldest, f"its client opened more than {self.per_client}")
             mine.discard(oldest)
         total = sum(len(ids) for ids in held.values())
-        counts = Counter({owner: len(ids) for owner, ids in held.items()})
         while total >= self.cap:
-            for owner, _ in counts.most_common():
-                oldest = _oldest_idle(self.manager, held[owner])
-                if oldest is not None:
-                    break
-            else:
-                return False  # every session is busy: the SDK refuses the new one
+            # Only the client's own: another's idle session is not its to take.
+            oldest = _oldest_idle(self.manager, mine)
+            if oldest is None:
+                log.warning("HTTP session refused: %d sessions open (cap %d), none of this "
+                            "client's idle", total, self.cap)
+                return False
             _evict(self.manager, oldest, f"{total} sessions open (cap {self.cap})")
-            held[owner].discard(oldest)
-            counts[owner] -= 1
+            mine.discard(oldest)
             total -= 1
         return True
 

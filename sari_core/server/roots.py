@@ -141,7 +141,15 @@ def listen_for_roots(server: SariServer, on_initialized: Callable[..., Awaitable
 async def ask_roots(ctx: Any, waits: tuple[float, ...] = (ROOTS_ANSWER_SECONDS,)
                     ) -> list[Path] | None:
     """The local folders among the client's roots (``roots/list``); None when the client
-    did not answer or answered with an error.
+    did not answer or answered with an error."""
+    answer = await ask_declared_roots(ctx, waits)
+    return None if answer is None else answer[0]
+
+
+async def ask_declared_roots(ctx: Any, waits: tuple[float, ...] = (ROOTS_ANSWER_SECONDS,)
+                             ) -> tuple[list[Path], int] | None:
+    """The local folders among the client's roots, and how many roots it declared (some may
+    name no local folder); None when the client did not answer or answered with an error.
 
     :param waits: how long each attempt waits for the answer; a request that went
         unanswered is sent again (over HTTP a request sent before the client opened its
@@ -160,7 +168,7 @@ async def ask_roots(ctx: Any, waits: tuple[float, ...] = (ROOTS_ANSWER_SECONDS,)
             log.warning("roots/list failed (%s: %s)", type(exc).__name__, exc)
             return None
         log.info("the client's roots: %s", ", ".join(str(root.uri) for root in answer.roots))
-        return folders_of(list(answer.roots))
+        return folders_of(list(answer.roots)), len(answer.roots)
     log.warning("roots/list was not answered in %.0f s", sum(waits))
     return None
 

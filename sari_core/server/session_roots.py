@@ -13,9 +13,12 @@ Any client that reaches the server may declare roots, so only folders inside the
 server was started in are served (start it in the folder holding the projects); a root
 outside is left out, with a warning in the log.
 
-How many distinct folder sets are served at once is bounded (``SARI_HTTP_MAX_WORKSPACES``,
-default 8; each is an index and its build): a session beyond the bound keeps the current
-folder, and the server's log says so.
+A session's roots fail closed: when every root it declares lies outside, when the server
+already serves as many folder sets as it may (``SARI_HTTP_MAX_WORKSPACES``, default 8; each
+is an index and its build), or when they cannot be opened, the session is served no
+workspace at all — never the server's own folder, which holds every other client's
+projects — and each of its tool calls is refused with ``NO_WORKSPACE`` saying why, until
+its roots change.
 """
 
 from __future__ import annotations
@@ -32,11 +35,17 @@ import anyio.to_thread
 import mcp_types as types
 
 from sari_core.server.catalog import ToolCatalog
-from sari_core.server.connections import CATALOG_KEY, NOTE_KEY, STATE_KEY, sdk_connection
+from sari_core.server.connections import (
+    CATALOG_KEY,
+    NOTE_KEY,
+    REFUSAL_KEY,
+    STATE_KEY,
+    sdk_connection,
+)
 from sari_core.server.roots import (
     FIRST_ROOTS_WAIT_SECONDS,
     HTTP_ROOTS_WAITS,
-    ask_roots,
+    ask_declared_roots,
     client_has_roots,
     handshake_era,
     listen_for_roots,
@@ -57,8 +66,21 @@ _ENDED_KEY = "sari.roots_session_ended"
 # of the server's: the client knows its own roots.
 OUTSIDE_NOTE = ("Some of your roots are not served: they lie outside the folder this Sari server "
                 "was started in (the operator's choice).")
-UNSERVED_NOTE = ("Your roots are not served (the server is at its limit of open folders, or "
-                 "could not open them); this session is served the server's own folder.")
+# Why a session is served no workspace: the message and hint of its calls' refusal.
+ALL_OUTSIDE = ("None of your roots is served: each lies outside the folder this Sari server "
+               "was started in (the operator's choice), so this session has no workspace.",
+               "Declare a root inside the server's folder, or ask the operator to serve yours.")
+NONE_LOCAL = ("None of your roots is served: none names an existing local folder, so this "
+              "session has no workspace.",
+              "Declare file:// roots of folders inside the server's folder.")
+TABLE_FULL = ("Your roots are not served: this Sari server already serves as many folder "
+              "sets as it may, so this session has no workspace.",
+              "Try again once another session ends (notifications/roots/list_changed), or ask "
+              "the operator to raise SARI_HTTP_MAX_WORKSPACES.")
+NOT_OPENED = ("Your roots are not served: the server could not open them, so this session "
+              "has no workspace.",
+              "Check that the folders exist and are readable, then send "
+              "notifications/roots/list_changed.")
 
 
 def max_workspaces() -> int:
@@ -131,30 +153,43 @@ class SessionRoots:
             await self._follow(ctx, connection)
 
     async def _follow(self, ctx: Any, connection: Any) -> None:
-        declared = await ask_roots(ctx, HTTP_ROOTS_WAITS)
-        if declared is None:
+        answer = await ask_declared_roots(ctx, HTTP_ROOTS_WAITS)
+        if answer is None:
             return
+        declared, named = answer
         within = self._within_bounds(declared)
-        if len(within) < len(declared):
-            connection.state[NOTE_KEY] = OUTSIDE_NOTE
-        folders = tuple(within) or tuple(self.fallback)
         async with self._lock:
             if connection.state.get(_ENDED_KEY):
                 return  # the client left while it was asked: nothing to serve it
+            if named and not within:  # it named roots, and none is served
+                await self._refuse(connection, ALL_OUTSIDE if declared else NONE_LOCAL)
+                return
+            if len(within) < len(declared):
+                connection.state[NOTE_KEY] = OUTSIDE_NOTE
+            folders = tuple(within) or tuple(self.fallback)  # declared none: the server's
             current = connection.state.get(_FOLDERS_KEY)
-            if folders == (current or tuple(self.fallback)):
+            if folders == (current or tuple(self.fallback)) \
+                    and REFUSAL_KEY not in connection.state:
                 return
             catalog = None
             if folders != tuple(self.fallback):
                 catalog = await self._acquire(folders)
-                if catalog is None:
-                    connection.state[NOTE_KEY] = UNSERVED_NOTE
+                if isinstance(catalog, tuple):
+                    await self._refuse(connection, catalog)
                     return
             await self._release(connection)
+            connection.state.pop(REFUSAL_KEY, None)
             if catalog is not None:
                 connection.state[_FOLDERS_KEY] = folders
                 connection.state[CATALOG_KEY] = catalog
             log.info("session served %s", ", ".join(map(str, folders)))
+
+    async def _refuse(self, connection: Any, why: tuple[str, str]) -> None:
+        """Serve the connection no workspace: its calls are refused with ``why``."""
+        await self._release(connection)
+        connection.state.pop(NOTE_KEY, None)
+        connection.state[REFUSAL_KEY] = why
+        log.warning("a session is served no workspace: %s", why[0])
 
     def _within_bounds(self, declared: list[Path]) -> list[Path]:
         """The declared folders inside the server's own (any client that reaches an HTTP
@@ -167,21 +202,20 @@ class SessionRoots:
                             "not served", folder, ", ".join(map(str, self.fallback)))
         return kept
 
-    async def _acquire(self, folders: tuple[Path, ...]) -> ToolCatalog | None:
+    async def _acquire(self, folders: tuple[Path, ...]) -> ToolCatalog | tuple[str, str]:
+        """The catalog serving ``folders``, or why they are not served (a refusal)."""
         shared = self._shared.get(folders)
         if shared is None:
             if len(self._shared) >= self.limit:
                 log.warning("a client's roots (%s) are not served: %d folder sets already are "
-                            "(%s); the session keeps %s", ", ".join(map(str, folders)),
-                            len(self._shared), MAX_WORKSPACES_VARIABLE,
-                            ", ".join(map(str, self.fallback)))
-                return None
+                            "(%s)", ", ".join(map(str, folders)), len(self._shared),
+                            MAX_WORKSPACES_VARIABLE)
+                return TABLE_FULL
             try:
                 kernel = await anyio.to_thread.run_sync(self.open_kernel, list(folders))
-            except (Exception, SystemExit) as exc:  # noqa: BLE001 - the session keeps its folder
-                log.warning("could not open %s (%s); the session keeps its folder",
-                            ", ".join(map(str, folders)), exc)
-                return None
+            except (Exception, SystemExit) as exc:  # noqa: BLE001 - refused, said why
+                log.warning("could not open %s (%s)", ", ".join(map(str, folders)), exc)
+                return NOT_OPENED
             shared = self._shared[folders] = _Shared(ToolCatalog(kernel))
         shared.sessions += 1
         return shared.catalog

@@ -39,8 +39,8 @@ async def test_concurrent_reads_of_one_session_never_overshoot(make_kernel) -> N
     outcomes: list[bool] = []
 
     async def one_read(client: Client) -> None:
-        response = body(await client.call_tool("read", {"mode": "file", "target": SMALL,
-                                                        "session_id": "shared"}))
+        response = body(await client.call_tool("read", {"mode": "file", "target": SMALL},
+                                               meta={"sari/session_id": "shared"}))
         outcomes.append(response["ok"])
         if not response["ok"]:
             assert_budget_refusal(response)
@@ -50,3 +50,15 @@ async def test_concurrent_reads_of_one_session_never_overshoot(make_kernel) -> N
         for number in range(40):
             group.start_soon(one_read, first if number % 2 else second)
     assert outcomes.count(True) == 25 and outcomes.count(False) == 15
+
+
+async def test_a_fresh_session_id_argument_in_each_read_still_meets_the_budget(make_kernel
+                                                                            ) -> None:
+    """A model writes any argument, listed or not: naming a new session in every call does
+    not open a new budget."""
+    server = SariServer(make_kernel())
+    async with connect(server) as client:
+        outcomes = [body(await client.call_tool("read", {"mode": "file", "target": SMALL,
+                                                         "session_id": f"s{number}"}))["ok"]
+                    for number in range(40)]
+    assert outcomes == [True] * 25 + [False] * 15

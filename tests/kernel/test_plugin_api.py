@@ -80,7 +80,55 @@ def test_spec_options_are_honoured_firstresult_returns_the_first_answer() -> Non
 
     for name in ("zeta", "alpha", "mid"):
         pm.register(Picker(name), name=name)
-    assert pm.call_each("sari_pick") == "alpha"  # one value, the first in canonical order
+    # pluggy's own rule: one value, from the plugin registered last
+    assert pm.call_each("sari_pick") == "mid" == pm.hook.sari_pick()
+
+    class Early(Picker):
+        @hookimpl(tryfirst=True)
+        def sari_pick(self) -> str:
+            return self.name
+
+    pm.register(Early("early"), name="early")
+    assert pm.call_each("sari_pick") == "early"
+
+
+def test_pluggy_runs_every_call_and_a_failing_plugin_is_still_isolated() -> None:
+    """A direct ``pm.hook`` call is the kernel's call: same answers, same isolation,
+    and pluggy's monitoring sees it."""
+
+    class Fails:
+        name = "fails"
+
+        @hookimpl
+        def sari_collect_metrics(self, session: object) -> dict[str, int]:
+            raise RuntimeError("broken")
+
+    class Counts:
+        name = "counts"
+
+        @hookimpl
+        def sari_collect_metrics(self, session: object, ctx: object = "own default"
+                                 ) -> dict[str, object]:
+            return {"ctx": ctx}
+
+    pm = SariPluginManager()
+    pm.register(Fails())
+    pm.register(Counts())
+    seen: list[str] = []
+    pm.add_hookcall_monitoring(lambda name, impls, kwargs: seen.append(name),
+                               lambda outcome, name, impls, kwargs: None)
+    direct = pm.hook.sari_collect_metrics(session=None, ctx="given")
+    assert sorted(direct, key=lambda r: r.plugin) == sorted(
+        pm.call_each("sari_collect_metrics", session=None, ctx="given"), key=lambda r: r.plugin)
+    failure = next(r for r in direct if r.plugin == "fails")
+    assert failure.failure == "RuntimeError: broken"
+    # whatever pluggy hands a defaulted argument, the kernel's call hands the same
+    counted = next(r for r in direct if r.plugin == "counts")
+    assert pm.metrics(session=None, ctx="given")["ctx"] == counted.value["ctx"]
+    assert seen == ["sari_collect_metrics"] * 3
+    assert isinstance(pm.get_plugin("counts"), Counts)
+    assert pm.unregister(name="fails").__class__ is Fails
+    assert pm.implementers("sari_collect_metrics") == ["counts"]
 
 
 @pytest.mark.filterwarnings("ignore:Argument")
@@ -89,7 +137,7 @@ def test_a_kernel_side_argument_error_is_the_kernels_not_a_plugin_error() -> Non
     call = ReadCall(mode="file", target="a.py")
     # A hook called without an argument the plugin declares: the caller's bug, raised
     # (the server answers INTERNAL_ERROR), never folded into the plugin's PLUGIN_ERROR.
-    with pytest.raises(pluggy.HookCallError, match="warner"):
+    with pytest.raises(pluggy.HookCallError, match="call"):
         kernel.pm.call_each("on_read_enter", calls=call, session=None, ctx=None)
     kernel.close()
 

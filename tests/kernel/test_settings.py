@@ -5,17 +5,22 @@ What the workspace may not set, and what a broken workspace file does: test_sett
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import pytest
 from pydantic import BaseModel, Field
 
 from sari_core.kernel.settings import SettingsError, SettingsSpec, SettingsStore
+from sari_core.kernel.trust import Tightens
+
+# Layering is what is tested here: every field may come from the workspace either way.
+_ANY = Tightens("either", "a demo")
 
 
 class DemoSettings(BaseModel):
-    max_reads: int = Field(25, ge=1)
-    mode: str = "soft"
-    excluded: list[str] = Field(default_factory=lambda: ["vendor/"])
+    max_reads: Annotated[int, _ANY] = Field(25, ge=1)
+    mode: Annotated[str, _ANY] = "soft"
+    excluded: Annotated[list[str], _ANY] = Field(default_factory=lambda: ["vendor/"])
 
 
 SPEC = SettingsSpec("demo", DemoSettings)

@@ -8,6 +8,7 @@ stop the server.
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -15,7 +16,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from sari_core.kernel.settings import SettingsError, SettingsSpec, SettingsStore
-from sari_core.kernel.trust import OperatorOnly
+from sari_core.kernel.trust import OperatorOnly, Tightens
 
 
 class GuardSettings(BaseModel):
@@ -29,7 +30,9 @@ class GuardSettings(BaseModel):
         default_factory=lambda: [".env"])
     policy: Annotated[Literal["warn", "enforce"], OperatorOnly(
         "warn serves what enforce refuses", workspace_may=("warn", "enforce"))] = "enforce"
-    label: str = "plain"
+    label: Annotated[str, Tightens("either", "only a label")] = "plain"
+    window: Annotated[int, Tightens("lower", "a wider window serves more")] = 60
+    undeclared: int = 5
 
 
 SPEC = SettingsSpec("guard", GuardSettings)
@@ -64,6 +67,33 @@ def test_workspace_command_is_ignored_with_one_warning_naming_the_key(
     assert settings.label == "mine"  # an ordinary setting still comes from the workspace
     assert len(store.notices) == 1 and "guard.command in sari.toml [guard]" in store.notices[0]
     assert [r.getMessage() for r in caplog.records].count(f"settings: {store.notices[0]}") == 1
+
+
+def test_a_setting_declaring_no_direction_is_the_operators_alone(
+        sides: tuple[Path, Path]) -> None:
+    """A field that does not say which way is tighter cannot be judged, so a workspace file
+    does not set it; the operator still does."""
+    workspace, operator = sides
+    (workspace / "sari.toml").write_text("[guard]\nundeclared = 1\n")
+    store = _load(workspace, operator)
+    assert store.get("guard").undeclared == 5
+    assert len(store.notices) == 1
+    assert "guard.undeclared in sari.toml [guard] ignored" in store.notices[0]
+    assert "declares no direction" in store.notices[0]
+    assert _load(workspace, operator, {"SARI_GUARD__UNDECLARED": "1"}).get(
+        "guard").undeclared == 1
+
+
+def test_a_declared_direction_keeps_a_tightening_and_ignores_a_loosening(
+        sides: tuple[Path, Path]) -> None:
+    workspace, operator = sides
+    (workspace / "sari.toml").write_text("[guard]\nwindow = 10\n")
+    assert _load(workspace, operator).get("guard").window == 10
+    (workspace / "sari.toml").write_text("[guard]\nwindow = 100000\n")
+    store = _load(workspace, operator)
+    assert store.get("guard").window == 60
+    assert "guard.window in sari.toml [guard] ignored: a wider window serves more" \
+        in store.notices[0]
 
 
 def test_pyproject_table_goes_through_the_same_rule(sides: tuple[Path, Path]) -> None:
@@ -102,6 +132,23 @@ def test_trust_from_the_environment(sides: tuple[Path, Path]) -> None:
     (workspace / "sari.toml").write_text('[guard]\nlimit = 500\n')
     store = _load(workspace, operator, {"SARI_TRUSTED_WORKSPACES": str(workspace)})
     assert store.get("guard").limit == 500
+
+
+@pytest.mark.parametrize("entry", ["", ".", "..", "ws", "./ws"])
+def test_a_relative_trusted_entry_is_refused_naming_it(
+        sides: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, entry: str) -> None:
+    """A relative entry would trust whatever folder the server starts in."""
+    workspace, operator = sides
+    monkeypatch.chdir(workspace)
+    (workspace / "sari.toml").write_text('[guard]\nlimit = 500\n')
+    _operator(operator, f'trusted_workspaces = ["{entry}"]\n')
+    with pytest.raises(SettingsError, match=rf"trusted_workspaces entry '{re.escape(entry)}' "
+                                            r"\(from .*config.toml\) is not an absolute path"):
+        _load(workspace, operator)
+    if entry:
+        operator.unlink()
+        with pytest.raises(SettingsError, match="SARI_TRUSTED_WORKSPACES"):
+            _load(workspace, operator, {"SARI_TRUSTED_WORKSPACES": entry})
 
 
 def test_trust_is_not_read_from_the_workspace(sides: tuple[Path, Path]) -> None:

@@ -163,6 +163,10 @@ def body(result: types.CallToolResult) -> dict[str, Any]:
     return result.structured_content
 
 
+# The client program names the session (in _meta): a session_id argument is only a scope.
+MCP_SESSION = {"sari/session_id": "mcp"}
+
+
 async def test_context_query_over_a_real_mcp_connection(make_kernel) -> None:
     kernel = make_kernel()
     server = SariServer(kernel)
@@ -175,28 +179,29 @@ async def test_context_query_over_a_real_mcp_connection(make_kernel) -> None:
         assert "default" not in schema["limit"]
         assert set(schema["scope"]["enum"]) == {"auto", "session", "workspace", "team"}
         edit = body(await client.call_tool("edit", {
-            "path": "src/parser.py", "old_string": "split()", "new_string": "split(';')",
-            "session_id": "mcp"}))
+            "path": "src/parser.py", "old_string": "split()", "new_string": "split(';')"},
+            meta=MCP_SESSION))
         edit_id = edit["meta"]["execution_id"]
         chat = ExecutionLog.of(kernel).chat_session("mcp", project_root=ROOT)
         chat.user("use semicolons as the wombat delimiter")
         chat.tool("edit", json.dumps(edit), execution_id=edit_id)
 
         by_text = body(await client.call_tool("context_query", {
-            "text": "wombat delimiter", "session_id": "mcp"}))
+            "text": "wombat delimiter"}, meta=MCP_SESSION))
         assert [f["content"] for f in by_text["frames"]] == [
             "use semicolons as the wombat delimiter"]
         text = render(by_text)
         assert "user: use semicolons as the wombat delimiter" in text
         assert not text.lstrip().startswith("{") and '"frames"' not in text
         by_id = body(await client.call_tool("context_query", {  # unlisted, still accepted
-            "execution_id": edit_id, "session_id": "mcp"}))
+            "execution_id": edit_id}, meta=MCP_SESSION))
         assert [f["execution_id"] for f in by_id["frames"]] == [edit_id]
         assert [e["id"] for e in by_id["executions"]] == [edit_id]
         assert by_id["meta"]["stabilization"]["reason_codes"] == []
         paged = body(await client.call_tool("context_query", {  # unlisted, still accepted
-            "text": "wombat delimiter", "session_id": "mcp", "offset": 1, "kind": "frames",
-            "scope": "session", "include_compacted": False, "chat_session_id": "mcp"}))
+            "text": "wombat delimiter", "offset": 1, "kind": "frames",
+            "scope": "session", "include_compacted": False, "chat_session_id": "mcp"},
+            meta=MCP_SESSION))
         assert paged["ok"] and paged["frames"] == []
         refused = await client.call_tool("context_query", {"since": "soon"})
         assert refused.is_error is True

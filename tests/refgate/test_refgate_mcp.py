@@ -59,10 +59,12 @@ async def test_the_same_search_on_another_connection_issues_the_same_refs(
 async def test_a_named_session_shares_its_refs_across_connections(server: SariServer) -> None:
     async with Client(server.lowlevel, mode="legacy") as first, \
             Client(server.lowlevel, mode="legacy") as second:
-        found = _body(await first.call_tool("search", {"query": "load_config",
-                                                       "session_id": "agent"}))
+        found = _body(await first.call_tool("search", {"query": "load_config"},
+                                            meta={"sari/session_id": "agent"}))
         match = found["matches"][0]
         read = {"mode": "file", "target": match["path"], "candidate_id": match["candidate_id"]}
-        assert _body(await second.call_tool("read", {**read, "session_id": "agent"}))["ok"]
-        refused = _body(await second.call_tool("read", {**read, "session_id": "other"}))
+        assert _body(await second.call_tool("read", read,
+                                            meta={"sari/session_id": "agent"}))["ok"]
+        refused = _body(await second.call_tool("read", read,
+                                               meta={"sari/session_id": "other"}))
         assert refused["error"]["code"] == "SEARCH_FIRST_REQUIRED"

@@ -12,10 +12,17 @@ writes of the files that make tools run commands (Sari's own config naming a val
   appear;
 * the tree outside the workspace is compared before and after: nothing may change;
 * every call is answered within ``CALL_DEADLINE_SECONDS``, and a ``ping`` sent every half
-  second throughout is answered within ``PING_DEADLINE_SECONDS``.
+  second throughout is answered within ``PING_DEADLINE_SECONDS``;
+* arguments the schema does not list (the ones programs pass: ``session_id``, refs, preview
+  shaping, and plugin tools' unlisted ones) are drawn too, a fresh ``session_id`` most of
+  the time: reads served on the campaign's one connection stay within the read budget;
+* secret literals are drawn into every field (paths, queries, contents, unlisted arguments):
+  none may rest verbatim in any file under the server's state folder afterwards (the
+  execution log, its spool, the server log).
 
 :func:`run_campaign` returns the counts (tries, refused, hung, escaped, leaked, ran,
-internal errors, late pings); the test asserts the bad ones are zero.
+internal errors, late pings, reads over budget, secrets at rest); the test asserts the bad
+ones are zero.
 """
 
 from __future__ import annotations
@@ -44,6 +51,13 @@ CALL_DEADLINE_SECONDS = 30.0  # a search stops at 5 s; the rest is margin for a 
 PING_DEADLINE_SECONDS = 10.0
 PING_EVERY_SECONDS = 0.5
 SEED = 20261126
+# The read budget of one session (sari-budget's default), and the read tools it counts.
+READ_BUDGET = 25
+READ_TOOLS = {"read", "read_file", "read_symbol", "get_snippet", "dry_run_diff"}
+# Arguments no listed schema names, which a model may send anyway.
+UNLISTED_ARGUMENTS = ("session_id", "preview_mode", "max_preview_chars", "bundle_id",
+                      "candidate_id", "execution_id", "chat_session_id", "scope", "kind",
+                      "offset", "include_compacted")
 
 
 @dataclass
@@ -57,6 +71,9 @@ class Counts:
     internal: int = 0  # INTERNAL_ERROR or JSON-RPC -32603
     pings: int = 0
     pings_late: int = 0
+    reads_served: int = 0  # read calls answered ok
+    over_budget: int = 0  # reads served beyond the one session's budget
+    at_rest: int = 0  # files under the state folder holding a drawn secret verbatim
 
     def as_dict(self) -> dict[str, int]:
         return asdict(self)
@@ -72,6 +89,22 @@ class Arena:
     markers: Path
     outside_canary: str
     secret_canary: str
+    state: Path  # the server's state folder
+
+    def drawn_secrets(self) -> list[str]:
+        """Secret literals the generator puts into fields (each a pattern redaction knows)."""
+        return [self.secret_canary, "AKIA" + self.secret_canary[-16:].upper(),
+                "ghp_" + (self.secret_canary[-18:] * 2)]
+
+    def files_at_rest(self) -> list[str]:
+        """The files under the state folder that hold a drawn secret verbatim."""
+        found = []
+        for path in sorted(self.state.rglob("*")):
+            if path.is_file():
+                data = path.read_bytes()
+                if any(secret.encode() in data for secret in self.drawn_secrets()):
+                    found.append(str(path.relative_to(self.state)))
+        return found
 
     def outside_tree(self) -> dict[str, tuple[int, str]]:
         found: dict[str, tuple[int, str]] = {}
@@ -95,7 +128,8 @@ def make_arena(base: Path) -> Arena:
                                                     encoding="utf-8")
     (workspace / "link_out").symlink_to(outside, target_is_directory=True)
     (workspace / "canary_link.txt").symlink_to(outside / "canary.txt")
-    return Arena(base, workspace, outside, markers, outside_canary, secret_canary)
+    return Arena(base, workspace, outside, markers, outside_canary, secret_canary,
+                 base / "server" / "state")
 
 
 # --- what the generator draws from ------------------------------------------------------
@@ -113,6 +147,11 @@ def _paths(arena: Arena) -> list[str]:
         "\uff0e\uff0e/outside/canary.txt", "\u2024\u2024/outside/canary.txt",
         "src/\u202eyp.ppa", "src/cafe\u0301.py", ".env", "src/settings.py", ".env.local",
         str(arena.base / "ws" / ".." / "outside" / "canary.txt"), "/dev/zero", "/dev/stdin",
+        # Sari's own folders, every way they may be named from here
+        str(arena.state / "http-token"), str(arena.state / "logs" / "server.log"),
+        str(arena.state / "execution_log.db"), "../server/state/http-token",
+        str(arena.base / "server" / "home" / ".config" / "sari" / "config.toml"),
+        "~/.config/sari/config.toml", "~/.local/state/sari/http-token",
     ]
 
 
@@ -147,6 +186,7 @@ class Generator:
         self.tools = tools
         self.paths = _paths(arena)
         self.planted = 0
+        self.fresh_sessions = 0
 
     def _nested(self, depth: int) -> Any:
         value: Any = "leaf"
@@ -163,8 +203,22 @@ class Generator:
             lambda: "x" * rng.choice([10_000, 300_000]), lambda: self._nested(rng.randint(5, 150)),
             lambda: [rng.randint(0, 9)] * rng.choice([10, 10_000]),
             lambda: {"unexpected": [1, {"deeper": None}]}, lambda: "\u202e\ufeff\u200b",
-            lambda: "${HOME}%s%n`id`$(id)",
+            lambda: "${HOME}%s%n`id`$(id)", lambda: self._secret_text(),
         ])()
+
+    def _secret_text(self) -> str:
+        """A value carrying a secret literal, bare or inside text."""
+        secret = self.rng.choice(self.arena.drawn_secrets())
+        return self.rng.choice([secret, f"key = '{secret}'", f"{secret}.py", f"src/{secret}",
+                                f"Authorization: Bearer {secret}"])
+
+    def _unlisted(self) -> tuple[str, Any]:
+        """An argument no schema lists: most often a fresh session_id."""
+        name = self.rng.choice(UNLISTED_ARGUMENTS)
+        if name == "session_id" and self.rng.random() < 0.8:
+            self.fresh_sessions += 1
+            return name, f"s{self.fresh_sessions}"
+        return name, self._any()
 
     def _value(self, key: str, prop: dict[str, Any]) -> Any:
         rng = self.rng
@@ -175,6 +229,8 @@ class Generator:
             return rng.choice(self.paths)
         if key in ("query", "path_glob") and rng.random() < 0.8:
             return rng.choice(REGEXES + self.paths + ["helper", "API_KEY", "DB_PASSWORD"])
+        if rng.random() < 0.1:  # a secret in any field
+            return self._secret_text()
         return self._any()
 
     def planted_write(self) -> tuple[str, dict[str, Any]]:
@@ -199,6 +255,16 @@ class Generator:
         arguments = {key: self._value(key, properties[key]) for key in keys}
         if rng.random() < 0.1:
             arguments[rng.choice(["extra", "__proto__", "\x00", "x" * 200])] = self._any()
+        if rng.random() < 0.3:
+            key, value = self._unlisted()
+            arguments[key] = value
+        if name in READ_TOOLS and rng.random() < 0.3:  # a read that would be served...
+            target = rng.choice(["src/app.py", "README.md"])
+            arguments = {"mode": "file", "target": target} if name == "read" \
+                else {"path": target}
+            if rng.random() < 0.5:  # ...naming a session of its own, as a model may
+                self.fresh_sessions += 1
+                arguments["session_id"] = f"s{self.fresh_sessions}"
         return name, arguments
 
 
@@ -278,6 +344,8 @@ async def run_campaign(arena: Arena, transport: str, *, calls: int, seconds: flo
     counts.ran = sum(1 for _ in arena.markers.iterdir())
     if arena.outside_tree() != before:
         counts.escaped += 1
+    counts.over_budget = max(0, counts.reads_served - READ_BUDGET)
+    counts.at_rest = len(arena.files_at_rest())  # the server has stopped: all is written
     return counts
 
 
@@ -299,8 +367,10 @@ async def _one_call(client: Client, arena: Arena, counts: Counts, name: str,
         return
     seen = _seen(result)
     counts.escaped += arena.outside_canary in seen
-    counts.leaked += arena.secret_canary in seen
+    counts.leaked += arena.secret_canary in seen and arena.secret_canary not in \
+        json.dumps(arguments, ensure_ascii=False, default=str)  # its own echo is no leak
     body = result.structured_content or {}
+    counts.reads_served += name in READ_TOOLS and body.get("ok") is True
     if result.is_error or body.get("ok") is False:
         counts.refused += 1
         counts.internal += (body.get("error") or {}).get("code") == "INTERNAL_ERROR"

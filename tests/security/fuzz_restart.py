@@ -5,10 +5,14 @@ reach the session that follows them. Here each round, drawn with a fixed seed, h
 agent ``write`` Sari's own workspace config (``sari.toml`` and ``[tool.sari.*]`` of
 ``pyproject.toml``): invalid TOML, an lspgate validator or language server that touches a
 marker file, secretguard switched off, budget limits raised, an ``exclude`` of the wrong
-type, and a workspace ``.venv/bin/python`` that touches a marker. Then the server is
-restarted (a new ``sari serve`` process over stdio, official MCP client) and must:
+type, a workspace ``.venv/bin/python`` that touches a marker, and every setting a workspace
+may not loosen set to a looser value (a one-read session lifetime, a spoofed machine name, a
+thinned log, a wider match window...). Then the server is restarted (a new ``sari serve``
+process over stdio, official MCP client) and must:
 
 * start and answer ``initialize``, ``ping`` and a ``read``;
+* hold the read budget: reads that each name a fresh ``session_id``, spaced past the looser
+  session lifetime, are still counted in one session (at most its 25 served);
 * take an edit of a ``.py`` file (what runs validators) without running a planted command;
 * still refuse ``.env`` and never return the canary secret in it.
 
@@ -18,6 +22,7 @@ The restarted server of one round is the writer of the next, so ``rounds`` round
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import random
 import secrets
@@ -27,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from looser_settings import looser_workspace_config
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from sari_stdio import body, isolated_env, read_past_refgate
@@ -43,6 +49,11 @@ _BUDGET_UP = ("max_reads_per_session = 1000000000\nmax_total_read_lines = 100000
               "max_single_read_lines = 1000000000\n")
 
 # (path, template): ``{marker}`` becomes a fresh marker file outside the workspace.
+# Every setting a workspace may not loosen, loosened at once; a one-read session lifetime.
+EVERY_SETTING = ("sari.toml", looser_workspace_config("{marker}").replace("{", "{{")
+                 .replace("}", "}}").replace("{{marker}}", "{marker}"))
+LIFETIME = ("sari.toml", "[core]\nsession_ttl_seconds = 0.05\n[budget]\n"
+                         "min_match_window_lines = 100000\n")
 HOSTILE_CONFIGS: list[tuple[str, str]] = [
     ("sari.toml", "[lspgate\n" + _VALIDATOR),
     ("sari.toml", "[lspgate]\n" + _VALIDATOR),
@@ -60,7 +71,13 @@ HOSTILE_CONFIGS: list[tuple[str, str]] = [
     ("pyproject.toml", "[project\n[tool.sari.lspgate]\n" + _VALIDATOR),
     (".venv/bin/python", "#!/bin/sh\ntouch {marker}\n"),
     (".venv/pyvenv.cfg", "home = /usr/bin\n"),
+    EVERY_SETTING,
+    LIFETIME,
 ]
+# Written last in the first rounds, whatever else is drawn, so a restart always faces them.
+FIRST_ROUNDS = (EVERY_SETTING, LIFETIME)
+# The read budget a restarted server must hold (sari-budget's default).
+READ_BUDGET = 25
 
 
 @dataclass
@@ -73,6 +90,7 @@ class RestartCounts:
     secret_refused: int = 0  # the .env read answered ok: false
     leaked: int = 0  # the canary secret in any result
     ran: int = 0  # marker files a planted command touched
+    over_budget: int = 0  # reads served beyond the budget (fresh session_id arguments)
 
     def as_dict(self) -> dict[str, int]:
         return asdict(self)
@@ -120,7 +138,10 @@ async def run_restart_arm(base: Path, *, rounds: int, seed: int = SEED) -> Resta
                     if round_number == rounds:
                         break
                     counts.rounds += 1
-                    for path, template in rng.sample(HOSTILE_CONFIGS, rng.randint(1, 3)):
+                    drawn = rng.sample(HOSTILE_CONFIGS, rng.randint(1, 3))
+                    if round_number < len(FIRST_ROUNDS):
+                        drawn.append(FIRST_ROUNDS[round_number])
+                    for path, template in drawn:
                         planted += 1
                         content = template.format(marker=markers / f"ran-{planted}")
                         reply = body(await client.call_tool("write", {"path": path,
@@ -145,3 +166,11 @@ async def _check_restarted(client: Client, counts: RestartCounts, canary: str) -
     search = await client.call_tool("search", {"query": "DB_PASSWORD"})
     seen = [json.dumps(reply) for reply in (*results, secret)] + [_seen(edit), _seen(search)]
     counts.leaked += any(canary in text for text in seen)
+    if importlib.util.find_spec("sari_budget") is not None:
+        served = 1  # the read above
+        for number in range(READ_BUDGET + 1):
+            await anyio.sleep(0.06)  # past a workspace's session lifetime of 0.05 s
+            reply = await client.call_tool("read", {"mode": "file", "target": "pkg/calc.py",
+                                                    "session_id": f"fresh-{number}"})
+            served += body(reply).get("ok") is True
+        counts.over_budget += max(0, served - READ_BUDGET)

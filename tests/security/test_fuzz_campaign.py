@@ -9,6 +9,7 @@ A short budget here (about 20 seconds of calls per transport); a long run on dem
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 from pathlib import Path
@@ -39,3 +40,6 @@ async def test_the_campaign_finds_nothing_hung_escaped_leaked_or_run(
     assert counts.hung == 0 and counts.pings_late == 0, report
     assert counts.escaped == 0 and counts.leaked == 0 and counts.ran == 0, report
     assert counts.internal == 0, report
+    assert counts.at_rest == 0, (report, arena.files_at_rest())
+    if importlib.util.find_spec("sari_budget") is not None:
+        assert counts.reads_served > 0 and counts.over_budget == 0, report

@@ -45,6 +45,14 @@ def test_the_canary_secret_stays_refused_after_every_restart(
     assert restart_arm.leaked == 0, restart_arm.as_dict()
 
 
+@pytest.mark.skipif(importlib.util.find_spec("sari_budget") is None,
+                    reason="the read budget is sari-budget's")
+def test_the_read_budget_holds_after_every_restart(restart_arm: RestartCounts) -> None:
+    """Neither a fresh session_id argument per read nor a workspace's session lifetime opens
+    a new budget."""
+    assert restart_arm.over_budget == 0, restart_arm.as_dict()
+
+
 @pytest.mark.skipif(importlib.util.find_spec("sari_lspgate") is None,
                     reason="validators and language servers run only with sari-lspgate")
 def test_no_planted_command_runs_after_a_restart(restart_arm: RestartCounts) -> None:

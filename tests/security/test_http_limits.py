@@ -111,3 +111,16 @@ def test_a_client_opening_many_sessions_evicts_only_its_own(
         assert _call(served.url, "editor/1.0", editor) == 200  # still there
         assert _call(served.url, "greedy/1.0", greedy[-1]) == 200  # its newest serve
         assert _call(served.url, "greedy/1.0", greedy[0]) == 404  # its oldest went
+
+
+def test_a_client_changing_its_user_agent_still_evicts_no_other_clients_session(
+        tmp_path: Path, env: dict[str, str]) -> None:
+    """A client names its own User-Agent: with a new one per session it is as many clients,
+    and at the cap in all its new sessions are refused instead of taking the editor's."""
+    workspace = make_git_workspace(tmp_path / "ws")
+    capped = {**env, "SARI_HTTP_MAX_SESSIONS": "8"}
+    with serve(workspace, capped, tmp_path / "http.log") as served:
+        editor = _open_session(served.url, "editor/1.0")
+        opened = [_post(served.url, INITIALIZE, f"greedy/{number}")[0] for number in range(12)]
+        assert opened == [200] * 7 + [503] * 5
+        assert _call(served.url, "editor/1.0", editor) == 200  # still there

@@ -23,8 +23,13 @@ MARKER = "pelican-migration-note"
 
 
 async def call(url: str, tool: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """One call on a connection of its own, in the session its ``session_id`` names (the
+    client program names it in ``_meta``: an argument would only be a scope)."""
+    arguments = dict(arguments)
+    session = arguments.pop("session_id", None)
+    meta = {"sari/session_id": session} if session else None
     async with Client(url, read_timeout_seconds=60) as client:
-        result = await client.call_tool(tool, arguments)
+        result = await client.call_tool(tool, arguments, meta=meta)
     assert result.structured_content is not None
     return result.structured_content, json.dumps(result.model_dump(mode="json"))
 

@@ -121,14 +121,26 @@ async def test_a_root_outside_the_servers_folder_is_not_served(tmp_path: Path) -
             assert str(made["cwd"]) not in _text(first)  # no server path in an answer
             assert await found_paths(client, "alpha_only") == ["alpha_only.py"]
             assert await found_paths(client, "outside_only") == []
+        # Every root refused: no workspace at all (never the server's folder, which holds
+        # every other project), and every call says why.
         async with http_client(served.url, [made["outside"]]) as (client, _):
-            first = await client.call_tool("search", {"query": "outside_only", "kind": "path"})
-            assert "Some of your roots are not served" in _text(first)
-            assert (first.structured_content or {})["matches"] == []
-            later = await client.call_tool("search", {"query": "top_only", "kind": "path"})
-            assert "roots are not served" not in _text(later)  # said once
-            assert [match["path"] for match in later.structured_content["matches"]] == \
-                ["top_only.py"]
+            for arguments in ({"query": "top_only", "kind": "path"},
+                              {"query": "alpha_marker"}):
+                refused = await client.call_tool("search", arguments)
+                assert refused.is_error
+                assert refused.structured_content["error"]["code"] == "NO_WORKSPACE"
+                assert "None of your roots is served" in _text(refused)
+                assert "top_only" not in _text(refused) and "alpha_only" not in _text(refused)
+            wrote = await client.call_tool("write", {"path": "alpha/planted.txt",
+                                                     "content": "x\n"})
+            assert wrote.structured_content["error"]["code"] == "NO_WORKSPACE"
+            assert not (made["alpha"] / "planted.txt").exists()
+            assert not (made["cwd"] / "alpha" / "planted.txt").exists()
+        # Roots naming no local folder are refused the same way.
+        async with http_client(served.url, [made["cwd"] / "no-such-folder"]) as (client, _):
+            refused = await client.call_tool("search", {"query": "top_only", "kind": "path"})
+            assert refused.structured_content["error"]["code"] == "NO_WORKSPACE"
+            assert "none names an existing local folder" in _text(refused)
         assert f"root {made['outside']} is outside" in served.stderr()
 
 
@@ -136,7 +148,8 @@ def _text(result: Any) -> str:
     return "\n".join(getattr(block, "text", "") for block in result.content)
 
 
-async def test_roots_beyond_the_bound_keep_the_current_folder(tmp_path: Path) -> None:
+async def test_roots_beyond_the_bound_are_refused_not_served_the_servers_folder(
+        tmp_path: Path) -> None:
     made = folders(tmp_path)
     log = tmp_path / "server.log"
     env = {**env_for(tmp_path), "SARI_LOG_LEVEL": "INFO", "SARI_HTTP_MAX_WORKSPACES": "1"}
@@ -144,11 +157,16 @@ async def test_roots_beyond_the_bound_keep_the_current_folder(tmp_path: Path) ->
         async with http_client(served.url, [made["alpha"]]) as (first, _):
             assert await found_paths(first, "alpha_only") == ["alpha_only.py"]
             async with http_client(served.url, [made["beta"]]) as (second, _):
-                told = await second.call_tool("search", {"query": "top_only", "kind": "path"})
-                assert "Your roots are not served" in _text(told)
-                assert await found_paths(second, "top_only") == ["top_only.py"]
-                # served from the server's folder, not from its root "beta"
-                assert await found_paths(second, "beta_only") == ["beta/beta_only.py"]
+                for query in ("top_only", "alpha_only", "beta_only"):
+                    told = await second.call_tool("search", {"query": query, "kind": "path"})
+                    assert told.structured_content["error"]["code"] == "NO_WORKSPACE"
+                    assert "already serves as many folder sets" in _text(told)
+                wrote = await second.call_tool("write", {"path": "alpha/planted.txt",
+                                                         "content": "x\n"})
+                assert wrote.structured_content["error"]["code"] == "NO_WORKSPACE"
+                assert not (made["alpha"] / "planted.txt").exists()
+            # The first session is served as before.
+            assert await found_paths(first, "alpha_only") == ["alpha_only.py"]
             assert "SARI_HTTP_MAX_WORKSPACES" in served.stderr()
 
 
@@ -175,11 +193,11 @@ async def test_a_session_that_ends_while_its_roots_are_asked_leaves_no_index_ope
     made = folders(tmp_path)
     answered = anyio.Event()
 
-    async def slow_answer(ctx: Any, waits: Any) -> list[Path]:
+    async def slow_answer(ctx: Any, waits: Any) -> tuple[list[Path], int]:
         await answered.wait()
-        return [made["alpha"]]
+        return [made["alpha"]], 1
 
-    monkeypatch.setattr(session_roots, "ask_roots", slow_answer)
+    monkeypatch.setattr(session_roots, "ask_declared_roots", slow_answer)
     server = SariServer(open_kernel([made["cwd"]]))
     follower = session_roots.SessionRoots(server, open_kernel, [made["cwd"]])
     connection = _Connection()

@@ -15,6 +15,7 @@ from server_fixture_files import FILES
 
 from sari_core import Kernel
 from sari_core.costmodel import tokens
+from sari_core.kernel.identity import model_identity
 from sari_core.server import SariServer
 from sari_core.server.catalog import ToolCatalog
 from sari_core.server.options import OptionsError, ServerOptions, load_options
@@ -72,7 +73,8 @@ def test_every_example_in_a_listed_description_is_a_valid_call(tmp_path: Path) -
                     for example in _examples(tool.description or "")]
         assert "search" in {name for name, _ in examples}
         for name, example in examples:
-            response = catalog.get(name).invoke(example, "examples")  # type: ignore[union-attr]
+            response = catalog.get(name).invoke(  # type: ignore[union-attr]
+                example, model_identity(example, "examples"))
             assert response["ok"], (name, example, response.get("error"))
     finally:
         kernel.close()

@@ -195,13 +195,27 @@ async def test_each_connection_has_its_own_session_ended_on_close(make_server, p
     assert server.connections.opened == server.connections.closed == 3
 
 
-async def test_session_id_shares_state_across_connections(make_server) -> None:
+async def test_a_session_the_client_names_shares_state_across_connections(make_server) -> None:
     server = make_server()
     for _ in range(2):
         async with connect(server) as client:
-            response = body(await client.call_tool("search", {"query": "os",
-                                                              "session_id": "chat-1"}))
+            response = body(await client.call_tool("search", {"query": "os"},
+                                                   meta={"sari/session_id": "chat-1"}))
     assert response["meta"]["stabilization"]["metrics_snapshot"]["search_count"] == 2
+
+
+async def test_a_session_id_argument_is_a_scope_not_a_session(make_server) -> None:
+    """The model writes arguments: a fresh session_id in each call must not open a fresh
+    session (nor share another connection's)."""
+    server = make_server()
+    async with connect(server) as client:
+        for number in range(3):
+            response = body(await client.call_tool("search", {"query": "os",
+                                                              "session_id": f"s{number}"}))
+    assert response["meta"]["stabilization"]["metrics_snapshot"]["search_count"] == 3
+    async with connect(server) as other:
+        response = body(await other.call_tool("search", {"query": "os", "session_id": "s0"}))
+    assert response["meta"]["stabilization"]["metrics_snapshot"]["search_count"] == 1
 
 
 class BlockingEngine(MemoryEngine):

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from sari_core import OperatorOnly
+from sari_core import OperatorOnly, Tightens
 
 SECTION = "budget"
 
@@ -37,7 +37,8 @@ class BudgetSettings(BaseModel):
         40000, ge=1,
         description="Characters one read that names its range may deliver, instead of "
                     "max_preview_chars.")
-    min_match_window_lines: int = Field(
+    min_match_window_lines: Annotated[int, Tightens(
+        "lower", "a wider window around a match serves more lines than a read may")] = Field(
         60, ge=1,
         description="Lines a whole-file read of a long file shows at least when it is served "
                     "as the definition the session's search matched: the definition, 10 lines "

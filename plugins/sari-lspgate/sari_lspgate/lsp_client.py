@@ -9,6 +9,7 @@ capability registration, refreshes) and drops their log and progress chatter.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,24 @@ NULL_REQUESTS = (lsp.CLIENT_UNREGISTER_CAPABILITY, lsp.WINDOW_WORK_DONE_PROGRESS
                  lsp.WINDOW_SHOW_MESSAGE_REQUEST, lsp.WORKSPACE_DIAGNOSTIC_REFRESH,
                  lsp.WORKSPACE_SEMANTIC_TOKENS_REFRESH, lsp.WORKSPACE_INLAY_HINT_REFRESH,
                  lsp.WORKSPACE_CODE_LENS_REFRESH)
+
+
+class MessageBodiesAtDebug(logging.Filter):
+    """pygls logs every message it sends or gets answered at INFO, whole: a didOpen or
+    didChange carries a file's full text, secrets and all, and the server log keeps INFO by
+    default. Those records are kept for DEBUG (a handler at INFO then drops them)."""
+
+    _BODIES = ("Sending data", "Client response")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno == logging.INFO and str(record.msg).startswith(self._BODIES):
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return True
+
+
+_PYGLS_MESSAGES = logging.getLogger("pygls.protocol.json_rpc")
+if not any(isinstance(f, MessageBodiesAtDebug) for f in _PYGLS_MESSAGES.filters):
+    _PYGLS_MESSAGES.addFilter(MessageBodiesAtDebug())
 
 
 def lsp_converter() -> Any:

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from sari_core import OperatorOnly
+from sari_core import OperatorOnly, Tightens
 
 SECTION = "lspgate"
 
@@ -64,7 +64,8 @@ class CommandValidatorConfig(BaseModel):
 class LspGateSettings(BaseModel):
     """What validates an edit, what gates the session, and what happens when a validator fails."""
 
-    enabled: Annotated[bool, OperatorOnly("false turns the gate off", workspace_may="enable")] = Field(
+    enabled: Annotated[bool, OperatorOnly(
+        "false turns the gate off", workspace_may="enable")] = Field(
         True, description="Validate mutations and gate the session; false turns the plugin off.")
     ruff: Annotated[bool, OperatorOnly("false stops a validator", workspace_may="enable")] = Field(
         True, description="Validate Python files with `ruff server` (syntax errors and lint).")
@@ -121,12 +122,14 @@ class LspGateSettings(BaseModel):
         "false lets changes made outside Sari pass", workspace_may="enable")] = Field(
         True, description="Changes made outside Sari (noticed on disk) gate the session too; "
                           "false only reports their new errors as a warning.")
-    max_examples: int = Field(
+    max_examples: Annotated[int, Tightens("either", "only shapes a gate summary")] = Field(
         5, ge=1, description="Diagnostics listed in a gate summary (file:line - message).")
-    navigation: bool = Field(
+    navigation: Annotated[bool, Tightens(
+        "either", "chooses which source answers navigation, no guard")] = Field(
         True, description="Answer references, callers and implementations searches from the "
                           "language servers already running (exact), not from the index alone.")
-    prewarm: bool = Field(
+    prewarm: Annotated[bool, OperatorOnly(
+        "starts language servers before any edit asks for them")] = Field(
         False, description="Start the Python servers in the background when the kernel starts "
                            "instead of at the first edit of a Python file.")
 

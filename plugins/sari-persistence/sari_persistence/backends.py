@@ -14,7 +14,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -79,15 +79,10 @@ class PostgresBackend:
     name = "postgresql"
 
     def __init__(self, url: str, *, pool_size: int = 4, connect_timeout: float = 5.0) -> None:
-        try:
-            import psycopg  # noqa: F401
-            from psycopg_pool import ConnectionPool
-        except ImportError as exc:
-            raise ExecutionLogUnavailable(
-                "database_url names PostgreSQL but psycopg is not installed; install it with: "
-                "pip install 'sari-persistence[postgres]'") from exc
+        ConnectionPool = _pool_class()  # noqa: N806 - a class
         self._url = url
         self.location = dsn.display(url)
+        _check_conninfo(url, self.describe_error)
         self.connect_timeout = connect_timeout
         self._ready = threading.Lock()
         self.migrated = False
@@ -191,3 +186,44 @@ class PostgresBackend:
     def close(self) -> None:
         # Connection attempts still running against an away database are not waited for long.
         self.pool.close(timeout=1.0)
+
+
+_INSTALL = "install it with: pip install 'sari-persistence[postgres]'"
+
+
+def _pool_class() -> Any:
+    """psycopg's ``ConnectionPool``; the driver or the pool package that is missing is named."""
+    try:
+        import psycopg  # noqa: F401
+    except ImportError as exc:
+        raise ExecutionLogUnavailable(
+            f"database_url names PostgreSQL but psycopg is not installed; {_INSTALL}") from exc
+    try:
+        from psycopg_pool import ConnectionPool
+    except ImportError as exc:
+        raise ExecutionLogUnavailable(
+            "database_url names PostgreSQL but psycopg_pool (the psycopg-pool package) is not "
+            f"installed; {_INSTALL}") from exc
+    return ConnectionPool
+
+
+def _check_conninfo(url: str, describe: Callable[[BaseException], str]) -> None:
+    """Refuse a connection string libpq cannot parse, or whose port is not a number, at once
+    (it would otherwise be taken for a database that is away), naming what is wrong."""
+    from psycopg import ProgrammingError
+    from psycopg.conninfo import conninfo_to_dict
+
+    hint = ("; write postgresql://user:password@host:5432/dbname or libpq key=value pairs "
+            "(host=... port=5432 dbname=...)")
+    try:
+        params = conninfo_to_dict(url)
+    except ProgrammingError as exc:
+        raise ExecutionLogUnavailable(f"database_url {dsn.display(url)} is not a valid "
+                                      f"PostgreSQL connection string: {describe(exc).strip()}{hint}"
+                                      ) from None
+    port = str(params.get("port", "5432"))
+    if not all(part.strip().isdigit() or not part.strip() for part in port.split(",")):
+        raise ExecutionLogUnavailable(f"database_url {dsn.display(url)} is not a valid "
+                                      f"PostgreSQL connection string: port {port!r} is not a "
+                                      f"number{hint}")
+

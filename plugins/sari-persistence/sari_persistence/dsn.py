@@ -15,6 +15,8 @@ HIDDEN = "***"
 _KEYWORD_PASSWORD = re.compile(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE)
 _QUERY_PASSWORD = re.compile(r"([?&]password=)[^&]*", re.IGNORECASE)
 _SCHEMES = ("postgresql://", "postgres://")
+# The password of a URL urlsplit cannot parse: between the user and the @.
+_URL_PASSWORD = re.compile(r"://[^:/@]*:([^@]*)@")
 
 
 def is_postgres_url(url: str) -> bool:
@@ -23,7 +25,11 @@ def is_postgres_url(url: str) -> bool:
 
 def password_of(url: str) -> str | None:
     if url.lower().startswith(_SCHEMES):
-        parts = urlsplit(url)
+        try:
+            parts = urlsplit(url)
+        except ValueError:  # malformed: take what sits where a password would
+            match = _URL_PASSWORD.search(url)
+            return unquote(match.group(1)) if match else None
         if parts.password:
             return unquote(parts.password)
         match = _QUERY_PASSWORD.search(url)
@@ -35,7 +41,10 @@ def password_of(url: str) -> str | None:
 def display(url: str) -> str:
     """``url`` with its password replaced by ``***`` (user, host, port and database kept)."""
     if url.lower().startswith(_SCHEMES):
-        parts = urlsplit(url)
+        try:
+            parts = urlsplit(url)
+        except ValueError:  # malformed: nothing of it can be told safe to show
+            return url.split("://", 1)[0] + "://" + HIDDEN
         netloc = parts.netloc
         if parts.password is not None:
             user, _, host = netloc.rpartition("@")

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
-from sari_persistence.redaction import redact_value
+from sari_persistence.redaction import redact, redact_value
 
 TRUNCATION_MARK = "…[+{n} chars]"
 _MIN_STRING_CAP = 64
@@ -150,30 +150,40 @@ class FrameRecord:
 
 def execution_row(item: ExecutionRecord | ExecutionRow, cap: int,
                   text_chars: int = 1000, machine: str | None = None) -> tuple[Any, ...]:
-    """The ``executions`` row of a record, payloads redacted and bounded to ``cap``.
+    """The ``executions`` row of a record, every stored text redacted, payloads bounded to
+    ``cap``: the one way an execution reaches the SQLite file, PostgreSQL or the spool.
+
+    Secrets are redacted before anything is cut (a cut could leave part of one that no
+    pattern matches any more), in every field a call's text can reach: the arguments, the
+    target (a search's is its query), and the whole response (its echoed query, error
+    message and warnings included).
 
     :param text_chars: how much of a response's payload text (read text, diff) is kept.
     :param machine: where the record came from.
     """
     if isinstance(item, ExecutionRow):
-        return (item.id, item.session_key, item.session_id, item.workspace_hash, item.tool,
-                bounded_json(redact_value(item.arguments), cap), int(item.ok), item.target,
-                item.error_code, json.dumps(list(item.reason_codes)), float(item.duration_ms),
-                item.timestamp,
-                bounded_json(redact_value(compact_response(item.response, text_chars)
-                                          if isinstance(item.response, dict) else item.response),
-                             cap),
-                item.source, machine)
-    record = item.record
-    target = record.target if isinstance(record.target, str) or record.target is None \
-        else str(record.target)
-    return (record.execution_id, record.session_key, item.session_id,
-            workspace_of(record.session_key), record.tool,
-            bounded_json(redact_value(record.arguments), cap),
-            int(bool(record.ok)), target, record.error_code, json.dumps(list(record.reason_codes)),
-            float(record.duration_ms), int(record.timestamp * 1000),
-            bounded_json(compact_response(record.response, text_chars), cap),
-            item.source, machine)
+        fields = (item.id, item.session_key, item.session_id, item.workspace_hash, item.tool,
+                  item.arguments, item.ok, item.target, item.error_code, item.reason_codes,
+                  item.duration_ms, item.timestamp, item.response, item.source)
+    else:
+        record = item.record
+        fields = (record.execution_id, record.session_key, item.session_id,
+                  workspace_of(record.session_key), record.tool, record.arguments,
+                  record.ok, record.target, record.error_code, record.reason_codes,
+                  record.duration_ms, int(record.timestamp * 1000), record.response,
+                  item.source)
+    (execution_id, session_key, session_id, workspace, tool, arguments, ok, target,
+     error_code, reason_codes, duration_ms, timestamp, response, source) = fields
+    if target is not None and not isinstance(target, str):
+        target = str(target)
+    response = redact_value(response)
+    if isinstance(response, dict):
+        response = compact_response(response, text_chars)
+    return (execution_id, session_key, session_id, workspace, tool,
+            bounded_json(redact_value(arguments), cap), int(bool(ok)),
+            None if target is None else redact(target), error_code,
+            json.dumps(list(reason_codes)), float(duration_ms), timestamp,
+            bounded_json(response, cap), source, machine)
 
 
 EXECUTION_COLUMNS = ("id", "session_key", "session_id", "workspace_hash", "tool", "arguments",
@@ -183,3 +193,9 @@ EXECUTION_COLUMNS = ("id", "session_key", "session_id", "workspace_hash", "tool"
 METRIC_COLUMNS = ("reads_count", "reads_lines_total", "reads_chars_total", "search_count",
                   "read_after_search_ratio", "avg_read_span", "max_read_span",
                   "preview_degraded_count")
+
+
+def stored_frame(frame: FrameRecord) -> FrameRecord:
+    """``frame`` as it is stored (in the database or the spool): its content redacted."""
+    content = redact(frame.content)
+    return frame if content == frame.content else replace(frame, content=content)

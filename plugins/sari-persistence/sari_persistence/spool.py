@@ -28,6 +28,7 @@ from sari_persistence.records import (
     FrameRecord,
     MetricsRecord,
     execution_row,
+    stored_frame,
 )
 
 log = logging.getLogger(__name__)
@@ -51,7 +52,9 @@ def _line(record: Any, cap: int, text_chars: int, machine: str | None) -> dict[s
         return {"kind": "execution", "row": list(execution_row(record, cap, text_chars, machine))}
     if isinstance(record, SpooledExecution):
         return {"kind": "execution", "row": list(record.row)}
-    kinds = {FrameRecord: "frame", ChatSessionRecord: "chat_session", MetricsRecord: "metrics"}
+    if isinstance(record, FrameRecord):  # stored as the database would store it
+        return {"kind": "frame", "fields": asdict(stored_frame(record))}
+    kinds = {ChatSessionRecord: "chat_session", MetricsRecord: "metrics"}
     return {"kind": kinds[type(record)], "fields": asdict(record)}
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sari_persistence import redaction, spool
+from sari_persistence import spool
 from sari_persistence.backends import PostgresBackend, SqliteBackend
 from sari_persistence.dialect import is_postgres
 from sari_persistence.records import (
@@ -31,6 +31,7 @@ from sari_persistence.records import (
     bound_text,
     execution_row,
     now_ms,
+    stored_frame,
     workspace_of,
 )
 from sari_persistence.schema import ExecutionLogUnavailable
@@ -212,7 +213,7 @@ def insert_frame(conn: Any, frame: FrameRecord, cap: int,
         "execution_id, compacted, sequence_index) VALUES (?, ?, ?, ?, ?, ?, 0, ?) "
         "RETURNING id",
         (frame.session_id, timestamp, frame.role,
-         bound_text(redaction.redact(frame.content), cap), frame.tool_name,
+         bound_text(stored_frame(frame).content, cap), frame.tool_name,
          frame.execution_id, sequence)).fetchone()[0]
     if frame.source_key is not None:
         conn.execute("INSERT INTO chat_frame_sources (session_id, source_key, frame_id) "

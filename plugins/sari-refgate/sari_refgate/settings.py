@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
-from sari_core import OperatorOnly
+from sari_core import OperatorOnly, Tightens
 
 ReadMode = Literal["file", "symbol", "snippet", "diff_preview"]
 
@@ -26,7 +26,8 @@ class RefgateSettings(BaseModel):
         description="With strict: enforce refuses a blind read; warn serves it with the "
                     "same reason codes, message and next_calls attached as a warning.",
     )
-    blind_reads: Literal["outline", "window"] = Field(
+    blind_reads: Annotated[Literal["outline", "window"], Tightens(
+        ("window", "outline"), "a window serves more of a blind read than its outline")] = Field(
         "outline",
         description="How a read of more than max_range_lines lines (a whole file, or a "
                     "named range) of a file no search returned, or a named range of a "
@@ -44,7 +45,8 @@ class RefgateSettings(BaseModel):
                     "searched file where no search matched; wider ones are served as the "
                     "outline of those lines or a window of this many lines (blind_reads).",
     )
-    drift_after: int = Field(
+    drift_after: Annotated[int, OperatorOnly(
+        "0 turns the drift check off; a higher count drifts further")] = Field(
         2, ge=0,
         description="After this many reads in a row of files no search of the session "
                     "returned (no search, and no read of a searched file, between them), the "
@@ -57,22 +59,26 @@ class RefgateSettings(BaseModel):
         default_factory=lambda: ["file", "symbol", "snippet", "diff_preview"],
         description="Read modes the gate applies to; reads in other modes pass untouched.",
     )
-    max_bundles_per_session: int = Field(
+    max_bundles_per_session: Annotated[int, OperatorOnly(
+        "more remembered bundles hold more memory per session")] = Field(
         32, ge=1,
         description="Search bundles remembered per session (LRU); refs of older bundles "
                     "expire with them.",
     )
-    next_calls_per_search: int = Field(
+    next_calls_per_search: Annotated[int, Tightens(
+        "either", "only shapes the proposed next calls")] = Field(
         3, ge=0,
         description="How many of the top matches get a ready-to-run read in the search "
                     "response's next_calls.",
     )
-    window_context_lines: int = Field(
+    window_context_lines: Annotated[int, Tightens(
+        "lower", "wider proposed windows serve more lines")] = Field(
         20, ge=0,
         description="Lines before and after a match line in the snippet windows proposed by "
                     "next_calls.",
     )
-    max_windows: int = Field(
+    max_windows: Annotated[int, Tightens(
+        "lower", "more proposed windows serve more lines")] = Field(
         3, ge=1,
         description="How many consecutive windows a refused wide precision read proposes.",
     )

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
+
+from sari_core import OperatorOnly, Tightens
 
 Tier = Literal["active", "L3", "L2", "L1", "L0"]
 # Why an item entered a tier: the values of ``TierEntry.reason``.
@@ -98,7 +100,7 @@ def fixed_rules(thresholds: Mapping[str, Any] | None = None) -> dict[str, TierRu
 class RippleSettings(BaseModel):
     """``[tool.sari.ripple]``: prompt-cache tiers by ripple promotion or alternatives."""
 
-    policy: PolicyName = Field(
+    policy: Annotated[PolicyName, Tightens("either", "only lays out the prompt cache")] = Field(
         DEFAULT_POLICY,
         description="How the context is laid out for the prompt cache: 'adaptive' (oldest "
                     "changed first, one block per item, breakpoints at the ages that served "
@@ -107,33 +109,37 @@ class RippleSettings(BaseModel):
                     "(ripple promotion as first specified) or 'fixed' (tier by unchanged rounds "
                     "alone).",
     )
-    tier_config: dict[str, dict[str, int | None]] = Field(
+    tier_config: Annotated[dict[str, dict[str, int | None]], Tightens(
+        "either", "only lays out the prompt cache")] = Field(
         default_factory=lambda: {tier: dict(rule) for tier, rule in TIER_CONFIG.items()},
         description="Ripple's TIER_CONFIG: per cache tier the N an item gets on entry and "
                     "the N at which it is promoted to the next tier (L0 is terminal). Used by "
                     "the ripple and gated policies.",
     )
-    fixed_thresholds: dict[str, int] = Field(
+    fixed_thresholds: Annotated[dict[str, int], Tightens(
+        "either", "only lays out the prompt cache")] = Field(
         default_factory=lambda: dict(FIXED_THRESHOLDS),
         description="Unchanged rounds after which an item sits in L2, L1 and L0 under the fixed "
                     "policy, and the age the gated policy requires for a promotion into each.",
     )
-    token_aware: bool = Field(
+    token_aware: Annotated[bool, Tightens("either", "only lays out the prompt cache")] = Field(
         False,
         description="Merge a tier whose items total fewer than min_cache_tokens into the next "
                     "less stable tier instead of spending a cache breakpoint on it.",
     )
-    min_cache_tokens: int = Field(
+    min_cache_tokens: Annotated[int, Tightens("either", "only lays out the prompt cache")] = Field(
         1024, ge=0,
         description="The provider's minimum cacheable size in tokens (1024 for most Anthropic "
                     "models), used by token_aware.",
     )
-    initial_from_references: bool = Field(
+    initial_from_references: Annotated[bool, Tightens(
+        "either", "only lays out the prompt cache")] = Field(
         True,
         description="Place items first seen outside Active by the engine's reference counts "
                     "(top third L1, middle third L2, rest L3) instead of all in L3.",
     )
-    persist: bool = Field(
+    persist: Annotated[bool, OperatorOnly(
+        "writes each session's tier state to Sari's state folder")] = Field(
         True,
         description="Keep each session's tier state in a file in Sari's state folder so it "
                     "survives restarts.",

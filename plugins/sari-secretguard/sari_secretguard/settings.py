@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field, field_validator
 
-from sari_core import OperatorOnly
+from sari_core import OperatorOnly, Tightens
 
 # Globs match a workspace-relative path or any trailing part of it, case-insensitively:
 # ``.aws/credentials`` matches ``home/.aws/credentials``, ``*.pem`` matches ``certs/site.pem``.
@@ -34,7 +34,8 @@ class SecretguardSettings(BaseModel):
         default_factory=lambda: list(DEFAULT_BLOCKED_GLOBS),
         description="Files whose reads are refused and whose search snippets are withheld.",
     )
-    extra_blocked_globs: list[str] = Field(
+    extra_blocked_globs: Annotated[list[str], Tightens(
+        "add", "a glob left out serves those files")] = Field(
         default_factory=list,
         description="More globs to block, added to blocked_globs (so a team keeps the defaults).",
     )

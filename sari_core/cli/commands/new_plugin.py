@@ -59,16 +59,22 @@ __all__ = ["{class_name}", "{settings_class}"]
 '''
 
 SETTINGS = '''\
-"""Settings of the ``[tool.sari.{name}]`` section: every field has a default and a description."""
+"""Settings of the ``[tool.sari.{name}]`` section: every field has a default, a description,
+and the direction in which it is tighter (a workspace file may only move it that way)."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel, Field
+
+from sari_core import Tightens
 
 
 class {settings_class}(BaseModel):
-    enabled: bool = Field(True, description="Turn the policy on or off.")
-    watched_globs: list[str] = Field(
+    enabled: Annotated[bool, Tightens("enable", "false stops the warnings")] = Field(
+        True, description="Turn the policy on or off.")
+    watched_globs: Annotated[list[str], Tightens("add", "a glob left out is not watched")] = Field(
         default_factory=list,
         description="Reads of paths matching these globs get a warning.",
     )
