@@ -26,10 +26,15 @@ Team load (bench/persistence_load.py): ``--servers`` processes x ``--sessions`` 
 calls back to back for ``--team-seconds``; throughput and p99 write latency (acknowledged to
 committed), and the rows counted in the database against the records acknowledged.
 
+Outage (PostgreSQL, a throwaway server of its own, stopped mid-run): how long
+``context_query`` takes with the database up, and away (first call after it went, and the
+next ones).
+
     python bench/persistence.py [--reads 20000] [--paced-reads 8000] [--gap-us 500]
                                 [--inserts 100000] [--engines stub,disk,sari]
                                 [--backends sqlite,postgresql] [--database-url URL]
-                                [--servers 8] [--sessions 4] [--team-seconds 20] [--smoke]
+                                [--servers 8] [--sessions 4] [--team-seconds 20]
+                                [--parts read,inserts,team,outage] [--smoke]
 """
 
 from __future__ import annotations
@@ -270,6 +275,50 @@ def bench_team(backend: Backend, servers: int, sessions: int, seconds: float,
     return result
 
 
+def bench_outage(reads: int) -> None:
+    """context_query with the database up (the peer), then away: how long each answer takes.
+
+    A server of its own (it is stopped): the first call after it went meets the outage, the
+    next ones know of it. The connect timeout is the default (5 s): an answer that waited
+    for the database would take that long.
+    """
+    from postgres_server import PostgresServer
+
+    server = PostgresServer()
+    kernel = None
+    try:
+        settings = PersistenceSettings()
+        kernel = Kernel(StubEngine(TEXT, STDLIB), plugins=[PersistencePlugin()], load_entry_points=False,
+                        analytics_sinks=[],
+                        settings={"persistence": {"database_url": server.create_database(),
+                                                  "install_sigterm_handler": False}})
+        for number in range(reads):
+            kernel.execute_read({"mode": "file", "target": f"f{number}.py", "session_id": "s"})
+
+        def timed() -> tuple[float, bool]:
+            started = time.perf_counter()
+            response = kernel.execute_tool("context_query", {"session_id": "s"})
+            return time.perf_counter() - started, bool(response["ok"])
+
+        up = [timed() for _ in range(5)]
+        server.stop()
+        away = [timed() for _ in range(5)]
+        server.start()
+        up_ms = statistics.median(seconds for seconds, _ in up) * 1000
+        first_ms = away[0][0] * 1000
+        later_ms = statistics.median(seconds for seconds, _ in away[1:]) * 1000
+        refused = sum(not ok for _, ok in away)
+        print(f"context_query during an outage, postgresql ({reads} executions in the session, "
+              f"connect timeout {settings.connect_timeout_seconds:g} s): database up "
+              f"{up_ms:.1f} ms (median of 5, answered); away: first call {first_ms:.1f} ms, "
+              f"next calls {later_ms:.1f} ms (median of 4); {refused}/5 answered "
+              f"EXECUTION_LOG_UNAVAILABLE; away/up {later_ms / up_ms:.2f}x")
+    finally:
+        if kernel is not None:
+            kernel.close()
+        server.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--reads", type=int, default=20000)
@@ -285,6 +334,8 @@ def main() -> int:
     parser.add_argument("--team-seconds", type=float, default=20.0)
     parser.add_argument("--gaps-ms", default="0,10", help="pauses between a session's calls "
                         "in the team load, one run each (0: back to back, the saturated case)")
+    parser.add_argument("--parts", default="read,inserts,team,outage",
+                        help="what to measure (outage: PostgreSQL from a throwaway server only)")
     parser.add_argument("--smoke", action="store_true", help="a few seconds: CI checks it runs")
     args = parser.parse_args()
     if args.smoke:
@@ -300,13 +351,19 @@ def main() -> int:
                     print(f"postgresql: not measured: {reason}")
                     continue
             assert backend is not None
+            parts = args.parts.split(",")
             try:
-                bench_read_path(args.engines.split(","), args.reads, args.paced_reads,
-                                args.gap_us, backend)
-                bench_inserts(args.inserts, backend)
-                for gap in args.gaps_ms.split(","):
+                if "read" in parts:
+                    bench_read_path(args.engines.split(","), args.reads, args.paced_reads,
+                                    args.gap_us, backend)
+                if "inserts" in parts:
+                    bench_inserts(args.inserts, backend)
+                for gap in args.gaps_ms.split(",") if "team" in parts else ():
                     bench_team(backend, args.servers, args.sessions, args.team_seconds,
                                float(gap))
+                # Only with a throwaway server: it is stopped.
+                if "outage" in parts and backend.server is not None:
+                    bench_outage(20 if args.smoke else 200)
             finally:
                 if backend.server is not None:
                     backend.server.close()

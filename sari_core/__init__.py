@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from sari_core.errors import ErrorCode, SariError
     from sari_core.kernel import Kernel
     from sari_core.kernel.analytics import AnalyticsEvent, AnalyticsSink
-    from sari_core.kernel.commands import Command
+    from sari_core.kernel.commands import Command, DoctorCheck
     from sari_core.kernel.context import CallContext
     from sari_core.kernel.manager import hookimpl
     from sari_core.kernel.plugin import Plugin
@@ -71,7 +71,7 @@ __all__ = [
     "CHARS_PER_TOKEN", "LEGACY_READ_TOOLS", "READ_TOOLS", "AnalyticsEvent", "AnalyticsSink",
     "CallContext", "CallRecord", "ChatFrame", "ClientHookEvent", "ClientHookResult",
     "ClientRequest", "Command", "CompactionContribution", "CompactionEvent", "CountsReferences",
-    "Definition", "Engine", "ErrorCode", "FileChange", "FoldedVerdict", "IndexesDefinitions",
+    "Definition", "DoctorCheck", "Engine", "ErrorCode", "FileChange", "FoldedVerdict", "IndexesDefinitions",
     "Kernel", "KernelView", "ListsMatchingFiles", "MatchMode", "MutationEvent", "NamesFiles",
     "NextCall",
     "OperatorOnly", "OutlineRow", "Plugin", "ReadCall", "ReadResult", "ReasonCode", "ReasonCodeSpec", "SariError",
@@ -100,6 +100,7 @@ _HOMES: dict[str, str] = {
     "ClientHookResult": "sari_core.models",
     "ClientRequest": "sari_core.client_request",
     "Command": "sari_core.kernel.commands",
+    "DoctorCheck": "sari_core.kernel.commands",
     "CompactionContribution": "sari_core.models",
     "CompactionEvent": "sari_core.models",
     "CountsReferences": "sari_core.engine_protocol",

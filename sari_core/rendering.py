@@ -14,7 +14,7 @@ model needs the code, where it is, and in plain words what happened. So:
   that is a definition states its range, ``first-last: snippet``);
 * a refusal is its message, one or two sentences, ending in the exact next call;
 * edits and writes are one sentence per changed file; a plugin tool's payload is compact
-  JSON without the envelope.
+  JSON without the envelope, or the text it wrote for a model (``model_text``).
 
 Nothing here knows a plugin: it reads the contract's fields, and the one structural
 annotation any plugin may publish, ``segments`` (runs of a read's lines; a run with an
@@ -38,6 +38,8 @@ _STATED_RANGE = re.compile(r"^\s*\(\w+ [\w.$]+: lines (\d+)-(\d+)\)$")
 # every argument in the structured response's next_calls).
 _UNSAID_ARGUMENTS = frozenset({"session_id", "candidate_id", "bundle_id"})
 _ENVELOPE = frozenset({"ok", "tool", "target", "meta", "error"})
+# A plugin tool whose payload reads better as text than as JSON writes that text here.
+MODEL_TEXT = "model_text"
 
 
 def call_text(call: Mapping[str, Any]) -> str:
@@ -273,8 +275,11 @@ def _changes(response: Mapping[str, Any]) -> str:
 
 
 def _plugin_tool(response: Mapping[str, Any]) -> str:
-    payload = {key: value for key, value in response.items() if key not in _ENVELOPE}
-    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)
+    text = response.get(MODEL_TEXT)
+    if not isinstance(text, str):
+        payload = {key: value for key, value in response.items()
+                   if key not in _ENVELOPE and key != MODEL_TEXT}
+        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"), default=str)
     notes = _notes(response)
     calls = _next_calls(response)
     tail = f" {NEXT} {call_text(calls[0])}" if calls else ""

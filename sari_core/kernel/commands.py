@@ -1,10 +1,12 @@
-"""CLI subcommand registry shared by the core CLI and plugins (``sari_register_commands``)."""
+"""CLI subcommand registry shared by the core CLI and plugins (``sari_register_commands``),
+and the finding a plugin adds to ``sari doctor`` (``sari_doctor_checks``)."""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 Configure = Callable[[argparse.ArgumentParser], None]
 Run = Callable[[argparse.Namespace], int]
@@ -18,6 +20,20 @@ class Command:
     help: str
     configure: Configure
     run: Run
+
+
+@dataclass(frozen=True)
+class DoctorCheck:
+    """One line of ``sari doctor``: ``ok``, ``warn`` (works, with less) or ``error`` (broken).
+
+    :ivar name: what was checked (``execution log``).
+    :ivar status: ``error`` makes ``sari doctor`` exit 1.
+    :ivar detail: what was found, and for ``warn``/``error`` what to do.
+    """
+
+    name: str
+    status: Literal["ok", "warn", "error"]
+    detail: str
 
 
 class CommandRegistry:

@@ -24,8 +24,10 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from sari_core.kernel.analytics import AnalyticsSink
-    from sari_core.kernel.commands import Command
+    from sari_core.kernel.commands import Command, DoctorCheck
     from sari_core.kernel.context import CallContext
     from sari_core.kernel.reasons import ReasonCodeSpec
     from sari_core.kernel.sessions import Session
@@ -287,6 +289,18 @@ def sari_navigation_languages() -> list[str]:
 
     :return: language names as the engine spells them (``python``, ``go``...), for the
         servers the plugin would start and can find. Concatenated over plugins.
+    """
+    raise NotImplementedError  # a spec: pluggy calls the implementations, never this
+
+
+@_hookspec
+def sari_doctor_checks(workspace: Path) -> list[DoctorCheck]:
+    """Check what this plugin depends on outside Sari (a database, a service), for
+    ``sari doctor``; called without a kernel.
+
+    :param workspace: the workspace ``sari doctor`` checks (its settings apply).
+    :return: :class:`~sari_core.kernel.commands.DoctorCheck` s, printed after the core's.
+        Concatenated over plugins; one that raises is reported as an ``error`` naming it.
     """
     raise NotImplementedError  # a spec: pluggy calls the implementations, never this
 

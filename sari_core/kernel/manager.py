@@ -44,8 +44,9 @@ from sari_core.models import SearchResult
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
+    from pathlib import Path
 
-    from sari_core.kernel.commands import Command
+    from sari_core.kernel.commands import Command, DoctorCheck
     from sari_core.kernel.context import CallContext
     from sari_core.kernel.sessions import Session
     from sari_core.kernel.view import KernelView
@@ -295,6 +296,21 @@ class SariPluginManager(RegistrationCollectors, pluggy.PluginManager):
         answers = self.call_each("sari_navigation_languages")
         return sorted({language for answer in answers if answer.failure is None
                        for language in (answer.value or [])})
+
+    def doctor_checks(self, workspace: Path) -> list[DoctorCheck]:
+        """Every plugin's ``sari doctor`` findings; a plugin that raised is one ``error``."""
+        from sari_core.kernel.commands import DoctorCheck
+
+        if not self.has_impls("sari_doctor_checks"):
+            return []
+        checks: list[DoctorCheck] = []
+        for answer in self.call_each("sari_doctor_checks", workspace=workspace):
+            if answer.failure is not None:
+                checks.append(DoctorCheck(f"plugin {answer.plugin}", "error",
+                                          f"its doctor check failed: {answer.failure}"))
+            else:
+                checks.extend(answer.value or [])
+        return checks
 
     def mutation(self, event: MutationEvent, session: Session, ctx: CallContext
                  ) -> FoldedVerdict:

@@ -114,3 +114,14 @@ def test_the_replay_bench_prints_each_session_the_ablation_and_the_target() -> N
     assert rebuilt and rebuilt[1] == rebuilt[2] != "0", out
     assert re.search(r"^target \(>= 50% fewer tokens, every needed line delivered\): "
                      r"(met|NOT met)$", out, re.M), out
+
+
+def test_the_context_query_text_bench_prints_both_sizes_and_answers_do_not_grow() -> None:
+    pytest.importorskip("sari_persistence", reason="context_query is sari-persistence's tool")
+    out = run_smoke("context_query_text")
+    sizes = re.findall(r"^text query, asked the \d\. time +text +(\d+) B .* text/JSON "
+                       r"([\d.]+)x$", out, re.M)
+    assert len(sizes) == 2, out
+    assert sizes[0][0] == sizes[1][0]  # an answer does not hold the one before it
+    assert all(float(ratio) < 1 for _, ratio in sizes)
+    assert re.search(r"^team-wide query \(another session\) +text +\d+ B", out, re.M), out

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import socket
+import time
 from pathlib import Path
 
 import pytest
@@ -37,7 +39,9 @@ def test_sessions_lists_chat_and_tool_call_sessions(recorded, db_path, monkeypat
     code, out, _ = sari_log(monkeypatch, capsys, "--db", str(db_path), "sessions")
     assert code == 0
     assert "Chat sessions (1):" in out and "  cli  " in out and "frames=4 compactions=1" in out
-    assert "Tool-call sessions (1):" in out and ":sid:cli  executions=2 refused=1" in out
+    assert "Tool-call sessions (1):" in out
+    host = socket.gethostname()
+    assert f":sid:cli  machine={host}  executions=2 refused=0 failed=1" in out
     code, out, _ = sari_log(monkeypatch, capsys, "--db", str(db_path), "sessions", "--json")
     data = json.loads(out)
     assert [c["session_id"] for c in data["chat_sessions"]] == ["cli"]
@@ -48,7 +52,10 @@ def test_show_prints_executions_frames_and_compactions(recorded, db_path, monkey
     code, out, _ = sari_log(monkeypatch, capsys, "--db", str(db_path), "show", "cli")
     assert code == 0
     assert f"{recorded['search']}  search  ok" in out
-    assert f"{recorded['refused']}  read  REFUSED NOT_FOUND  nope.py" in out
+    # a missing file is a failure, said in words, not a refusal
+    assert (f"{recorded['refused']}  read  failed NOT_FOUND (no such file or symbol)  nope.py"
+            in out)
+    assert "REFUSED" not in out and "refused" not in out
     assert "#0  " in out and "user compacted: look at src/parser.py" in out
     assert f"tool[search] ({recorded['search']}) compacted:" in out
     assert "tool[compaction_summary]: === COMPACTION SUMMARY ===" in out
@@ -89,3 +96,64 @@ def test_default_path_comes_from_the_settings(recorded, db_path, monkeypatch, ca
     monkeypatch.setenv("SARI_PERSISTENCE__DB_PATH", str(db_path))
     code, out, _ = sari_log(monkeypatch, capsys, "sessions")
     assert code == 0 and f"Execution log: {db_path}" in out
+
+
+@pytest.fixture
+def two_machines(make_kernel, db_path: Path) -> Path:
+    """Two servers (machines) writing one log: reads, a refusal, a missing file."""
+    laptop = make_kernel(machine="laptop-a")
+    build = make_kernel(machine="build-07")
+    laptop.execute_read({"mode": "file", "target": "src/parser.py", "session_id": "lead"})
+    laptop.execute_read({"mode": "file", "target": "../etc/passwd", "session_id": "lead"})
+    build.execute_read({"mode": "file", "target": "src/lexer.py", "session_id": "ci"})
+    build.execute_read({"mode": "file", "target": "gone.py", "session_id": "ci"})
+    build.execute_search({"query": "parse", "session_id": "ci"})
+    for kernel in (laptop, build):
+        kernel.close()
+    return db_path
+
+
+def exported(monkeypatch, capsys, db_path: Path, *argv: str) -> list[tuple[str, str, str]]:
+    code, out, err = sari_log(monkeypatch, capsys, "--db", str(db_path), "export", *argv)
+    assert code == 0, err
+    return sorted((r["machine"], r["tool"], r["target"]) for r in map(json.loads, out.splitlines())
+                  if r["type"] == "execution")
+
+
+def test_what_the_team_read_and_was_refused_this_week(two_machines, monkeypatch, capsys):
+    db = two_machines
+    assert exported(monkeypatch, capsys, db, "--machine", "build-07", "--tool", "read") == [
+        ("build-07", "read", "gone.py"), ("build-07", "read", "src/lexer.py")]
+    assert exported(monkeypatch, capsys, db, "--refused", "--since", "7d") == [
+        ("laptop-a", "read", "../etc/passwd")]
+    assert exported(monkeypatch, capsys, db, "--failed") == [("build-07", "read", "gone.py")]
+    assert exported(monkeypatch, capsys, db, "--until", "2001-01-01T00:00:00Z") == []
+    later = str(int(time.time()) + 3600)
+    assert exported(monkeypatch, capsys, db, "--since", later) == []
+    assert len(exported(monkeypatch, capsys, db, "--since", "1h")) == 5
+
+    code, out, _ = sari_log(monkeypatch, capsys, "--db", str(db), "sessions", "--refused")
+    assert code == 0 and "Tool-call sessions (1):" in out
+    assert ":sid:lead  machine=laptop-a  executions=1 refused=1 failed=0" in out
+    code, out, _ = sari_log(monkeypatch, capsys, "--db", str(db), "sessions", "--json",
+                            "--machine", "build-07")
+    (ci,) = json.loads(out)["execution_sessions"]
+    assert ci["session_key"].endswith(":sid:ci") and ci["machines"] == ["build-07"]
+    assert (ci["executions"], ci["refused"], ci["failed"]) == (3, 0, 1)
+
+    code, out, _ = sari_log(monkeypatch, capsys, "--db", str(db), "show", "ci", "--tool", "read")
+    assert code == 0 and "Executions (2):" in out and "  search  " not in out
+    assert "  build-07  " in out and "failed NOT_FOUND (no such file or symbol)  gone.py" in out
+    code, out, _ = sari_log(monkeypatch, capsys, "--db", str(db), "show", "lead", "--refused")
+    assert "Executions (1):" in out and "refused PATH_OUTSIDE_WORKSPACE  ../etc/passwd" in out
+
+
+def test_a_filter_that_cannot_be_read_is_refused_with_the_forms_it_takes(
+        two_machines, monkeypatch, capsys):
+    code, out, err = sari_log(monkeypatch, capsys, "--db", str(two_machines), "export",
+                              "--since", "last tuesday")
+    assert code == 2 and out == ""
+    assert "--since 'last tuesday' is not a time" in err and "7d" in err
+    code, _, err = sari_log(monkeypatch, capsys, "--db", str(two_machines), "sessions",
+                            "--since", "1d", "--until", "2d")
+    assert code == 2 and "--since is after --until" in err

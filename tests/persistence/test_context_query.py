@@ -174,9 +174,10 @@ async def test_context_query_over_a_real_mcp_connection(make_kernel) -> None:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         assert "context_query" in tools
         schema = tools["context_query"].input_schema["properties"]
-        assert set(schema) == {"text", "role", "tool", "since", "until",
+        assert set(schema) == {"text", "role", "tool", "since", "until", "scope",
                                "limit"}  # programs' fields (session_id, execution_id...) unlisted
         assert "default" not in schema["limit"]
+        assert set(schema["scope"]["enum"]) == {"auto", "session", "workspace", "team"}
         edit = body(await client.call_tool("edit", {
             "path": "src/parser.py", "old_string": "split()", "new_string": "split(';')"},
             meta=MCP_SESSION))
@@ -189,6 +190,9 @@ async def test_context_query_over_a_real_mcp_connection(make_kernel) -> None:
             "text": "wombat delimiter"}, meta=MCP_SESSION))
         assert [f["content"] for f in by_text["frames"]] == [
             "use semicolons as the wombat delimiter"]
+        text = render(by_text)
+        assert "user: use semicolons as the wombat delimiter" in text
+        assert not text.lstrip().startswith("{") and '"frames"' not in text
         by_id = body(await client.call_tool("context_query", {  # unlisted, still accepted
             "execution_id": edit_id}, meta=MCP_SESSION))
         assert [f["execution_id"] for f in by_id["frames"]] == [edit_id]
@@ -212,3 +216,71 @@ def test_tool_is_absent_without_the_plugin() -> None:
         assert "context_query" not in kernel.tools
     finally:
         kernel.close()
+
+
+def test_the_model_reads_one_line_per_item_not_the_json(make_kernel) -> None:
+    kernel = make_kernel()
+    seed(kernel)
+    kernel.execute_read({"mode": "file", "target": "src/lexer.py", "session_id": "agent"})
+    response = query(kernel, tool="read")
+    text = render(response)
+    (execution,) = response["executions"]
+    assert text.splitlines()[0] == ("Past context (session scope): frames 0 of 0, "
+                                    "executions 1-1 of 1, newest first.")
+    assert f"[{execution['time']} {execution['machine']}] read src/lexer.py: ok" in text
+    assert "TOKENS = ['a', 'b']" in text  # what the read returned, as its lines
+    assert '"meta"' not in text and '"session_key"' not in text
+    assert len(text) < len(json.dumps(response)) / 3
+    kernel.execute_read({"mode": "file", "target": "gone.py", "session_id": "agent"})
+    missing = render(query(kernel, tool="read", text="gone"))
+    assert "read gone.py: failed NOT_FOUND (no such file or symbol): gone.py does not exist." \
+        in missing
+
+
+def test_earlier_answers_of_the_tool_are_left_out_and_do_not_snowball(make_kernel) -> None:
+    kernel = make_kernel()
+    for name in ("src/parser.py", "src/lexer.py", "README.md"):
+        kernel.execute_read({"mode": "file", "target": name, "session_id": "agent"})
+    sizes = []
+    for _ in range(4):
+        response = query(kernel, text="src")
+        assert {e["tool"] for e in response["executions"]} == {"read"}
+        assert response["total_executions"] == 2
+        sizes.append(len(render(response)))
+    assert len(set(sizes)) == 1, sizes  # the same answer, however often it was asked
+    everything = query(kernel, limit=50)
+    assert [e["tool"] for e in everything["executions"]] == ["read"] * 3
+    asked_by_name = query(kernel, tool="context_query")  # still there when asked for
+    assert asked_by_name["total_executions"] == 5
+
+
+def test_a_session_resumed_in_another_checkout_finds_what_it_read_with_team_reach(
+        db_path, log_backend) -> None:
+    """The operator's reach widened to team: a default query still starts from the calling
+    session's own records, wherever (in whichever checkout) they were written."""
+    from sari_core.testing import MemoryEngine
+    from sari_persistence.plugin import PersistencePlugin
+
+    def kernel_in(root: str) -> Kernel:
+        return Kernel(MemoryEngine({"src/parser.py": "def parse(text):\n    return text\n"},
+                                   root=root),
+                      plugins=[PersistencePlugin()], load_entry_points=False, analytics_sinks=[],
+                      settings={"persistence": {"db_path": str(db_path),
+                                                "install_sigterm_handler": False,
+                                                "context_query_scope": "team", **log_backend}})
+
+    first = kernel_in("/srv/checkout-a")
+    try:
+        first.execute_read({"mode": "file", "target": "src/parser.py", "session_id": "resumed"})
+    finally:
+        first.close()
+    second = kernel_in("/srv/checkout-b")
+    try:
+        response = second.execute_tool("context_query", {"session_id": "resumed"})
+        fresh = second.execute_tool("context_query", {"session_id": "new-session"})
+    finally:
+        second.close()
+    assert [(e["tool"], e["target"]) for e in response["executions"]] == [
+        ("read", "src/parser.py")]
+    assert response["scope"]["name"] == "session"
+    assert fresh["scope"]["name"] == "workspace" and fresh["executions"] == []

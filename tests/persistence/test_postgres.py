@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -220,3 +221,133 @@ def test_claude_code_hooks_store_and_reinject_through_postgresql(pg_url: str) ->
     assert rows(pg_url, "SELECT count(*) FROM chat_compactions") == [(1,)]
     summary = claude_code.session_start(session_start_input("compact"), settings, None)
     assert summary == stored.summary
+
+
+# --- the team page's steps, as written ---------------------------------------------------
+
+REPO = HERE.parent.parent
+TEAM_PAGE = REPO / "docs" / "team.md"
+
+
+def shell_blocks(page: Path) -> list[str]:
+    text = page.read_text(encoding="utf-8")
+    return [block.split("\n", 1)[1] for block in text.split("```")[1::2]
+            if block.startswith("sh\n")]
+
+
+def page_sql(opening: str) -> str:
+    """The SQL the page feeds to the psql command starting with ``opening``."""
+    for block in shell_blocks(TEAM_PAGE):
+        for line in block.splitlines():
+            if line.startswith(opening) and line.endswith("<<'SQL'"):
+                return block.split(line + "\n", 1)[1].split("\nSQL\n", 1)[0]
+    raise AssertionError(f"docs/team.md has no `{opening} ... <<'SQL'` step")
+
+
+def psql(server: Any, url: str, sql: str) -> None:
+    done = subprocess.run([str(server.bin / "psql"), url, "-v", "ON_ERROR_STOP=1"], input=sql,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
+def sari_cli(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "sari_core.cli.main", *args], env=env, cwd=cwd,
+                          capture_output=True, text=True, timeout=180)
+
+
+def test_the_team_pages_install_command_installs_from_this_repository() -> None:
+    (install,) = [line for block in shell_blocks(TEAM_PAGE) for line in block.splitlines()
+                  if line.startswith("pip install")]
+    argv = shlex.split(install.split("#")[0])  # as a shell reads it
+    requirements = [arg for arg in argv[2:] if arg != "-e"]
+    for requirement in requirements:
+        folder, _, extra = requirement.partition("[")
+        project = (REPO / folder / "pyproject.toml").read_text(encoding="utf-8")
+        assert not extra or f"\n{extra.rstrip(']')} = [" in project, (requirement, "extra")
+    # As written, from the checkout's root; nothing downloaded (their dependencies are
+    # the packages' own business: each names what it needs).
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "--no-index",
+                           "--no-build-isolation", "--no-deps", *argv[2:]], cwd=REPO,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    # The plugin's own page names the same install, from the checkout.
+    plugin_page = (REPO / "docs" / "plugins" / "persistence.md").read_text(encoding="utf-8")
+    assert "pip install -e 'plugins/sari-persistence[postgres]'" in plugin_page
+    assert "pip install 'sari-persistence" not in plugin_page + TEAM_PAGE.read_text("utf-8")
+
+
+@pytest.mark.parametrize("service", ["debian", "managed"])
+def test_the_team_pages_database_steps_give_sari_what_it_needs_without_superuser(
+        service: str, tmp_path: Path) -> None:
+    """The page's role and database, made as it says (Debian's postgres superuser, or a
+    managed service's administrator who is not one): a server creates its tables and
+    pg_trgm there, and `sari doctor` says the version, the schema and the spool."""
+    from postgres_server import PostgresServer
+
+    server = PostgresServer()
+    try:
+        if service == "debian":
+            psql(server, server.url(), page_sql("sudo -u postgres psql"))
+        else:
+            psql(server, server.url(), "CREATE ROLE cloud_admin LOGIN PASSWORD 'adm' "
+                 "CREATEROLE CREATEDB NOSUPERUSER;")
+            admin = f"postgresql://cloud_admin:adm@127.0.0.1:{server.port}/postgres"
+            psql(server, admin, page_sql('psql "postgresql://ADMIN@'))
+        (export,) = [line for block in shell_blocks(TEAM_PAGE) for line in block.splitlines()
+                     if line.startswith("export SARI_PERSISTENCE__DATABASE_URL=")]
+        url = export.split("=", 1)[1].strip("'").replace("db.internal:5432",
+                                                         f"127.0.0.1:{server.port}")
+        env = {**os.environ, "SARI_PERSISTENCE__DATABASE_URL": url,
+               "SARI_STATE_DIR": str(tmp_path / "state"), "SARI_PLUGINS": "persistence"}
+        workspace = tmp_path / "ws"
+        workspace.mkdir()
+
+        def doctor() -> dict[str, Any]:
+            done = sari_cli(env, workspace, "doctor", "--json")
+            checks = {c["name"]: c for c in json.loads(done.stdout)}
+            assert "s3cret" not in done.stdout + done.stderr
+            return checks
+
+        before = doctor()["execution log"]
+        assert before["status"] == "ok" and "PostgreSQL 15" in before["detail"]
+        assert "connected as sari in" in before["detail"] and "superuser" not in before["detail"]
+        assert "no tables yet" in before["detail"]
+
+        kernel = kernel_on(url, "build-07")
+        try:
+            kernel.execute_read({"mode": "file", "target": "src/parser.py", "session_id": "s"})
+        finally:
+            kernel.close()
+        assert rows(url, "SELECT rolsuper FROM pg_roles WHERE rolname = current_user") == [
+            (False,)]
+        assert rows(url, "SELECT extname FROM pg_extension WHERE extname = 'pg_trgm'") == [
+            ("pg_trgm",)]
+        assert rows(url, "SELECT count(*) FROM executions") == [(1,)]
+
+        from sari_persistence import dsn, spool
+
+        folder = spool.folder_for(dsn.display(url)).relative_to(spool.state_dir())
+        waiting = tmp_path / "state" / folder
+        waiting.mkdir(parents=True)
+        (waiting / "1-1.jsonl").write_text('{"kind": "x"}\n{"kind": "y"}\n', encoding="utf-8")
+        after = doctor()
+        assert after["execution log"]["status"] == "ok"
+        assert f"schema {SCHEMA_VERSION} (current), frame text indexed (pg_trgm)" in \
+            after["execution log"]["detail"]
+        assert after["execution log spool"]["status"] == "warn"
+        assert after["execution log spool"]["detail"].startswith("2 records kept on disk wait")
+    finally:
+        server.close()
+
+
+def test_doctor_says_when_the_database_does_not_answer(tmp_path: Path) -> None:
+    from postgres_server import PASSWORD, free_port
+
+    url = f"postgresql://sari:{PASSWORD}@127.0.0.1:{free_port()}/sari"  # nobody listens
+    env = {**os.environ, "SARI_PERSISTENCE__DATABASE_URL": url,
+           "SARI_STATE_DIR": str(tmp_path / "state"), "SARI_PLUGINS": "persistence"}
+    done = sari_cli(env, tmp_path, "doctor", "--json")
+    (check,) = [c for c in json.loads(done.stdout) if c["name"] == "execution log"]
+    assert done.returncode == 1 and check["status"] == "error"
+    assert check["detail"].startswith(f"postgresql://sari:***@127.0.0.1:{url.split(':')[3]}")
+    assert "does not answer" in check["detail"] and PASSWORD not in done.stdout + done.stderr

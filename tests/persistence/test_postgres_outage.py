@@ -122,6 +122,33 @@ def test_gone_mid_session_the_kept_records_are_written_when_it_is_back(
                      "AND tool = 'read'") == [(21,)]
 
 
+def test_context_query_during_an_outage_answers_without_waiting_for_the_database(
+        own_server: PostgresServer) -> None:
+    """The page promises an answer at once: never the connect timeout (30 s here), whether
+    or not the server has met the outage yet; and a normal answer soon after it is back."""
+    url = own_server.create_database()
+    kernel = kernel_on(url, "host-a", connect_timeout_seconds=30)
+    try:
+        kernel.execute_read({**READ, "session_id": "s"})
+        assert answered(kernel, {"session_id": "s"})["ok"] is True
+        own_server.stop()
+        took = []
+        for _ in range(3):  # the first meets the outage; the next ones know of it
+            started = time.monotonic()
+            refused = kernel.execute_tool("context_query", {"session_id": "s"})
+            took.append(time.monotonic() - started)
+            assert refused["error"]["code"] == "EXECUTION_LOG_UNAVAILABLE", refused
+            assert "Retry later" in refused["error"]["hint"]
+        assert max(took) < 10, took
+        own_server.start()
+        started = time.monotonic()
+        back = answered(kernel, {"session_id": "s", "tool": "read"})
+        assert back["ok"] is True and back["total_executions"] == 1
+        assert time.monotonic() - started < 10
+    finally:
+        kernel.close()
+
+
 def test_a_restart_under_load_loses_no_acknowledged_record(own_server: PostgresServer) -> None:
     url = own_server.create_database()
     store = open_store(PersistenceSettings(database_url=url, connect_timeout_seconds=1,

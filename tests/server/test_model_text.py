@@ -24,9 +24,10 @@ from sari_core.server.options import OptionsError, ServerOptions, load_options
 # them, paid on every turn of every conversation; a client given structured content also
 # gets each tool's output schema.
 # Each input property's one-line description costs about seven tokens of these.
-TOOL_DEFINITION_BUDGET = 800  # every installed plugin
+# context_query lists scope (20 tokens): a model must be able to reach the team's records.
+TOOL_DEFINITION_BUDGET = 815  # every installed plugin
 CORE_DEFINITION_BUDGET = 620  # search, read, edit, write
-WITH_OUTPUT_SCHEMAS_BUDGET = 1190  # every installed plugin, output schemas included
+WITH_OUTPUT_SCHEMAS_BUDGET = 1200  # every installed plugin, output schemas included
 CORE_TOOLS = ("search", "read", "edit", "write")
 
 

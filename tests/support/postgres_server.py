@@ -17,7 +17,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
-USER = "sari"
+USER = "postgres"  # the superuser, named as Debian names it (docs' steps create role sari)
 PASSWORD = "pg-secret-9Zq7"  # a throwaway server's; tests check it never shows
 REQUIRED_ENV = "SARI_TEST_POSTGRES"
 
@@ -50,7 +50,7 @@ def unavailable_reason() -> str | None:
         import psycopg  # noqa: F401
         import psycopg_pool  # noqa: F401
     except ImportError:
-        return "psycopg is not installed: pip install 'sari-persistence[postgres]'"
+        return "psycopg is not installed: pip install -e 'plugins/sari-persistence[postgres]'"
     if os.geteuid() == 0 and shutil.which("runuser") is None:
         return "running as root and runuser is missing (initdb refuses root)"
     return None

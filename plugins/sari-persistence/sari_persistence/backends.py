@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +23,9 @@ from sari_persistence import dsn, schema
 from sari_persistence.schema import ExecutionLogUnavailable
 
 log = logging.getLogger(__name__)
+
+# How often a read waiting for a pooled connection looks whether the pool's attempts fail.
+_BORROW_STEP = 0.05
 
 
 class SqliteBackend:
@@ -119,9 +123,35 @@ class PostgresBackend:
         with self._ready:
             if self.migrated:
                 return
-            with self.pool.connection(timeout=self.connect_timeout) as raw:
+            raw = self._borrow()
+            try:
                 pg_schema.migrate(raw)
+            finally:
+                self.pool.putconn(raw)
             self.migrated = True
+
+    def _failed_connects(self) -> int:
+        stats = self.pool.get_stats()
+        return stats.get("connections_errors", 0) + stats.get("connections_lost", 0)
+
+    def _borrow(self) -> Any:
+        """A pooled connection; at once a PoolTimeout when the pool's own attempts fail.
+
+        Waiting ``connect_timeout`` for a pool that cannot connect would make every read
+        during an outage take that long: a refused or lost connection while we wait
+        means the database is away now.
+        """
+        from psycopg_pool import PoolTimeout
+
+        failed = self._failed_connects()
+        deadline = time.monotonic() + self.connect_timeout
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                return self.pool.getconn(timeout=max(min(_BORROW_STEP, left), 0.001))
+            except PoolTimeout:
+                if self._failed_connects() > failed or time.monotonic() >= deadline:
+                    raise
 
     def connect_writer(self) -> Any:
         from sari_persistence.dialect import PgConnection
@@ -139,8 +169,11 @@ class PostgresBackend:
 
         try:
             self.ensure_schema()
-            with self.pool.connection(timeout=self.connect_timeout) as raw:
+            raw = self._borrow()
+            try:
                 yield PgConnection(raw)
+            finally:
+                self.pool.putconn(raw)
         except ExecutionLogUnavailable:
             raise
         except Exception as exc:

@@ -13,6 +13,7 @@ from sari_core import (
     Command,
     CompactionContribution,
     CompactionEvent,
+    DoctorCheck,
     Plugin,
     Session,
     SettingsSpec,
@@ -72,6 +73,12 @@ class PersistencePlugin(Plugin):
     def sari_register_commands(self) -> list[Command]:
         return [Command("log", "Show the execution log: sessions, a session's executions and "
                         "frames, JSON-lines export.", _configure_log, _run_log)]
+
+    @hookimpl
+    def sari_doctor_checks(self, workspace: Path) -> list[DoctorCheck]:
+        from sari_persistence import doctor
+
+        return doctor.checks(workspace)
 
     # --- lifecycle ----------------------------------------------------------------------
 

@@ -6,9 +6,12 @@ import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sari_core import ChatFrame
+
+if TYPE_CHECKING:
+    from sari_persistence.execution_filter import ExecutionFilter
 
 FRAME_COLUMNS = ("id", "session_id", "timestamp", "role", "content", "tool_name",
                  "execution_id", "compacted", "sequence_index")
@@ -115,12 +118,28 @@ class ChatSessionInfo:
         return data
 
 
-def chat_sessions(conn: Any, limit: int = 100) -> list[ChatSessionInfo]:
+def chat_sessions(conn: Any, limit: int = 100,
+                  kept: ExecutionFilter | None = None) -> list[ChatSessionInfo]:
+    """Chat sessions, newest first; with ``kept``, those active in its time window (a frame
+    in it) and, when it names a machine or an outcome, with such executions."""
+    where, params = "", []
+    if kept is not None:
+        frame_sql, frame_params = kept.frame_sql("f")
+        if frame_sql:
+            where += (f" AND EXISTS (SELECT 1 FROM chat_frames f WHERE f.session_id = "
+                      f"s.session_id{frame_sql})")
+            params += frame_params
+        if kept.narrows_executions_only:
+            execution_sql, execution_params = kept.execution_sql("e")
+            where += (f" AND EXISTS (SELECT 1 FROM executions e WHERE e.session_id = "
+                      f"s.session_id{execution_sql})")
+            params += execution_params
     rows = conn.execute(
         "SELECT s.session_id, s.created_at, s.project_root, s.llm_provider, s.model, "
         "(SELECT COUNT(*) FROM chat_frames f WHERE f.session_id = s.session_id), "
         "(SELECT COUNT(*) FROM chat_compactions c WHERE c.session_id = s.session_id) "
-        "FROM chat_sessions s ORDER BY s.created_at DESC, s.session_id LIMIT ?", (limit,))
+        f"FROM chat_sessions s WHERE 1 = 1{where} "
+        "ORDER BY s.created_at DESC, s.session_id LIMIT ?", (*params, limit))
     return [ChatSessionInfo(*row) for row in rows]
 
 
@@ -133,40 +152,84 @@ def chat_session(conn: Any, session_id: str) -> ChatSessionInfo | None:
     return ChatSessionInfo(*row) if row else None
 
 
-def execution_sessions(conn: Any, limit: int = 100) -> list[dict[str, Any]]:
-    """Kernel sessions seen in ``executions``: key, counts, first and last call."""
+def session_recorded(conn: Any, session_id: str, ignored_tool: str) -> bool:
+    """The client session id has records: a chat session, or calls (other than
+    ``ignored_tool``'s) on any machine."""
+    if chat_session(conn, session_id) is not None:
+        return True
+    row = conn.execute("SELECT 1 FROM executions WHERE session_id = ? AND tool <> ? LIMIT 1",
+                       (session_id, ignored_tool)).fetchone()
+    return row is not None
+
+
+def execution_sessions(conn: Any, limit: int = 100,
+                       kept: ExecutionFilter | None = None) -> list[dict[str, Any]]:
+    """Kernel sessions seen in ``executions`` (those ``kept`` keeps): key, the machines that
+    recorded them, counts (refused by a rule, failed for want of a file or the like), first
+    and last call."""
+    from sari_persistence.execution_filter import FAILURES
+
+    where, params = (kept.execution_sql() if kept is not None else ("", []))
+    marks = ", ".join("?" * len(FAILURES))
     rows = conn.execute(
-        "SELECT session_key, COUNT(*), SUM(CASE WHEN ok = 0 THEN 1 ELSE 0 END), MIN(timestamp), "
-        "MAX(timestamp), MIN(source) "
-        "FROM executions GROUP BY session_key ORDER BY MAX(timestamp) DESC, session_key "
-        "LIMIT ?", (limit,))
-    return [{"session_key": key, "executions": count, "refused": int(refused or 0),
-             "first": iso_time(first), "last": iso_time(last), "source": source}
-            for key, count, refused, first, last, source in rows]
+        "SELECT session_key, machine, COUNT(*), "
+        f"SUM(CASE WHEN ok = 0 AND COALESCE(error_code, '') NOT IN ({marks}) THEN 1 ELSE 0 END), "
+        f"SUM(CASE WHEN ok = 0 AND COALESCE(error_code, '') IN ({marks}) THEN 1 ELSE 0 END), "
+        "MIN(timestamp), MAX(timestamp), MIN(source) "
+        f"FROM executions WHERE 1 = 1{where} GROUP BY session_key, machine",
+        (*FAILURES, *FAILURES, *params))
+    merged: dict[str, dict[str, Any]] = {}
+    for key, machine, count, refused, failed, first, last, source in rows:
+        entry = merged.setdefault(key, {"session_key": key, "machines": [], "executions": 0,
+                                        "refused": 0, "failed": 0, "first": first,
+                                        "last": last, "source": source})
+        if machine is not None:
+            entry["machines"].append(machine)
+        entry["executions"] += int(count)
+        entry["refused"] += int(refused or 0)
+        entry["failed"] += int(failed or 0)
+        entry["first"], entry["last"] = min(entry["first"], first), max(entry["last"], last)
+        entry["source"] = min(entry["source"], source)
+    ordered = sorted(merged.values(), key=lambda e: (-e["last"], e["session_key"]))[:limit]
+    for entry in ordered:
+        entry["machines"].sort()
+        entry["first"], entry["last"] = iso_time(entry["first"]), iso_time(entry["last"])
+    return ordered
 
 
 def frames(conn: Any, session_id: str, *, include_compacted: bool = True,
-           limit: int | None = None) -> list[StoredFrame]:
-    """A chat session's frames in sequence order."""
+           limit: int | None = None, kept: ExecutionFilter | None = None) -> list[StoredFrame]:
+    """A chat session's frames in sequence order (those in ``kept``'s time and tool)."""
     sql = f"SELECT {', '.join(FRAME_COLUMNS)} FROM chat_frames WHERE session_id = ?"
+    params: list[Any] = [session_id]
     if not include_compacted:
         sql += " AND compacted = 0"
+    if kept is not None:
+        narrowed, more = kept.frame_sql()
+        sql += narrowed
+        params += more
     sql += " ORDER BY sequence_index, id"
-    params: list[Any] = [session_id]
     if limit is not None:
         sql += " LIMIT ?"
         params.append(limit)
     return [StoredFrame.from_row(row) for row in conn.execute(sql, params)]
 
 
-def executions(conn: Any, session: str, limit: int | None = None
-               ) -> list[StoredExecution]:
-    """Executions of a kernel session key, or of a client session id (chat session id)."""
-    sql = (f"SELECT {', '.join(EXECUTION_READ_COLUMNS)} FROM executions "
-           "WHERE session_key = ? OR session_id = ? "
-           "OR id IN (SELECT execution_id FROM chat_frames WHERE session_id = ?) "
-           "ORDER BY timestamp, id")
-    params: list[Any] = [session, session, session]
+def executions(conn: Any, session: str | None, limit: int | None = None,
+               kept: ExecutionFilter | None = None) -> list[StoredExecution]:
+    """Executions of a kernel session key, or of a client session id (chat session id), or
+    (``session`` None) of every session; those ``kept`` keeps."""
+    sql = f"SELECT {', '.join(EXECUTION_READ_COLUMNS)} FROM executions WHERE 1 = 1"
+    params: list[Any] = []
+    if session is not None:
+        sql += (" AND (session_key = ? OR session_id = ? "
+                "OR id IN (SELECT execution_id FROM chat_frames WHERE session_id = ?))")
+        params += [session, session, session]
+    if kept is not None:
+        narrowed, more = kept.execution_sql()
+        sql += narrowed
+        params += more
+    sql += " ORDER BY timestamp, id"
     if limit is not None:
         sql += " LIMIT ?"
         params.append(limit)

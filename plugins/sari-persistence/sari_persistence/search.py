@@ -50,6 +50,7 @@ class Query:
     since_ms: int | None = None
     until_ms: int | None = None
     include_compacted: bool = True
+    hidden_tools: tuple[str, ...] = ()  # these tools' frames and executions are left out
     limit: int = 10
     offset: int = 0
 
@@ -71,7 +72,8 @@ def _fts_phrase(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
-def _tool_clause(column: str, tool: str, params: list[Any]) -> str:
+def tool_clause(column: str, tool: str, params: list[Any]) -> str:
+    """``column`` names ``tool``; its parameters are appended to ``params``."""
     # A client names Sari's tools mcp__<server>__<tool>; match either spelling.
     params.extend([tool, "%\\_\\_" + tool.replace("_", "\\_")])
     return f"({column} = ? OR {column} LIKE ? ESCAPE '\\')"
@@ -102,7 +104,9 @@ def _frame_where(query: Query, scope: Scope, conn: Any) -> tuple[str, list[Any]]
         clauses.append("f.role = ?")
         params.append(query.role)
     if query.tool:
-        clauses.append(_tool_clause("f.tool_name", query.tool, params))
+        clauses.append(tool_clause("f.tool_name", query.tool, params))
+    for tool in query.hidden_tools:
+        clauses.append(f"(f.tool_name IS NULL OR NOT {tool_clause('f.tool_name', tool, params)})")
     _narrow_to(query, "f.execution_id", "f.timestamp", clauses, params)
     if not query.include_compacted:
         clauses.append("f.compacted = 0")
@@ -149,7 +153,9 @@ def _execution_where(query: Query, scope: Scope, conn: Any) -> tuple[str, list[A
                        f"OR e.arguments {op} ? ESCAPE '\\' OR e.response {op} ? ESCAPE '\\')")
         params.extend([query.text, pattern, pattern, pattern, pattern])
     if query.tool:
-        clauses.append(_tool_clause("e.tool", query.tool, params))
+        clauses.append(tool_clause("e.tool", query.tool, params))
+    for tool in query.hidden_tools:
+        clauses.append(f"NOT {tool_clause('e.tool', tool, params)}")
     _narrow_to(query, "e.id", "e.timestamp", clauses, params)
     return " WHERE " + " AND ".join(clauses), params
 

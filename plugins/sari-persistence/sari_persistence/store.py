@@ -34,6 +34,7 @@ from sari_persistence.records import (
     stored_frame,
     workspace_of,
 )
+from sari_persistence.schema import ExecutionLogUnavailable
 from sari_persistence.writer import BatchWriter, WriterStats
 
 T = TypeVar("T")
@@ -133,8 +134,13 @@ class ExecutionStore:
     def reading(self) -> Iterator[Any]:
         """A read connection for the block.
 
-        :raises ExecutionLogUnavailable: the database does not answer now.
+        :raises ExecutionLogUnavailable: the database does not answer now (at once when
+            the writer already knows it is away: a read would only wait for it).
         """
+        if self.writer.database_away:
+            raise ExecutionLogUnavailable(
+                f"execution log {self.location} does not answer; this server's records wait "
+                "and are written when it does")
         with self.backend.reading() as conn:
             yield conn
 

@@ -1,9 +1,10 @@
 """The ``context_query`` tool: re-read past context instead of guessing.
 
-Scope (``scope="auto"``): when the call's ``session_id`` names a recorded chat
-session, its frames and the executions linked to it or to the calling session;
-otherwise the workspace — frames of chat sessions of this project (Claude Code's
-included) and executions of this workspace. Never another workspace's.
+Scope (``scope="auto"``): when the call's ``session_id`` has records (a chat session,
+or calls on any machine, from any checkout), its frames and the executions linked to it
+or to the calling session; otherwise the workspace — frames of chat sessions of this
+project (Claude Code's included) and executions of this workspace. Never another
+workspace's. This tool's own earlier calls are left out (each answer holds the last).
 
 Other sessions' records (another client's arguments and responses) are reached only
 as far as the operator's ``context_query_scope`` allows: ``session`` (the default)
@@ -35,6 +36,7 @@ from sari_core import (
     tool_response,
 )
 from sari_persistence import reads
+from sari_persistence.answer_text import answer_text
 from sari_persistence.records import bound_text
 from sari_persistence.redaction import redact_value
 from sari_persistence.schema import ExecutionLogUnavailable
@@ -43,9 +45,10 @@ from sari_persistence.settings import SECTION, PersistenceSettings
 from sari_persistence.store import ExecutionStore
 
 TOOL_NAME = "context_query"
+MODEL_TEXT = "model_text"  # the text a model reads instead of the payload's JSON
 UNAVAILABLE = "EXECUTION_LOG_UNAVAILABLE"
 DESCRIPTION = (
-    "Find what a compaction removed from the conversation, newest first. "
+    "Find what compaction removed, newest first. "
     'E.g. {"text":"parse_config","since":"2026-01-10T09:30Z"}'
 )
 # Listed as a string (a number in a string is Unix seconds too); a JSON number is accepted.
@@ -75,9 +78,10 @@ class ContextQueryArgs(BaseModel):
     until: Annotated[str | float | None, _TIME_SCHEMA] = Field(
         None, description="Not after (ISO 8601).")
     chat_session_id: str | None = None
+    # Listed without its default (auto): the names say whose records each reaches.
     scope: Literal["auto", "session", "workspace", "team"] = Field(
-        "auto", description="auto: this session if it "
-                            "has frames, else the workspace.")
+        "auto", json_schema_extra=_unlisted_default,
+        description="Whose records.")
     kind: Literal["both", "frames", "executions"] = "both"
     include_compacted: bool = True
     # clamped to context_query_max_results, never refused; listed without its default,
@@ -88,10 +92,11 @@ class ContextQueryArgs(BaseModel):
     session_id: str | None = None
 
 
-# What a program passes to page or scope a query; a model asks by text, role, tool, time.
+# What a program passes to page or narrow a query; a model asks by text, role, tool, time
+# and scope (a model must be able to find the team's records, so scope is listed).
 # execution_id too: a model is shown no execution id (a response's text carries none), a
 # program holds it from the structured response.
-PROGRAM_FIELDS = frozenset({"chat_session_id", "scope", "kind", "include_compacted", "offset",
+PROGRAM_FIELDS = frozenset({"chat_session_id", "kind", "include_compacted", "offset",
                             "execution_id"})
 
 
@@ -134,15 +139,20 @@ def _scope(args: ContextQueryArgs, session: Session, store: ExecutionStore,
         return Scope(chat_session_ids=(args.chat_session_id,), session_keys=keys, name="session")
     if args.scope == "team" and reach == "team":
         return Scope(everything=True, name="team")
-    own_chat = None
-    if session.session_id:
+    recorded = False
+    if session.session_id and args.scope == "auto" and reach != "session":
         with store.reading() as conn:
-            own_chat = reads.chat_session(conn, session.session_id)
-    if args.scope == "session" or (args.scope == "auto" and own_chat is not None) \
-            or reach == "session":
+            recorded = reads.session_recorded(conn, session.session_id, TOOL_NAME)
+    # A session id with records of its own (frames, or calls on any machine and checkout)
+    # is that session's context: a resumed session finds what it read before.
+    if args.scope == "session" or (args.scope == "auto" and recorded) or reach == "session":
         return _own_session(session)
     return Scope(project_root=canonical_root(session.roots[0]),
                  workspace_hash=session.workspace_id, name="workspace")
+
+
+def _names_this_tool(tool: str) -> bool:
+    return tool == TOOL_NAME or tool.endswith("__" + TOOL_NAME)
 
 
 def _redacted(value: Any) -> Any:
@@ -221,8 +231,11 @@ def make_handler(store_of: Callable[[], ExecutionStore | None],
                             "then restart the server.")
         settings: PersistenceSettings = session.settings(SECTION)
         limit = min(args.limit, settings.context_query_max_results)
+        # This tool's own earlier answers would match again, each holding the last: left
+        # out unless asked for by name.
+        hidden = () if args.tool and _names_this_tool(args.tool) else (TOOL_NAME,)
         query = Query(text=args.text, role=args.role, tool=args.tool,
-                      execution_id=args.execution_id,
+                      execution_id=args.execution_id, hidden_tools=hidden,
                       since_ms=parse_time(args.since, "since"),
                       until_ms=parse_time(args.until, "until"),
                       include_compacted=args.include_compacted, limit=limit, offset=args.offset)
@@ -241,6 +254,7 @@ def make_handler(store_of: Callable[[], ExecutionStore | None],
         health = _log_health(store)
         if health:
             payload["log_health"] = health
+        payload[MODEL_TEXT] = answer_text(payload, settings.context_query_item_chars)
         folded = FoldedVerdict()
         if has_more:
             next_args = args.model_dump(exclude_none=True, exclude_defaults=True)

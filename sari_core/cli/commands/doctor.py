@@ -1,6 +1,7 @@
-"""``sari doctor``: check the installation — Python, git, the index, plugins, language servers,
-how long ``sari serve`` takes to answer ``initialize`` (phase by phase), and which
-client hooks are installed and whether they reach a server.
+"""``sari doctor``: check the installation — Python, git, the index, plugins and what they
+depend on (a plugin's ``sari_doctor_checks``: a database, a service), language servers,
+how long ``sari serve`` takes to answer ``initialize`` (phase by phase), and which client
+hooks are installed and whether they reach a server.
 
 Each check reports ``ok``, ``warn`` (works, with less) or ``error`` (broken);
 the exit status is 1 when any check is an error.
@@ -276,11 +277,27 @@ def check_client_hooks(roots: list[Path]) -> list[Check]:
     return [Check(found.name, found.status, found.detail) for found in inspect_hooks(roots[0])]
 
 
+def check_plugin_dependencies(roots: list[Path]) -> list[Check]:
+    """What installed plugins depend on outside Sari (a database, a service), as they say."""
+    from sari_core.kernel.builtin import register_builtins
+    from sari_core.kernel.manager import SariPluginManager
+
+    pm = SariPluginManager()
+    register_builtins(pm)
+    try:
+        pm.load_entry_points(strict=False)
+    except Exception:  # noqa: BLE001 - a broken plugin is reported by check_plugins
+        return []
+    return [Check(check.name, check.status, check.detail)
+            for check in pm.doctor_checks(roots[0])]
+
+
 def collect(roots: list[Path]) -> list[Check]:
     return [check_python(), *check_git(roots), *check_folders(), check_index(roots),
             check_exclusions(roots),
-            *check_plugins(roots), *check_language_servers(), check_languages(),
-            check_startup(roots), *check_client_hooks(roots)]
+            *check_plugins(roots), *check_plugin_dependencies(roots),
+            *check_language_servers(), check_languages(), check_startup(roots),
+            *check_client_hooks(roots)]
 
 
 def run(args: argparse.Namespace) -> int:
