@@ -11,6 +11,7 @@ it. Prints one line per distribution and exits 1 if any step failed.
 from __future__ import annotations
 
 import argparse
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -36,10 +37,26 @@ def run(*command: str | Path, cwd: Path | None = None) -> subprocess.CompletedPr
                           text=True, check=False)
 
 
+def tracked_copy(folder: Path, into: Path) -> Path:
+    """The files git tracks under ``folder``, copied to ``into``: a build from the checkout
+    itself would see untracked files and leave ``*.egg-info`` behind, whose stale entry
+    points then shadow the installed ones for anything run from the checkout."""
+    listed = run("git", "ls-files", "-z", "--", ".", cwd=folder)
+    for relative in filter(None, listed.stdout.split("\0")):
+        source = folder / relative
+        if source.is_file():
+            target = into / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+    return into
+
+
 def check(name: str, folder: Path, module: str, out: Path, core_wheel: Path | None
           ) -> tuple[str, Path | None]:
     target = out / name
-    built = run(sys.executable, "-m", "build", "--outdir", target, folder)
+    with tempfile.TemporaryDirectory(prefix=f"{name}-src-") as source:
+        built = run(sys.executable, "-m", "build", "--outdir", target,
+                    tracked_copy(folder, Path(source)))
     if built.returncode:
         return f"build failed: {built.stderr.strip().splitlines()[-1:]}", None
     files = sorted(target.iterdir())

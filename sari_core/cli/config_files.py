@@ -110,7 +110,8 @@ def _rewritten_table(existing: tomlkit.items.Table,
         table.add(key, values[key])
     for key, item in existing.value.body:
         if key is None:  # a comment or a blank line
-            table.add(item)
+            if isinstance(item, (tomlkit.items.Comment, tomlkit.items.Whitespace)):
+                table.add(item)
             continue
         name = key.key
         if name not in values:

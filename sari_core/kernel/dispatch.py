@@ -13,12 +13,17 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import pluggy
 
 log = logging.getLogger("sari_core.kernel.manager")
+
+# pluggy's call-monitoring signatures (``PluginManager.add_hookcall_monitoring``).
+BeforeCall = Callable[[str, Sequence[pluggy.HookImpl], Mapping[str, object]], None]
+AfterCall = Callable[[pluggy.Result[Any], str, Sequence[pluggy.HookImpl],
+                      Mapping[str, object]], None]
 
 
 class PluginResult(NamedTuple):
