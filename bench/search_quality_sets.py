@@ -24,7 +24,8 @@ QUERY_SETS = {"tuning": DATA, "heldout": DATA.with_name("search_quality_heldout.
               "fresh": DATA.with_name("search_quality_fresh.json"),
               "fresh2": DATA.with_name("search_quality_fresh2.json"),
               "fresh3": DATA.with_name("search_quality_fresh3.json"),
-              "fresh4": DATA.with_name("search_quality_fresh4.json")}
+              "fresh4": DATA.with_name("search_quality_fresh4.json"),
+              "unseen": DATA.with_name("search_quality_unseen.json")}
 
 
 @dataclass(frozen=True)
