@@ -84,9 +84,12 @@ HEAD_RANKED = 40
 HELD_ROWS = 400_000
 HELD_LENGTHS = 100_000
 HELD_HEADS = 50_000  # definitions' head words (two small sets each)
+# Words that ask for documentation. Words code uses as often (a version's release segment,
+# a licence expression, a file that changes, an object's history) ask for it only in a pair
+# that names a document (release notes).
 _DOC_WORDS = frozenset(("doc", "docs", "documentation", "documented", "readme", "changelog",
-                        "changes", "history", "release", "notes", "example", "examples",
-                        "tutorial", "guide", "license", "manual"))
+                        "example", "examples", "tutorial", "guide", "manual"))
+_DOC_PAIRS = frozenset((("release", "notes"), ("change", "log")))
 _TEST_WORDS = frozenset(("test", "tests", "testing", "fixture", "fixtures", "pytest"))
 _PROSE_SUFFIXES = (".md", ".rst", ".txt", ".adoc", ".html", ".htm", ".ipynb", ".tex")
 _PROSE_NAMES = re.compile(
@@ -116,6 +119,12 @@ class WordHit:
     scope: str
     kind: str
     score: float
+
+
+def asks_for_docs(terms: Sequence[str]) -> bool:
+    """Whether the query's words ask for documentation rather than code."""
+    return any(term in _DOC_WORDS for term in terms) \
+        or any(pair in _DOC_PAIRS for pair in zip(terms, terms[1:], strict=False))
 
 
 @lru_cache(maxsize=4096)
@@ -237,7 +246,7 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
         " JOIN word_chunks c ON c.id = best.id JOIN files f ON f.id = c.file_id"
         " ORDER BY best.rank",
         (expression, CANDIDATES)).fetchall()
-    asks_docs = any(term in _DOC_WORDS for term in terms)
+    asks_docs = asks_for_docs(terms)
     asks_tests = any(term in _TEST_WORDS for term in terms)
     candidates = {row[0] for row in rows}
     covered = _shares(_holders(store, groups, candidates), groups, len(terms))
