@@ -65,3 +65,35 @@ def test_every_set_has_libraries_of_its_own_and_all_joins_them() -> None:
     assert set(quality.load_set("all")[0]) == seen
     with pytest.raises(Exception, match="unknown query set"):
         quality.load_set("tuning,nosuch")
+
+
+def test_every_set_says_what_was_done_with_it() -> None:
+    for name in quality.QUERY_SETS:
+        assert quality.set_role(name) in ("tuning", "validation", "held-out")
+
+
+def test_a_set_written_for_libraries_never_seen_has_enough_queries_per_library() -> None:
+    corpora, queries = quality.load_set("unseen")
+    for corpus in corpora:
+        mine = [query for query in queries if query.corpus == corpus]
+        assert sum(query.kind == "concept" for query in mine) >= 40
+        assert sum(query.kind == "identifier" for query in mine) >= 20
+        assert all(answer.symbol for query in mine for answer in query.answers
+                   if "_abnf" not in answer.path)
+
+
+def test_ripgrep_s_words_weigh_a_rare_word_above_a_common_one() -> None:
+    rg = load_bench("search_quality_rg")
+    lengths = {"big.py": 400, "small.py": 40, **{f"f{n}.py": 100 for n in range(20)}}
+    common = {"big.py": 30, **{f"f{n}.py": 2 for n in range(20)}}  # in every file
+    rare = {"small.py": 2}
+    scores = rg.bm25_scores([common, rare], lengths)
+    assert rg.ranked_files(scores)[0] == "small.py"
+    # the counts summed put the long file first
+    assert rg.ranked_files({p: common.get(p, 0) + rare.get(p, 0) for p in lengths})[0] == "big.py"
+
+
+def test_prose_first_is_a_document_before_any_code() -> None:
+    assert quality.prose_first(["docs/reload.rst", "pkg/reload.py"])
+    assert quality.prose_first(["LICENSE", "pkg/reload.py"])
+    assert not quality.prose_first(["pkg/reload.py", "docs/reload.rst"])

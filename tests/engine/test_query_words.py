@@ -68,25 +68,23 @@ def test_a_package_s_function_named_with_the_package_is_its_definition(
     assert (first.path, first.line, first.kind) == ("pkg/__init__.py", 4, "definition")
 
 
-def test_a_filler_word_in_capitals_is_a_word_of_the_query(workspace: Workspace) -> None:
-    # "where" is a question's filler, "WHERE" in a lower-case query is SQL's keyword.
-    assert default(workspace, "group the WHERE clause").matches[0].symbol == "group_where"
-
-
 def test_three_words_find_the_module_named_for_their_initials(workspace: Workspace) -> None:
     first = default(workspace, "command line interface for formatting files").matches[0]
     assert (first.path, first.symbol) == ("pkg/cli.py", "main")
 
 
-def test_a_word_finds_code_that_calls_the_same_thing_by_another_word(
-        workspace: Workspace) -> None:
-    assert default(workspace, "shorten a long text").matches[0].symbol == "truncate_text"
+def test_a_word_finds_code_that_spells_it_short(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    files = {"app/env.py": "def read_env(name):\n    return lookup(name)\n",
+             "app/values.py": "def read_value(name):\n    return lookup(name)\n"}
+    with indexed(tmp_path_factory.mktemp("short").resolve(), files) as engine:
+        assert default(engine, "read from the environment").matches[0].symbol == "read_env"
 
 
 def test_initials_that_are_a_file_extension_are_no_acronym(workspace: Workspace) -> None:
     from sari_core.engine.search.query_words import query_terms, term_groups
 
-    terms = query_terms("reject strings that are too long")
+    terms = query_terms("report stale tables")
     assert ("rst",) in term_groups(terms)
     assert ("rst",) not in term_groups(terms, {"rst", "py"})
 
@@ -143,3 +141,49 @@ def test_tests_named_as_other_languages_name_them_come_after_the_code(
     with indexed(tmp_path_factory.mktemp("tests").resolve(), files) as engine:
         assert default(engine, "where are redirects followed").matches[0].path == \
             "src/redirect.js"
+
+
+@pytest.mark.parametrize("query, code", [
+    ("reload the server when a source file changes", "app/reloader.py"),
+    ("compatible release operator", "app/specifiers.py"),
+    ("validate a license expression", "app/licenses.py"),
+])
+def test_a_word_code_uses_as_often_as_docs_does_not_ask_for_docs(
+        tmp_path_factory: pytest.TempPathFactory, query: str, code: str) -> None:
+    # No text holds a query as written: the words are ranked, not a literal.
+    files = {
+        "app/reloader.py": "def reload_on_change(server, paths):\n"
+                           '    """Restart the server: a source file of it changes."""\n'
+                           "    return server.reload(paths)\n",
+        "app/specifiers.py": "def compare_compatible(version, spec):\n"
+                             '    """The operator of a compatible release: ~=."""\n'
+                             "    return version.release[:-1] == spec.release[:-1]\n",
+        "app/licenses.py": "def validate_license_expression(text):\n"
+                           '    """Validate the expression of a license."""\n'
+                           "    return text.upper()\n",
+        "docs/changes.rst": "Changes\n=======\n\n" + "".join(
+            f"* {n}: the server reloads, a source file changes; the operator of a"
+            " compatible release; each license expression validated.\n" for n in range(2)),
+        "LICENSE": "".join("Permission to reload, change and release the source is granted;"
+                           " the expression of this license is validated when a"
+                           " source file changes, by the operator of a compatible release.\n"
+                           for _ in range(2)),
+    }
+    with indexed(tmp_path_factory.mktemp("docwords").resolve(), files) as engine:
+        assert default(engine, query).matches[0].path == code
+
+
+def test_a_query_naming_documentation_still_finds_prose_first(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    files = {
+        "app/reloader.py": "def reload_on_change(server, paths):\n"
+                           '    """Reload the server when a source file changes."""\n'
+                           "    return server.restart(paths)\n",
+        "docs/reloading.rst": "Reloading\n=========\n\nThe server reloads when a source"
+                              " file changes.\n",
+    }
+    with indexed(tmp_path_factory.mktemp("docs").resolve(), files) as engine:
+        assert default(engine, "docs on reloading the server").matches[0].path == \
+            "docs/reloading.rst"
+        assert default(engine, "release notes on reloading").matches[0].path == \
+            "docs/reloading.rst"

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from functools import cache
 
-# Each line: the spellings of one word, the full word first. A few lines join a word agents
-# use to the one code uses for it (to shorten a string is to truncate it).
+# Each line: the spellings of one word, the full word first.
 _GROUPS = """
 argument arg args argv
 parameter param params
@@ -76,7 +75,6 @@ statistics stats
 string str
 system sys
 temporary tmp temp
-truncate shorten
 utility util utils
 value val
 variable var vars

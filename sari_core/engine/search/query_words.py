@@ -1,8 +1,6 @@
 """How a query in words is read: which of its words count, and the spellings each has in code.
 
-* Filler words of a question ("where", "the", "is") are left out, unless written in capitals
-  in a query that is not: ``group the WHERE clause`` names SQL's ``WHERE``, an agent's way of
-  saying "this word as written".
+* Filler words of a question ("where", "the", "is") are left out.
 * Each word also matches its common spellings in code (``environment``: ``env``,
   ``environ``; see :mod:`sari_core.engine.search.code_vocabulary`), and an adverb the word it is made from (``lazily``: ``lazy``).
 * Two neighbouring words also match the name code glues them into (``look up``: ``lookup``),
@@ -61,16 +59,10 @@ def stem(word: str) -> str:
 
 
 def query_terms(query: str) -> list[str]:
-    """The query's words as the index spells them, filler left out (kept if all are, or if
-    written in capitals in a query that is not)."""
-    words = code_words(query).split()
-    shouted = not query.isupper()
-
-    def kept_word(word: str) -> bool:
-        return word.lower() not in FILLER or (shouted and len(word) >= 2 and word.isupper())
-
-    kept = [word.lower() for word in words if kept_word(word)]
-    return list(dict.fromkeys(kept or [word.lower() for word in words]))
+    """The query's words as the index spells them, filler left out (kept if all are)."""
+    words = [word.lower() for word in code_words(query).split()]
+    kept = [word for word in words if word not in FILLER]
+    return list(dict.fromkeys(kept or words))
 
 
 def word_groups(terms: Sequence[str], extensions: Collection[str] = ()) -> list[TermGroup]:

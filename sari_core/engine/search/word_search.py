@@ -31,6 +31,9 @@ Ranking (documented in docs/engine.md):
     when the query asks for docs ("changelog", "readme", "docs", ...); ``TEST`` for test
     files unless it asks for tests; ``EXAMPLE`` for examples, demos and benchmarks unless it
     asks for docs or examples; ``THIRD_PARTY`` for installed code;
+  - ``OPPOSITE`` for a definition whose name goes the other way from the query's words
+    (a writer or dumper when the query reads or loads; see
+    :mod:`sari_core.engine.search.directions`);
 
 * a special method (``__str__``, ``__init__``) is named for the protocol it implements,
   not for what it does: its name counts for nothing (neither in BM25 nor as a name word);
@@ -51,6 +54,7 @@ from operator import itemgetter
 from sari_core.engine.index.index_memo import file_lines, memo_for, remembered, remembered_many
 from sari_core.engine.index.store import IndexStore
 from sari_core.engine.search.definition_heads import glued_words, head, holds, name_words
+from sari_core.engine.search.directions import direction, opposite
 from sari_core.engine.search.hit_ranking import is_test
 from sari_core.engine.search.query_words import (
     TermGroup,
@@ -74,6 +78,7 @@ PROSE = 0.3
 TEST = 0.3
 EXAMPLE = 0.5
 THIRD_PARTY = 0.6
+OPPOSITE = 0.5  # a definition going the other way from the query's (dumping for loading)
 HEAD = 3.0
 SIGNATURE = 0.5  # a word only in the signature counts for this much of one in what it says
 GLUED = 0.5  # and one glued into the name (``timestamp`` of ``fromtimestamp``)
@@ -84,9 +89,12 @@ HEAD_RANKED = 40
 HELD_ROWS = 400_000
 HELD_LENGTHS = 100_000
 HELD_HEADS = 50_000  # definitions' head words (two small sets each)
+# Words that ask for documentation. Words code uses as often (a version's release segment,
+# a licence expression, a file that changes, an object's history) ask for it only in a pair
+# that names a document (release notes).
 _DOC_WORDS = frozenset(("doc", "docs", "documentation", "documented", "readme", "changelog",
-                        "changes", "history", "release", "notes", "example", "examples",
-                        "tutorial", "guide", "license", "manual"))
+                        "example", "examples", "tutorial", "guide", "manual"))
+_DOC_PAIRS = frozenset((("release", "notes"), ("change", "log")))
 _TEST_WORDS = frozenset(("test", "tests", "testing", "fixture", "fixtures", "pytest"))
 _PROSE_SUFFIXES = (".md", ".rst", ".txt", ".adoc", ".html", ".htm", ".ipynb", ".tex")
 _PROSE_NAMES = re.compile(
@@ -116,6 +124,12 @@ class WordHit:
     scope: str
     kind: str
     score: float
+
+
+def asks_for_docs(terms: Sequence[str]) -> bool:
+    """Whether the query's words ask for documentation rather than code."""
+    return any(term in _DOC_WORDS for term in terms) \
+        or any(pair in _DOC_PAIRS for pair in zip(terms, terms[1:], strict=False))
 
 
 @lru_cache(maxsize=4096)
@@ -237,8 +251,9 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
         " JOIN word_chunks c ON c.id = best.id JOIN files f ON f.id = c.file_id"
         " ORDER BY best.rank",
         (expression, CANDIDATES)).fetchall()
-    asks_docs = any(term in _DOC_WORDS for term in terms)
+    asks_docs = asks_for_docs(terms)
     asks_tests = any(term in _TEST_WORDS for term in terms)
+    asked_way = direction(terms)
     candidates = {row[0] for row in rows}
     covered = _shares(_holders(store, groups, candidates), groups, len(terms))
     in_name = _shares(_holders(store, groups, candidates, "name"), groups, len(terms))
@@ -261,6 +276,8 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
         if kind not in _NOT_DEFINITIONS:
             score *= DEFINITION
         score *= _place(path, asks_docs, asks_tests)
+        if opposite(asked_way, scope, path):
+            score *= OPPOSITE
         scored.append((-score, path, line, row))
     scored.sort(key=_ORDER)  # stable: rows of one score, path and line stay in rank order
     if not asks_docs:  # docs are asked for: what a definition says of itself does not count
