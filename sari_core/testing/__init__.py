@@ -14,6 +14,8 @@ from __future__ import annotations
 from sari_core.testing.kernels import KernelFactory, Kernels, Settings, build_kernel
 from sari_core.testing.memory_engine import MemoryEngine
 from sari_core.testing.registration import check_client_hook_declaration, check_plugin
+from sari_core.testing.responses import Response, as_received, run_next_call, stabilization
 
-__all__ = ["KernelFactory", "Kernels", "MemoryEngine", "Settings", "build_kernel",
-           "check_client_hook_declaration", "check_plugin"]
+__all__ = ["KernelFactory", "Kernels", "MemoryEngine", "Response", "Settings", "as_received",
+           "build_kernel", "check_client_hook_declaration", "check_plugin", "run_next_call",
+           "stabilization"]

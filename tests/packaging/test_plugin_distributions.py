@@ -1,8 +1,8 @@
 """Each plugin distribution builds a wheel and installs alone, next to sari-core, into a fresh
 venv, where ``sari plugins --json`` shows exactly it.
 
-A plugin is checked where it is installed in the running environment (as tests/<plugin>/
-are), so the tox env of one plugin checks that plugin and the ``all`` env checks every one.
+A plugin is checked where it is installed in the running environment (as
+plugins/sari-<plugin>/tests are), so the tox env of one plugin checks that plugin and the ``all`` env checks every one.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kernel_responses import Response
+from sari_core.testing import Response
 
 STABILIZATION_POLICIES: dict[str, tuple[str, str]] = {
     "aggregation": ("sari_aggregation", "AggregationPlugin"),

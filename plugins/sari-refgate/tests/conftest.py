@@ -14,7 +14,7 @@ collect_ignore_glob = ["*"] if PLUGIN_MISSING else []
 
 
 def pytest_report_header() -> str | None:
-    return "sari-refgate is not installed: tests/refgate is left out" if PLUGIN_MISSING else None
+    return "sari-refgate is not installed: plugins/sari-refgate/tests is left out" if PLUGIN_MISSING else None
 
 
 from refgate_workspace import FILES, build_workspace  # noqa: E402

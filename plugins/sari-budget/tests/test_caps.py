@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from budget_workspace import BIG, EXACT, FILES, LONG_DEF, NEIGHBOURS, SMALL, WIDE
-from kernel_responses import stabilization
 
 from sari_budget import BudgetSettings
 from sari_budget.trim import trim_payload
 from sari_core import split_lines
+from sari_core.testing import stabilization
 
 
 def test_defaults_are_the_seeds() -> None:

@@ -17,7 +17,7 @@ collect_ignore_glob = ["*"] if PLUGIN_MISSING else []
 
 
 def pytest_report_header() -> str | None:
-    return "sari-lspgate is not installed: tests/lspgate is left out" if PLUGIN_MISSING else None
+    return "sari-lspgate is not installed: plugins/sari-lspgate/tests is left out" if PLUGIN_MISSING else None
 
 
 from lspgate_workspace import KernelFactory, lspgate_kernel  # noqa: E402

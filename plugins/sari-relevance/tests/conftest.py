@@ -14,7 +14,7 @@ collect_ignore_glob = ["*"] if PLUGIN_MISSING else []
 
 
 def pytest_report_header() -> str | None:
-    return "sari-relevance is not installed: tests/relevance is left out" if PLUGIN_MISSING else None
+    return "sari-relevance is not installed: plugins/sari-relevance/tests is left out" if PLUGIN_MISSING else None
 
 
 from relevance_workspace import FILES, build_workspace  # noqa: E402

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 from budget_workspace import BIG, MODE_READS, READS, SMALL
-from kernel_responses import stabilization
 
 from sari_core import NextCall, ReasonCodeSpec, Verdict, hookimpl
 from sari_core.kernel.sessions import Session
 from sari_core.models import ReadCall
+from sari_core.testing import stabilization
 
 MESSAGE_PREFIX = "The read budget of this session is spent: "
 

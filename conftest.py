@@ -1,4 +1,5 @@
-"""Shared fixtures: Sari's state and cache folders point into a temporary folder."""
+"""Fixtures shared by every test folder of this repository (tests/ and each plugin's tests/):
+Sari's state and cache folders point into a temporary folder."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ import pytest
 if TYPE_CHECKING:
     from sari_core.testing import Kernels
 
-# The helper folders (tests/kernel, tests/support) are on the import path through the
-# `pythonpath` option of [tool.pytest.ini_options], not by editing sys.path here.
+# The helper folders (tests/kernel, tests/support) are on the import path of every test
+# folder, the plugins' included, through the `pythonpath` option of
+# [tool.pytest.ini_options], not by editing sys.path here.
 
 _TMP = Path(tempfile.mkdtemp(prefix="sari-tests-"))
 os.environ.setdefault("SARI_STATE_DIR", str(_TMP / "state"))

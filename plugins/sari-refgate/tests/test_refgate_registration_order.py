@@ -10,11 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kernel_responses import as_received
 from refgate_workspace import FILES
 from registration_orders import installed_policies, responses_by_order
 
 from sari_core import Kernel
+from sari_core.testing import as_received
 
 pytest.importorskip("sari_relevance")
 

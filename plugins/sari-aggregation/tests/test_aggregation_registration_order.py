@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from aggregation_workspace import BIG, LONG, OTHER
-from kernel_responses import as_received
 from registration_orders import installed_policies, responses_by_order
 
 from sari_core import ReasonCodeSpec, Verdict, hookimpl
 from sari_core.kernel.sessions import Session
 from sari_core.models import ReadCall, ReadResult
+from sari_core.testing import as_received
 
 
 class Footer:

@@ -14,7 +14,7 @@ collect_ignore_glob = ["*"] if PLUGIN_MISSING else []
 
 
 def pytest_report_header() -> str | None:
-    return "sari-ripple is not installed: tests/ripple is left out" if PLUGIN_MISSING else None
+    return "sari-ripple is not installed: plugins/sari-ripple/tests is left out" if PLUGIN_MISSING else None
 
 
 from sari_core import Kernel  # noqa: E402

@@ -16,7 +16,7 @@ collect_ignore_glob = ["*"] if PLUGIN_MISSING else []
 
 
 def pytest_report_header() -> str | None:
-    return "sari-otel is not installed: tests/otel is left out" if PLUGIN_MISSING else None
+    return "sari-otel is not installed: plugins/sari-otel/tests is left out" if PLUGIN_MISSING else None
 
 
 from otel_policy import FirstReadGate  # noqa: E402

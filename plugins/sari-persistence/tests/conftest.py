@@ -17,7 +17,7 @@ collect_ignore_glob = ["*"] if PLUGIN_MISSING else []
 
 
 def pytest_report_header() -> str | None:
-    return "sari-persistence is not installed: tests/persistence is left out" if PLUGIN_MISSING else None
+    return "sari-persistence is not installed: plugins/sari-persistence/tests is left out" if PLUGIN_MISSING else None
 
 
 from sari_core.kernel import Kernel  # noqa: E402

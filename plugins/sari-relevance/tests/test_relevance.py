@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from kernel_responses import run_next_call, stabilization
 from relevance_workspace import ranked_paths
 
 from sari_core import Kernel
 from sari_core.rendering import render
+from sari_core.testing import run_next_call, stabilization
 
 CODE = "LOW_RELEVANCE_OUTSIDE_TOPK"
 EXCLUDED = "RELEVANCE_EXCLUDED_PATH"

@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kernel_responses import run_next_call, stabilization
 
 from sari_core import Kernel
 from sari_core.rendering import render
+from sari_core.testing import run_next_call, stabilization
 
 STRICT = {"refgate": {"strict": True}}
 GATE_CODES = {"SEARCH_FIRST_REQUIRED", "SEARCH_REF_REQUIRED", "CANDIDATE_REF_REQUIRED",

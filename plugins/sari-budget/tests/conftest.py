@@ -14,7 +14,7 @@ collect_ignore_glob = ["*"] if PLUGIN_MISSING else []
 
 
 def pytest_report_header() -> str | None:
-    return "sari-budget is not installed: tests/budget is left out" if PLUGIN_MISSING else None
+    return "sari-budget is not installed: plugins/sari-budget/tests is left out" if PLUGIN_MISSING else None
 
 
 from budget_workspace import FILES, build_engine  # noqa: E402

@@ -9,5 +9,5 @@ collect_ignore_glob = ["*"] if PLUGIN_MISSING else []
 
 
 def pytest_report_header() -> str | None:
-    return "sari-secretguard is not installed: tests/secretguard is left out" if PLUGIN_MISSING else None
+    return "sari-secretguard is not installed: plugins/sari-secretguard/tests is left out" if PLUGIN_MISSING else None
 

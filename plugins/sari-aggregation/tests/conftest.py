@@ -14,7 +14,7 @@ collect_ignore_glob = ["*"] if PLUGIN_MISSING else []
 
 
 def pytest_report_header() -> str | None:
-    return "sari-aggregation is not installed: tests/aggregation is left out" if PLUGIN_MISSING else None
+    return "sari-aggregation is not installed: plugins/sari-aggregation/tests is left out" if PLUGIN_MISSING else None
 
 
 from aggregation_workspace import FILES, build_engine  # noqa: E402

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kernel_responses import run_next_call, stabilization
 from refgate_workspace import FILES, build_workspace
 
 from sari_core import Kernel
+from sari_core.testing import run_next_call, stabilization
 from sari_refgate import RefgatePlugin
 from sari_refgate.refs import RefStore
 
