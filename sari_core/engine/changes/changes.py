@@ -28,7 +28,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol
 
 from sari_core.engine.files.ignore import IgnoreRules
@@ -43,6 +43,9 @@ SWEEP_INTERVAL_ENV = "SARI_SWEEP_INTERVAL"
 DEFAULT_SWEEP_INTERVAL = 1.0
 FULL_WALK_SECONDS = 60.0  # without a watcher, the whole tree is walked at most this often
 MARKER_WAIT_MS = 2000  # a marker slower than this: sweep once rather than wait longer
+# How long one batch waits for a first event before it comes back empty: the watcher starts
+# on its first batch, which the constructor waits for (once), to see that watching works.
+BATCH_WAIT_MS = 20
 # Backends whose events for all watched folders arrive in one ordered stream.
 ORDERED_PLATFORMS = ("linux", "darwin")
 
@@ -186,6 +189,14 @@ class StatSweep:
         pass
 
 
+def quiet_library_log() -> None:
+    """watchfiles logs every batch at info; each drain's marker makes one, so its log is
+    kept to warnings unless someone set its level."""
+    library_log = logging.getLogger("watchfiles")
+    if library_log.level == logging.NOTSET:
+        library_log.setLevel(logging.WARNING)
+
+
 class WatchUnavailable(OSError):
     """No file-system watcher can be used here (no backend, watch limit reached)."""
 
@@ -200,7 +211,7 @@ class NotifyWatcher:
 
     def __init__(self, guard: PathGuard, rules: Sequence[IgnoreRules]) -> None:
         try:
-            from watchfiles._rust_notify import RustNotify
+            import watchfiles
         except ImportError as exc:  # a platform without a wheel
             raise WatchUnavailable(f"watchfiles is not importable: {exc}") from exc
         self._guard = guard
@@ -213,9 +224,15 @@ class NotifyWatcher:
         self._marker_count = 0
         self._lock = threading.Lock()
         self.ordered = sys.platform.startswith(ORDERED_PLATFORMS)
-        try:
-            self._notify = RustNotify([*self._roots, self._marker_dir], False, False, 0,
-                                      True, True)
+        # A batch ends once a check finds no new event (step 0), or empty after BATCH_WAIT_MS.
+        self._batches: Iterator[set[tuple[watchfiles.Change, str]]] = watchfiles.watch(
+            *self._roots, self._marker_dir, debounce=MARKER_WAIT_MS, step=0,
+            rust_timeout=BATCH_WAIT_MS, yield_on_timeout=True, force_polling=False,
+            recursive=True, ignore_permission_denied=True, debug=False)
+        quiet_library_log()
+        self._early: set[tuple[object, str]] = set()  # events of the first batch
+        try:  # the watcher starts on its first batch: taking it shows watching works
+            self._early = set(next(self._batches, set()))
         except (OSError, RuntimeError) as exc:  # watch limit, unsupported file system
             shutil.rmtree(self._marker_dir, ignore_errors=True)
             raise WatchUnavailable(f"watching failed: {exc}") from exc
@@ -255,13 +272,15 @@ class NotifyWatcher:
             dirty.update(touching)
         return dirty, False
 
-    def _until_marker(self) -> set[tuple[int, str]] | None:
+    def _until_marker(self) -> set[tuple[object, str]] | None:
         """Every event up to this drain's marker (None if it did not come in time)."""
-        events: set[tuple[int, str]] = set()
+        events: set[tuple[object, str]] = {
+            event for event in self._early if not event[1].startswith(self._marker_dir)}
+        self._early = set()
         deadline = time.monotonic() + MARKER_WAIT_MS / 1000
         while True:
-            batch = self._notify.watch(MARKER_WAIT_MS, 0, MARKER_WAIT_MS, None)
-            if not isinstance(batch, set):
+            batch = next(self._batches, None)
+            if batch is None:  # the watcher stopped
                 return None
             marked = False
             for event in batch:
@@ -278,8 +297,10 @@ class NotifyWatcher:
         pass  # events, not snapshots
 
     def close(self) -> None:
-        with contextlib.suppress(RuntimeError):
-            self._notify.close()
+        with self._lock, contextlib.suppress(RuntimeError, ValueError):
+            close_batches = getattr(self._batches, "close", None)
+            if close_batches is not None:  # ends the generator: the watcher stops
+                close_batches()
         shutil.rmtree(self._marker_dir, ignore_errors=True)
 
 
