@@ -43,9 +43,7 @@ SWEEP_INTERVAL_ENV = "SARI_SWEEP_INTERVAL"
 DEFAULT_SWEEP_INTERVAL = 1.0
 FULL_WALK_SECONDS = 60.0  # without a watcher, the whole tree is walked at most this often
 MARKER_WAIT_MS = 2000  # a marker slower than this: sweep once rather than wait longer
-# How long one batch waits for a first event before it comes back empty: the watcher starts
-# on its first batch, which the constructor waits for (once), to see that watching works.
-BATCH_WAIT_MS = 20
+STARTUP_POKE_SECONDS = 0.005  # while the watcher starts, a file beside the marker changes this often
 # Backends whose events for all watched folders arrive in one ordered stream.
 ORDERED_PLATFORMS = ("linux", "darwin")
 
@@ -224,18 +222,41 @@ class NotifyWatcher:
         self._marker_count = 0
         self._lock = threading.Lock()
         self.ordered = sys.platform.startswith(ORDERED_PLATFORMS)
-        # A batch ends once a check finds no new event (step 0), or empty after BATCH_WAIT_MS.
+        # A batch ends once a check finds no new event (step 0), or empty after the wait. (A
+        # short wait loses events: the library clears what came in as it times out.)
         self._batches: Iterator[set[tuple[watchfiles.Change, str]]] = watchfiles.watch(
             *self._roots, self._marker_dir, debounce=MARKER_WAIT_MS, step=0,
-            rust_timeout=BATCH_WAIT_MS, yield_on_timeout=True, force_polling=False,
+            rust_timeout=MARKER_WAIT_MS, yield_on_timeout=True, force_polling=False,
             recursive=True, ignore_permission_denied=True, debug=False)
         quiet_library_log()
         self._early: set[tuple[object, str]] = set()  # events of the first batch
         try:  # the watcher starts on its first batch: taking it shows watching works
-            self._early = set(next(self._batches, set()))
+            self._early = self._first_batch()
         except (OSError, RuntimeError) as exc:  # watch limit, unsupported file system
             shutil.rmtree(self._marker_dir, ignore_errors=True)
             raise WatchUnavailable(f"watching failed: {exc}") from exc
+
+    def _first_batch(self) -> set[tuple[object, str]]:
+        """Start the watcher: its first batch, which ends as soon as an event arrives; a file
+        beside the marker (never the marker) changes until one does."""
+        started = threading.Event()
+        poke_file = os.path.join(self._marker_dir, "start")
+
+        def poke() -> None:
+            size = 0
+            while not started.wait(STARTUP_POKE_SECONDS):
+                size += 1
+                os.truncate(poke_file, size % 2)
+
+        with open(poke_file, "wb"):
+            pass
+        poker = threading.Thread(target=poke, name="sari-watch-start", daemon=True)
+        poker.start()
+        try:
+            return set(next(self._batches, set()))
+        finally:
+            started.set()
+            poker.join()
 
     @property
     def exact(self) -> bool:
