@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -170,8 +171,8 @@ def test_the_fallback_rechecks_the_paths_a_call_touches() -> None:
     assert sweep.drain(touching=[(0, "src/app.py")]) == ({(0, "src/app.py")}, False)
 
 
-def test_watching_impossible_falls_back_to_the_sweep(repo: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_watching_impossible_falls_back_to_the_sweep(repo: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     caplog: pytest.LogCaptureFixture) -> None:
     import watchfiles
 
     def no_watches(*paths: object, **options: object) -> Iterator[set[tuple[object, str]]]:
@@ -179,9 +180,13 @@ def test_watching_impossible_falls_back_to_the_sweep(repo: Path,
         yield set()
 
     monkeypatch.setattr(watchfiles, "watch", no_watches)
-    with Workspace([repo], watch=True) as workspace:
+    with caplog.at_level("INFO"), Workspace([repo], watch=True) as workspace:
         workspace.ensure_index(progress=False)
         assert isinstance(workspace._changes, StatSweep)
+    said = [record for record in caplog.records if "no file watcher" in record.getMessage()]
+    assert said and "watch limit reached" in said[0].getMessage()
+    if sys.platform.startswith("linux"):  # inotify is always there: losing it is a warning
+        assert said[0].levelname == "WARNING"
 
 
 def test_the_watcher_leaves_no_marker_folder_behind(repo: Path) -> None:

@@ -359,5 +359,8 @@ def change_source(guard: PathGuard, rules: Sequence[IgnoreRules], watch: bool,
         try:
             return NotifyWatcher(guard, rules)
         except OSError as exc:
-            log.info("sari: watching with rate-limited stat sweeps (%s)", exc)
+            # Linux and macOS always have a backend: losing it there is worth a warning.
+            level = logging.WARNING if sys.platform.startswith(ORDERED_PLATFORMS) else logging.INFO
+            log.log(level, "sari: no file watcher, so changes are found by rate-limited stat "
+                    "sweeps (%s)", exc)
     return StatSweep(math.inf if one_call else None, guard=guard, rules=rules, store=store)
