@@ -98,11 +98,16 @@ def render_cli_reference(page_dir: Path, docs_dir: Path) -> str:
     from sari_core.cli.main import build_parser, build_registry
 
     with _fixed_columns():
-        parser = build_parser(build_registry())
+        registry = build_registry()
+        parser = build_parser(registry)
         blocks = ["## `sari`", "", "```text", parser.format_help().rstrip(), "```", ""]
-        subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-        for name, sub in sorted(subparsers.choices.items()):
-            blocks += [f"## `sari {name}`", "", "```text", sub.format_help().rstrip(), "```", ""]
+        for command in sorted(registry.commands(), key=lambda command: command.name):
+            # Each command's own parser, as `sari COMMAND --help` builds it.
+            sub = argparse.ArgumentParser(prog=f"{parser.prog} {command.name}",
+                                          description=command.help)
+            command.configure(sub)
+            blocks += [f"## `sari {command.name}`", "", "```text", sub.format_help().rstrip(),
+                       "```", ""]
     return "\n".join(blocks)
 
 

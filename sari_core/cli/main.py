@@ -70,7 +70,7 @@ def build_parser(registry: CommandRegistry) -> argparse.ArgumentParser:
     for command in registry.commands():
         sub_parser = sub.add_parser(command.name, help=command.help, description=command.help)
         command.configure(sub_parser)
-        sub_parser.set_defaults(_run=command.run)
+        sub_parser.set_defaults(run_command=command.run)
     return parser
 
 
@@ -101,11 +101,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     rest = name_plugins_dir(argv)
     parser = build_parser(build_registry(rest[0] if rest else None))
     args = parser.parse_args(argv)
-    if not getattr(args, "_run", None):
+    if not getattr(args, "run_command", None):
         parser.print_help()
         return 2
     try:
-        return int(args._run(args) or 0)
+        return int(args.run_command(args) or 0)
     except BrokenPipeError:
         # The reader went away (`sari search ... | head`): not an error; silence the
         # interpreter's own flush of stdout on exit.

@@ -20,8 +20,12 @@ client opening sessions by the dozen must not push out the editor's one idle ses
 Since a client names its own ``User-Agent``, one that changes it with every session is
 as many clients: so no client's new session ever evicts another client's, at either cap.
 
-The SDK's session manager refuses new sessions at its own cap instead of
-evicting; the admission step is wrapped here (:func:`bound_sessions`).
+The SDK's session manager refuses new sessions at its own cap instead of evicting, and
+offers no public way to admit or end a session: this module is the one place that reads
+and wraps its internals (its session table, admission step and request handler). It says
+in the log when the SDK is not a release it was written for (:data:`MCP_WRITTEN_FOR`);
+when those internals are gone, sessions keep the SDK's own cap and idle timeout, and the
+log says that the caps evict no longer (:func:`sdk_checked`).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import math
 import os
 from collections.abc import Callable
 from contextvars import ContextVar
+from importlib.metadata import version
 from typing import Any
 
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -41,6 +46,11 @@ log = logging.getLogger(__name__)
 DEFAULT_IDLE_SECONDS = 600.0
 DEFAULT_MAX_SESSIONS = 64
 DEFAULT_MAX_SESSIONS_PER_CLIENT = 16
+
+# mcp SDK releases (major, minor) whose session manager internals this module reads.
+MCP_WRITTEN_FOR = ((2, 3),)
+SDK_INTERNALS = ("_server_instances", "_session_owners", "_admit_session",
+                 "_handle_stateful_request")
 
 # The client of the request being admitted (set around the SDK's request handling).
 _CLIENT: ContextVar[str] = ContextVar("sari_http_client", default="")
@@ -157,14 +167,34 @@ class SessionBounds:
         self.owners[session_id] = client
 
 
+def sdk_checked(manager: StreamableHTTPSessionManager) -> bool:
+    """Whether ``manager`` has the internals this module wraps; a warning in the log when it
+    does not, or when the SDK is a release this module was not written for."""
+    found = version("mcp")
+    missing = [name for name in SDK_INTERNALS if not hasattr(manager, name)]
+    if missing:
+        log.warning("mcp %s: its session manager lacks %s; HTTP sessions keep the SDK's own "
+                    "cap (%d) and idle timeout, and no cap evicts an idle session",
+                    found, ", ".join(missing), getattr(manager, "max_sessions", 0) or 0)
+        return False
+    major_minor = tuple(int(part) for part in found.split(".")[:2] if part.isdigit())
+    if major_minor not in MCP_WRITTEN_FOR:
+        written = " and ".join(f"{major}.{minor}" for major, minor in MCP_WRITTEN_FOR)
+        log.warning("mcp %s found; the HTTP session bounds were written for %s (if sessions "
+                    "misbehave, install one of those)", found, written)
+    return True
+
+
 def bound_sessions(manager: StreamableHTTPSessionManager, cap: int,
                    per_client: int | None = None) -> SessionBounds:
     """Make ``manager`` evict idle sessions, per client and in all, when a new one would
     exceed a cap (see the module doc)."""
     bounds = SessionBounds(manager, cap, per_client or max_sessions_per_client())
+    manager.max_sessions = cap  # busy sessions only: the SDK refuses beyond them
+    if not sdk_checked(manager):
+        return bounds
     admit: Callable[[Any], Any] = manager._admit_session  # noqa: SLF001
     handle: Callable[..., Any] = manager._handle_stateful_request  # noqa: SLF001
-    manager.max_sessions = cap  # busy sessions only: the SDK refuses beyond them
 
     def admit_evicting(requestor: Any) -> Any:
         client = _CLIENT.get()

@@ -126,3 +126,22 @@ def simple_fold(text: str) -> str:
 def scan_matches(text: str, query: str, case_sensitive: bool) -> bool:
     """A plain scan: the comparison the engine's literal search must agree with."""
     return query in text if case_sensitive else simple_fold(query) in simple_fold(text)
+
+
+def watcher_of(workspace):  # noqa: ANN001, ANN201 - typed where it is used
+    """The workspace's file-system watcher. Linux always has one (inotify), so there a
+    missing watcher is a failure; elsewhere a platform without a backend skips."""
+    import sys
+
+    import pytest
+
+    from sari_core.engine.changes.changes import NotifyWatcher
+
+    source = workspace._changes
+    if isinstance(source, NotifyWatcher):
+        return source
+    workspace.close()
+    if sys.platform.startswith("linux"):
+        pytest.fail(f"no file-system watcher on Linux (the change source is "
+                    f"{type(source).__name__}): change detection fell back to polling")
+    pytest.skip("no file-system watcher is available on this platform")

@@ -5,13 +5,15 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from engine_repo import write
+from engine_repo import watcher_of, write
 
 from sari_core.engine import Workspace
-from sari_core.engine.changes.changes import NotifyWatcher, StatSweep
+from sari_core.engine.changes.changes import StatSweep
 from sari_core.kernel import Kernel
 from sari_core.models import MutationCall, SearchCall
 
@@ -25,9 +27,8 @@ def engine(request: pytest.FixtureRequest, repo: Path,
     monkeypatch.setenv("SARI_SWEEP_INTERVAL", "0")
     workspace = Workspace([repo], watch=watch)
     workspace.ensure_index(progress=False)  # (a watched tree is watched from its first build)
-    if watch and not isinstance(workspace._changes, NotifyWatcher):
-        workspace.close()
-        pytest.skip("no file-system watcher is available here")
+    if watch:
+        watcher_of(workspace)
     if not watch:
         assert isinstance(workspace._changes, StatSweep)
     request.addfinalizer(workspace.close)
@@ -170,27 +171,28 @@ def test_the_fallback_rechecks_the_paths_a_call_touches() -> None:
     assert sweep.drain(touching=[(0, "src/app.py")]) == ({(0, "src/app.py")}, False)
 
 
-def test_watching_impossible_falls_back_to_the_sweep(repo: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    import watchfiles._rust_notify as rust_notify
+def test_watching_impossible_falls_back_to_the_sweep(repo: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     caplog: pytest.LogCaptureFixture) -> None:
+    import watchfiles
 
-    class NoWatches:
-        def __init__(self, *args: object) -> None:
-            raise OSError(28, "inotify watch limit reached")
+    def no_watches(*paths: object, **options: object) -> Iterator[set[tuple[object, str]]]:
+        raise OSError(28, "inotify watch limit reached")  # as the watcher starts
+        yield set()
 
-    monkeypatch.setattr(rust_notify, "RustNotify", NoWatches)
-    with Workspace([repo], watch=True) as workspace:
+    monkeypatch.setattr(watchfiles, "watch", no_watches)
+    with caplog.at_level("INFO"), Workspace([repo], watch=True) as workspace:
         workspace.ensure_index(progress=False)
         assert isinstance(workspace._changes, StatSweep)
+    said = [record for record in caplog.records if "no file watcher" in record.getMessage()]
+    assert said and "watch limit reached" in said[0].getMessage()
+    if sys.platform.startswith("linux"):  # inotify is always there: losing it is a warning
+        assert said[0].levelname == "WARNING"
 
 
 def test_the_watcher_leaves_no_marker_folder_behind(repo: Path) -> None:
     workspace = Workspace([repo], watch=True)
     workspace.ensure_index(progress=False)
-    source = workspace._changes
-    if not isinstance(source, NotifyWatcher):
-        workspace.close()
-        pytest.skip("no file-system watcher is available here")
+    source = watcher_of(workspace)
     marker_dir = Path(source._marker_dir)
     assert marker_dir.is_dir() and not marker_dir.is_relative_to(repo)
     workspace.close()
@@ -231,9 +233,7 @@ def test_between_rate_limited_sweeps_an_edit_rechecks_its_file(
 def test_a_watcher_without_ordered_events_rechecks_the_touched_paths(repo: Path) -> None:
     with Workspace([repo], watch=True) as workspace:
         workspace.ensure_index(progress=False)
-        source = workspace._changes
-        if not isinstance(source, NotifyWatcher):
-            pytest.skip("no file-system watcher is available here")
+        source = watcher_of(workspace)
         assert source.drain(touching=[(0, "src/app.py")]) == (set(), False)  # ordered: exact
         source.ordered = False  # as on a backend that delivers folders independently
         assert source.drain(touching=[(0, "src/app.py")]) == ({(0, "src/app.py")}, False)

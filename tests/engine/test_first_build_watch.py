@@ -13,21 +13,14 @@ import threading
 from pathlib import Path
 
 import pytest
-from engine_repo import write
+from engine_repo import watcher_of, write
 
 from sari_core.engine import Workspace
-from sari_core.engine.changes.changes import NotifyWatcher, WatchAfterFirstBuild
+from sari_core.engine.changes.changes import WatchAfterFirstBuild
 from sari_core.engine.index.build_priority import BUILD_NICENESS, run_lowered
 from sari_core.engine.index.indexer import IndexStats
 from sari_core.kernel import Kernel
 from sari_core.models import SearchCall
-
-
-def watcher_or_skip(workspace: Workspace) -> NotifyWatcher:
-    if not isinstance(workspace._changes, NotifyWatcher):
-        workspace.close()
-        pytest.skip("no file-system watcher is available here")
-    return workspace._changes
 
 
 def test_a_tree_answered_from_scans_starts_watching_after_its_first_build(
@@ -40,7 +33,7 @@ def test_a_tree_answered_from_scans_starts_watching_after_its_first_build(
             assert kernel.execute_search({"query": "execute_read"})["matches"]
             assert isinstance(engine._changes, WatchAfterFirstBuild)
             engine.ensure_index(progress=False)
-            watcher_or_skip(engine)
+            watcher_of(engine)
             write(repo, "src/other.py", "watched_after_the_build = 1\n")  # seen at once now
             assert {m.path for m in engine.search(SearchCall(query="watched_after_the_build")
                                                   ).matches} == {"src/other.py"}
@@ -64,7 +57,7 @@ def test_a_change_made_during_the_first_build_is_found_and_reported(
     engine.indexer.refresh = refresh_then_edit  # type: ignore[method-assign]
     try:
         engine.ensure_index(progress=False)
-        watcher_or_skip(engine)
+        watcher_of(engine)
         assert builds == ["walked", "walked"]
         assert {m.path for m in engine.search(SearchCall(query="changed_during_the_build")
                                               ).matches} == {"src/other.py"}
@@ -78,7 +71,7 @@ def test_an_index_built_before_is_watched_from_the_open(repo: Path, tmp_path: Pa
         engine.ensure_index(progress=False)
     engine = Workspace([repo], index_path=tmp_path / "index.sqlite", watch=True)
     try:
-        watcher_or_skip(engine)
+        watcher_of(engine)
     finally:
         engine.close()
 

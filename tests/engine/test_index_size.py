@@ -333,7 +333,7 @@ def test_a_build_and_its_closing_keep_their_memory_small(
         (tmp_path / f"m{n}.py").write_text(f"def f{n}():\n    pass\n", encoding="utf-8")
     statements: list[str] = []
     engine = Workspace([tmp_path], index_path=tmp_path / "index.sqlite", watch=False)
-    writer = engine.store._writer  # noqa: SLF001 - what the writer connection was told
+    writer = engine.store._writer  # what the writer connection was told
     writer.set_trace_callback(statements.append)
     try:
         engine.ensure_index(progress=False)

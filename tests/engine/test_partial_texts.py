@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from sari_core.engine import Workspace
-from sari_core.engine.index import stored_texts
+from sari_core.engine.index import liblz4
 from sari_core.engine.index.schema import pack_text
 from sari_core.engine.index.stored_texts import leading_lines, text_prefix
 from sari_core.engine.search import text_match
@@ -48,11 +48,34 @@ def test_leading_lines_are_the_first_lines_of_the_whole_text(text: str) -> None:
         assert leading_lines(stored, count) == lines[:count], count
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="the extension module exports no symbols")
+@pytest.mark.skipif(not sys.platform.startswith("linux"),
+                    reason="a shared liblz4 ships with every Linux distribution, not elsewhere")
 def test_texts_are_decoded_only_as_far_as_asked_here() -> None:
-    """On this platform the partial decoder is reachable (else every test above passes
-    by decoding whole texts, and none of them shows the partial reads are right)."""
-    assert stored_texts._partial_decoder() is not None  # pyright: ignore[reportPrivateUsage]
+    """On Linux the partial decoder is reachable (else every test above passes by
+    decoding whole texts, and none of them shows the partial reads are right)."""
+    assert liblz4.partial_decoder() is not None
+
+
+def test_a_liblz4_the_decoder_was_not_written_for_is_said_and_decoded_whole(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setattr(liblz4, "WRITTEN_FOR", ((0, 1),))
+    liblz4.partial_decoder.cache_clear()
+    try:
+        with caplog.at_level("INFO", logger=liblz4.__name__):
+            decoder = liblz4.partial_decoder()
+        assert decoder is None
+        said = " ".join(record.getMessage() for record in caplog.records)
+        assert "decoded whole" in said
+        stored = pack_text(TEXTS[-1])
+        assert text_prefix(stored, 100)[:100] == TEXTS[-1].encode("utf-8")[:100]
+    finally:
+        liblz4.partial_decoder.cache_clear()
+
+
+def test_liblz4_versions_are_read_as_major_minor_release() -> None:
+    assert liblz4.version_text(10904) == "1.9.4"
+    assert liblz4.supported(10904) and liblz4.supported(11000)
+    assert not liblz4.supported(10803) and not liblz4.supported(20000)
 
 
 def _deep_definitions_tree(root: Path) -> dict[str, int]:

@@ -100,3 +100,50 @@ def test_the_demo_scaffold_installs_into_a_fresh_venv_and_its_tests_pass(
     probe = ("import io, sys; sys.stdin = io.StringIO('{}'); from sari_core.cli.main import main; "
              "main(['hook', 'claude-code', 'post-tool-use']); print('sari_demo' in sys.modules)")
     assert env.run("python", "-c", probe, cwd=tmp_path).stdout.strip() == "False"
+
+
+def tox_sari_core(root: Path) -> str:
+    """The sari-core the scaffold's tox installs when SARI_CORE_SPEC is not set."""
+    (line,) = [line.strip() for line in (root / "tox.ini").read_text().splitlines()
+               if "SARI_CORE_SPEC:" in line]
+    default = line.removeprefix("{env:SARI_CORE_SPEC:").removesuffix("}")
+    return default.replace("{toxinidir}", str(root))
+
+
+def test_a_plugin_made_inside_a_checkout_tests_against_that_checkout(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    checkout = tmp_path / "sari"
+    (checkout / "sari_core").mkdir(parents=True)
+    (checkout / "pyproject.toml").write_text('[project]\nname = "sari-core"\n')
+    (checkout / "plugins").mkdir()
+    assert main(["new-plugin", "acme_audit", "--directory", str(checkout / "plugins")]) == 0
+    root = checkout / "plugins" / "sari-acme-audit"
+    assert Path(tox_sari_core(root)).resolve() == checkout.resolve()
+    assert "from the checkout this plugin is in" in capsys.readouterr().out
+
+
+def test_outside_a_checkout_tox_uses_the_checkout_sari_core_was_installed_from(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from sari_core.cli.commands.new_plugin import installed_from
+
+    assert main(["new-plugin", "acme_audit", "--directory", str(tmp_path)]) == 0
+    spec = tox_sari_core(tmp_path / "sari-acme-audit")
+    here = installed_from()  # this suite's sari-core: installed from a folder
+    assert here is not None and Path(spec) == here and (here / "sari_core").is_dir()
+    assert "SARI_CORE_SPEC=" in capsys.readouterr().out
+
+
+def test_from_an_index_tox_asks_the_index_for_this_version_and_says_what_to_set(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    from sari_core.cli.commands import new_plugin
+
+    monkeypatch.setattr(new_plugin, "installed_from", lambda: None)  # as from a wheel
+    assert main(["new-plugin", "acme_audit", "--directory", str(tmp_path)]) == 0
+    root = tmp_path / "sari-acme-audit"
+    assert tox_sari_core(root) == f"sari-core>={version('sari-core')}"
+    said = capsys.readouterr().out
+    assert "from the package index" in said and "SARI_CORE_SPEC=PATH-OR-REQUIREMENT" in said
+    assert "set SARI_CORE_SPEC" in (root / "tox.ini").read_text()

@@ -16,7 +16,6 @@ from sari_stdio import body, isolated_env, read_past_refgate, serve_stdio
 from sari_core.engine import Workspace
 from sari_core.models import SearchCall
 
-pytest.importorskip("sari_core.engine")
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
 
 

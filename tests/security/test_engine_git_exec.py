@@ -22,8 +22,6 @@ from sari_core.engine import Workspace
 from sari_core.errors import SariError
 from sari_core.models import MutationCall, ReadCall
 
-pytest.importorskip("sari_core.engine")
-
 
 def _git(root: Path, *args: str) -> None:
     subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=root,

@@ -24,8 +24,6 @@ from sari_core.engine.navigation.reading import HARD_READ_BYTES
 from sari_core.errors import SariError
 from sari_core.models import MutationCall, ReadCall
 
-pytest.importorskip("sari_core.engine")
-
 ORPHAN = "sub/.notes.txt.k3j4h5g6.sari-tmp"
 YOUNG = "sub/.draft.txt.a1b2c3d4.sari-tmp"
 

@@ -18,8 +18,6 @@ from sari_core.engine import Workspace
 from sari_core.errors import SariError
 from sari_core.models import SearchCall
 
-pytest.importorskip("sari_core.engine")
-
 EVIL = "(a+)+$"
 HANG_BOUND_SECONDS = 60
 

@@ -24,7 +24,6 @@ from sari_core.engine import Workspace
 from sari_core.errors import SariError
 from sari_core.models import MutationCall, ReadCall, SearchCall
 
-pytest.importorskip("sari_core.engine")
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="symlink swaps need POSIX")
 
 INSIDE = "inside text\n"

@@ -13,10 +13,7 @@ import json
 import time
 from pathlib import Path
 
-import pytest
 from served_http import make_git_workspace, serve, server_env
-
-pytest.importorskip("sari_core.engine")
 
 CLIENT_IDLE_EXPIRY_SECONDS = 5.0  # httpx's keepalive_expiry default
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",

@@ -18,8 +18,6 @@ from pathlib import Path
 import pytest
 from served_http import make_git_workspace, serve, server_env
 
-pytest.importorskip("sari_core.engine")
-
 SLOW_SOCKETS = 300
 READ_SECONDS = 2  # the server's request deadline in these tests
 CLOSE_BOUND_SECONDS = 60

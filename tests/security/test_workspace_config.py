@@ -16,8 +16,6 @@ from typing import Any
 import pytest
 from sari_stdio import body, isolated_env, read_past_refgate, serve_stdio
 
-pytest.importorskip("sari_core.engine")
-
 
 def needs(*plugins: str) -> pytest.MarkDecorator:
     """Skip where a plugin under attack is not installed (the core-alone test run)."""

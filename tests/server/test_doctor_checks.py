@@ -10,8 +10,6 @@ import pytest
 from sari_core.cli.commands import doctor
 from sari_core.cli.main import main
 
-pytest.importorskip("sari_core.engine")
-
 
 def test_a_complete_index_is_reported_ready(tmp_path: Path, capsys,
                                             monkeypatch: pytest.MonkeyPatch) -> None:

@@ -56,7 +56,6 @@ def test_missing_workspace_is_an_error(tmp_path: Path, capsys) -> None:
 
 def test_reports_the_start_up_breakdown(tmp_path: Path, capsys,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    pytest.importorskip("sari_core.engine")
     monkeypatch.setenv("SARI_PLUGINS", "none")
     _, checks = report(capsys, tmp_path)
     startup = checks["start-up"]

@@ -25,7 +25,6 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "support"))
 from sari_http import serve_http  # noqa: E402 - needs the path above
 from test_roots import env_for, found_paths  # noqa: E402
 
-pytest.importorskip("sari_core.engine")
 pytestmark = pytest.mark.filterwarnings("ignore:The roots capability is deprecated")
 
 

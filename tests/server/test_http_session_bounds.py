@@ -9,10 +9,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-import pytest
 from e2e_harness import http_server, server_env
-
-pytest.importorskip("sari_core.engine")
 
 HEADERS = {"Accept": "application/json, text/event-stream",
            "Content-Type": "application/json"}

@@ -57,7 +57,6 @@ async def test_read_only_plugin_tools_say_so(distribution: str, plugin_class: st
 ])
 def test_the_protocol_version_is_negotiated_not_echoed(tmp_path: Path, requested: str,
                                                        negotiated: str) -> None:
-    pytest.importorskip("sari_core.engine")
     from e2e_harness import make_git_workspace, server_env
     from stdio_wire import INITIALIZE, WireServer
 

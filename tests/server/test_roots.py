@@ -18,7 +18,6 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-pytest.importorskip("sari_core.engine")
 # The SDK marks roots deprecated for the protocol era after the handshake; clients use them.
 pytestmark = pytest.mark.filterwarnings("ignore:The roots capability is deprecated")
 

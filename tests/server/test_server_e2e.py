@@ -23,8 +23,6 @@ from mcp import Client
 
 from sari_core.rendering import render
 
-pytest.importorskip("sari_core.engine")
-
 CLIENTS = 6
 
 

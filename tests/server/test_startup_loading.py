@@ -10,10 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
 from stdio_wire import WireServer
-
-pytest.importorskip("sari_core.engine")
 
 LIST_TOOLS = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
 CALL_WHOAMI = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",

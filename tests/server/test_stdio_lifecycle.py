@@ -13,8 +13,6 @@ from pathlib import Path
 import pytest
 from stdio_wire import WireServer
 
-pytest.importorskip("sari_core.engine")
-
 
 @pytest.fixture
 def spawn(workspace: Path, env: dict[str, str]) -> Iterator[Callable[[], WireServer]]:

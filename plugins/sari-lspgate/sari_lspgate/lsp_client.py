@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from functools import lru_cache
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,25 @@ NULL_REQUESTS = (lsp.CLIENT_UNREGISTER_CAPABILITY, lsp.WINDOW_WORK_DONE_PROGRESS
                  lsp.WINDOW_SHOW_MESSAGE_REQUEST, lsp.WORKSPACE_DIAGNOSTIC_REFRESH,
                  lsp.WORKSPACE_SEMANTIC_TOKENS_REFRESH, lsp.WORKSPACE_INLAY_HINT_REFRESH,
                  lsp.WORKSPACE_CODE_LENS_REFRESH)
+# pygls releases this client was written for (major, minor): it reads the server process
+# pygls started from the client's own attribute, which pygls names nowhere publicly.
+PYGLS_WRITTEN_FOR = ((2, 0), (2, 1))
+
+log = logging.getLogger(__name__)
+
+
+@lru_cache(maxsize=1)
+def pygls_checked() -> bool:
+    """Whether the installed pygls is one this client was written for; said once in the log
+    when it is not (the client still runs: a moved attribute shows as no stderr drained)."""
+    found = version("pygls")
+    major_minor = tuple(int(part) for part in found.split(".")[:2] if part.isdigit())
+    if major_minor in PYGLS_WRITTEN_FOR:
+        return True
+    written = " and ".join(f"{major}.{minor}" for major, minor in PYGLS_WRITTEN_FOR)
+    log.warning("sari-lspgate: pygls %s found, the client was written for %s; if language "
+                "servers misbehave, install one of those", found, written)
+    return False
 
 
 class MessageBodiesAtDebug(logging.Filter):
@@ -121,6 +142,13 @@ class ValidatingClient(LanguageClient):
 
         for method in NULL_REQUESTS + IGNORED_NOTIFICATIONS:
             self.feature(method)(_nothing)
+
+    @property
+    def server_process(self) -> asyncio.subprocess.Process | None:
+        """The server process :meth:`start_io` started (pygls keeps it as its own
+        ``_server``; :func:`pygls_checked` says when pygls is not a release this reads)."""
+        pygls_checked()
+        return getattr(self, "_server", None)
 
     async def server_exit(self, server: asyncio.subprocess.Process) -> None:
         self._on_exit(self, server.returncode)

@@ -147,7 +147,7 @@ class LanguageServer:
         except OSError as exc:
             raise ValidatorUnavailable(f"{self.name}: cannot start: {exc}",
                                        cause="missing") from exc
-        self._client, self._process, self._alive = client, client._server, True
+        self._client, self._process, self._alive = client, client.server_process, True
         if self._process is not None and self._process.stderr is not None:
             self._spawn(self._drain_stderr(self._process.stderr))
         folder = lsp.WorkspaceFolder(uri=self.root.as_uri(), name=self.root.name)

@@ -14,7 +14,6 @@ from sari_refgate import RefgatePlugin
 
 @pytest.fixture
 def stdlib_copy(tmp_path: Path) -> Path:
-    pytest.importorskip("sari_core.engine")
     return stdlib_repository(tmp_path / "stdlib")
 
 

@@ -13,7 +13,6 @@ from sari_relevance import RelevancePlugin
 
 @pytest.fixture
 def stdlib_copy(tmp_path: Path) -> Path:
-    pytest.importorskip("sari_core.engine")
     return stdlib_repository(tmp_path / "stdlib")
 
 

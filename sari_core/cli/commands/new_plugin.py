@@ -11,10 +11,14 @@ team marks as watched) so there is something real to change.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import re
 import sys
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 from sari_core.kernel.commands import CommandRegistry
 from sari_core.kernel.loading import CLIENT_HOOKS_GROUP
@@ -215,10 +219,11 @@ env_list = py3
 
 [testenv]
 description = run {distribution}'s tests against sari-core
-# SARI_CORE_SPEC points at another sari-core, e.g. a checkout: SARI_CORE_SPEC=../sari
+# sari-core from {sari_core_origin}. To test another, set SARI_CORE_SPEC to
+# a checkout's folder or a requirement: SARI_CORE_SPEC=../sari tox
 deps =
     pytest>=8
-    {{env:SARI_CORE_SPEC:sari-core}}
+    {{env:SARI_CORE_SPEC:{sari_core}}}
 set_env =
     SARI_STATE_DIR = {{env_tmp_dir}}/state
     SARI_CACHE_DIR = {{env_tmp_dir}}/cache
@@ -308,11 +313,65 @@ def pyproject(names: PluginNames) -> str:
     return tomlkit.dumps(document)
 
 
-def render(names: PluginNames) -> dict[str, str]:
+@dataclass(frozen=True)
+class SariCoreSource:
+    """Where the scaffold's tox installs sari-core from: a pip requirement or folder, and
+    what it is, in words."""
+
+    spec: str
+    origin: str
+
+
+def checkout_around(folder: Path) -> Path | None:
+    """The sari-core checkout ``folder`` lies in (a parent holding sari-core's
+    ``pyproject.toml``), if any."""
+    for parent in (folder, *folder.parents):
+        pyproject_file = parent / "pyproject.toml"
+        if pyproject_file.is_file() and (parent / "sari_core").is_dir() and re.search(
+                r'^name\s*=\s*"sari-core"', pyproject_file.read_text(encoding="utf-8"), re.M):
+            return parent
+    return None
+
+
+def installed_from() -> Path | None:
+    """The local folder the running sari-core was installed from (a checkout installed
+    with ``pip install -e`` or from its path); None when it came from a package index."""
+    import sari_core
+
+    running = checkout_around(Path(sari_core.__file__).resolve().parent)
+    if running is not None:  # an editable install runs the checkout's own files
+        return running
+    for distribution in metadata.distributions(name="sari-core"):
+        recorded = distribution.read_text("direct_url.json")
+        url = urlparse(json.loads(recorded).get("url", "")) if recorded else None
+        if url is not None and url.scheme == "file" and Path(unquote(url.path)).is_dir():
+            return Path(unquote(url.path))
+    return None
+
+
+def sari_core_source(target: Path) -> SariCoreSource:
+    """The checkout the plugin is created in, else the checkout the running sari-core was
+    installed from, else the package index at this sari-core's version or later."""
+    checkout = checkout_around(target.resolve().parent)
+    if checkout is not None:
+        relative = Path(os.path.relpath(checkout, target.resolve())).as_posix()
+        return SariCoreSource("{toxinidir}/" + relative, "the checkout this plugin is in")
+    folder = installed_from()
+    if folder is not None:
+        return SariCoreSource(folder.as_posix(), "the checkout sari-core was installed from")
+    version = metadata.version("sari-core")
+    return SariCoreSource(f"sari-core>={version}", "the package index")
+
+
+INDEX_SOURCE = SariCoreSource("sari-core", "the package index")
+
+
+def render(names: PluginNames, source: SariCoreSource = INDEX_SOURCE) -> dict[str, str]:
     """Relative path -> content of every file of the scaffold."""
     values = {"name": names.name, "distribution": names.distribution, "package": names.package,
               "class_name": names.class_name, "settings_class": names.settings_class,
-              "reason_code": names.reason_code}
+              "reason_code": names.reason_code, "sari_core": source.spec,
+              "sari_core_origin": source.origin}
     files = {path.format(**values): template.format(**values) for path, template in FILES.items()}
     return {"pyproject.toml": pyproject(names), **files}
 
@@ -330,7 +389,7 @@ def scaffold(name: str, directory: Path) -> Path:
     if target.exists() and any(target.iterdir()):
         raise ValueError(f"{target} already exists and is not empty; pick another name or "
                          "--directory.")
-    for relative, content in render(names).items():
+    for relative, content in render(names, sari_core_source(target)).items():
         path = target / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content, encoding="utf-8")
@@ -351,8 +410,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"sari new-plugin: {exc}", file=sys.stderr)
         return 2
     names = PluginNames(args.name)
+    source = sari_core_source(target)
     print(f"Created {names.distribution} in {target}")
     print(f"  pip install -e {target}[test] && pytest {target}   # its tests pass as generated")
+    print(f"  tox there installs sari-core from {source.origin} ({source.spec}); "
+          "SARI_CORE_SPEC=PATH-OR-REQUIREMENT tox tests another")
     print(f"  then edit {names.package}/plugin.py; see the plugin author guide.")
     return 0
 

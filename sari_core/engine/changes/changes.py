@@ -28,7 +28,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol
 
 from sari_core.engine.files.ignore import IgnoreRules
@@ -43,6 +43,7 @@ SWEEP_INTERVAL_ENV = "SARI_SWEEP_INTERVAL"
 DEFAULT_SWEEP_INTERVAL = 1.0
 FULL_WALK_SECONDS = 60.0  # without a watcher, the whole tree is walked at most this often
 MARKER_WAIT_MS = 2000  # a marker slower than this: sweep once rather than wait longer
+STARTUP_POKE_SECONDS = 0.005  # while the watcher starts, a file beside the marker changes this often
 # Backends whose events for all watched folders arrive in one ordered stream.
 ORDERED_PLATFORMS = ("linux", "darwin")
 
@@ -186,6 +187,14 @@ class StatSweep:
         pass
 
 
+def quiet_library_log() -> None:
+    """watchfiles logs every batch at info; each drain's marker makes one, so its log is
+    kept to warnings unless someone set its level."""
+    library_log = logging.getLogger("watchfiles")
+    if library_log.level == logging.NOTSET:
+        library_log.setLevel(logging.WARNING)
+
+
 class WatchUnavailable(OSError):
     """No file-system watcher can be used here (no backend, watch limit reached)."""
 
@@ -200,7 +209,7 @@ class NotifyWatcher:
 
     def __init__(self, guard: PathGuard, rules: Sequence[IgnoreRules]) -> None:
         try:
-            from watchfiles._rust_notify import RustNotify
+            import watchfiles
         except ImportError as exc:  # a platform without a wheel
             raise WatchUnavailable(f"watchfiles is not importable: {exc}") from exc
         self._guard = guard
@@ -213,12 +222,41 @@ class NotifyWatcher:
         self._marker_count = 0
         self._lock = threading.Lock()
         self.ordered = sys.platform.startswith(ORDERED_PLATFORMS)
-        try:
-            self._notify = RustNotify([*self._roots, self._marker_dir], False, False, 0,
-                                      True, True)
+        # A batch ends once a check finds no new event (step 0), or empty after the wait. (A
+        # short wait loses events: the library clears what came in as it times out.)
+        self._batches: Iterator[set[tuple[watchfiles.Change, str]]] = watchfiles.watch(
+            *self._roots, self._marker_dir, debounce=MARKER_WAIT_MS, step=0,
+            rust_timeout=MARKER_WAIT_MS, yield_on_timeout=True, force_polling=False,
+            recursive=True, ignore_permission_denied=True, debug=False)
+        quiet_library_log()
+        self._early: set[tuple[object, str]] = set()  # events of the first batch
+        try:  # the watcher starts on its first batch: taking it shows watching works
+            self._early = self._first_batch()
         except (OSError, RuntimeError) as exc:  # watch limit, unsupported file system
             shutil.rmtree(self._marker_dir, ignore_errors=True)
             raise WatchUnavailable(f"watching failed: {exc}") from exc
+
+    def _first_batch(self) -> set[tuple[object, str]]:
+        """Start the watcher: its first batch, which ends as soon as an event arrives; a file
+        beside the marker (never the marker) changes until one does."""
+        started = threading.Event()
+        poke_file = os.path.join(self._marker_dir, "start")
+
+        def poke() -> None:
+            size = 0
+            while not started.wait(STARTUP_POKE_SECONDS):
+                size += 1
+                os.truncate(poke_file, size % 2)
+
+        with open(poke_file, "wb"):
+            pass
+        poker = threading.Thread(target=poke, name="sari-watch-start", daemon=True)
+        poker.start()
+        try:
+            return set(next(self._batches, set()))
+        finally:
+            started.set()
+            poker.join()
 
     @property
     def exact(self) -> bool:
@@ -255,13 +293,15 @@ class NotifyWatcher:
             dirty.update(touching)
         return dirty, False
 
-    def _until_marker(self) -> set[tuple[int, str]] | None:
+    def _until_marker(self) -> set[tuple[object, str]] | None:
         """Every event up to this drain's marker (None if it did not come in time)."""
-        events: set[tuple[int, str]] = set()
+        events: set[tuple[object, str]] = {
+            event for event in self._early if not event[1].startswith(self._marker_dir)}
+        self._early = set()
         deadline = time.monotonic() + MARKER_WAIT_MS / 1000
         while True:
-            batch = self._notify.watch(MARKER_WAIT_MS, 0, MARKER_WAIT_MS, None)
-            if not isinstance(batch, set):
+            batch = next(self._batches, None)
+            if batch is None:  # the watcher stopped
                 return None
             marked = False
             for event in batch:
@@ -278,8 +318,10 @@ class NotifyWatcher:
         pass  # events, not snapshots
 
     def close(self) -> None:
-        with contextlib.suppress(RuntimeError):
-            self._notify.close()
+        with self._lock, contextlib.suppress(RuntimeError, ValueError):
+            close_batches = getattr(self._batches, "close", None)
+            if close_batches is not None:  # ends the generator: the watcher stops
+                close_batches()
         shutil.rmtree(self._marker_dir, ignore_errors=True)
 
 
@@ -317,5 +359,8 @@ def change_source(guard: PathGuard, rules: Sequence[IgnoreRules], watch: bool,
         try:
             return NotifyWatcher(guard, rules)
         except OSError as exc:
-            log.info("sari: watching with rate-limited stat sweeps (%s)", exc)
+            # Linux and macOS always have a backend: losing it there is worth a warning.
+            level = logging.WARNING if sys.platform.startswith(ORDERED_PLATFORMS) else logging.INFO
+            log.log(level, "sari: no file watcher, so changes are found by rate-limited stat "
+                    "sweeps (%s)", exc)
     return StatSweep(math.inf if one_call else None, guard=guard, rules=rules, store=store)

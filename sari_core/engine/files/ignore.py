@@ -116,7 +116,9 @@ class IgnoreRules:
         return chain + ((dir_rel, spec),) if spec is not None else chain
 
     @staticmethod
-    def _excluded_dir(name: str, abs_dir: str) -> bool:
+    def excluded_dir(name: str, abs_dir: str) -> bool:
+        """A folder left out whatever the ignore files say: a default exclusion, or a
+        virtualenv (it holds the venv marker file)."""
         return name in DEFAULT_EXCLUDED_DIRS or os.path.exists(os.path.join(abs_dir, VENV_MARKER))
 
     @staticmethod
@@ -141,7 +143,7 @@ class IgnoreRules:
             sub = "/".join(parts[: depth + 1])
             last = depth == len(parts) - 1
             as_dir = is_dir or not last
-            if as_dir and self._excluded_dir(name, str(self.root / sub)):
+            if as_dir and self.excluded_dir(name, str(self.root / sub)):
                 return True
             if self.decide(chain, sub, as_dir):
                 return True
@@ -282,7 +284,7 @@ class IgnoreRules:
                 rel = f"{dir_rel}/{entry.name}" if dir_rel else entry.name
                 info = _kind(entry)
                 if info is _FOLDER:
-                    if not (self._excluded_dir(entry.name, entry.path)
+                    if not (self.excluded_dir(entry.name, entry.path)
                             or self.decide(chain, rel, True)):
                         subdirs.append((rel, self.extend(chain, rel)))
                     continue
@@ -307,7 +309,7 @@ class IgnoreRules:
                 continue
             for name in reversed(names):
                 rel = f"{dir_rel}/{name}" if dir_rel else name
-                if self._excluded_dir(name, os.path.join(folder, name)) or \
+                if self.excluded_dir(name, os.path.join(folder, name)) or \
                         self.decide(chain, rel, True):
                     continue
                 stack.append((rel, self.extend(chain, rel)))

@@ -7,19 +7,18 @@ know how a text is packed.
 A stored text is one LZ4 block behind its length (4 bytes, little-endian). Most readers
 need all of it; the one that shows a definition's line needs the text only up to that
 line, and the literal check of a common phrase often finds it near a file's top: both
-decode only the start of a block (:func:`text_prefix`) where liblz4 offers it.
+decode only the start of a block (:func:`text_prefix`) where a shared liblz4 offers it
+(:mod:`~sari_core.engine.index.liblz4`).
 """
 
 from __future__ import annotations
 
 import ctypes
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from functools import lru_cache
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-import lz4.block
-
+from sari_core.engine.index.liblz4 import partial_decoder
 from sari_core.engine.index.schema import unpack_text, unpack_utf8
 
 SQL_VARIABLES = 900  # stay under SQLITE_MAX_VARIABLE_NUMBER of old builds
@@ -40,26 +39,11 @@ def stored_size(data: bytes) -> int:
     return int.from_bytes(data[:SIZE_BYTES], "little")
 
 
-@lru_cache(maxsize=1)
-def _partial_decoder() -> Callable[..., int] | None:
-    """liblz4's ``LZ4_decompress_safe_partial`` (bounds-checked: it never reads past the
-    block nor writes past the buffer it is given), from the library the ``lz4`` package
-    decodes with; None where it is not reachable (then texts are decoded whole)."""
-    try:
-        function = ctypes.CDLL(lz4.block._block.__file__).LZ4_decompress_safe_partial  # pyright: ignore[reportAttributeAccessIssue] - the extension module's own file
-    except (OSError, AttributeError):
-        return None
-    function.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int,
-                         ctypes.c_int]
-    function.restype = ctypes.c_int
-    return function
-
-
 def text_prefix(data: bytes, length: int) -> bytes:
     """The first ``length`` bytes of the stored text ``data`` (all of it when shorter),
     decoding no further than that where liblz4 allows; else the text decoded whole."""
     size = stored_size(data)
-    decode = _partial_decoder()
+    decode = partial_decoder()
     if length >= size or decode is None:
         return unpack_utf8(data)
     source = ctypes.c_char_p(data)  # points into ``data`` (no copy), kept alive here

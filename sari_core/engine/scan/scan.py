@@ -118,7 +118,7 @@ class WorkspaceScan:
             parent, _, name = folder.rpartition("/")  # at a time, each level cached
             rules = self.rules[root]
             self._ignored_dirs[key] = (bool(parent) and self._dir_ignored(root, parent)) \
-                or rules._excluded_dir(name, os.path.join(self.roots[root], folder)) \
+                or rules.excluded_dir(name, os.path.join(self.roots[root], folder)) \
                 or rules.decide(self._chain(root, parent), folder, True)
         return self._ignored_dirs[key]
 
