@@ -10,12 +10,14 @@ changes seen on disk, so its answer reflects the files as they are now.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -106,6 +108,9 @@ class Workspace:
         self.build_error: BaseException | None = None
         # A one-shot caller (the CLI) answers from a scan first and builds afterwards.
         self.scan_before_build = False
+        # Held around every build: a one-shot caller's lock between processes, so that it
+        # waits for a build another process runs on the same index instead of doubling it.
+        self.build_guard: Callable[[], AbstractContextManager[object]] = contextlib.nullcontext
 
     # Reading, navigating, outlining and writing are made on first use: a one-shot search
     # (the command line's first answer) does not import them.
@@ -171,7 +176,7 @@ class Workspace:
         """Build or refresh the index (incremental); a progress bar only on a terminal;
         ``lowered``: at a lower CPU priority (a background build)."""
         run = run_lowered if lowered else run_here
-        with self._build_lock:
+        with self._build_lock, self.build_guard():
             first = isinstance(self._changes, WatchAfterFirstBuild)
             self._changes.prime()
             stats = run(lambda: self.indexer.refresh(progress=wants_progress(progress)))
