@@ -319,22 +319,29 @@ class Workspace:
         ready = self.wait_for_index(self.ready_wait_seconds)
         self._sync()
         with work_budget.bounded():  # ripgrep's file list and the ranking share one deadline
-            if regex_routing.goes_to_ripgrep(self.searcher, call):
-                found = regex_routing.ripgrep_files(self.scan, self.store, call)
-                if found is not None:  # ranked from the index, as any regex search is
-                    return self.searcher.search(call, index_ready=ready, files=found)
+            found = self._regex_files(call)
+            if found is not None:  # ranked from the index, as any regex search is
+                return self.searcher.search(call, index_ready=ready, files=found)
             if call.kind in ("references", "callers", "implementations"):
                 return self.navigator.search(call, index_ready=ready)
             return self.searcher.search(call, index_ready=ready)
+
+    def _regex_files(self, call: SearchCall) -> list[FileHit] | None:
+        """The files a regex call matches, found by ripgrep: over the tree for a pattern the
+        index cannot narrow, over the index's candidates otherwise (None: the index's own)."""
+        if call.kind != "regex":
+            return None
+        if regex_routing.goes_to_ripgrep(self.searcher, call):
+            return regex_routing.ripgrep_files(self.scan, self.store, call)
+        return regex_routing.ripgrep_among_candidates(self.scan, self.store, call)
 
     def matching_files(self, call: SearchCall) -> list[str]:
         """Every file a text or regex query matches (the set ``total`` counts)."""
         self.wait_for_index(None)
         self._sync()
-        if regex_routing.goes_to_ripgrep(self.searcher, call):
-            found = regex_routing.ripgrep_files(self.scan, self.store, call)
-            if found is not None:
-                return [self._display(hit) for hit in found]
+        found = self._regex_files(call)
+        if found is not None:
+            return [self._display(hit) for hit in found]
         return [self._display(hit) for hit in self.searcher.files(call)]
 
     def plan_mutation(self, call: MutationCall) -> list[FileChange]:

@@ -114,3 +114,16 @@ def test_the_replay_bench_prints_each_session_the_ablation_and_the_target() -> N
     assert rebuilt and rebuilt[1] == rebuilt[2] != "0", out
     assert re.search(r"^target \(>= 50% fewer tokens, every needed line delivered\): "
                      r"(met|NOT met)$", out, re.M), out
+
+
+def test_the_cli_exit_bench_prints_cold_indexed_and_rg_rows_and_the_target() -> None:
+    out = run_smoke("cli_exit")
+    for row in ("sari search, never indexed", "sari search, indexed", "rg -l (peer)"):
+        assert row in out
+    assert "cold / indexed:" in out and "target <= 2.0x" in out
+
+
+def test_the_regex_mcp_bench_prints_every_pattern_beside_rg_and_both_targets() -> None:
+    out = run_smoke("regex_mcp")
+    assert r"[A-Z]{4,}_[A-Z]{4,} = " in out and r"self\.\w+" in out
+    assert "targets: p50" in out and "p95" in out
