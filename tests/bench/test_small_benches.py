@@ -127,3 +127,9 @@ def test_the_regex_mcp_bench_prints_every_pattern_beside_rg_and_both_targets() -
     out = run_smoke("regex_mcp")
     assert r"[A-Z]{4,}_[A-Z]{4,} = " in out and r"self\.\w+" in out
     assert "targets: p50" in out and "p95" in out
+
+
+def test_the_symbol_cpu_bench_prints_both_sides_and_the_target() -> None:
+    out = run_smoke("symbol_cpu")
+    assert "FrobnicatedHandlerFactory" in out
+    assert "narrowed: p50" in out and "whole scan: p50" in out and "target p95 <= 50 ms" in out
