@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
             (root / "parser.py").write_text("class Parser:\n    def parse(self):\n        pass\n")
         index = args.index or Path(scratch) / "index.sqlite"
         samples: dict[str, dict[str, list[float]]] = {"narrowed": {}, "whole scan": {}}
-        with Workspace([root], index_path=index, watch=False) as engine:
+        with Workspace([root], index_path=index, watch=True) as engine:  # as a server runs
             engine.ensure_index(progress=False)
             for query in SYMBOLS:
                 call = SearchCall(query=query, kind="symbol")
