@@ -94,9 +94,13 @@ def test_a_worker_writing_what_is_not_a_frame_is_stopped_and_replaced(
     for file_id, language, data in jobs_list():
         jobs.add(file_id, language, data)
         got.extend(jobs.completed())
-    until_replaced(jobs, 2, got)
+    deadline = time.monotonic() + 60
+    while set(first) & set(jobs.worker_pids()):  # each first worker's failure seen
+        assert time.monotonic() < deadline, "a failed worker was kept"
+        got.extend(jobs.completed())
+        time.sleep(0.05)
     assert not any(alive(pid) for pid in first)  # stopped while the build goes on
-    assert not set(first) & set(jobs.worker_pids())
+    assert jobs.replaced >= 2
     finish_within(jobs, got)
     assert {file_id: symbols for file_id, symbols, _ in got} == expected
     assert 2 <= jobs.replaced <= symbol_jobs.MAX_REPLACEMENTS
