@@ -26,6 +26,10 @@ BUILD_NICENESS = 10
 LOCK_SUFFIX = ".build.lock"
 LOG_SUFFIX = ".build.log"
 LOCK_FD_FLAG = "--lock-fd"
+# ``-m`` puts the working folder first on the module path: started in a workspace holding
+# another sari_core (a checkout of another version), the build would run that one. It
+# starts in the folder holding this package instead.
+PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
 
 try:
     import fcntl
@@ -95,7 +99,7 @@ def start(root: Path, index_path: Path) -> int | None:
                 [sys.executable, "-m", __name__, str(root), *([LOCK_FD_FLAG, str(fd)]
                                                              if fd is not None else [])],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
-                close_fds=True, pass_fds=() if fd is None else (fd,), cwd=str(root))
+                close_fds=True, pass_fds=() if fd is None else (fd,), cwd=PACKAGE_PARENT)
     return process.pid
 
 

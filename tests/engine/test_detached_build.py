@@ -114,3 +114,19 @@ def test_a_call_that_needs_the_index_waits_for_the_running_build_instead_of_doub
     assert callers.returncode == 0 and json.loads(callers.stdout)["meta"]["index_ready"] is True
     assert build_complete(index)
     assert "indexed 400 of 400 files" in detached_build.log_path(index).read_text()
+
+
+def test_the_build_runs_this_sari_even_in_a_tree_holding_another(tree: Path) -> None:
+    """A workspace holding a ``sari_core`` package of its own (a checkout of another
+    version) does not have its code run by the build."""
+    (tree / "sari_core" / "cli").mkdir(parents=True)
+    (tree / "sari_core" / "__init__.py").write_text("")
+    (tree / "sari_core" / "cli" / "__init__.py").write_text("")
+    (tree / "sari_core" / "cli" / "detached_build.py").write_text(
+        "raise SystemExit('the workspace copy ran')\n")
+    index = default_index_path([tree])
+    first = sari("search", "def function_3_1", "-w", str(tree))
+    builder_pid(first.stderr)
+    wait_for_build(index)
+    assert build_complete(index)
+    assert "workspace copy" not in detached_build.log_path(index).read_text()
