@@ -58,7 +58,9 @@ LITERALS = [
 REGEXES = [r"def \w+_\w+\(self", r"^class \w+\(Exception\)", r"import (os|sys)$",
            r"\d{4}-\d{2}-\d{2}", r"raise \w+Error\(f?\"", r"[A-Z]{3,}_[A-Z]{3,}"]
 SYMBOLS = ["parse", "Parser", "get_version", "Symbol", "main", "TestCase", "run",
-           "normalize", "Session", "Matrix"]
+           "normalize", "Session", "Matrix",
+           # names nothing defines: the search falls back to resembling names
+           "FrobnicatedHandlerFactory", "frobnicate_widget"]
 SMOKE_FILES = {
     "pkg/reader.py": "import os\n\n\nclass Parser:\n    def execute_read(self, path):\n"
                      "        return os.path.join(path, '2024-01-31')\n",
@@ -67,7 +69,7 @@ SMOKE_FILES = {
     "pkg/.gitignore": "ignored.py\n",
     "pkg/ignored.py": "def execute_read(): pass\n",
 }
-TARGETS = {"first answer / rg": 1.5, "symbol p50 ms": 10.0, "literal p95 / p50": 5.0,
+TARGETS = {"first answer / rg": 1.5, "symbol p50 ms": 10.0, "symbol CPU p95 ms": 50.0, "literal p95 / p50": 5.0,
            "literal CPU p95 / p50": 5.0,
            "regex p50 / rg p50": 1.0, "build MB per CPU-s": 6.0, "index / text": 2.0,
            "peak RSS MB": 250.0}
@@ -268,7 +270,8 @@ def warm(root: Path, index: Path, repeat: int, literals: list[str], regexes: lis
                                                  for q in regexes], repeat, text_peer)
         symbol = compare("symbol", engine, root, [SearchCall(query=q, kind="symbol")
                                                    for q in symbols], repeat, symbol_peer)
-    return {"symbol p50 ms": symbol["p50"], "literal p95 / p50": literal["p95"] / literal["p50"],
+    return {"symbol p50 ms": symbol["p50"], "symbol CPU p95 ms": symbol["cpu95"],
+            "literal p95 / p50": literal["p95"] / literal["p50"],
             "literal CPU p95 / p50": literal["cpu95"] / literal["cpu50"] if literal["cpu50"]
             else 0.0,
             "regex p50 / rg p50": regex["p50"] / regex["rg50"]}
@@ -304,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.smoke:
             base = smoke_corpus(scratch / "smoke")
             args.scales, args.repeat = [1], 1
-            literals, regexes, symbols = literals[:3], regexes[:2], symbols[:2]
+            literals, regexes, symbols = literals[:3], regexes[:2], [*symbols[:2], symbols[-1]]
         else:
             base = corpus_of(args)
         version = subprocess.run([rg_base()[0], "--version"], capture_output=True,

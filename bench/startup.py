@@ -11,6 +11,9 @@ delay ``initialize``).
 
     python bench/startup.py [--rounds 7] [--workspace PATH] [--baseline-python EXE] [--json PATH]
 
+It also lists what ``sari serve`` imports before it answers, beyond the SDK's own modules
+(``python -X importtime``), beside the SDK's import time.
+
 ``--baseline-python`` also times ``sari serve`` run by another interpreter (one whose
 environment holds another version of Sari, e.g. the previous commit) in the same rounds.
 
@@ -52,6 +55,53 @@ def sdk_import_seconds() -> float:
     return elapsed
 
 
+# What ``sari serve`` imports before it answers ``initialize`` over stdio (serve.py's order).
+SERVE_IMPORTS = ("import mcp.server.lowlevel\n"
+                 "import sari_core.cli.main\n"
+                 "from sari_core.cli.commands import serve\n"
+                 "from sari_core.server.app import SariServer\n"
+                 "from sari_core.server.kernel_loading import KernelLoading\n"
+                 "from sari_core.server.transports import serve_stdio\n")
+
+
+def import_times(code: str) -> dict[str, int]:
+    """``python -X importtime``: each module's own import time, in microseconds."""
+    stderr = subprocess.run([sys.executable, "-X", "importtime", "-c", code],
+                            capture_output=True, text=True, check=True).stderr
+    own: dict[str, int] = {}
+    for line in stderr.splitlines():
+        if not line.startswith("import time:") or "self [us]" in line:
+            continue
+        self_us, _, name = line.removeprefix("import time:").split("|")
+        own[name.strip()] = int(self_us)
+    return own
+
+
+def print_serve_imports(rounds: int) -> None:
+    """The modules ``sari serve`` imports before ``initialize`` beyond the SDK's own, with
+    their import time beside the SDK's (medians of ``rounds`` fresh processes)."""
+    sdk_runs = [import_times("import mcp.server.lowlevel") for _ in range(rounds)]
+    serve_runs = [import_times(SERVE_IMPORTS) for _ in range(rounds)]
+    sdk_modules = set().union(*sdk_runs)
+    sdk_total = statistics.median(sum(run.values()) for run in sdk_runs)
+    extra = [{name: us for name, us in run.items() if name not in sdk_modules}
+             for run in serve_runs]
+    extra_total = statistics.median(sum(run.values()) for run in extra)
+    by_package: dict[str, list[int]] = {}
+    for run in extra:
+        totals: dict[str, int] = {}
+        for name, us in run.items():
+            totals[name.split(".")[0]] = totals.get(name.split(".")[0], 0) + us
+        for package, us in totals.items():
+            by_package.setdefault(package, []).append(us)
+    print(f"imports before initialize (python -X importtime, median of {rounds}):")
+    print(f"  mcp.server.lowlevel and what it imports    {sdk_total / 1000:7.0f} ms")
+    print(f"  beyond it, for sari serve over stdio       {extra_total / 1000:7.0f} ms "
+          f"({extra_total / sdk_total:.2f}x the SDK's), {len(extra[0])} modules:")
+    for package, values in sorted(by_package.items(), key=lambda item: -sum(item[1])):
+        print(f"    {package:<40} {statistics.median(values) / 1000:7.1f} ms")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
@@ -70,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         args.rounds = 1
     if not args.hooks_only:
         serve_startup(args)
+        print_serve_imports(args.rounds)
     print_hooks(measure_hooks(sys.executable, args.workspace, args.rounds,
                               args.baseline_python), args.rounds)
     return 0

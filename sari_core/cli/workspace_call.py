@@ -1,7 +1,8 @@
 """One call against a workspace from the command line (``sari search`` and ``sari read``).
 
-The engine is opened over the workspace, its index built or refreshed (a
-progress bar on a terminal, silence otherwise), and the call goes through a
+The engine is opened over the workspace, its index refreshed (a progress bar on a
+terminal, silence otherwise; an index never completed is built detached after a scan
+answered, see :func:`run_call`), and the call goes through a
 :class:`~sari_core.kernel.Kernel`, so installed policy plugins apply exactly as
 they do over MCP. ``--json`` prints the response object as is; otherwise the
 caller renders it for a human. A refusal exits with status 1.
@@ -50,12 +51,20 @@ def configured_or_exit(root: Path) -> list[str]:
 
 def run_call(args: argparse.Namespace, call: Callable[[Kernel], dict[str, Any]],
              render: Callable[[dict[str, Any]], None]) -> int:
-    """Open the workspace, make sure the index is there, run ``call``, print the answer."""
+    """Open the workspace, make sure the index is there, run ``call``, print the answer.
+
+    A workspace whose index was never completed is answered from a scan, and its build goes
+    on detached after the answer (see :mod:`sari_core.cli.detached_build`): the shell comes
+    back at once, and a later call finds the index built, or the build still running (it
+    then answers from a scan again), or the build killed (it then starts it again).
+    """
+    from sari_core.cli import detached_build
     from sari_core.engine import Workspace
     from sari_core.kernel import Kernel
 
     root = workspace_root(args.workspace)
     engine = Workspace([root], exclude=configured_or_exit(root), one_call=True)
+    engine.build_guard = lambda: detached_build.build_lock(engine.index_path, wait=True)
     try:
         first_build = not engine.index_complete
         if first_build:  # answer from a scan now (the whole CPU to it), then build the index
@@ -67,13 +76,30 @@ def run_call(args: argparse.Namespace, call: Callable[[Kernel], dict[str, Any]],
             show(args, response, render)
             report_cpu()
             if first_build and not engine.index_ready:
-                print("sari: building the index for the next calls (interrupting is safe: "
-                      "the next call resumes it)", file=sys.stderr, flush=True)
-                engine.scan_before_build = False
-                engine.ensure_index()
+                build_after_answer(root, engine)
     finally:
         engine.close()
     return 0 if response.get("ok") else 1
+
+
+def build_after_answer(root: Path, engine: Any) -> None:
+    """Leave the build running detached, or build here where that is not possible."""
+    from sari_core.cli import detached_build
+
+    if detached_build.available():
+        pid = detached_build.start(root, engine.index_path)
+        if pid is None:
+            print("sari: the index is still being built in the background; the next calls "
+                  "use it once it is done", file=sys.stderr, flush=True)
+        else:
+            print(f"sari: building the index in the background (process {pid}, log "
+                  f"{detached_build.log_path(engine.index_path)}); the next calls use it once "
+                  "it is done", file=sys.stderr, flush=True)
+        return
+    print("sari: building the index for the next calls (interrupting is safe: "
+          "the next call resumes it)", file=sys.stderr, flush=True)
+    engine.scan_before_build = False
+    engine.ensure_index()
 
 
 def show(args: argparse.Namespace, response: dict[str, Any],

@@ -10,12 +10,14 @@ changes seen on disk, so its answer reflects the files as they are now.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -106,6 +108,9 @@ class Workspace:
         self.build_error: BaseException | None = None
         # A one-shot caller (the CLI) answers from a scan first and builds afterwards.
         self.scan_before_build = False
+        # Held around every build: a one-shot caller's lock between processes, so that it
+        # waits for a build another process runs on the same index instead of doubling it.
+        self.build_guard: Callable[[], AbstractContextManager[object]] = contextlib.nullcontext
 
     # Reading, navigating, outlining and writing are made on first use: a one-shot search
     # (the command line's first answer) does not import them.
@@ -171,7 +176,7 @@ class Workspace:
         """Build or refresh the index (incremental); a progress bar only on a terminal;
         ``lowered``: at a lower CPU priority (a background build)."""
         run = run_lowered if lowered else run_here
-        with self._build_lock:
+        with self._build_lock, self.build_guard():
             first = isinstance(self._changes, WatchAfterFirstBuild)
             self._changes.prime()
             stats = run(lambda: self.indexer.refresh(progress=wants_progress(progress)))
@@ -314,22 +319,29 @@ class Workspace:
         ready = self.wait_for_index(self.ready_wait_seconds)
         self._sync()
         with work_budget.bounded():  # ripgrep's file list and the ranking share one deadline
-            if regex_routing.goes_to_ripgrep(self.searcher, call):
-                found = regex_routing.ripgrep_files(self.scan, self.store, call)
-                if found is not None:  # ranked from the index, as any regex search is
-                    return self.searcher.search(call, index_ready=ready, files=found)
+            found = self._regex_files(call)
+            if found is not None:  # ranked from the index, as any regex search is
+                return self.searcher.search(call, index_ready=ready, files=found)
             if call.kind in ("references", "callers", "implementations"):
                 return self.navigator.search(call, index_ready=ready)
             return self.searcher.search(call, index_ready=ready)
+
+    def _regex_files(self, call: SearchCall) -> list[FileHit] | None:
+        """The files a regex call matches, found by ripgrep: over the tree for a pattern the
+        index cannot narrow, over the index's candidates otherwise (None: the index's own)."""
+        if call.kind != "regex":
+            return None
+        if regex_routing.goes_to_ripgrep(self.searcher, call):
+            return regex_routing.ripgrep_files(self.scan, self.store, call)
+        return regex_routing.ripgrep_among_candidates(self.scan, self.store, call)
 
     def matching_files(self, call: SearchCall) -> list[str]:
         """Every file a text or regex query matches (the set ``total`` counts)."""
         self.wait_for_index(None)
         self._sync()
-        if regex_routing.goes_to_ripgrep(self.searcher, call):
-            found = regex_routing.ripgrep_files(self.scan, self.store, call)
-            if found is not None:
-                return [self._display(hit) for hit in found]
+        found = self._regex_files(call)
+        if found is not None:
+            return [self._display(hit) for hit in found]
         return [self._display(hit) for hit in self.searcher.files(call)]
 
     def plan_mutation(self, call: MutationCall) -> list[FileChange]:

@@ -21,7 +21,7 @@ import os
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 import pydantic_core
@@ -32,9 +32,7 @@ from mcp.shared.exceptions import MCPError
 from sari_core import __version__
 from sari_core.client_request import ClientRequest, client_request, current_client_request
 from sari_core.errors import ErrorCode
-from sari_core.kernel import Kernel
 from sari_core.kernel.identity import client_meta_session, model_identity
-from sari_core.native.hook_client import offline_answer
 from sari_core.native.serving import HOOK_TOOL, hook_tool_text
 from sari_core.native.sessions import bound_connection
 from sari_core.server.catalog import ToolCatalog
@@ -59,6 +57,9 @@ from sari_core.server.results import (
 )
 from sari_core.server.wire_screen import has_lone_surrogate
 from sari_core.server.workers import DEFAULT_QUEUE, DEFAULT_THREADS, Busy, WorkerPool
+
+if TYPE_CHECKING:  # (the pipeline loads on the kernel's thread, after initialize)
+    from sari_core.kernel import Kernel
 
 log = logging.getLogger(__name__)
 
@@ -230,6 +231,8 @@ class SariServer:
             text = await self.workers.run(HOOK_TOOL, connection_id, hook_tool_text, kernel,
                                           arguments, connection_id)
         except Busy:
+            from sari_core.native.hook_client import offline_answer  # (rare: off the start)
+
             text = json.dumps(offline_answer(arguments))
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 

@@ -14,17 +14,19 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 
 from sari_core.arguments import LEGACY_READ_TOOLS
-from sari_core.kernel import Kernel
 from sari_core.kernel.identity import SessionIdentity
 from sari_core.kernel.tools import ToolSpec
 from sari_core.server.options import ServerOptions, load_options
 from sari_core.server.output_schemas import output_schema
 from sari_core.server.schemas import LEGACY_TOOL_NAMES, core_tools
+
+if TYPE_CHECKING:  # (the pipeline loads on the kernel's thread, after initialize)
+    from sari_core.kernel import Kernel
 
 READ_ONLY_CORE_TOOLS = frozenset({"search", "read", *LEGACY_READ_TOOLS})
 

@@ -6,17 +6,13 @@ import logging
 import math
 import socket
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import uvicorn
-from mcp.server.transport_security import TransportSecuritySettings
-
-from sari_core.native.serving import HookRoutes
-from sari_core.server import http_read_timeout, http_sessions
-from sari_core.server.app import SariServer
-from sari_core.server.http_guard import HostRule, HttpGuard
-from sari_core.server.http_read_timeout import protocol_with_deadline
 from sari_core.server.opening import HandshakeOpening
 from sari_core.server.stdio_pipes import DEFAULT_LINE_LIMIT, serve_streams
+
+if TYPE_CHECKING:
+    from sari_core.server.app import SariServer
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +85,16 @@ async def serve_http(
     first (Host, Origin, and ``token`` when given); ``allowed_names`` are host names
     accepted besides the connection's own address.
     """
+    # The HTTP stack loads here: a stdio server (most start-ups, timed to initialize)
+    # never needs it.
+    import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from sari_core.native.serving import HookRoutes
+    from sari_core.server import http_read_timeout, http_sessions
+    from sari_core.server.http_guard import HostRule, HttpGuard
+    from sari_core.server.http_read_timeout import protocol_with_deadline
+
     port = sock.getsockname()[1]
     server.require_handshake()
     app = server.lowlevel.streamable_http_app(

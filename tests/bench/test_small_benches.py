@@ -125,3 +125,22 @@ def test_the_context_query_text_bench_prints_both_sizes_and_answers_do_not_grow(
     assert sizes[0][0] == sizes[1][0]  # an answer does not hold the one before it
     assert all(float(ratio) < 1 for _, ratio in sizes)
     assert re.search(r"^team-wide query \(another session\) +text +\d+ B", out, re.M), out
+
+
+def test_the_cli_exit_bench_prints_cold_indexed_and_rg_rows_and_the_target() -> None:
+    out = run_smoke("cli_exit")
+    for row in ("sari search, never indexed", "sari search, indexed", "rg -l (peer)"):
+        assert row in out
+    assert "cold / indexed:" in out and "target <= 2.0x" in out
+
+
+def test_the_regex_mcp_bench_prints_every_pattern_beside_rg_and_both_targets() -> None:
+    out = run_smoke("regex_mcp")
+    assert r"[A-Z]{4,}_[A-Z]{4,} = " in out and r"self\.\w+" in out
+    assert "targets: p50" in out and "p95" in out
+
+
+def test_the_symbol_cpu_bench_prints_both_sides_and_the_target() -> None:
+    out = run_smoke("symbol_cpu")
+    assert "FrobnicatedHandlerFactory" in out
+    assert "narrowed: p50" in out and "whole scan: p50" in out and "target p95 <= 50 ms" in out

@@ -96,7 +96,13 @@ def test_the_first_search_of_a_never_indexed_tree_answers_from_a_scan_then_build
     assert code == 0
     assert out.splitlines()[0].startswith("src/app.py:7")
     assert out.splitlines()[-1].endswith("(index still building)")
-    assert "index is still being built" in err and "building the index" in err
+    assert "index is still being built" in err and "building the index in the background" in err
+    from sari_core.cli.detached_build import build_running
+    from sari_core.engine.index.schema import default_index_path
+
+    deadline = time.monotonic() + 60
+    while build_running(default_index_path([repo])) and time.monotonic() < deadline:
+        time.sleep(0.1)
     code, out, err = run(capsys, "search", "def execute_read", "--workspace", str(repo))
     assert code == 0 and "(index still building)" not in out and "building" not in err
 

@@ -108,3 +108,33 @@ def test_the_stored_folded_names_take_shortcuts_to_the_same_answer() -> None:
         folded = folded_name(name)
         expected = None if name.isascii() and folded == name.lower() else folded
         assert _folded_apart(name) == expected, name
+
+
+def test_a_name_nothing_defines_is_answered_without_reading_every_definition(
+        tmp_path: Path) -> None:
+    """The fallback to resembling names first asks the trigram index which files hold the
+    query's first word: a name nothing defines reads no definition, and a resembling name
+    spelled another way (snake_case against camelCase) is still found."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for number in range(60):
+        (tree / f"mod{number}.py").write_text("".join(
+            f"def handler_{number}_{index}(value):\n    return value\n\n" for index in range(50)))
+    (tree / "users.py").write_text("def getUserNameFor(user):\n    return user\n")
+    with Workspace([tree], index_path=tmp_path / "index.sqlite", watch=False) as engine:
+        engine.ensure_index(progress=False)
+        steps = [0]
+
+        def count() -> int:
+            steps[0] += 1
+            return 0
+
+        engine.store.reader.set_progress_handler(count, 100)
+        missing = engine.search(SearchCall(query="FrobnicateWidgetFactory", kind="symbol"))
+        missing_steps, steps[0] = steps[0], 0
+        engine.search(SearchCall(query="handler", kind="symbol", match="prefix"))
+        prefix_steps = steps[0]
+        found = engine.search(SearchCall(query="user_name", kind="symbol"))
+    assert missing.total == 0 and [match.path for match in found.matches] == ["users.py"]
+    # (the prefix search reads its 3,000 definitions; the missing name none of them)
+    assert missing_steps * 10 < prefix_steps

@@ -23,3 +23,19 @@ def test_serve_imports_only_its_own_command_module() -> None:
     assert loaded == {"sari_core.cli.commands.replay": False,
                       "sari_core.cli.commands.install": False,
                       "sari_core.cli.commands.serve": True}
+
+
+def test_a_stdio_server_answers_initialize_without_the_kernel_pipeline_or_http() -> None:
+    """What ``sari serve`` imports before it answers ``initialize`` over stdio: the kernel's
+    pipeline and plugin manager load on the kernel's thread afterwards, and the HTTP stack
+    only for an HTTP server."""
+    loaded = loaded_after("import mcp.server.lowlevel\n"
+                          "from sari_core.server.app import SariServer\n"
+                          "from sari_core.server.kernel_loading import KernelLoading\n"
+                          "from sari_core.server.transports import serve_stdio",
+                          ["sari_core.kernel.pipeline", "sari_core.kernel.manager",
+                           "sari_core.server.http_read_timeout", "sari_core.server.http_guard",
+                           "sari_core.server.app"])
+    assert loaded == {"sari_core.kernel.pipeline": False, "sari_core.kernel.manager": False,
+                      "sari_core.server.http_read_timeout": False,
+                      "sari_core.server.http_guard": False, "sari_core.server.app": True}

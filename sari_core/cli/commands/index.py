@@ -17,10 +17,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from sari_core.cli.detached_build import build_lock
     from sari_core.engine import Workspace
 
     root = workspace_root(args.path)
     with Workspace([root], exclude=configured_or_exit(root), one_call=True) as engine:
+        # a build another command left running detached is waited for, then refreshed
+        engine.build_guard = lambda: build_lock(engine.index_path, wait=True)
         stats = engine.ensure_index(progress=args.progress)
         status = engine.index_status()
     index_bytes = int(str(status["bytes"]))

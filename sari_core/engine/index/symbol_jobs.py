@@ -4,7 +4,12 @@ tree-sitter holds the GIL while it parses, so a large build sends the parsing (a
 the word splitting that follows a file's definitions) to worker processes
 (:mod:`sari_core.engine.index.symbol_worker`) while the main thread feeds SQLite, whose FTS5 tokenizing runs without the GIL. Small batches (a
 re-index, a handful of new files) parse in-process: a worker costs more to start
-than they take. A worker that dies has its unanswered batches parsed in-process.
+than they take.
+
+A worker that fails (it died, or its output is unreadable: a profiler or a library writing
+to its stdout) is stopped and replaced by a new one; its unanswered batches are parsed
+in-process (a batch that crashed a worker would crash its replacement too). Replacements
+are bounded per build: workers failing again and again leave the rest to the main process.
 """
 
 from __future__ import annotations
@@ -31,8 +36,14 @@ BATCH_BYTES = 512 * 1024
 # came back before reading more: the files waiting for a worker are held in memory.
 BACKLOG_BYTES = 6 * 1024 * 1024
 
+# Workers replaced per build at most, beyond the first ones (a worker that fails at every
+# start, e.g. under a profiler writing to its stdout, must not be restarted forever).
+MAX_REPLACEMENTS = 4
+
 Batch = list[tuple[int, str, bytes]]
 Results = list[Parsed]
+# What a worker's reader thread hands over: a batch's results, or None when it is done.
+Reply = tuple["_Worker", int, Results] | tuple["_Worker", None, None]
 
 
 def worker_count() -> int:
@@ -46,7 +57,7 @@ def worker_count() -> int:
 class _Worker:
     """One worker process, fed by a writer thread and drained by a reader thread."""
 
-    def __init__(self, results: queue.Queue[tuple[int, Results] | None]) -> None:
+    def __init__(self, results: queue.Queue[Reply]) -> None:
         package_parent = str(Path(__file__).resolve().parents[3])
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_parent,
@@ -60,6 +71,8 @@ class _Worker:
             stderr=subprocess.DEVNULL)
         self.inbox: queue.Queue[bytes | None] = queue.Queue()
         self.outstanding: dict[int, Batch] = {}
+        self.failed = False  # it died or wrote something unreadable: no batch goes to it
+        self.closing = False
         self._results = results
         self._writer = threading.Thread(target=self._write, daemon=True, name="sari-symbols-in")
         self._reader = threading.Thread(target=self._read, daemon=True, name="sari-symbols-out")
@@ -88,12 +101,26 @@ class _Worker:
         try:
             while (frame := read_frame(stdout)) is not None:
                 batch_id, results = marshal.loads(frame)
-                self._results.put((batch_id, results))
-        except (OSError, ValueError, EOFError) as exc:
-            log.warning("symbol worker output unreadable: %s", exc)
-        self._results.put(None)  # this worker is done (or dead)
+                if not isinstance(batch_id, int) or not isinstance(results, list):
+                    raise ValueError(f"not a batch's results: {type(results).__name__}")
+                self._results.put((self, batch_id, results))
+        except (OSError, ValueError, EOFError, TypeError) as exc:
+            log.warning("sari: a symbol worker's output is unreadable (%s): it is replaced",
+                        exc)
+        if not self.closing:  # an end nobody asked for
+            self.failed = True
+        self._results.put((self, None, None))  # this worker is done (or failed)
+
+    def stop(self) -> None:
+        """End a failed worker at once (its output can no longer be trusted)."""
+        self.failed = self.closing = True
+        self.inbox.put(None)
+        with contextlib.suppress(OSError):
+            self.process.kill()
+        self.process.wait()
 
     def close(self) -> None:
+        self.closing = True
         self.inbox.put(None)
         try:
             self.process.wait(timeout=10)
@@ -106,7 +133,7 @@ class SymbolJobs:
     """Collects ``(file_id, language, data)`` and yields ``(file_id, symbols, chunks)`` back."""
 
     def __init__(self, expected_files: int) -> None:
-        self._results: queue.Queue[tuple[int, Results] | None] = queue.Queue()
+        self._results: queue.Queue[Reply] = queue.Queue()
         self._workers: list[_Worker] = []
         if expected_files >= POOL_THRESHOLD_FILES:
             try:
@@ -118,9 +145,13 @@ class SymbolJobs:
         self._batch_bytes = 0
         self._next_id = 0
         self._ready: Results = []
-        self._alive = len(self._workers)
         self._sizes: dict[int, int] = {}  # batch id -> its bytes, until it is answered
         self.backlog = 0  # bytes sent to workers and not answered yet
+        self.replaced = 0  # workers that failed and were replaced
+
+    def worker_pids(self) -> list[int]:
+        """The process ids of the workers in use."""
+        return [worker.process.pid for worker in self._workers]
 
     def add(self, file_id: int, language: str | None, data: bytes) -> None:
         if not supported(language):
@@ -135,7 +166,8 @@ class SymbolJobs:
         if not self._batch:
             return
         batch, self._batch, self._batch_bytes = self._batch, [], 0
-        live = [worker for worker in self._workers if worker.process.poll() is None]
+        live = [worker for worker in self._workers
+                if not worker.failed and worker.process.poll() is None]
         if not live:
             self._ready.extend(parse_batch(batch))
             return
@@ -147,25 +179,41 @@ class SymbolJobs:
     def _answered(self, batch_id: int) -> None:
         self.backlog -= self._sizes.pop(batch_id, 0)
 
-    def _take(self, item: tuple[int, Results] | None) -> None:
-        if item is None:
-            self._alive -= 1
-            for worker in self._workers:  # a dead worker's batches are parsed here
-                if worker.process.poll() is not None and worker.outstanding:
-                    for batch_id, batch in worker.outstanding.items():
-                        self._ready.extend(parse_batch(batch))
-                        self._answered(batch_id)
-                    worker.outstanding.clear()
+    def _take(self, item: Reply) -> None:
+        worker, batch_id, results = item
+        if batch_id is None:
+            if worker.failed:
+                self._replace(worker)
             return
-        batch_id, results = item
-        for worker in self._workers:
-            worker.outstanding.pop(batch_id, None)
+        assert results is not None
+        if worker.outstanding.pop(batch_id, None) is None:
+            return  # not a batch this worker still owed (parsed here already)
         self._answered(batch_id)
         self._ready.extend(results)
 
+    def _replace(self, worker: _Worker) -> None:
+        """Stop a failed worker, parse what it owed here, and start another in its place."""
+        if worker not in self._workers:
+            return
+        worker.stop()
+        self._workers.remove(worker)
+        for batch_id, batch in worker.outstanding.items():
+            self._ready.extend(parse_batch(batch))
+            self._answered(batch_id)
+        worker.outstanding.clear()
+        if self.replaced >= MAX_REPLACEMENTS:
+            log.warning("sari: symbol workers keep failing: the main process parses the rest")
+            return
+        try:
+            self._workers.append(_Worker(self._results))
+        except (OSError, ValueError, TypeError) as exc:
+            log.warning("sari: no symbol worker could replace a failed one: %s", exc)
+            return
+        self.replaced += 1
+
     def within_backlog(self) -> Iterator[Parsed]:
         """The results available now, and more, waiting, while the backlog is too long."""
-        while self._alive > 0 and self.backlog > BACKLOG_BYTES:
+        while self._workers and self.backlog > BACKLOG_BYTES:
             try:
                 self._take(self._results.get(timeout=1.0))
             except queue.Empty:
@@ -185,7 +233,7 @@ class SymbolJobs:
     def finish(self) -> Iterator[Parsed]:
         """Every remaining result, waiting for the workers."""
         self._flush()
-        while any(worker.outstanding for worker in self._workers) and self._alive > 0:
+        while any(worker.outstanding for worker in self._workers):
             try:
                 self._take(self._results.get(timeout=1.0))
             except queue.Empty:

@@ -36,6 +36,9 @@ def parse_batch(jobs: list[tuple[int, str, bytes]]) -> list[Parsed]:
     return out
 
 FRAME = struct.Struct("<Q")
+# No batch's frame comes near this: a larger length is bytes that are not a frame (a
+# profiler or a library that wrote to the worker's stdout), refused before reading them.
+MAX_FRAME_BYTES = 1 << 30
 
 
 def read_frame(stream: IO[bytes]) -> bytes | None:
@@ -43,6 +46,8 @@ def read_frame(stream: IO[bytes]) -> bytes | None:
     if len(header) < FRAME.size:
         return None
     (size,) = FRAME.unpack(header)
+    if size > MAX_FRAME_BYTES:
+        raise ValueError(f"not a frame: a length of {size} bytes")
     chunks = []
     while size:
         chunk = stream.read(size)

@@ -1,11 +1,12 @@
 """Which regex searches ripgrep answers instead of the index, and rg's answer as index hits.
 
-A regex the index cannot narrow (no literal it requires) goes to ripgrep, which scans
-faster than reading every indexed text (both are linear-time engines). One with a
-required literal stays with the index however common the literal: reading the
-candidates' texts and checking them with RE2 beat ``rg -l`` over the tree for candidates
-up to 90% of the files (``bench/regex_routing.py``), and counting them first cost as
-much as a narrow search.
+A regex the index cannot narrow (no literal it requires) goes to ripgrep over the tree,
+which scans faster than reading every indexed text (both are linear-time engines). One
+with a required literal has its candidate files picked by the trigram index, and rg reads
+just those: the time of a regex search is in matching the candidates' text, and rg reads
+a file from the page cache and matches it faster than the index can decompress it and
+hand it to RE2 from Python. Without rg (or for a pattern rg cannot take exactly) the index
+checks the candidates itself.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from sari_core.engine.index.store import IndexStore
 from sari_core.engine.scan.scan import WorkspaceScan, ripgrep
 from sari_core.engine.search.regex_plan import candidate_query
 from sari_core.engine.search.search import Searcher
-from sari_core.engine.search.text_match import FileHit
+from sari_core.engine.search.text_match import FileHit, glob_filter
 from sari_core.models import SearchCall
 
 
@@ -38,3 +39,24 @@ def ripgrep_files(scan: WorkspaceScan, store: IndexStore, call: SearchCall
         return None
     ids = store.text_file_ids(found)
     return [FileHit(ids[key], *key) for key in found if key in ids]
+
+
+def ripgrep_among_candidates(scan: WorkspaceScan, store: IndexStore, call: SearchCall
+                             ) -> list[FileHit] | None:
+    """The files matching a regex call with a required literal: the trigram index's
+    candidates, checked by rg (None: rg cannot say, the index checks them instead)."""
+    if call.kind != "regex" or ripgrep() is None:
+        return None
+    query = candidate_query(call.query)
+    if query is None:
+        return None
+    candidates = glob_filter((FileHit(row[0], row[1], row[2]) for row in store.match(query)),
+                             call.path_glob)
+    if not candidates:
+        return []
+    found = scan.matching_among(call.query, [(hit.root, hit.path) for hit in candidates],
+                                case_sensitive=call.case_sensitive)
+    if found is None:
+        return None
+    return sorted((hit for hit in candidates if (hit.root, hit.path) in found),
+                  key=lambda hit: (hit.root, hit.path))

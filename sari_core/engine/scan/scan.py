@@ -33,6 +33,7 @@ from sari_core.engine.search.regex import compile_query
 from sari_core.engine.search.text_match import contains, glob_spec
 
 RG_ERROR = 2  # rg's exit status for an error (a pattern it cannot parse, among others)
+RG_PATHS_PER_CALL = 4000  # paths given to one rg (well under the argument list's limit)
 # Words that introduce a definition in the languages Sari parses, and what kind it is.
 DEFINITION_WORDS = {
     "def": "function", "function": "function", "func": "function", "fn": "function",
@@ -189,6 +190,31 @@ class WorkspaceScan:
                     and self.belongs(*key):
                 out.append(key)
         return sorted(out)
+
+    def matching_among(self, pattern: str, files: Sequence[tuple[int, str]], *,
+                       case_sensitive: bool) -> set[tuple[int, str]] | None:
+        """Which of ``files`` (root index, path) hold a line matching regex ``pattern``: rg
+        reads just those files (the candidates the index picked), several at a time. None
+        when rg cannot answer it exactly (no rg, a non-ASCII pattern, a pattern rg's syntax
+        refuses) or its deadline passed."""
+        binary = self._ripgrep()
+        if binary is None or not scannable(pattern):
+            return None
+        found: set[tuple[int, str]] = set()
+        paths = [os.path.join(self.roots[root], rel) for root, rel in files]
+        for start in range(0, len(paths), RG_PATHS_PER_CALL):
+            command = [binary, "--no-config", "--no-messages", "--color", "never",
+                       "--files-with-matches", "--null",
+                       "--case-sensitive" if case_sensitive else "--ignore-case",
+                       "--regexp", pattern, "--", *paths[start:start + RG_PATHS_PER_CALL]]
+            stdout, status = rg_command.run(command, timeout=work_budget.remaining())
+            if status is None or (status == RG_ERROR and not stdout):
+                return None
+            for raw in stdout.split(b"\0"):
+                key = self._split(os.fsdecode(raw)) if raw else None
+                if key is not None:
+                    found.add(key)
+        return found
 
     def _run_rg(self, command: list[str], pattern: str, regex: bool, case_sensitive: bool,
                 record_end: bytes) -> bytes | None:

@@ -7,7 +7,9 @@ none, with a note. Exact and prefix names are ranges of the folded-name index.
 
 from __future__ import annotations
 
-from sari_core.engine.index.names import MatchMode, folded, like_pattern
+import json
+
+from sari_core.engine.index.names import MatchMode, folded, like_pattern, words
 from sari_core.engine.index.names import matches as name_matches
 from sari_core.engine.index.names import rank as name_rank
 from sari_core.engine.index.store import IndexStore, SymbolHit
@@ -19,7 +21,7 @@ from sari_core.engine.search.hit_ranking import (
     stub_penalty,
     symbol_name,
 )
-from sari_core.engine.search.text_match import FileHit, glob_spec
+from sari_core.engine.search.text_match import TRIGRAM, FileHit, glob_spec, phrase
 from sari_core.models import SearchCall
 
 
@@ -71,14 +73,41 @@ def symbol_hits(store: IndexStore, call: SearchCall) -> tuple[list[Hit], int, li
                          max(line.find(row.name), 0), row.end_line))
     return hits, len(ranked), notes
 
+# Beyond this many candidate files, reading every definition's name costs less than
+# looking each file's definitions up.
+MAX_CANDIDATE_FILES = 2000
+
+
+def files_holding(store: IndexStore, name: str) -> list[int] | None:
+    """The files whose text holds the first word of ``name`` (any case), from the trigram
+    index: a fuzzy match's name contains that word, and a definition's name is in its file's
+    text. None when the index cannot narrow the search (a word shorter than a trigram, not
+    ASCII, or common to many files): the caller reads every definition's name instead. A
+    name nothing defines is then answered without reading any."""
+    parts = words(name)
+    first = parts[0] if parts else ""
+    if len(first) < TRIGRAM or not first.isascii():
+        return None
+    query = phrase(first.lower())
+    if store.count_match(query) > MAX_CANDIDATE_FILES:
+        return None
+    return [file_id for file_id, _, _, _ in store.match(query)]
+
+
 def definitions_matching(store: IndexStore, name: str, mode: MatchMode, call: SearchCall
                          ) -> list[SymbolHit]:
     """Definitions whose name matches ``name`` under ``mode`` (see engine.index.names); fuzzy
     also takes every name containing ``name`` as typed."""
     wanted = folded(name)
     if mode == "fuzzy" or not wanted:
-        rows = store.symbols("s.is_def = 1 AND s.name LIKE ? ESCAPE '\\'",
-                                  (like_pattern(name, mode),), limit=5000)
+        files = files_holding(store, name)
+        if files is None:
+            rows = store.symbols("s.is_def = 1 AND s.name LIKE ? ESCAPE '\\'",
+                                 (like_pattern(name, mode),), limit=5000)
+        else:
+            rows = store.symbols("s.file_id IN (SELECT value FROM json_each(?)) AND "
+                                 "s.is_def = 1 AND s.name LIKE ? ESCAPE '\\'",
+                                 (json.dumps(files), like_pattern(name, mode)), limit=5000)
     elif mode == "exact":  # one lookup in the folded-name index
         rows = store.symbols("s.folded = ? AND s.is_def = 1", (wanted,), limit=5000)
     else:  # a prefix is a range of the folded-name index (folded names are ASCII)
