@@ -21,6 +21,10 @@ log = logging.getLogger(__name__)
 
 MAX_SYMBOL_BYTES = 1024 * 1024  # bigger files are generated code; their text is still indexed
 
+# Kinds a declaration gets from its place alone (``const x = ...``); a pattern that says
+# what the value is (a function, a class) names it better.
+VALUE_KINDS = frozenset(("constant", "variable", "property", "field"))
+
 # (name, kind, is_definition, line, end_line) — a plain tuple so worker results pickle cheaply.
 SymbolRow = tuple[str, str, int, int, int]
 
@@ -173,7 +177,8 @@ def extract(language: str | None, data: bytes) -> list[SymbolRow]:
         # One row per name, role and line: the same node can match two patterns (Rust's
         # methods do), and the first wins; every line using a name is a navigation target.
         key = (name, row[2], line)
-        if key not in seen:
+        held = seen.get(key)
+        if held is None or (held[1] in VALUE_KINDS and kind not in VALUE_KINDS):
             seen[key] = row
     return list(seen.values())
 

@@ -1,0 +1,116 @@
+"""Every declaration an outline or a definition search is asked for is a definition.
+
+Type aliases, constants and variables of a file's top level, enums and their members,
+fields, constructors, interface members and the keys of a module's object literals; locals
+inside a function body are not.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from sari_core.engine.index.symbols import extract
+
+TYPESCRIPT = b"""export type Shape = string | number;
+export const emailRegex = /^[a-z]+@[a-z]+$/;
+export const makeThing = () => 1;
+export interface Options { strict: boolean; run(): void }
+export enum Color { Red, Green = 2 }
+export class Schema { private cached = 1; constructor(a: number) {} parse() {} }
+export const $ZodDiscriminatedUnion = $constructor("x");
+declare const VERSION: string;
+function helper() { const inner = 1; return inner; }
+"""
+
+GO = b"""package p
+
+type Alias = string
+type Command struct { Use string }
+type Runner interface { Execute() error }
+
+const (
+	ShellCompDirectiveError = iota
+	ShellCompDirectiveNoSpace
+)
+
+var (
+	initializers []func()
+	prefix, suffix string
+)
+
+func helper() { const inner = 1; var local = 2; _ = local }
+"""
+
+JAVASCRIPT = b"""'use strict';
+exports.spec = ['./test'];
+module.exports.reporter = 'spec';
+var constants = utils.defineConstants({ EVENT_RUN_END: 'end', EVENT_RUN_BEGIN: 'start' });
+class Runner { constructor(suite) { this.suite = suite; } run() {} }
+const timeout = 2000;
+const run = () => 1;
+function helper() { const inner = 1; return inner; }
+"""
+
+RUST = b"""pub const MAX_DEPTH: u32 = 64;
+static GLOBAL: i32 = 2;
+pub type Result<T> = std::result::Result<T, Error>;
+pub struct Parser { pub depth: u32 }
+pub enum Token { Open, Close(u32) }
+pub trait Visit { const NAME: &'static str; type Output; fn visit(&self); }
+fn helper() { let inner = 1; }
+"""
+
+JAVA = b"""package p;
+public class Cart {
+  public static final int MAX = 10;
+  private String owner;
+  public Cart(String owner) { this.owner = owner; }
+  enum State { OPEN, CLOSED }
+  record Line(String sku, int count) {}
+  @interface Audited {}
+  void helper() { int inner = 1; }
+}
+"""
+
+CASES = {
+    "typescript": (TYPESCRIPT, {
+        ("Shape", "type"), ("emailRegex", "constant"), ("makeThing", "function"),
+        ("Options", "interface"), ("strict", "property"), ("run", "method"),
+        ("Color", "enum"), ("Red", "constant"), ("Green", "constant"),
+        ("Schema", "class"), ("cached", "field"), ("constructor", "method"),
+        ("parse", "method"), ("$ZodDiscriminatedUnion", "constant"), ("VERSION", "constant"),
+        ("helper", "function")}),
+    "go": (GO, {
+        ("Alias", "type"), ("Command", "type"), ("Use", "field"), ("Runner", "type"),
+        ("Execute", "method"), ("ShellCompDirectiveError", "constant"),
+        ("ShellCompDirectiveNoSpace", "constant"), ("initializers", "variable"),
+        ("prefix", "variable"), ("suffix", "variable"), ("helper", "function")}),
+    "javascript": (JAVASCRIPT, {
+        ("spec", "variable"), ("reporter", "variable"), ("constants", "variable"),
+        ("EVENT_RUN_END", "property"), ("EVENT_RUN_BEGIN", "property"), ("Runner", "class"),
+        ("constructor", "method"), ("run", "method"), ("timeout", "constant"),
+        ("run", "function"), ("helper", "function")}),
+    "rust": (RUST, {
+        ("MAX_DEPTH", "constant"), ("GLOBAL", "constant"), ("Result", "class"),
+        ("Parser", "class"), ("depth", "field"), ("Token", "class"), ("Open", "constant"),
+        ("Close", "constant"), ("Visit", "interface"), ("NAME", "constant"),
+        ("Output", "type"), ("visit", "method"), ("helper", "function")}),
+    "java": (JAVA, {
+        ("Cart", "class"), ("MAX", "field"), ("owner", "field"), ("Cart", "method"),
+        ("State", "enum"), ("OPEN", "constant"), ("CLOSED", "constant"), ("Line", "class"),
+        ("Audited", "interface"), ("helper", "method")}),
+}
+
+
+@pytest.mark.parametrize("language", sorted(CASES))
+def test_every_declaration_is_a_definition(language: str) -> None:
+    source, expected = CASES[language]
+    found = {(name, kind) for name, kind, is_def, _line, _end in extract(language, source)
+             if is_def}
+    assert found == expected
+
+
+def test_a_constant_names_the_line_it_is_declared_on() -> None:
+    rows = {name: (line, end) for name, _kind, is_def, line, end in extract("go", GO) if is_def}
+    assert rows["ShellCompDirectiveNoSpace"] == (9, 9)
+    assert rows["suffix"] == (14, 14)
