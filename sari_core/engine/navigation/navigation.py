@@ -18,8 +18,8 @@ lines (``scope``, ``scope_lines``), so an agent reads just that range.
   hierarchy counts them too;
 * ``implementations``: the definitions that extend or implement the name
   (``@reference.implementation``: base classes, implemented interfaces);
-* ``references``: every whole-word line of the name in a source file, from the
-  text index; the lines that define the name are included as ``kind="definition"``
+* ``references``: every line of a source file using the name in code (a comment or a
+  string naming it is no use), from the text index; the lines that define the name are included as ``kind="definition"``
   (overloads and redefinitions are references of each other).
 
 ``definitions`` lists where the query's definitions are (absolute path and lines): the
@@ -40,6 +40,7 @@ from sari_core.engine.index.grammars import GRAMMARS
 from sari_core.engine.index.names import MatchMode, folded_name, like_pattern, matches, rank
 from sari_core.engine.index.scope_tree import Scope, innermost
 from sari_core.engine.index.store import IndexStore
+from sari_core.engine.navigation.code_words import CodeWords
 from sari_core.engine.navigation.narrowing import Narrower, Use, note, overrides
 from sari_core.engine.python.code_text import Spans, in_prose, in_string, prose_spans
 from sari_core.engine.python.decorated import PYTHON_SUFFIXES, accessor_lines
@@ -279,8 +280,15 @@ class Navigator:
             for file_id, text in self.store.texts(list(by_id)):
                 hit = by_id[file_id]
                 defining = declared.get(file_id, set())
+                code: CodeWords | None = None  # parsed once a line names it
                 for number, line in enumerate(text.split("\n"), 1):
-                    if word.search(line):
+                    found = [m.span() for m in word.finditer(line)]
+                    if not found:
+                        continue
+                    if code is None:
+                        code = CodeWords(rows[file_id].language, text)
+                    # a comment or a string naming it is no use of it
+                    if number in defining or any(code.is_code(number, *span) for span in found):
                         out.append(Location(file_id, hit.root, hit.path, number, name,
                                             number in defining))
         out.sort(key=lambda loc: (loc.root, loc.path, loc.line))
