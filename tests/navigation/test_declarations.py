@@ -114,3 +114,15 @@ def test_a_constant_names_the_line_it_is_declared_on() -> None:
     rows = {name: (line, end) for name, _kind, is_def, line, end in extract("go", GO) if is_def}
     assert rows["ShellCompDirectiveNoSpace"] == (9, 9)
     assert rows["suffix"] == (14, 14)
+
+
+def test_embedded_fields_impl_blocks_and_quoted_keys_are_definitions() -> None:
+    go = b"package p\n\ntype ListNode struct {\n\tNodeType\n\t*Tree\n\tNodes []Node\n}\n"
+    rust = b"struct Span;\nimpl Span { fn len(&self) -> usize { 0 } }\n"
+    javascript = b"const OPTIONS = { 'combine-arrays': true, strict: false };\n"
+    assert {(n, k) for n, k, d, _, _ in extract("go", go) if d} == {
+        ("ListNode", "type"), ("NodeType", "field"), ("Tree", "field"), ("Nodes", "field")}
+    assert {(n, k, line) for n, k, d, line, _ in extract("rust", rust) if d} == {
+        ("Span", "class", 1), ("Span", "impl", 2), ("len", "method", 2)}
+    assert {(n, k) for n, k, d, _, _ in extract("javascript", javascript) if d} == {
+        ("OPTIONS", "constant"), ("combine-arrays", "property"), ("strict", "property")}

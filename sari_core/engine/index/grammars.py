@@ -105,12 +105,16 @@ JAVASCRIPT_DECLARATIONS = """
     property: (property_identifier) @name)
   (#eq? @module "module") (#eq? @exports "exports")) @definition.variable
 (program (_ (variable_declarator
-  value: (object (pair key: (property_identifier) @name) @definition.property))))
+  value: (object (pair key: [(property_identifier) @name (string (string_fragment) @name)])
+                 @definition.property))))
 (program (_ (variable_declarator
   value: (call_expression
-    arguments: (arguments (object (pair key: (property_identifier) @name) @definition.property))))))
+    arguments: (arguments
+      (object (pair key: [(property_identifier) @name (string (string_fragment) @name)])
+              @definition.property))))))
 (program (expression_statement (assignment_expression
-  right: (object (pair key: (property_identifier) @name) @definition.property))))
+  right: (object (pair key: [(property_identifier) @name (string (string_fragment) @name)])
+                 @definition.property))))
 """
 
 JAVASCRIPT_FIELDS = """
@@ -141,6 +145,10 @@ GO_DECLARATIONS = """
 (source_file (var_declaration (var_spec name: (identifier) @name) @definition.variable))
 (source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @definition.variable)))
 (field_declaration name: (field_identifier) @name) @definition.field
+(field_declaration !name type: [(type_identifier) @name
+                                (pointer_type (type_identifier) @name)
+                                (qualified_type name: (type_identifier) @name)
+                                (generic_type type: (type_identifier) @name)]) @definition.field
 (method_elem name: (field_identifier) @name) @definition.method
 """
 
@@ -150,6 +158,9 @@ RUST_DECLARATIONS = """
 (field_declaration name: (field_identifier) @name) @definition.field
 (enum_variant name: (identifier) @name) @definition.constant
 (function_signature_item name: (identifier) @name) @definition.method
+(impl_item type: [(type_identifier) @name
+                  (generic_type type: (type_identifier) @name)
+                  (scoped_type_identifier name: (type_identifier) @name)]) @definition.impl
 (associated_type name: (type_identifier) @name) @definition.type
 """
 
