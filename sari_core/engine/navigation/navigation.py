@@ -55,6 +55,7 @@ MAX_NAMES = 20  # distinct names a prefix or fuzzy query expands to
 MAX_LOCATIONS = 20_000
 SNIPPET_CHARS = 160
 _TAG_KIND = {"callers": "call", "implementations": "implementation"}
+_CLASS_KINDS = ("class", "interface", "struct")
 # After a name handed on as a value: the end of an argument, an element, a statement.
 _VALUE_END = frozenset(",)]};")
 _NOT_CODE = ("#", "//", "/*", "*", "import ", "from ", "--")
@@ -142,8 +143,14 @@ class Navigator:
             else self.names(call.query, call.match)
         # a class is called where it is constructed: handing it on (x: Env, class B(Env),
         # f(Env)) is no call of it
-        classes_only = target is not None and target.named and bool(target.chosen) and all(
-            n.row.kind in ("class", "interface", "struct") for n in target.chosen)
+        if target is not None and target.named and target.chosen:
+            classes_only = all(n.row.kind in _CLASS_KINDS for n in target.chosen)
+        elif call.kind != "callers":
+            classes_only = False
+        else:  # a bare name: a class when each of its definitions is one
+            kinds = {str(row[0]) for row in self._symbol_rows(
+                "DISTINCT s.kind", names, "s.is_def = 1", (), MAX_LOCATIONS)}
+            classes_only = bool(kinds) and kinds <= set(_CLASS_KINDS)
         found = self._find(names, call, handed_on=not classes_only)
         notes: list[str] = []
         precision = PRECISION
@@ -199,7 +206,13 @@ class Navigator:
         if call.kind == "references":
             return self._uses(names, call.path_glob)
         tagged = self._tagged(names, _TAG_KIND[call.kind], call.path_glob)
-        if call.kind != "callers" or not handed_on:
+        if call.kind == "callers" and not handed_on:
+            # a class's callers construct it: ``new Base()`` is tagged as a class's use
+            built = {(loc.file_id, loc.line) for loc in tagged}
+            tagged += [loc for loc in self._tagged(names, "class", call.path_glob)
+                       if (loc.file_id, loc.line) not in built]
+            return sorted(tagged, key=lambda loc: (loc.root, loc.path, loc.line))
+        if call.kind != "callers":
             return tagged
         seen = {(loc.file_id, loc.line) for loc in tagged}
         found = list(tagged)
