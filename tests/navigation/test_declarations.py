@@ -126,3 +126,10 @@ def test_embedded_fields_impl_blocks_and_quoted_keys_are_definitions() -> None:
         ("Span", "class", 1), ("Span", "impl", 2), ("len", "method", 2)}
     assert {(n, k) for n, k, d, _, _ in extract("javascript", javascript) if d} == {
         ("OPTIONS", "constant"), ("combine-arrays", "property"), ("strict", "property")}
+
+
+def test_a_name_rebound_from_what_defines_it_is_no_definition() -> None:
+    source = (b"var Runner = require('./runner');\n"
+              b"var EVENT_RUN_END = Runner.constants.EVENT_RUN_END;\n"
+              b"var end = Runner.constants.EVENT_RUN_END;\n")
+    assert {n for n, _k, d, _l, _e in extract("javascript", source) if d} == {"Runner", "end"}

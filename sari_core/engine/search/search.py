@@ -194,6 +194,9 @@ class Searcher:
             file = by_id[file_id]
             found = self._regex_hits(rx, text) if rx is not None else \
                 self._literal_hits(call.query, text, call.case_sensitive)
+            if rx is None and defs.get(file_id):  # a definition past the first matches
+                found += self._lines_holding(call.query, text, call.case_sensitive,
+                                             set(defs[file_id]) - {hit[0] for hit in found})
             hits.extend(score_hits(file, found, defs.get(file_id, {}), needle, call))
         return hits, len(files)
 
@@ -243,6 +246,22 @@ class Searcher:
             line_end = len(text) if line_end == -1 else line_end
             out.append((line_number, position - line_start, text[line_start:line_end]))
             position = haystack.find(needle, line_end)  # one hit per line
+        return out
+
+    @staticmethod
+    def _lines_holding(query: str, text: str, case_sensitive: bool, numbers: set[int]
+                       ) -> list[tuple[int, int, str]]:
+        """(line number, column, line text) of those of ``numbers`` holding ``query``."""
+        if not numbers:
+            return []
+        needle = query if case_sensitive else fold_query(query)
+        lines = text.split("\n")
+        out = []
+        for number in sorted(numbers):
+            line = lines[number - 1] if 0 < number <= len(lines) else ""
+            column = (line if case_sensitive else fold_text(line, query.isascii())).find(needle)
+            if column != -1:
+                out.append((number, column, line))
         return out
 
     @staticmethod
