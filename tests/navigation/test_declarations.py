@@ -133,3 +133,18 @@ def test_a_name_rebound_from_what_defines_it_is_no_definition() -> None:
               b"var EVENT_RUN_END = Runner.constants.EVENT_RUN_END;\n"
               b"var end = Runner.constants.EVENT_RUN_END;\n")
     assert {n for n, _k, d, _l, _e in extract("javascript", source) if d} == {"Runner", "end"}
+
+
+def test_declarations_sharing_a_line_are_siblings_in_the_outline() -> None:
+    from sari_core.engine.index.scope_tree import build_tree, outline_lines
+
+    go = b"package p\n\nvar prefix, suffix string\n\nvar table = map[string]int{}\n"
+    typescript = (b"export interface Options { strict: boolean; run(): void }\n"
+                  b"export const modes = { fast: 1, slow: 2 };\n")
+    def outline(language: str, source: bytes) -> list[str]:
+        rows = [(n, k, line, end) for n, k, d, line, end in extract(language, source) if d]
+        return outline_lines(build_tree(rows), 0, 99)
+    assert outline("go", go) == ["variable prefix 3", "variable suffix 3", "variable table 5"]
+    assert outline("typescript", typescript) == [
+        "interface Options 1", "  property strict 1", "  method run 1",
+        "constant modes 2", "  property fast 2", "  property slow 2"]

@@ -112,6 +112,9 @@ JAVASCRIPT_DECLARATIONS = """
     arguments: (arguments
       (object (pair key: [(property_identifier) @name (string (string_fragment) @name)])
               @definition.property))))))
+(program (export_statement declaration: (_ (variable_declarator
+  value: (object (pair key: [(property_identifier) @name (string (string_fragment) @name)])
+                 @definition.property)))))
 (program (expression_statement (assignment_expression
   right: (object (pair key: [(property_identifier) @name (string (string_fragment) @name)])
                  @definition.property))))
