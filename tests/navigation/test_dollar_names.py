@@ -1,4 +1,5 @@
-"""Names spelled with ``$`` (JavaScript, TypeScript) are names in every search kind."""
+"""Names spelled with `$` are names in every search kind, and a definition asked by
+name or by `path:line` outside Python gets the same answer."""
 
 from __future__ import annotations
 
@@ -60,3 +61,19 @@ def test_symbol_and_navigation_kinds_take_dollar_names(workspace: Workspace) -> 
         == [(m.path, m.line) for m in by_name.matches] \
         == [("core.ts", 1), ("schemas.ts", 1), ("schemas.ts", 4), ("schemas.ts", 5),
             ("schemas.ts", 6)]
+
+
+def test_a_go_method_asked_at_its_line_keeps_the_calls_its_name_keeps(tmp_path: Path) -> None:
+    root = tmp_path / "go"
+    root.mkdir()
+    (root / "reader.go").write_text(
+        "package p\n\ntype Reader struct{}\n\nfunc (r *Reader) Close() error { return nil }\n\n"
+        "func use(r *Reader) { r.Close() }\n", encoding="utf-8")
+    with Workspace([root], index_path=tmp_path / "index.sqlite") as workspace:
+        workspace.ensure_index(progress=False)
+        for kind in ("references", "callers"):
+            by_place = workspace.search(SearchCall(query="reader.go:5", kind=kind))
+            by_name = workspace.search(SearchCall(query="Close", kind=kind))
+            assert [(m.path, m.line) for m in by_place.matches] \
+                == [(m.path, m.line) for m in by_name.matches], kind
+            assert ("reader.go", 7) in [(m.path, m.line) for m in by_place.matches]

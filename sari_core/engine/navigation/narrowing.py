@@ -152,6 +152,8 @@ class Narrower:
 
     def _by_receiver(self, receiver: str, chain: list[str], use: Use, tree: list[Scope]
                      ) -> bool | str | None:
+        if not use.path.endswith(PYTHON_SUFFIXES):
+            return BY_NAME  # receivers' types and modules are read for Python alone
         if not self.methods:  # a module's function or class: only through its module
             return self._through_module(chain, receiver, use)
         if receiver == "super()":
