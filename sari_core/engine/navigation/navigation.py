@@ -6,7 +6,8 @@ called or extended, whatever it resolves to. Results say so: ``extra.precision``
 ``name-based``. A query naming one definition (``Session.send``, ``pkg.files.close``,
 ``src/pkg/core.py:120``: :mod:`sari_core.engine.python.symbol_target`) is answered for that
 definition: references and callers are narrowed by the class, module or import written
-at each use (:mod:`sari_core.engine.navigation.narrowing`); ``extra.precision`` is then
+at each use (:mod:`sari_core.engine.navigation.narrowing`; these are read for Python, and
+elsewhere a use in a file defining no namesake is kept by name); ``extra.precision`` is then
 ``narrowed-by-index`` and a note says how many uses were kept and how many of them the
 index could not judge. Each hit names the definition enclosing it and that definition's
 lines (``scope``, ``scope_lines``), so an agent reads just that range.
