@@ -8,9 +8,12 @@ text, when it is not. Interpolations (``${name}``, ``f"{name}"``) hold code and 
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from sari_core.engine.index.symbols import toolkit
+
+PARSED_FILES = 256  # parses kept: references, then callers, of one name read the same files
 
 # Node types holding prose or data: comments, string literals and their text pieces.
 _NOT_CODE_PARTS = ("comment", "string", "fragment", "content", "escape", "jsx_text", "heredoc")
@@ -24,9 +27,8 @@ class CodeWords:
         self._lines = text.split("\n")
         self._root: Any = None
         self._not_code = _COMMENT if language == "python" else _NOT_CODE_PARTS
-        kit = toolkit(language) if language else None
-        if kit is not None:
-            self._root = kit.parser.parse(text.encode("utf-8")).root_node
+        if language and toolkit(language) is not None:
+            self._root = _parsed(language, text)
 
     def is_code(self, line: int, start: int, end: int) -> bool:
         """Is ``line[start:end]`` (1-based line, character columns) a word of code?
@@ -60,3 +62,9 @@ def _docstring(node: Any) -> bool:
         node = node.parent
     return node is not None and node.parent is not None \
         and node.parent.type == "expression_statement" and node.parent.named_child_count == 1
+
+
+@lru_cache(maxsize=PARSED_FILES)
+def _parsed(language: str, text: str) -> Any:
+    kit = toolkit(language)
+    return None if kit is None else kit.parser.parse(text.encode("utf-8")).root_node
