@@ -8,6 +8,8 @@ text, when it is not. Interpolations (``${name}``, ``f"{name}"``) hold code and 
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_left
 from functools import lru_cache
 from typing import Any
 
@@ -18,25 +20,52 @@ PARSED_FILES = 256  # parses kept: references, then callers, of one name read th
 # Node types holding prose or data: comments, string literals and their text pieces.
 _NOT_CODE_PARTS = ("comment", "string", "fragment", "content", "escape", "jsx_text", "heredoc")
 _COMMENT = ("comment",)
+# What can make a word prose or data: on its line (a comment marker, a quote), or spanning
+# lines (a block comment, a triple-quoted or backquoted string). A word with none of these
+# before it, on its line or open around it, is code without a parse.
+_ON_LINE = re.compile(r"#|//|/\*|\*/|--|[\"'`]|^\s*\*")
+_OPENERS = re.compile(r'"""|\'\'\'|`|/\*|\*/')
 
 
 class CodeWords:
     """Answers, for one file, whether the word at a line and column is code."""
 
     def __init__(self, language: str | None, text: str) -> None:
+        self._text = text
         self._lines = text.split("\n")
+        self._language = language if language and toolkit(language) is not None else None
         self._root: Any = None
         self._not_code = _COMMENT if language == "python" else _NOT_CODE_PARTS
-        if language and toolkit(language) is not None:
-            self._root = _parsed(language, text)
+        self._line_starts: list[int] | None = None
+        self._opened: list[tuple[int, str]] | None = None
+
+    def _plainly_code(self, line: int) -> bool:
+        """Can nothing on or around the line make a word of it prose or data?"""
+        if _ON_LINE.search(self._lines[line - 1]):
+            return False
+        if self._line_starts is None:
+            self._line_starts = [0]
+            for text in self._lines[:-1]:
+                self._line_starts.append(self._line_starts[-1] + len(text) + 1)
+            self._opened = [(m.start(), m.group()) for m in _OPENERS.finditer(self._text)]
+        assert self._opened is not None
+        before = self._opened[:bisect_left(self._opened, (self._line_starts[line - 1], ""))]
+        if not before:
+            return True
+        quotes = sum(1 for _, token in before if token in ('"""', "\'\'\'", "`"))
+        comments = [token for _, token in before if token in ("/*", "*/")]
+        return quotes % 2 == 0 and (not comments or comments[-1] == "*/")
 
     def is_code(self, line: int, start: int, end: int) -> bool:
         """Is ``line[start:end]`` (1-based line, character columns) a word of code?
 
         Without a parser every word counts, as a plain text search would count it.
         """
-        if self._root is None or not 0 < line <= len(self._lines):
+        if self._language is None or not 0 < line <= len(self._lines) \
+                or self._plainly_code(line):
             return True
+        if self._root is None:
+            self._root = _parsed(self._language, self._text)
         text = self._lines[line - 1]
         first = len(text[:start].encode("utf-8"))
         last = first + len(text[start:end].encode("utf-8"))
