@@ -40,7 +40,23 @@ PYTHON = '''def render(value):
 
 
 print(render(1), f"{render(2)}")
+
+
+def paint():
+    """Paint it.
+
+    render is called by the caller, not here
+    """
+    return None
 '''
+
+RUST = """/* The parser
+   calls tokenize once per line
+*/
+fn tokenize() {}
+
+fn parse() { tokenize(); }
+"""
 
 
 def _lines(workspace: Workspace, query: str, glob: str) -> list[int]:
@@ -54,8 +70,10 @@ def test_comments_and_strings_are_not_references(tmp_path: Path) -> None:
     (root / "command.go").write_text(GO, encoding="utf-8")
     (root / "runner.js").write_text(JAVASCRIPT, encoding="utf-8")
     (root / "render.py").write_text(PYTHON, encoding="utf-8")
+    (root / "parse.rs").write_text(RUST, encoding="utf-8")
     with Workspace([root], index_path=tmp_path / "index.sqlite") as workspace:
         workspace.ensure_index(progress=False)
         assert _lines(workspace, "execute", "*.go") == [4, 11]
         assert _lines(workspace, "EVENT_RUN_END", "*.js") == [3, 5]
         assert _lines(workspace, "render", "*.py") == [1, 7]
+        assert _lines(workspace, "tokenize", "*.rs") == [4, 6]
