@@ -114,3 +114,11 @@ def test_the_replay_bench_prints_each_session_the_ablation_and_the_target() -> N
     assert rebuilt and rebuilt[1] == rebuilt[2] != "0", out
     assert re.search(r"^target \(>= 50% fewer tokens, every needed line delivered\): "
                      r"(met|NOT met)$", out, re.M), out
+
+
+@pytest.mark.skipif(shutil.which("ctags") is None, reason="universal-ctags is the bench's truth")
+def test_the_definitions_bench_prints_coverage_and_mrr_per_language() -> None:
+    out = run_smoke("definitions_coverage")
+    for language in ("go", "javascript"):
+        assert re.search(rf"^{language}: .* coverage [\d.]+ \(\d+/\d+\)", out, re.M), out
+    assert len(re.findall(r"definition MRR@10 over \d+ queries: sari [\d.]+, rg [\d.]+", out)) == 2
