@@ -144,3 +144,11 @@ def test_the_symbol_cpu_bench_prints_both_sides_and_the_target() -> None:
     out = run_smoke("symbol_cpu")
     assert "FrobnicatedHandlerFactory" in out
     assert "narrowed: p50" in out and "whole scan: p50" in out and "target p95 <= 50 ms" in out
+
+
+@pytest.mark.skipif(shutil.which("ctags") is None, reason="universal-ctags is the bench's truth")
+def test_the_definitions_bench_prints_coverage_and_mrr_per_language() -> None:
+    out = run_smoke("definitions_coverage")
+    for language in ("go", "javascript"):
+        assert re.search(rf"^{language}: .* coverage [\d.]+ \(\d+/\d+\)", out, re.M), out
+    assert len(re.findall(r"definition MRR@10 over \d+ queries: sari [\d.]+, rg [\d.]+", out)) == 2

@@ -83,17 +83,118 @@ PHP_CALLS = """
 (object_creation_expression (name) @name) @reference.class
 """
 
+# Declarations the shipped tags files leave out: type aliases, constants and variables of
+# a file's top level, enums and their members, fields, constructors, interface members.
+# Locals inside functions stay out: they are not what an outline or a definition search
+# is asked for.
+JAVASCRIPT_DECLARATIONS = """
+(program (lexical_declaration (variable_declarator name: (identifier) @name) @definition.constant))
+(program (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable))
+(export_statement
+  declaration: (lexical_declaration (variable_declarator name: (identifier) @name) @definition.constant))
+(export_statement
+  declaration: (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable))
+(method_definition
+  name: (property_identifier) @name (#eq? @name "constructor")) @definition.method
+(assignment_expression
+  left: (member_expression object: (identifier) @exports property: (property_identifier) @name)
+  (#eq? @exports "exports")) @definition.variable
+(assignment_expression
+  left: (member_expression
+    object: (member_expression object: (identifier) @module property: (property_identifier) @exports)
+    property: (property_identifier) @name)
+  (#eq? @module "module") (#eq? @exports "exports")) @definition.variable
+(program (_ (variable_declarator
+  value: (object (pair key: [(property_identifier) @name (string (string_fragment) @name)])
+                 @definition.property))))
+(program (_ (variable_declarator
+  value: (call_expression
+    arguments: (arguments
+      (object (pair key: [(property_identifier) @name (string (string_fragment) @name)])
+              @definition.property))))))
+(program (export_statement declaration: (_ (variable_declarator
+  value: (object (pair key: [(property_identifier) @name (string (string_fragment) @name)])
+                 @definition.property)))))
+(program (expression_statement (assignment_expression
+  right: (object (pair key: [(property_identifier) @name (string (string_fragment) @name)])
+                 @definition.property))))
+"""
+
+JAVASCRIPT_FIELDS = """
+(field_definition property: (property_identifier) @name) @definition.field
+"""
+
+TYPESCRIPT_DECLARATIONS = """
+(type_alias_declaration name: (type_identifier) @name) @definition.type
+(enum_declaration name: (identifier) @name) @definition.enum
+(enum_body name: (property_identifier) @name @definition.constant)
+(enum_assignment name: (property_identifier) @name) @definition.constant
+(interface_body (property_signature name: (property_identifier) @name) @definition.property)
+(type_alias_declaration
+  value: (object_type (property_signature name: (property_identifier) @name) @definition.property))
+(public_field_definition name: (property_identifier) @name) @definition.field
+(internal_module name: (identifier) @name) @definition.module
+(internal_module body: (statement_block (export_statement
+  declaration: (lexical_declaration (variable_declarator name: (identifier) @name) @definition.constant))))
+(ambient_declaration (lexical_declaration (variable_declarator name: (identifier) @name) @definition.constant))
+(ambient_declaration (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable))
+(export_statement declaration: (ambient_declaration
+  (lexical_declaration (variable_declarator name: (identifier) @name) @definition.constant)))
+"""
+
+GO_DECLARATIONS = """
+(type_alias name: (type_identifier) @name) @definition.type
+(source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
+(source_file (var_declaration (var_spec name: (identifier) @name) @definition.variable))
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @definition.variable)))
+(field_declaration name: (field_identifier) @name) @definition.field
+(field_declaration !name type: [(type_identifier) @name
+                                (pointer_type (type_identifier) @name)
+                                (qualified_type name: (type_identifier) @name)
+                                (generic_type type: (type_identifier) @name)]) @definition.field
+(method_elem name: (field_identifier) @name) @definition.method
+"""
+
+RUST_DECLARATIONS = """
+(const_item name: (identifier) @name) @definition.constant
+(static_item name: (identifier) @name) @definition.constant
+(field_declaration name: (field_identifier) @name) @definition.field
+(enum_variant name: (identifier) @name) @definition.constant
+(function_signature_item name: (identifier) @name) @definition.method
+(impl_item type: [(type_identifier) @name
+                  (generic_type type: (type_identifier) @name)
+                  (scoped_type_identifier name: (type_identifier) @name)]) @definition.impl
+(associated_type name: (type_identifier) @name) @definition.type
+"""
+
+JAVA_DECLARATIONS = """
+(constructor_declaration name: (identifier) @name) @definition.method
+(compact_constructor_declaration name: (identifier) @name) @definition.method
+(enum_declaration name: (identifier) @name) @definition.enum
+(record_declaration name: (identifier) @name) @definition.class
+(annotation_type_declaration name: (identifier) @name) @definition.interface
+(enum_constant name: (identifier) @name) @definition.constant
+(field_declaration declarator: (variable_declarator name: (identifier) @name)) @definition.field
+(constant_declaration declarator: (variable_declarator name: (identifier) @name)) @definition.constant
+(annotation_type_element_declaration name: (identifier) @name) @definition.method
+"""
+
 GRAMMARS: dict[str, Grammar] = {
     "python": Grammar("tree_sitter_python", "language", ("tree_sitter_python",),
                       own_tags=PYTHON_EXTRAS),
-    "javascript": Grammar("tree_sitter_javascript", "language", ("tree_sitter_javascript",)),
+    "javascript": Grammar("tree_sitter_javascript", "language", ("tree_sitter_javascript",),
+                          own_tags=JAVASCRIPT_DECLARATIONS + JAVASCRIPT_FIELDS),
     "typescript": Grammar("tree_sitter_typescript", "language_typescript",
-                          ("tree_sitter_typescript", "tree_sitter_javascript")),
+                          ("tree_sitter_typescript", "tree_sitter_javascript"),
+                          own_tags=JAVASCRIPT_DECLARATIONS + TYPESCRIPT_DECLARATIONS),
     "tsx": Grammar("tree_sitter_typescript", "language_tsx",
-                   ("tree_sitter_typescript", "tree_sitter_javascript")),
-    "go": Grammar("tree_sitter_go", "language", ("tree_sitter_go",)),
-    "rust": Grammar("tree_sitter_rust", "language", ("tree_sitter_rust",)),
-    "java": Grammar("tree_sitter_java", "language", ("tree_sitter_java",)),
+                   ("tree_sitter_typescript", "tree_sitter_javascript"),
+                   own_tags=JAVASCRIPT_DECLARATIONS + TYPESCRIPT_DECLARATIONS),
+    "go": Grammar("tree_sitter_go", "language", ("tree_sitter_go",), own_tags=GO_DECLARATIONS),
+    "rust": Grammar("tree_sitter_rust", "language", ("tree_sitter_rust",),
+                    own_tags=RUST_DECLARATIONS),
+    "java": Grammar("tree_sitter_java", "language", ("tree_sitter_java",),
+                    own_tags=JAVA_DECLARATIONS),
     "c": Grammar("tree_sitter_c", "language", ("tree_sitter_c",)),
     "cpp": Grammar("tree_sitter_cpp", "language", ("tree_sitter_cpp",)),
     "ruby": Grammar("tree_sitter_ruby", "language", ("tree_sitter_ruby",)),

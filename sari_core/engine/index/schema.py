@@ -29,8 +29,9 @@ from sari_core.locations import cache_dir, private_file
 log = logging.getLogger(__name__)
 
 # 10: one symbol name index (folded names); 11: texts compressed; 12: symbols in file order;
-# 13: the word index leaves licence headers out
-SCHEMA_VERSION = 13
+# 13: the word index leaves licence headers out; 14: constants, type aliases, fields,
+# constructors and object keys of every language are definitions
+SCHEMA_VERSION = 14
 BUSY_TIMEOUT_MS = 30_000
 CACHE_KIB = -65536  # each connection's page cache (64 MiB)
 MMAP_BYTES = 1 << 30  # readers map the index: verifying candidates reads it several times faster

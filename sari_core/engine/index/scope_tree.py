@@ -29,7 +29,7 @@ def build_tree(rows: Iterable[tuple[str, str, int, int]]) -> list[Scope]:
     roots: list[Scope] = []
     stack: list[Scope] = []
     for name, kind, line, end_line in sorted(rows, key=lambda row: (row[2], -row[3])):
-        while stack and line > stack[-1].end_line:
+        while stack and (line > stack[-1].end_line or not _holds(stack[-1].kind, kind)):
             stack.pop()
         parent = stack[-1] if stack and end_line <= stack[-1].end_line else None
         scope = Scope(name, kind, line, end_line,
@@ -37,6 +37,15 @@ def build_tree(rows: Iterable[tuple[str, str, int, int]]) -> list[Scope]:
         (parent.children if parent else roots).append(scope)
         stack.append(scope)
     return roots
+
+
+# Kinds naming a value: ``var a, b int`` or ``{ x: number; run(): void }`` on one line are
+# siblings, not one inside the other. A value holds only its object's keys.
+_VALUE_KINDS = frozenset(("constant", "variable", "field", "property"))
+
+
+def _holds(parent: str, child: str) -> bool:
+    return parent not in _VALUE_KINDS or (child == "property" and parent != "property")
 
 
 def innermost(tree: Sequence[Scope], line: int) -> Scope | None:

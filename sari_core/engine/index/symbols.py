@@ -21,6 +21,10 @@ log = logging.getLogger(__name__)
 
 MAX_SYMBOL_BYTES = 1024 * 1024  # bigger files are generated code; their text is still indexed
 
+# Kinds a declaration gets from its place alone (``const x = ...``); a pattern that says
+# what the value is (a function, a class) names it better.
+VALUE_KINDS = frozenset(("constant", "variable", "property", "field"))
+
 # (name, kind, is_definition, line, end_line) — a plain tuple so worker results pickle cheaply.
 SymbolRow = tuple[str, str, int, int, int]
 
@@ -126,6 +130,18 @@ def _definition_node(node: Any) -> Any:
     return node
 
 
+def _rebinding(name_node: Any, raw: bytes) -> bool:
+    """Does the declarator bind the name to the same-named member of something else?"""
+    declarator = name_node.parent
+    if declarator is None or declarator.type != "variable_declarator":
+        return False
+    value = declarator.child_by_field_name("value")
+    if value is None or value.type != "member_expression":
+        return False
+    member = value.child_by_field_name("property")
+    return member is not None and member.text == raw
+
+
 def extract(language: str | None, data: bytes) -> list[SymbolRow]:
     """Definitions and references found in ``data`` (empty for unsupported languages)."""
     if language not in GRAMMARS or len(data) > MAX_SYMBOL_BYTES:
@@ -161,6 +177,8 @@ def extract(language: str | None, data: bytes) -> list[SymbolRow]:
         if not name:
             continue
         capture, kind, is_def = role
+        if is_def and kind in VALUE_KINDS and _rebinding(name_node, raw):
+            continue  # ``var X = constants.X``: a name brought in, defined elsewhere
         if is_def:
             node = _definition_node(_innermost_declaration(name_node, captures[capture][0]))
             if python and kind == "function" and _python_method(node):
@@ -173,7 +191,8 @@ def extract(language: str | None, data: bytes) -> list[SymbolRow]:
         # One row per name, role and line: the same node can match two patterns (Rust's
         # methods do), and the first wins; every line using a name is a navigation target.
         key = (name, row[2], line)
-        if key not in seen:
+        held = seen.get(key)
+        if held is None or (held[1] in VALUE_KINDS and kind not in VALUE_KINDS):
             seen[key] = row
     return list(seen.values())
 

@@ -35,7 +35,7 @@ from sari_core.engine.python.code_text import (
     in_string,
     prose_spans,
 )
-from sari_core.engine.python.decorated import accessor_lines
+from sari_core.engine.python.decorated import PYTHON_SUFFIXES, accessor_lines
 from sari_core.engine.python.python_text import imported_modules, signature
 from sari_core.engine.python.receiver_types import ReceiverTypes, receiver_chain
 from sari_core.engine.python.subclasses import Subclasses, class_keys, overrides
@@ -152,6 +152,8 @@ class Narrower:
 
     def _by_receiver(self, receiver: str, chain: list[str], use: Use, tree: list[Scope]
                      ) -> bool | str | None:
+        if not use.path.endswith(PYTHON_SUFFIXES):
+            return BY_NAME  # receivers' types and modules are read for Python alone
         if not self.methods:  # a module's function or class: only through its module
             return self._through_module(chain, receiver, use)
         if receiver == "super()":
@@ -270,7 +272,7 @@ class Narrower:
         return None
 
     def _bare_use(self, use: Use, file_text: str, before: str, after: str,
-                  tree: list[Scope]) -> bool | None:
+                  tree: list[Scope]) -> bool | str | None:
         if self.methods and not self.functions:
             return False  # a method is used through something, not bare
         rest = after.lstrip()
@@ -286,6 +288,10 @@ class Narrower:
             return True
         if use.file_id in their_files:
             return False
+        if not use.path.endswith(PYTHON_SUFFIXES):
+            # Imports are read for Python alone: elsewhere a name used in a file defining
+            # none of its namesakes is kept by name, as the name-based answer keeps it.
+            return BY_NAME
         modules = {part for n in self.functions for part in module_of(n.row.path).split(".")}
         others = {module_of(n.row.path).rsplit(".", 1)[-1] for n in self.other_functions}
         origin = self.types.origin(use.file_id, use.path, self.name,

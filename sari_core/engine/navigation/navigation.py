@@ -6,7 +6,8 @@ called or extended, whatever it resolves to. Results say so: ``extra.precision``
 ``name-based``. A query naming one definition (``Session.send``, ``pkg.files.close``,
 ``src/pkg/core.py:120``: :mod:`sari_core.engine.python.symbol_target`) is answered for that
 definition: references and callers are narrowed by the class, module or import written
-at each use (:mod:`sari_core.engine.navigation.narrowing`); ``extra.precision`` is then
+at each use (:mod:`sari_core.engine.navigation.narrowing`; these are read for Python, and
+elsewhere a use in a file defining no namesake is kept by name); ``extra.precision`` is then
 ``narrowed-by-index`` and a note says how many uses were kept and how many of them the
 index could not judge. Each hit names the definition enclosing it and that definition's
 lines (``scope``, ``scope_lines``), so an agent reads just that range.
@@ -18,8 +19,8 @@ lines (``scope``, ``scope_lines``), so an agent reads just that range.
   hierarchy counts them too;
 * ``implementations``: the definitions that extend or implement the name
   (``@reference.implementation``: base classes, implemented interfaces);
-* ``references``: every whole-word line of the name in a source file, from the
-  text index; the lines that define the name are included as ``kind="definition"``
+* ``references``: every line of a source file using the name in code (a comment or a
+  string naming it is no use), from the text index; the lines that define the name are included as ``kind="definition"``
   (overloads and redefinitions are references of each other).
 
 ``definitions`` lists where the query's definitions are (absolute path and lines): the
@@ -40,6 +41,7 @@ from sari_core.engine.index.grammars import GRAMMARS
 from sari_core.engine.index.names import MatchMode, folded_name, like_pattern, matches, rank
 from sari_core.engine.index.scope_tree import Scope, innermost
 from sari_core.engine.index.store import IndexStore
+from sari_core.engine.navigation.code_words import CodeWords
 from sari_core.engine.navigation.narrowing import Narrower, Use, note, overrides
 from sari_core.engine.python.code_text import Spans, in_prose, in_string, prose_spans
 from sari_core.engine.python.decorated import PYTHON_SUFFIXES, accessor_lines
@@ -54,6 +56,7 @@ MAX_NAMES = 20  # distinct names a prefix or fuzzy query expands to
 MAX_LOCATIONS = 20_000
 SNIPPET_CHARS = 160
 _TAG_KIND = {"callers": "call", "implementations": "implementation"}
+_CLASS_KINDS = ("class", "interface", "struct")
 # After a name handed on as a value: the end of an argument, an element, a statement.
 _VALUE_END = frozenset(",)]};")
 _NOT_CODE = ("#", "//", "/*", "*", "import ", "from ", "--")
@@ -141,8 +144,14 @@ class Navigator:
             else self.names(call.query, call.match)
         # a class is called where it is constructed: handing it on (x: Env, class B(Env),
         # f(Env)) is no call of it
-        classes_only = target is not None and target.named and bool(target.chosen) and all(
-            n.row.kind in ("class", "interface", "struct") for n in target.chosen)
+        if target is not None and target.named and target.chosen:
+            classes_only = all(n.row.kind in _CLASS_KINDS for n in target.chosen)
+        elif call.kind != "callers":
+            classes_only = False
+        else:  # a bare name: a class when each of its definitions is one
+            kinds = {str(row[0]) for row in self._symbol_rows(
+                "DISTINCT s.kind", names, "s.is_def = 1", (), MAX_LOCATIONS)}
+            classes_only = bool(kinds) and kinds <= set(_CLASS_KINDS)
         found = self._find(names, call, handed_on=not classes_only)
         notes: list[str] = []
         precision = PRECISION
@@ -198,7 +207,13 @@ class Navigator:
         if call.kind == "references":
             return self._uses(names, call.path_glob)
         tagged = self._tagged(names, _TAG_KIND[call.kind], call.path_glob)
-        if call.kind != "callers" or not handed_on:
+        if call.kind == "callers" and not handed_on:
+            # a class's callers construct it: ``new Base()`` is tagged as a class's use
+            built = {(loc.file_id, loc.line) for loc in tagged}
+            tagged += [loc for loc in self._tagged(names, "class", call.path_glob)
+                       if (loc.file_id, loc.line) not in built]
+            return sorted(tagged, key=lambda loc: (loc.root, loc.path, loc.line))
+        if call.kind != "callers":
             return tagged
         seen = {(loc.file_id, loc.line) for loc in tagged}
         found = list(tagged)
@@ -279,8 +294,15 @@ class Navigator:
             for file_id, text in self.store.texts(list(by_id)):
                 hit = by_id[file_id]
                 defining = declared.get(file_id, set())
+                code: CodeWords | None = None  # parsed once a line names it
                 for number, line in enumerate(text.split("\n"), 1):
-                    if word.search(line):
+                    found = [m.span() for m in word.finditer(line)]
+                    if not found:
+                        continue
+                    if code is None:
+                        code = CodeWords(rows[file_id].language, text)
+                    # a comment or a string naming it is no use of it
+                    if number in defining or any(code.is_code(number, *span) for span in found):
                         out.append(Location(file_id, hit.root, hit.path, number, name,
                                             number in defining))
         out.sort(key=lambda loc: (loc.root, loc.path, loc.line))

@@ -14,7 +14,7 @@ from sari_core.models import SearchCall
 SCAN_FILES_MIN = 20  # files read for line hits: at least this many,
 SCAN_FILES_PER_RESULT = 2  # or this many per requested match
 HITS_PER_FILE = 5
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")  # `$` starts and continues JS names
 _WORD_CHAR = re.compile(r"\w")
 # Installed or vendored code: searchable, but ranked after the project's own files.
 _THIRD_PARTY_PATH = re.compile(

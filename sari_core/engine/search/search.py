@@ -194,9 +194,9 @@ class Searcher:
             file = by_id[file_id]
             found = self._regex_hits(rx, text) if rx is not None else \
                 self._literal_hits(call.query, text, call.case_sensitive)
-            if rx is None and defs.get(file_id):
-                found += self._definition_lines(call.query, text, call.case_sensitive,
-                                                defs[file_id], found)
+            if rx is None and defs.get(file_id):  # a definition past the first matches
+                found += self._lines_holding(call.query, text, call.case_sensitive,
+                                             set(defs[file_id]) - {hit[0] for hit in found})
             hits.extend(score_hits(file, found, defs.get(file_id, {}), needle, call))
         return hits, len(files)
 
@@ -249,24 +249,19 @@ class Searcher:
         return out
 
     @staticmethod
-    def _definition_lines(query: str, text: str, case_sensitive: bool, definitions: Iterable[int],
-                          found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
-        """The lines defining a name of the query that hold it but are not among ``found``
-        (only a file's first occurrences are read: a class mentioned more often than that
-        before its ``class`` line would be only mentions)."""
-        seen = {number for number, _, _ in found}
-        missing = sorted(number for number in definitions if number not in seen)
-        if not missing:
+    def _lines_holding(query: str, text: str, case_sensitive: bool, numbers: set[int]
+                       ) -> list[tuple[int, int, str]]:
+        """(line number, column, line text) of those of ``numbers`` holding ``query``."""
+        if not numbers:
             return []
-        lines = text.split("\n")
         needle = query if case_sensitive else fold_query(query)
+        lines = text.split("\n")
         out = []
-        for number in missing:
-            if number <= len(lines):
-                line = lines[number - 1]
-                column = (line if case_sensitive else fold_text(line, query.isascii())).find(needle)
-                if column != -1:
-                    out.append((number, column, line))
+        for number in sorted(numbers):
+            line = lines[number - 1] if 0 < number <= len(lines) else ""
+            column = (line if case_sensitive else fold_text(line, query.isascii())).find(needle)
+            if column != -1:
+                out.append((number, column, line))
         return out
 
     @staticmethod
