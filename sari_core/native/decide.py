@@ -29,7 +29,7 @@ from sari_core.errors import ErrorCode
 from sari_core.native.calls import NativeCall
 from sari_core.native.hook_client import SECRET_REFUSAL, secret_named
 from sari_core.native.mapping import SariRequest, Untouched, sari_request
-from sari_core.native.sessions import connection_for
+from sari_core.native.sessions import connection_for, identity_for
 from sari_core.rendering import render
 from sari_core.secrets import REDACTION_MARK
 
@@ -92,17 +92,19 @@ def run_native_call(kernel: Kernel, call: NativeCall) -> NativeVerdict:
         # A command not understood whole may still read a secret file it names.
         return _secret_list_verdict(call, request) if call.tool in SHELL_TOOLS \
             else NativeVerdict("untouched", request=request)
-    connection = connection_for(call)
+    # The client names the session: under strict session mode a native call is served
+    # whole, in the same session as the model's calls the hook's connection carries.
+    connection, identity = connection_for(call), identity_for(call)
     if request.tool == "read":
         response = kernel.execute_read(request.arguments, connection_id=connection,
-                                       native=call.label)
+                                       identity=identity, native=call.label)
     elif request.tool == "search":
         response = kernel.execute_search(request.arguments, connection_id=connection,
-                                         native=call.label)
+                                         identity=identity, native=call.label)
     else:
         response = kernel.execute_mutation(request.tool, request.arguments,
-                                           connection_id=connection, native=call.label,
-                                           apply=False)
+                                           connection_id=connection, identity=identity,
+                                           native=call.label, apply=False)
     text = render(response)
     if not response.get("ok"):
         code = (response.get("error") or {}).get("code")

@@ -260,3 +260,29 @@ def test_an_answer_that_is_not_sari_s_leaves_secret_files_refused(workspace: Pat
     answered, done = thin_hook("codex", html_server, codex_payload(workspace, "cat .env"))
     assert done.returncode == 0 and decision(answered) == "deny"
     assert thin_hook("codex", html_server, codex_payload(workspace, "cat pkg/small.py"))[0] == {}
+
+
+async def test_under_strict_session_mode_the_hook_s_connection_shares_the_client_session(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Strict session mode: the hook's ``session_id`` names the client's session, so its
+    native calls are served whole, and the model's own calls on the same connection are
+    served in that session instead of being refused for naming none."""
+    monkeypatch.setenv("SARI_STRICT_SESSION_ID", "1")
+    root = make_workspace(tmp_path / "ws")
+    kernel = Kernel(roots=[root], plugins=policy_plugins(["secretguard", "budget"]),
+                    load_entry_points=False, analytics_sinks=[])
+    try:
+        served = SariServer(kernel)
+        async with Client(served.lowlevel, mode="legacy") as client:
+            unbound = await client.call_tool("read", {"mode": "file", "target": "pkg/small.py"})
+            assert unbound.structured_content["error"]["code"] == "SESSION_ID_REQUIRED"
+            arguments = {"client": "claude-code", "hook_event_name": "PreToolUse",
+                         "tool_name": "Read", "session_id": "cc-strict", "cwd": str(root),
+                         "tool_input": json.dumps({"file_path": str(root / "pkg/small.py")})}
+            assert json.loads((await client.call_tool("hook", arguments)).content[0].text) == {}
+            own = await client.call_tool("read", {"mode": "file", "target": "pkg/small.py"})
+        assert own.structured_content["ok"] is True
+        metrics = own.structured_content["meta"]["stabilization"]["metrics_snapshot"]
+        assert metrics["budget_reads_remaining"] == 25 - 2  # the native read and this one
+    finally:
+        kernel.close()

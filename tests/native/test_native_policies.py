@@ -21,7 +21,7 @@ from native_workspace import SECRET_VALUE, make_workspace  # noqa: E402
 from sari_core import hookimpl  # noqa: E402
 from sari_core.kernel import Kernel  # noqa: E402
 from sari_core.native import NativeCall, answer, run_native_call  # noqa: E402
-from sari_core.native.sessions import connection_for  # noqa: E402
+from sari_core.native.sessions import connection_for, identity_for  # noqa: E402
 from sari_core.replay.runner import policy_plugins  # noqa: E402
 
 POLICIES = ["budget", "aggregation", "refgate", "secretguard"]
@@ -157,8 +157,9 @@ def test_native_and_sari_calls_of_one_client_session_share_its_state(
     call = NativeCall("claude-code", "Read", {"file_path": str(workspace / "pkg" / "small.py")},
                       "s1", str(workspace))
     run_native_call(kernel, call)
+    # As the server runs the model's own call on the connection the hook bound.
     own = kernel.execute_read({"mode": "file", "target": "pkg/small.py"},
-                              connection_id=connection_for(call))
+                              connection_id=connection_for(call), identity=identity_for(call))
     assert own["meta"]["stabilization"]["metrics_snapshot"]["reads_count"] == 2
     other = run_native_call(kernel, NativeCall("claude-code", "Read", dict(call.input), "s2",
                                                str(workspace)))
@@ -214,10 +215,11 @@ def test_a_recorded_session_is_replayed_on_another_copy_of_its_workspace(
     assert live.action == "untouched"  # a live hook's path outside the workspace: the client's
 
 
-def test_where_sari_cannot_decide_a_secret_file_is_still_refused(
+def test_under_strict_session_mode_native_calls_get_every_policy(
         workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A server that insists on a session id argument refuses every native call before any
-    policy runs: the secret-file list still decides, as when Sari does not answer."""
+    """A server that insists on a named session serves native calls whole: the client's
+    ``session_id`` names it, so a long read after a search is narrowed, a repeated read
+    is answered from the ledger, and a secret file is refused, as without strict mode."""
     monkeypatch.setenv("SARI_STRICT_SESSION_ID", "1")
     strict = Kernel(roots=[workspace], plugins=policy_plugins(POLICIES),
                     load_entry_points=False, analytics_sinks=[])
@@ -225,6 +227,18 @@ def test_where_sari_cannot_decide_a_secret_file_is_still_refused(
         refused = hook_output(native(strict, "Read", {"file_path": str(workspace / ".env")}))
         assert refused["permissionDecision"] == "deny"
         assert ".env is a secret file" in refused["permissionDecisionReason"]
+        assert native(strict, "Grep", {"pattern": "def handler_23",
+                                       "output_mode": "content"}) == {}
+        big = str(workspace / "pkg" / "big.py")
+        narrowed = hook_output(native(strict, "Read", {"file_path": big}))
+        assert narrowed["updatedInput"]["offset"] <= 1321
         assert native(strict, "Read", {"file_path": str(workspace / "pkg" / "small.py")}) == {}
+        again = hook_output(native(strict, "Read", {"file_path": big}))
+        assert again["permissionDecision"] == "deny"
+        assert "shown in an earlier read" in again["permissionDecisionReason"]
+        # A call without the client's session id is still refused before any policy.
+        anonymous = run_native_call(strict, NativeCall("claude-code", "Read", {"file_path": big},
+                                                       None, str(workspace)))
+        assert anonymous.action == "untouched"
     finally:
         strict.close()
