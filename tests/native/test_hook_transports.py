@@ -219,9 +219,12 @@ async def test_mcp_tool_hook_answers_in_the_tool_s_text_and_shares_the_session(
         # The model's own read on this connection now counts in the client's session.
         own = await client.call_tool("read", {"mode": "file", "target": "pkg/small.py"})
     metrics = own.structured_content["meta"]["stabilization"]["metrics_snapshot"]
-    # The native read of small.py and this one (a refused read spends nothing); a session of
-    # the connection's own would have spent one.
-    assert metrics["budget_reads_remaining"] == 25 - 2
+    # The native read of small.py (its 2 lines; native reads spend lines, not the read
+    # count) and this one (a refused read spends nothing); a session of the connection's
+    # own would have seen no native read.
+    assert metrics["budget_native_reads"] == 1
+    assert metrics["budget_reads_remaining"] == 25 - 1
+    assert metrics["budget_lines_remaining"] == 2500 - 2 * 2
 
 
 def test_doctor_s_probe_reaches_a_running_server(server_url: str) -> None:
@@ -283,6 +286,7 @@ async def test_under_strict_session_mode_the_hook_s_connection_shares_the_client
             own = await client.call_tool("read", {"mode": "file", "target": "pkg/small.py"})
         assert own.structured_content["ok"] is True
         metrics = own.structured_content["meta"]["stabilization"]["metrics_snapshot"]
-        assert metrics["budget_reads_remaining"] == 25 - 2  # the native read and this one
+        assert metrics["budget_native_reads"] == 1  # the native read, in the same session
+        assert metrics["budget_lines_remaining"] == 2500 - 2 * 2
     finally:
         kernel.close()

@@ -242,3 +242,41 @@ def test_under_strict_session_mode_native_calls_get_every_policy(
         assert anonymous.action == "untouched"
     finally:
         strict.close()
+
+
+def test_native_reads_spend_lines_not_the_read_count_and_are_never_refused(
+        workspace: Path) -> None:
+    """A long session reading with the client's own tools: its reads are never refused by
+    the budget (each refusal would only cost the agent a turn), they spend the session's
+    lines, and past the line budget a whole read is narrowed to a window it can read on
+    from, not denied. Sari's own reads keep their read count."""
+    budget = Kernel(roots=[workspace], plugins=policy_plugins(["budget"]),
+                    settings={"budget": {"max_reads_per_session": 5,
+                                         "max_total_read_lines": 300}},
+                    load_entry_points=False, analytics_sinks=[])
+    try:
+        small = {"file_path": str(workspace / "pkg" / "small.py")}
+        assert [native(budget, "Read", small) for _ in range(8)] == [{}] * 8  # 8 > 5 reads
+        own = budget.execute_read({"mode": "file", "target": "pkg/small.py"},
+                                  identity=identity_for(NativeCall("claude-code", "Read", small,
+                                                                   "s1", str(workspace))))
+        metrics = own["meta"]["stabilization"]["metrics_snapshot"]
+        assert own["ok"] and metrics["budget_reads_remaining"] == 5 - 1
+        assert metrics["budget_native_reads"] == 8
+        assert metrics["budget_lines_remaining"] == 300 - 9 * 2
+        big = str(workspace / "pkg" / "big.py")
+        for first in (1, 301):  # 300 named lines: the budget's last lines, then past it
+            ranged = native(budget, "Read", {"file_path": big, "offset": first, "limit": 300})
+            assert "permissionDecision" not in hook_output(ranged)
+        past = hook_output(native(budget, "Read", {"file_path": big, "offset": 601,
+                                                   "limit": 300}))
+        assert "permissionDecision" not in past
+        assert past["updatedInput"]["offset"] == 601 and past["updatedInput"]["limit"] == 60
+        assert "max_total_read_lines" in past["additionalContext"]
+        # Sari's own read, past the same line budget, is still refused with its advice.
+        refused = budget.execute_read({"mode": "file", "target": "pkg/small.py"},
+                                      identity=identity_for(NativeCall(
+                                          "claude-code", "Read", small, "s1", str(workspace))))
+        assert refused["error"]["code"] == "BUDGET_EXCEEDED"
+    finally:
+        budget.close()
