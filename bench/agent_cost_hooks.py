@@ -16,16 +16,15 @@ the agent then obeys the answer as Claude Code does (``sari_core.native.answer``
 The texts are worded as the pinned CLI words them (``CONTEXT_NOTE``, ``DENY_NOTE``).
 
 ``DESIGN`` chooses what the hooks answer: ``as-built``, the verdicts of
-``run_native_call`` as they are; ``keep-ranged``, the same except that a ``Read`` naming
-its lines (an offset or a limit) is never denied with an outline in their place: the agent
-asked for those lines, and an outline makes it ask again (the hook then says nothing);
-``lean``, ``keep-ranged`` and also: a ``Read`` of a short file (``SHORT_FILE`` lines or
-fewer) is left alone, whatever the verdict (a denial costs a turn that a short file does
-not repay), and a verdict that only guides adds no note (the agents here act on none);
-``outline-note``, ``as-built`` and also: a ``Read`` narrowed to a range carries the file's
-outline in its note, so the agent knows where the file's other definitions are without
-searching for them; ``outline-quiet``, ``outline-note`` and no note for a verdict that only
-guides.
+``run_native_call`` as they are (a narrowed whole read carries the file's outline; a
+ranged read ending inside a definition is extended to its end); ``no-extend``, the same
+but a ranged read is never extended (the hook says only what it would say otherwise);
+``no-outline``, ``no-extend`` and no outline in a narrowed read's note (the hooks as
+first built); ``keep-ranged``, ``as-built`` except that a ``Read`` naming its lines (an
+offset or a limit) is never denied with an outline in their place (the hook then says
+nothing); ``lean``, ``keep-ranged`` and also: a ``Read`` of a short file (``SHORT_FILE``
+lines or fewer) is left alone, whatever the verdict, and a verdict that only guides adds
+no note; ``quiet``, ``as-built`` and no note for a verdict that only guides.
 """
 
 from __future__ import annotations
@@ -40,9 +39,11 @@ from sari_core.costmodel import tokens
 # How Claude Code (2.1.330) shows its model a PreToolUse hook's answer.
 CONTEXT_NOTE = "PreToolUse:{tool} hook additional context: {context}"
 DENY_NOTE = "PreToolUse:{tool} hook error: {reason}"
+OUTLINE_HEAD = "Outline of "  # how a narrowed read's note starts the file's outline
+EXTENDED = "Extended to line "  # how an extended read's note starts
 
 
-DESIGNS = ("as-built", "keep-ranged", "lean", "outline-note", "outline-quiet")
+DESIGNS = ("as-built", "no-extend", "no-outline", "keep-ranged", "lean", "quiet")
 SHORT_FILE = 200
 DESIGN = {"name": "as-built"}  # set by bench/agent_cost.py --hooks-design
 
@@ -75,7 +76,14 @@ class HookedTools:
                 and ("offset" in tool_input or "limit" in tool_input) \
                 and is_outline(verdict.response or {}):
             verdict = replace(verdict, action="untouched", reason="")
-        if design == "outline-quiet" and verdict.action == "guide":
+        if design in ("no-extend", "no-outline") and verdict.action == "narrow" \
+                and verdict.context.startswith(EXTENDED):
+            rest = verdict.context.split(" ", 1)[1].split(") ", 1)[1:]  # the warnings after it
+            verdict = replace(verdict, action="guide" if rest else "untouched",
+                              context="".join(rest), updated_input=None)
+        if design == "no-outline" and OUTLINE_HEAD in verdict.context:
+            verdict = replace(verdict, context=verdict.context.split("\n" + OUTLINE_HEAD)[0])
+        if design == "quiet" and verdict.action == "guide":
             verdict = replace(verdict, action="untouched", context="")
         if design == "lean" and verdict.action != "untouched" and (
                 verdict.action == "guide" or tool == "Read" and self.short(tool_input)):
@@ -92,24 +100,18 @@ class HookedTools:
         text = self.corpus.text_of(relative)  # type: ignore[attr-defined]
         return text.count("\n") + 1 <= SHORT_FILE
 
-    def add_note(self, tool: str, output: dict[str, Any]) -> None:
-        """The hook's ``additionalContext`` goes to the model with the tool's result."""
+    def add_note(self, tool: str, output: dict[str, Any], path: str | None = None) -> None:
+        """The hook's ``additionalContext`` goes to the model with the tool's result; an
+        outline in it (a narrowed whole read's) tells the agent where the file's
+        definitions are."""
         context = output.get("additionalContext")
         if context:
             note = CONTEXT_NOTE.format(tool=tool, context=context)
             self.tally.result_tokens[-1] += tokens("\n" + note)  # type: ignore[attr-defined]
             self.view.see_search(context)  # type: ignore[attr-defined]
-
-    def outline_note(self, path: str) -> None:
-        """The file's outline, added to a narrowed read's note (the ``outline-note``
-        design): what Sari's outline read shows, outside the session's budget."""
-        response = self.kernel.execute_read({"mode": "outline", "target": path})
-        if response.get("ok"):
-            from sari_core.rendering import render
-
-            text = render(response)
-            self.tally.result_tokens[-1] += tokens("\n" + text)  # type: ignore[attr-defined]
-            self.view.see_outline(path, text)  # type: ignore[attr-defined]
+            at = context.find(OUTLINE_HEAD)
+            if path is not None and at >= 0:
+                self.view.see_outline(path, context[at:])  # type: ignore[attr-defined]
 
     def deny(self, tool: str, path: str | None, verdict: Any, output: dict[str, Any]) -> None:
         reason = str(output.get("permissionDecisionReason") or "")
@@ -165,9 +167,7 @@ def hooked(base: type) -> type:
                 super().read(path, first - 1, updated.get("limit"))
             else:
                 super().read(path, offset, limit)
-            self.add_note("Read", output)
-            if updated and DESIGN["name"] in ("outline-note", "outline-quiet"):
-                self.outline_note(path)
+            self.add_note("Read", output, path)
 
     Hooked.__name__ = f"Hooked{base.__name__}"
     return Hooked

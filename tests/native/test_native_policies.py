@@ -80,6 +80,31 @@ def test_whole_read_of_a_long_module_after_a_search_is_narrowed_to_the_definitio
     assert "the definition the search matched (lines 1321-1378)" in narrowed["additionalContext"]
 
 
+def test_a_narrowed_whole_read_carries_the_outline_of_the_rest(
+        kernel: Kernel, workspace: Path) -> None:
+    """So the next definition the agent needs is one read away, not a search and a read."""
+    native(kernel, "Grep", {"pattern": "def handler_23", "output_mode": "content"})
+    narrowed = hook_output(native(kernel, "Read", {"file_path": str(workspace / "pkg/big.py")}))
+    context = narrowed["additionalContext"]
+    assert "Outline of pkg/big.py:" in context
+    assert "handler_1 1-58" in context and "handler_40 2341-2398" in context
+
+
+def test_a_read_ending_inside_a_definition_it_began_is_extended_to_its_end(
+        kernel: Kernel, workspace: Path) -> None:
+    """A definition cut in two costs the agent a call for its rest: a range that began a
+    definition and ends inside it asks for the lines to its end instead."""
+    big = str(workspace / "pkg" / "big.py")
+    extended = hook_output(native(kernel, "Read", {"file_path": big, "offset": 1495,
+                                                   "limit": 30}))
+    assert "permissionDecision" not in extended
+    assert extended["updatedInput"] == {"file_path": big, "offset": 1495, "limit": 64}
+    assert "function handler_26 (lines 1501-1558)" in extended["additionalContext"]
+    # Lines inside a definition begun above them: the agent chose them; left as asked.
+    assert native(kernel, "Read", {"file_path": big, "offset": 1450, "limit": 20},
+                  session="s2") == {}
+
+
 def test_a_repeated_read_is_answered_with_the_aggregation_note(kernel: Kernel,
                                                                 workspace: Path) -> None:
     big = str(workspace / "pkg" / "big.py")
