@@ -17,14 +17,17 @@ The texts are worded as the pinned CLI words them (``CONTEXT_NOTE``, ``DENY_NOTE
 
 ``DESIGN`` chooses what the hooks answer: ``as-built``, the verdicts of
 ``run_native_call`` as they are (a narrowed whole read carries the file's outline; a
-ranged read ending inside a definition is extended to its end); ``no-extend``, the same
-but a ranged read is never extended (the hook says only what it would say otherwise);
-``no-outline``, ``no-extend`` and no outline in a narrowed read's note (the hooks as
-first built); ``keep-ranged``, ``as-built`` except that a ``Read`` naming its lines (an
-offset or a limit) is never denied with an outline in their place (the hook then says
-nothing); ``lean``, ``keep-ranged`` and also: a ``Read`` of a short file (``SHORT_FILE``
-lines or fewer) is left alone, whatever the verdict, and a verdict that only guides adds
-no note; ``quiet``, ``as-built`` and no note for a verdict that only guides.
+ranged read ending inside a definition it began is extended to its end; a read naming its
+lines is never denied with an outline in their place); ``deny-ranged``, the same but a
+read naming its lines that Sari would answer with an outline is denied with it (as the
+hooks were first built); ``no-extend``, ``as-built`` but a ranged read is never extended;
+``no-outline``, ``no-extend`` and no outline in a narrowed read's note; ``lean``,
+``as-built`` and also: a ``Read`` of a short file (``SHORT_FILE`` lines or fewer) is left
+alone, whatever the verdict, and a verdict that only guides adds no note; ``quiet``,
+``as-built`` and no note for a verdict that only guides.
+
+A ``Read`` that named its lines and was denied with an outline is read again (as the Sari
+arms re-issue such a read), and both calls are paid for.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ OUTLINE_HEAD = "Outline of "  # how a narrowed read's note starts the file's out
 EXTENDED = "Extended to line "  # how an extended read's note starts
 
 
-DESIGNS = ("as-built", "no-extend", "no-outline", "keep-ranged", "lean", "quiet")
+DESIGNS = ("as-built", "deny-ranged", "no-extend", "no-outline", "lean", "quiet")
 SHORT_FILE = 200
 DESIGN = {"name": "as-built"}  # set by bench/agent_cost.py --hooks-design
 
@@ -72,7 +75,11 @@ class HookedTools:
                           str(self.corpus.root))  # type: ignore[attr-defined]
         verdict = run_native_call(self.kernel, call)
         design = DESIGN["name"]
-        if design in ("keep-ranged", "lean") and tool == "Read" and verdict.action == "deny" \
+        if design == "deny-ranged" and tool == "Read" and verdict.action == "untouched" \
+                and "limit" in tool_input and is_outline(verdict.response or {}):
+            # The hooks as first built: a read naming its lines denied with the outline.
+            verdict = replace(verdict, action="deny", reason=verdict.sari_text)
+        if design == "lean" and tool == "Read" and verdict.action == "deny" \
                 and ("offset" in tool_input or "limit" in tool_input) \
                 and is_outline(verdict.response or {}):
             verdict = replace(verdict, action="untouched", reason="")
@@ -151,7 +158,7 @@ def hooked(base: type) -> type:
             super().grep(pattern, where, cap if isinstance(cap, int) and cap > 0 else GREP_HEAD)
             self.add_note("Grep", output)
 
-        def read(self, path: str, offset: int, limit: int | None) -> None:
+        def read(self, path: str, offset: int, limit: int | None, retry: bool = True) -> None:
             tool_input: dict[str, Any] = {"file_path": str(self.corpus.root / path)}
             if offset:
                 tool_input["offset"] = offset + 1
@@ -160,6 +167,10 @@ def hooked(base: type) -> type:
             verdict, output = self.ask_hook("Read", tool_input)
             if output.get("permissionDecision") == "deny":
                 self.deny("Read", path, verdict, output)
+                if limit and retry and is_outline(verdict.response or {}):
+                    # It named its lines and was shown an outline: it asks for them again
+                    # (as the Sari arms do), and that call is paid for too.
+                    self.read(path, offset, limit, retry=False)
                 return
             updated = output.get("updatedInput")
             if updated:

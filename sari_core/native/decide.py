@@ -13,7 +13,7 @@ execution log marked ``native``), and Sari's answer becomes a :class:`NativeVerd
   that part, and ``context`` says what was cut and how to get the rest, in Sari's words,
   with the file's outline when a whole read was narrowed (where the rest is, so the agent
   reads the next definition it needs without searching for it); or a read whose range ends
-  inside a definition is extended to that definition's end (``EXTEND_LINES`` at most):
+  inside a definition is extended to that definition's end (``EXTEND_LINES`` more at most):
   a definition cut in two costs the agent another call for its rest;
 * **guide** — the call goes ahead as asked, with ``context`` carrying the policies' warnings;
 * **untouched** — nothing to say: the call goes ahead as asked.
@@ -61,7 +61,7 @@ FLOOD_FILES = 20
 NARROW_HINT = "Read other lines with offset and limit."
 # A read whose range ends inside a definition is extended to the definition's end when
 # that adds this many lines or fewer: fewer tokens than the call for the rest would cost.
-EXTEND_LINES = 100
+EXTEND_LINES = 200
 # Outline rows shown with a narrowed whole read, at most.
 OUTLINE_ROWS = 120
 SHELL_TOOLS = frozenset({"Bash", "shell", "apply_patch"})
@@ -181,6 +181,11 @@ def _outline(kernel: Kernel, request: SariRequest) -> tuple[str, list[OutlineRow
     return str(result.text or "").rstrip("\n"), rows
 
 
+def _outlined(response: dict[str, Any]) -> bool:
+    """Whether Sari answered a read with the file's outline instead of its lines."""
+    return "outline" in (response.get("mode"), (response.get("meta") or {}).get("mode"))
+
+
 def _cut_definition(rows: list[OutlineRow], first: int, last: int) -> OutlineRow | None:
     """The definition that begins in the range ``first``-``last`` (the read aimed at it)
     and that the range cuts, ending furthest within ``EXTEND_LINES`` of ``last``: None when
@@ -228,6 +233,11 @@ def _read_verdict(kernel: Kernel, call: NativeCall, request: SariRequest,
     verbatim = lines is not None and response.get("mode") == "file" \
         and shown == lines[start - 1:end]
     if not verbatim:
+        if request.count is not None and _outlined(response) and REDACTION_MARK not in text:
+            # The agent named the lines it wants: an outline in their place makes it ask
+            # for them again, a turn more. The call goes ahead as asked.
+            return NativeVerdict("untouched", sari_text=text, request=request,
+                                 response=response)
         # An outline, lines already shown, redacted secrets: the client's tool would show
         # something else, so the model is sent Sari's own answer instead.
         return NativeVerdict("deny", reason=text, sari_text=text, request=request,

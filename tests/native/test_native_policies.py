@@ -150,6 +150,14 @@ def test_a_blind_whole_read_of_a_long_file_is_answered_with_its_outline(
     assert "function handler_23 1321-1378" in reason
 
 
+def test_a_blind_read_that_names_its_lines_is_left_as_asked(
+        kernel: Kernel, workspace: Path) -> None:
+    """Sari would answer it with an outline, but the agent chose those lines: denying it
+    would only make it ask for them again, a turn more."""
+    assert native(kernel, "Read", {"file_path": str(workspace / "pkg" / "big.py"),
+                                   "offset": 100, "limit": 400}) == {}
+
+
 def test_a_grep_that_would_flood_is_capped(kernel: Kernel) -> None:
     capped = hook_output(native(kernel, "Grep", {"pattern": "value", "output_mode": "content"}))
     assert capped["updatedInput"] == {"pattern": "value", "output_mode": "content",
