@@ -85,7 +85,7 @@ class HookedTools:
             verdict = replace(verdict, action="untouched", reason="")
         if design in ("no-extend", "no-outline") and verdict.action == "narrow" \
                 and verdict.context.startswith(EXTENDED):
-            rest = verdict.context.split(" ", 1)[1].split(") ", 1)[1:]  # the warnings after it
+            rest = verdict.context.split("\n", 1)[1:]  # the policies' warnings after it
             verdict = replace(verdict, action="guide" if rest else "untouched",
                               context="".join(rest), updated_input=None)
         if design == "no-outline" and OUTLINE_HEAD in verdict.context:

@@ -218,7 +218,7 @@ def _extended(kernel: Kernel, call: NativeCall, request: SariRequest,
     note = (f"Extended to line {end}: the asked lines ended inside {cut.kind} {cut.name} "
             f"(lines {cut.first}-{cut.last}).")
     warnings = _warnings(response)
-    return NativeVerdict("narrow", context=" ".join([note, *warnings]),
+    return NativeVerdict("narrow", context="\n".join([note, *warnings]),
                          updated_input=_ranged(call, request, request.first, end),
                          sari_text=text, request=request, response=response)
 
