@@ -61,7 +61,7 @@ FLOOD_FILES = 20
 NARROW_HINT = "Read other lines with offset and limit."
 # A read whose range ends inside a definition is extended to the definition's end when
 # that adds this many lines or fewer: fewer tokens than the call for the rest would cost.
-EXTEND_LINES = 200
+EXTEND_LINES = 100
 # Outline rows shown with a narrowed whole read, at most.
 OUTLINE_ROWS = 120
 SHELL_TOOLS = frozenset({"Bash", "shell", "apply_patch"})
