@@ -16,16 +16,18 @@ the agent then obeys the answer as Claude Code does (``sari_core.native.answer``
 The texts are worded as the pinned CLI words them (``CONTEXT_NOTE``, ``DENY_NOTE``).
 
 ``DESIGN`` chooses what the hooks answer: ``as-built``, the verdicts of
-``run_native_call`` as they are; ``keep-ranged``, the same except that a ``Read`` naming
-its lines (an offset or a limit) is never denied with an outline in their place: the agent
-asked for those lines, and an outline makes it ask again (the hook then says nothing);
-``lean``, ``keep-ranged`` and also: a ``Read`` of a short file (``SHORT_FILE`` lines or
-fewer) is left alone, whatever the verdict (a denial costs a turn that a short file does
-not repay), and a verdict that only guides adds no note (the agents here act on none);
-``outline-note``, ``as-built`` and also: a ``Read`` narrowed to a range carries the file's
-outline in its note, so the agent knows where the file's other definitions are without
-searching for them; ``outline-quiet``, ``outline-note`` and no note for a verdict that only
-guides.
+``run_native_call`` as they are (a narrowed whole read carries the file's outline; a
+ranged read ending inside a definition it began is extended to its end; a read naming its
+lines is never denied with an outline in their place); ``deny-ranged``, the same but a
+read naming its lines that Sari would answer with an outline is denied with it (as the
+hooks were first built); ``no-extend``, ``as-built`` but a ranged read is never extended;
+``no-outline``, ``no-extend`` and no outline in a narrowed read's note; ``lean``,
+``as-built`` and also: a ``Read`` of a short file (``SHORT_FILE`` lines or fewer) is left
+alone, whatever the verdict, and a verdict that only guides adds no note; ``quiet``,
+``as-built`` and no note for a verdict that only guides.
+
+A ``Read`` that named its lines and was denied with an outline is read again (as the Sari
+arms re-issue such a read), and both calls are paid for.
 """
 
 from __future__ import annotations
@@ -40,9 +42,11 @@ from sari_core.costmodel import tokens
 # How Claude Code (2.1.330) shows its model a PreToolUse hook's answer.
 CONTEXT_NOTE = "PreToolUse:{tool} hook additional context: {context}"
 DENY_NOTE = "PreToolUse:{tool} hook error: {reason}"
+OUTLINE_HEAD = "Outline of "  # how a narrowed read's note starts the file's outline
+EXTENDED = "Extended to line "  # how an extended read's note starts
 
 
-DESIGNS = ("as-built", "keep-ranged", "lean", "outline-note", "outline-quiet")
+DESIGNS = ("as-built", "deny-ranged", "no-extend", "no-outline", "lean", "quiet")
 SHORT_FILE = 200
 DESIGN = {"name": "as-built"}  # set by bench/agent_cost.py --hooks-design
 
@@ -71,11 +75,22 @@ class HookedTools:
                           str(self.corpus.root))  # type: ignore[attr-defined]
         verdict = run_native_call(self.kernel, call)
         design = DESIGN["name"]
-        if design in ("keep-ranged", "lean") and tool == "Read" and verdict.action == "deny" \
+        if design == "deny-ranged" and tool == "Read" and verdict.action == "untouched" \
+                and "limit" in tool_input and is_outline(verdict.response or {}):
+            # The hooks as first built: a read naming its lines denied with the outline.
+            verdict = replace(verdict, action="deny", reason=verdict.sari_text)
+        if design == "lean" and tool == "Read" and verdict.action == "deny" \
                 and ("offset" in tool_input or "limit" in tool_input) \
                 and is_outline(verdict.response or {}):
             verdict = replace(verdict, action="untouched", reason="")
-        if design == "outline-quiet" and verdict.action == "guide":
+        if design in ("no-extend", "no-outline") and verdict.action == "narrow" \
+                and verdict.context.startswith(EXTENDED):
+            rest = verdict.context.split("\n", 1)[1:]  # the policies' warnings after it
+            verdict = replace(verdict, action="guide" if rest else "untouched",
+                              context="".join(rest), updated_input=None)
+        if design == "no-outline" and OUTLINE_HEAD in verdict.context:
+            verdict = replace(verdict, context=verdict.context.split("\n" + OUTLINE_HEAD)[0])
+        if design == "quiet" and verdict.action == "guide":
             verdict = replace(verdict, action="untouched", context="")
         if design == "lean" and verdict.action != "untouched" and (
                 verdict.action == "guide" or tool == "Read" and self.short(tool_input)):
@@ -92,24 +107,18 @@ class HookedTools:
         text = self.corpus.text_of(relative)  # type: ignore[attr-defined]
         return text.count("\n") + 1 <= SHORT_FILE
 
-    def add_note(self, tool: str, output: dict[str, Any]) -> None:
-        """The hook's ``additionalContext`` goes to the model with the tool's result."""
+    def add_note(self, tool: str, output: dict[str, Any], path: str | None = None) -> None:
+        """The hook's ``additionalContext`` goes to the model with the tool's result; an
+        outline in it (a narrowed whole read's) tells the agent where the file's
+        definitions are."""
         context = output.get("additionalContext")
         if context:
             note = CONTEXT_NOTE.format(tool=tool, context=context)
             self.tally.result_tokens[-1] += tokens("\n" + note)  # type: ignore[attr-defined]
             self.view.see_search(context)  # type: ignore[attr-defined]
-
-    def outline_note(self, path: str) -> None:
-        """The file's outline, added to a narrowed read's note (the ``outline-note``
-        design): what Sari's outline read shows, outside the session's budget."""
-        response = self.kernel.execute_read({"mode": "outline", "target": path})
-        if response.get("ok"):
-            from sari_core.rendering import render
-
-            text = render(response)
-            self.tally.result_tokens[-1] += tokens("\n" + text)  # type: ignore[attr-defined]
-            self.view.see_outline(path, text)  # type: ignore[attr-defined]
+            at = context.find(OUTLINE_HEAD)
+            if path is not None and at >= 0:
+                self.view.see_outline(path, context[at:])  # type: ignore[attr-defined]
 
     def deny(self, tool: str, path: str | None, verdict: Any, output: dict[str, Any]) -> None:
         reason = str(output.get("permissionDecisionReason") or "")
@@ -149,7 +158,7 @@ def hooked(base: type) -> type:
             super().grep(pattern, where, cap if isinstance(cap, int) and cap > 0 else GREP_HEAD)
             self.add_note("Grep", output)
 
-        def read(self, path: str, offset: int, limit: int | None) -> None:
+        def read(self, path: str, offset: int, limit: int | None, retry: bool = True) -> None:
             tool_input: dict[str, Any] = {"file_path": str(self.corpus.root / path)}
             if offset:
                 tool_input["offset"] = offset + 1
@@ -158,6 +167,10 @@ def hooked(base: type) -> type:
             verdict, output = self.ask_hook("Read", tool_input)
             if output.get("permissionDecision") == "deny":
                 self.deny("Read", path, verdict, output)
+                if limit and retry and is_outline(verdict.response or {}):
+                    # It named its lines and was shown an outline: it asks for them again
+                    # (as the Sari arms do), and that call is paid for too.
+                    self.read(path, offset, limit, retry=False)
                 return
             updated = output.get("updatedInput")
             if updated:
@@ -165,9 +178,7 @@ def hooked(base: type) -> type:
                 super().read(path, first - 1, updated.get("limit"))
             else:
                 super().read(path, offset, limit)
-            self.add_note("Read", output)
-            if updated and DESIGN["name"] in ("outline-note", "outline-quiet"):
-                self.outline_note(path)
+            self.add_note("Read", output, path)
 
     Hooked.__name__ = f"Hooked{base.__name__}"
     return Hooked

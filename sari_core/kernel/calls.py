@@ -81,7 +81,7 @@ class Call:
                             "session_id is required: this server runs in strict session mode.",
                             "Pass a stable session_id argument with every call.") from None
         self.session = session
-        self.ctx = CallContext(self.execution_id, self.tool, session)
+        self.ctx = CallContext(self.execution_id, self.tool, session, self.native)
         return self.ctx
 
     def metrics(self) -> dict[str, Any]:

@@ -21,16 +21,22 @@ class CallContext:
     :ivar call_id: the call's execution id (``meta.execution_id`` of its response).
     :ivar tool: the tool the client called (``read``, ``search``, ``edit``...).
     :ivar session: the session the call belongs to.
+    :ivar native: the client's own tool the call stands for (``claude-code:Read``), when a
+        client's hook asks what Sari would do with it; None for a call of Sari's own tools.
+        The client runs that tool itself, whatever Sari answers, and a refusal costs the
+        agent a turn: a policy may answer such a call otherwise.
     :ivar scratch: call-scoped space, from the first policy hook to ``on_call_complete``;
         key it by plugin name. Dropped when the call completes.
     """
 
-    __slots__ = ("call_id", "scratch", "session", "tool")
+    __slots__ = ("call_id", "native", "scratch", "session", "tool")
 
-    def __init__(self, call_id: str, tool: str, session: Session) -> None:
+    def __init__(self, call_id: str, tool: str, session: Session,
+                 native: str | None = None) -> None:
         self.call_id = call_id
         self.tool = tool
         self.session = session
+        self.native = native
         self.scratch: dict[str, Any] = {}
 
     def __repr__(self) -> str:

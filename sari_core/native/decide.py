@@ -10,7 +10,11 @@ execution log marked ``native``), and Sari's answer becomes a :class:`NativeVerd
   is Sari's own text for the call, so the model reads what Sari's tool would have shown;
 * **narrow** — Sari would have shown a part of what was asked (the definition a search
   matched in a long file; a capped search): ``updated_input`` asks the client's tool for
-  that part, and ``context`` says what was cut and how to get the rest, in Sari's words;
+  that part, and ``context`` says what was cut and how to get the rest, in Sari's words,
+  with the file's outline when a whole read was narrowed (where the rest is, so the agent
+  reads the next definition it needs without searching for it); or a read whose range ends
+  inside a definition is extended to that definition's end (``EXTEND_LINES`` more at most):
+  a definition cut in two costs the agent another call for its rest;
 * **guide** — the call goes ahead as asked, with ``context`` carrying the policies' warnings;
 * **untouched** — nothing to say: the call goes ahead as asked.
 
@@ -26,10 +30,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from sari_core.errors import ErrorCode
+from sari_core.models import ReadCall
 from sari_core.native.calls import NativeCall
 from sari_core.native.hook_client import SECRET_REFUSAL, secret_named
 from sari_core.native.mapping import SariRequest, Untouched, sari_request
-from sari_core.native.sessions import connection_for
+from sari_core.native.sessions import connection_for, identity_for
+from sari_core.outline_rows import OutlineRow, parse_row
 from sari_core.rendering import render
 from sari_core.secrets import REDACTION_MARK
 
@@ -53,6 +59,11 @@ UNDECIDED = frozenset({ErrorCode.SESSION_ID_REQUIRED, ErrorCode.INTERNAL_ERROR,
 FLOOD_CAP = 100
 FLOOD_FILES = 20
 NARROW_HINT = "Read other lines with offset and limit."
+# A read whose range ends inside a definition is extended to the definition's end when
+# that adds this many lines or fewer: fewer tokens than the call for the rest would cost.
+EXTEND_LINES = 100
+# Outline rows shown with a narrowed whole read, at most.
+OUTLINE_ROWS = 120
 SHELL_TOOLS = frozenset({"Bash", "shell", "apply_patch"})
 
 
@@ -92,17 +103,19 @@ def run_native_call(kernel: Kernel, call: NativeCall) -> NativeVerdict:
         # A command not understood whole may still read a secret file it names.
         return _secret_list_verdict(call, request) if call.tool in SHELL_TOOLS \
             else NativeVerdict("untouched", request=request)
-    connection = connection_for(call)
+    # The client names the session: under strict session mode a native call is served
+    # whole, in the same session as the model's calls the hook's connection carries.
+    connection, identity = connection_for(call), identity_for(call)
     if request.tool == "read":
         response = kernel.execute_read(request.arguments, connection_id=connection,
-                                       native=call.label)
+                                       identity=identity, native=call.label)
     elif request.tool == "search":
         response = kernel.execute_search(request.arguments, connection_id=connection,
-                                         native=call.label)
+                                         identity=identity, native=call.label)
     else:
         response = kernel.execute_mutation(request.tool, request.arguments,
-                                           connection_id=connection, native=call.label,
-                                           apply=False)
+                                           connection_id=connection, identity=identity,
+                                           native=call.label, apply=False)
     text = render(response)
     if not response.get("ok"):
         code = (response.get("error") or {}).get("code")
@@ -114,7 +127,7 @@ def run_native_call(kernel: Kernel, call: NativeCall) -> NativeVerdict:
         return NativeVerdict("deny", reason=text, sari_text=text, request=request,
                              response=response)
     if request.tool == "read":
-        return _read_verdict(call, request, response, text)
+        return _read_verdict(kernel, call, request, response, text)
     if request.tool == "search":
         return _search_verdict(call, request, response, text, kernel.roots[0])
     return _guided(request, response, text)
@@ -154,8 +167,64 @@ def _file_lines(path: Path | None, encoding: str | None) -> list[str] | None:
     return data.decode(encoding or "utf-8", errors="replace").splitlines()
 
 
-def _read_verdict(call: NativeCall, request: SariRequest, response: dict[str, Any],
-                  text: str) -> NativeVerdict:
+def _outline(kernel: Kernel, request: SariRequest) -> tuple[str, list[OutlineRow]]:
+    """The file's outline (its text and rows) as Sari's outline read shows it, read from the
+    index outside the session (it is shown inside the answer of a call already counted);
+    empty when there is none."""
+    target = str(request.arguments.get("target") or "")
+    try:
+        result = kernel.engine.read(ReadCall(mode="outline", target=target,
+                                             limit=OUTLINE_ROWS))
+    except Exception:  # noqa: BLE001 - no outline: the verdict goes without one
+        return "", []
+    rows = [row for row in map(parse_row, str(result.text or "").splitlines()) if row]
+    return str(result.text or "").rstrip("\n"), rows
+
+
+def _outlined(response: dict[str, Any]) -> bool:
+    """Whether Sari answered a read with the file's outline instead of its lines."""
+    return "outline" in (response.get("mode"), (response.get("meta") or {}).get("mode"))
+
+
+def _cut_definition(rows: list[OutlineRow], first: int, last: int) -> OutlineRow | None:
+    """The definition that begins in the range ``first``-``last`` (the read aimed at it)
+    and that the range cuts, ending furthest within ``EXTEND_LINES`` of ``last``: None when
+    none does (or only longer ones)."""
+    cut = [row for row in rows if row.kind != "constant" and first <= row.first <= last
+           and last < row.last and row.last - last <= EXTEND_LINES]
+    return max(cut, key=lambda row: row.last, default=None)
+
+
+def _ranged(call: NativeCall, request: SariRequest, first: int, last: int) -> dict[str, Any]:
+    """The client's input asking for lines ``first``-``last`` of the same file."""
+    if call.tool != "Read":
+        return {**call.input,
+                "command": f"sed -n '{first},{last}p' {shlex.quote(str(request.path))}"}
+    return {**call.input, "offset": first, "limit": max(1, last - first + 1)}
+
+
+def _extended(kernel: Kernel, call: NativeCall, request: SariRequest,
+              response: dict[str, Any], text: str, last: int) -> NativeVerdict | None:
+    """A ranged read ending inside a definition, extended to its end; None when it cuts
+    none (or one longer than ``EXTEND_LINES`` more)."""
+    _, rows = _outline(kernel, request)
+    cut = _cut_definition(rows, request.first, last)
+    if cut is None:
+        return None
+    total = int((response.get("meta") or {}).get("total_lines") or 0)
+    end = min(cut.last, total) if total else cut.last
+    if end <= last:
+        return None
+    note = (f"Extended to line {end}: the asked lines ended inside {cut.kind} {cut.name} "
+            f"(lines {cut.first}-{cut.last}).")
+    warnings = _warnings(response)
+    return NativeVerdict("narrow", context="\n".join([note, *warnings]),
+                         updated_input=_ranged(call, request, request.first, end),
+                         sari_text=text, request=request, response=response)
+
+
+def _read_verdict(kernel: Kernel, call: NativeCall, request: SariRequest,
+                  response: dict[str, Any], text: str) -> NativeVerdict:
     meta = response.get("meta") or {}
     start, end = int(meta.get("start_line") or 1), int(meta.get("end_line") or 0)
     total = int(meta.get("total_lines") or 0)
@@ -164,20 +233,31 @@ def _read_verdict(call: NativeCall, request: SariRequest, response: dict[str, An
     verbatim = lines is not None and response.get("mode") == "file" \
         and shown == lines[start - 1:end]
     if not verbatim:
+        if request.count is not None and _outlined(response) and REDACTION_MARK not in text:
+            # The agent named the lines it wants: an outline in their place makes it ask
+            # for them again, a turn more. The call goes ahead as asked.
+            return NativeVerdict("untouched", sari_text=text, request=request,
+                                 response=response)
         # An outline, lines already shown, redacted secrets: the client's tool would show
         # something else, so the model is sent Sari's own answer instead.
         return NativeVerdict("deny", reason=text, sari_text=text, request=request,
                              response=response)
     wanted_end = total if request.count is None else min(total, request.first + request.count - 1)
     if start <= request.first and end >= wanted_end:
-        return _guided(request, response, text)
-    updated = {**call.input, "offset": start, "limit": max(1, end - start + 1)}
-    if call.tool != "Read":
-        updated = {**call.input, "command": f"sed -n '{start},{end}p' {shlex.quote(str(request.path))}"}
+        extended = _extended(kernel, call, request, response, text, wanted_end) \
+            if request.count is not None and wanted_end < total else None
+        return extended or _guided(request, response, text)
     header = text.splitlines()[0] if text else ""
-    return NativeVerdict("narrow", context=f"{header} {NARROW_HINT}".strip(),
-                         updated_input=updated, sari_text=text, request=request,
-                         response=response)
+    context = f"{header} {NARROW_HINT}".strip()
+    if request.count is None:
+        # A whole read narrowed: where the rest of the file is, so the next definition the
+        # agent needs is one read away, not a search and a read.
+        outline, _ = _outline(kernel, request)
+        if outline:
+            context = f"{context}\nOutline of {request.arguments.get('target')}:\n{outline}"
+    return NativeVerdict("narrow", context=context,
+                         updated_input=_ranged(call, request, start, end), sari_text=text,
+                         request=request, response=response)
 
 
 def _withheld(response: dict[str, Any], text: str) -> bool:

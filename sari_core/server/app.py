@@ -34,7 +34,7 @@ from sari_core.client_request import ClientRequest, client_request, current_clie
 from sari_core.errors import ErrorCode
 from sari_core.kernel.identity import client_meta_session, model_identity
 from sari_core.native.serving import HOOK_TOOL, hook_tool_text
-from sari_core.native.sessions import bound_connection
+from sari_core.native.sessions import bound_connection, bound_session
 from sari_core.server.catalog import ToolCatalog
 from sari_core.server.connections import (
     CATALOG_KEY,
@@ -286,13 +286,16 @@ class SariServer:
                         self.max_request_bytes)
             return request_too_large(name, size, self.max_request_bytes)
         # A connection a client's hook spoke on is keyed by the client's session.
-        connection_id = bound_connection(self.connections.for_request(ctx))
-        # The session is the connection's, or the one the client program names in _meta;
-        # a session_id argument (the model writes arguments) is only a scope inside it.
+        transport_connection = self.connections.for_request(ctx)
+        connection_id = bound_connection(transport_connection)
+        # The session is the connection's, or the one the client program names in _meta
+        # or by a hook on this connection; a session_id argument (the model writes
+        # arguments) is only a scope inside it.
         meta = current_client_request()
         identity = model_identity(arguments, connection_id,
                                   client_session_id=client_meta_session(meta.meta if meta
-                                                                        else None))
+                                                                        else None)
+                                  or bound_session(transport_connection))
         started = time.perf_counter()
         async with reporting_index_progress(ctx, getattr(catalog.kernel, "engine", None)):
             if self.inline_reads and entry.read_only \

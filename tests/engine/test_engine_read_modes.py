@@ -374,3 +374,25 @@ def test_offset_is_the_first_line_shown_as_in_claude_codes_read(
     follow = ok(read(shared_kernel, target="src/app.py", offset=page["meta"]["next_offset"],
                      limit=1, **mode_args))
     assert follow["meta"]["start_line"] == first_line + 4  # the page after, no line twice
+
+
+def test_an_overloaded_function_reads_its_implementation_and_names_the_signatures(
+        tmp_path: Path) -> None:
+    """Its ``@overload`` signatures and its implementation are one function: a symbol read
+    of the name is the implementation (what runs), with the signatures' lines in a note."""
+    write(tmp_path, "decorators.py",
+          "import typing as t\n\n\n"
+          "@t.overload\ndef command(name: t.Callable) -> int: ...\n\n\n"
+          "@t.overload\ndef command(name: str | None = None) -> t.Callable: ...\n\n\n"
+          "def command(name=None):\n    return name\n")
+    with Kernel(Workspace([tmp_path]), load_entry_points=False, analytics_sinks=[]) as kernel:
+        for target in ("command", "decorators.command"):
+            response = ok(read(kernel, mode="symbol", target=target))
+            assert response["text"] == "def command(name=None):\n    return name\n", target
+            [note] = response["meta"]["stabilization"]["warnings"]
+            assert "line 5, 9" in note and "overload" in note
+        # Two bodies of one name are not an overload's: still ambiguous.
+        write(tmp_path, "decorators.py", "def command():\n    return 1\n\n\n"
+              "def command():\n    return 2\n")
+        twice = read(kernel, mode="symbol", target="command")
+        assert twice["ok"] is False and twice["error"]["code"] == "SYMBOL_AMBIGUOUS"

@@ -219,9 +219,12 @@ async def test_mcp_tool_hook_answers_in_the_tool_s_text_and_shares_the_session(
         # The model's own read on this connection now counts in the client's session.
         own = await client.call_tool("read", {"mode": "file", "target": "pkg/small.py"})
     metrics = own.structured_content["meta"]["stabilization"]["metrics_snapshot"]
-    # The native read of small.py and this one (a refused read spends nothing); a session of
-    # the connection's own would have spent one.
-    assert metrics["budget_reads_remaining"] == 25 - 2
+    # The native read of small.py (its 2 lines; native reads spend lines, not the read
+    # count) and this one (a refused read spends nothing); a session of the connection's
+    # own would have seen no native read.
+    assert metrics["budget_native_reads"] == 1
+    assert metrics["budget_reads_remaining"] == 25 - 1
+    assert metrics["budget_lines_remaining"] == 2500 - 2 * 2
 
 
 def test_doctor_s_probe_reaches_a_running_server(server_url: str) -> None:
@@ -260,3 +263,30 @@ def test_an_answer_that_is_not_sari_s_leaves_secret_files_refused(workspace: Pat
     answered, done = thin_hook("codex", html_server, codex_payload(workspace, "cat .env"))
     assert done.returncode == 0 and decision(answered) == "deny"
     assert thin_hook("codex", html_server, codex_payload(workspace, "cat pkg/small.py"))[0] == {}
+
+
+async def test_under_strict_session_mode_the_hook_s_connection_shares_the_client_session(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Strict session mode: the hook's ``session_id`` names the client's session, so its
+    native calls are served whole, and the model's own calls on the same connection are
+    served in that session instead of being refused for naming none."""
+    monkeypatch.setenv("SARI_STRICT_SESSION_ID", "1")
+    root = make_workspace(tmp_path / "ws")
+    kernel = Kernel(roots=[root], plugins=policy_plugins(["secretguard", "budget"]),
+                    load_entry_points=False, analytics_sinks=[])
+    try:
+        served = SariServer(kernel)
+        async with Client(served.lowlevel, mode="legacy") as client:
+            unbound = await client.call_tool("read", {"mode": "file", "target": "pkg/small.py"})
+            assert unbound.structured_content["error"]["code"] == "SESSION_ID_REQUIRED"
+            arguments = {"client": "claude-code", "hook_event_name": "PreToolUse",
+                         "tool_name": "Read", "session_id": "cc-strict", "cwd": str(root),
+                         "tool_input": json.dumps({"file_path": str(root / "pkg/small.py")})}
+            assert json.loads((await client.call_tool("hook", arguments)).content[0].text) == {}
+            own = await client.call_tool("read", {"mode": "file", "target": "pkg/small.py"})
+        assert own.structured_content["ok"] is True
+        metrics = own.structured_content["meta"]["stabilization"]["metrics_snapshot"]
+        assert metrics["budget_native_reads"] == 1  # the native read, in the same session
+        assert metrics["budget_lines_remaining"] == 2500 - 2 * 2
+    finally:
+        kernel.close()

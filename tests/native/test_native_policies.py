@@ -21,7 +21,7 @@ from native_workspace import SECRET_VALUE, make_workspace  # noqa: E402
 from sari_core import hookimpl  # noqa: E402
 from sari_core.kernel import Kernel  # noqa: E402
 from sari_core.native import NativeCall, answer, run_native_call  # noqa: E402
-from sari_core.native.sessions import connection_for  # noqa: E402
+from sari_core.native.sessions import connection_for, identity_for  # noqa: E402
 from sari_core.replay.runner import policy_plugins  # noqa: E402
 
 POLICIES = ["budget", "aggregation", "refgate", "secretguard"]
@@ -80,6 +80,31 @@ def test_whole_read_of_a_long_module_after_a_search_is_narrowed_to_the_definitio
     assert "the definition the search matched (lines 1321-1378)" in narrowed["additionalContext"]
 
 
+def test_a_narrowed_whole_read_carries_the_outline_of_the_rest(
+        kernel: Kernel, workspace: Path) -> None:
+    """So the next definition the agent needs is one read away, not a search and a read."""
+    native(kernel, "Grep", {"pattern": "def handler_23", "output_mode": "content"})
+    narrowed = hook_output(native(kernel, "Read", {"file_path": str(workspace / "pkg/big.py")}))
+    context = narrowed["additionalContext"]
+    assert "Outline of pkg/big.py:" in context
+    assert "handler_1 1-58" in context and "handler_40 2341-2398" in context
+
+
+def test_a_read_ending_inside_a_definition_it_began_is_extended_to_its_end(
+        kernel: Kernel, workspace: Path) -> None:
+    """A definition cut in two costs the agent a call for its rest: a range that began a
+    definition and ends inside it asks for the lines to its end instead."""
+    big = str(workspace / "pkg" / "big.py")
+    extended = hook_output(native(kernel, "Read", {"file_path": big, "offset": 1495,
+                                                   "limit": 30}))
+    assert "permissionDecision" not in extended
+    assert extended["updatedInput"] == {"file_path": big, "offset": 1495, "limit": 64}
+    assert "function handler_26 (lines 1501-1558)" in extended["additionalContext"]
+    # Lines inside a definition begun above them: the agent chose them; left as asked.
+    assert native(kernel, "Read", {"file_path": big, "offset": 1450, "limit": 20},
+                  session="s2") == {}
+
+
 def test_a_repeated_read_is_answered_with_the_aggregation_note(kernel: Kernel,
                                                                 workspace: Path) -> None:
     big = str(workspace / "pkg" / "big.py")
@@ -125,6 +150,14 @@ def test_a_blind_whole_read_of_a_long_file_is_answered_with_its_outline(
     assert "function handler_23 1321-1378" in reason
 
 
+def test_a_blind_read_that_names_its_lines_is_left_as_asked(
+        kernel: Kernel, workspace: Path) -> None:
+    """Sari would answer it with an outline, but the agent chose those lines: denying it
+    would only make it ask for them again, a turn more."""
+    assert native(kernel, "Read", {"file_path": str(workspace / "pkg" / "big.py"),
+                                   "offset": 100, "limit": 400}) == {}
+
+
 def test_a_grep_that_would_flood_is_capped(kernel: Kernel) -> None:
     capped = hook_output(native(kernel, "Grep", {"pattern": "value", "output_mode": "content"}))
     assert capped["updatedInput"] == {"pattern": "value", "output_mode": "content",
@@ -157,8 +190,9 @@ def test_native_and_sari_calls_of_one_client_session_share_its_state(
     call = NativeCall("claude-code", "Read", {"file_path": str(workspace / "pkg" / "small.py")},
                       "s1", str(workspace))
     run_native_call(kernel, call)
+    # As the server runs the model's own call on the connection the hook bound.
     own = kernel.execute_read({"mode": "file", "target": "pkg/small.py"},
-                              connection_id=connection_for(call))
+                              connection_id=connection_for(call), identity=identity_for(call))
     assert own["meta"]["stabilization"]["metrics_snapshot"]["reads_count"] == 2
     other = run_native_call(kernel, NativeCall("claude-code", "Read", dict(call.input), "s2",
                                                str(workspace)))
@@ -214,10 +248,11 @@ def test_a_recorded_session_is_replayed_on_another_copy_of_its_workspace(
     assert live.action == "untouched"  # a live hook's path outside the workspace: the client's
 
 
-def test_where_sari_cannot_decide_a_secret_file_is_still_refused(
+def test_under_strict_session_mode_native_calls_get_every_policy(
         workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A server that insists on a session id argument refuses every native call before any
-    policy runs: the secret-file list still decides, as when Sari does not answer."""
+    """A server that insists on a named session serves native calls whole: the client's
+    ``session_id`` names it, so a long read after a search is narrowed, a repeated read
+    is answered from the ledger, and a secret file is refused, as without strict mode."""
     monkeypatch.setenv("SARI_STRICT_SESSION_ID", "1")
     strict = Kernel(roots=[workspace], plugins=policy_plugins(POLICIES),
                     load_entry_points=False, analytics_sinks=[])
@@ -225,6 +260,56 @@ def test_where_sari_cannot_decide_a_secret_file_is_still_refused(
         refused = hook_output(native(strict, "Read", {"file_path": str(workspace / ".env")}))
         assert refused["permissionDecision"] == "deny"
         assert ".env is a secret file" in refused["permissionDecisionReason"]
+        assert native(strict, "Grep", {"pattern": "def handler_23",
+                                       "output_mode": "content"}) == {}
+        big = str(workspace / "pkg" / "big.py")
+        narrowed = hook_output(native(strict, "Read", {"file_path": big}))
+        assert narrowed["updatedInput"]["offset"] <= 1321
         assert native(strict, "Read", {"file_path": str(workspace / "pkg" / "small.py")}) == {}
+        again = hook_output(native(strict, "Read", {"file_path": big}))
+        assert again["permissionDecision"] == "deny"
+        assert "shown in an earlier read" in again["permissionDecisionReason"]
+        # A call without the client's session id is still refused before any policy.
+        anonymous = run_native_call(strict, NativeCall("claude-code", "Read", {"file_path": big},
+                                                       None, str(workspace)))
+        assert anonymous.action == "untouched"
     finally:
         strict.close()
+
+
+def test_native_reads_spend_lines_not_the_read_count_and_are_never_refused(
+        workspace: Path) -> None:
+    """A long session reading with the client's own tools: its reads are never refused by
+    the budget (each refusal would only cost the agent a turn), they spend the session's
+    lines, and past the line budget a whole read is narrowed to a window it can read on
+    from, not denied. Sari's own reads keep their read count."""
+    budget = Kernel(roots=[workspace], plugins=policy_plugins(["budget"]),
+                    settings={"budget": {"max_reads_per_session": 5,
+                                         "max_total_read_lines": 300}},
+                    load_entry_points=False, analytics_sinks=[])
+    try:
+        small = {"file_path": str(workspace / "pkg" / "small.py")}
+        assert [native(budget, "Read", small) for _ in range(8)] == [{}] * 8  # 8 > 5 reads
+        own = budget.execute_read({"mode": "file", "target": "pkg/small.py"},
+                                  identity=identity_for(NativeCall("claude-code", "Read", small,
+                                                                   "s1", str(workspace))))
+        metrics = own["meta"]["stabilization"]["metrics_snapshot"]
+        assert own["ok"] and metrics["budget_reads_remaining"] == 5 - 1
+        assert metrics["budget_native_reads"] == 8
+        assert metrics["budget_lines_remaining"] == 300 - 9 * 2
+        big = str(workspace / "pkg" / "big.py")
+        for first in (1, 301):  # 300 named lines: the budget's last lines, then past it
+            ranged = native(budget, "Read", {"file_path": big, "offset": first, "limit": 300})
+            assert "permissionDecision" not in hook_output(ranged)
+        past = hook_output(native(budget, "Read", {"file_path": big, "offset": 601,
+                                                   "limit": 300}))
+        assert "permissionDecision" not in past
+        assert past["updatedInput"]["offset"] == 601 and past["updatedInput"]["limit"] == 60
+        assert "max_total_read_lines" in past["additionalContext"]
+        # Sari's own read, past the same line budget, is still refused with its advice.
+        refused = budget.execute_read({"mode": "file", "target": "pkg/small.py"},
+                                      identity=identity_for(NativeCall(
+                                          "claude-code", "Read", small, "s1", str(workspace))))
+        assert refused["error"]["code"] == "BUDGET_EXCEEDED"
+    finally:
+        budget.close()

@@ -144,25 +144,27 @@ def test_outside_git_the_workspace_is_replayed_as_it_is(
 
 def test_the_terminal_table_shows_the_totals_and_the_refusals(
         workspace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("sari_budget")
-    (workspace / "sari.toml").write_text("[budget]\nmax_reads_per_session = 1\n")
+    pytest.importorskip("sari_secretguard")
+    (workspace / ".env").write_text("API_KEY=sk_live_0123456789abcdefghij\n")
     git_workspace(workspace, {})
     writer = TranscriptWriter(workspace)
     cart = str(workspace / "shop" / "cart.py")
     writer.call("Read", {"file_path": cart}, numbered(CART))  # transcript lines 3 and 4
-    writer.call("Read", {"file_path": cart, "offset": 5}, numbered(CART))  # line 5: refused
+    writer.call("Read", {"file_path": str(workspace / ".env")},
+                "1\tAPI_KEY=sk_live_0123456789abcdefghij")  # line 5: refused
     writer.call("Bash", {"command": "pytest"}, "ok")
     path = writer.write(tmp_path / "s.jsonl")
-    code = main(["replay", str(path), "-w", str(workspace), "--compare", "none", "budget"])
+    code = main(["replay", str(path), "-w", str(workspace), "--compare", "none",
+                 "secretguard"])
     table = capsys.readouterr().out
     assert code == 0
     assert "Policies: none (Sari core alone); Sari's tool definitions:" in table
-    assert "Policies: budget; Sari's tool definitions:" in table
+    assert "Policies: secretguard; Sari's tool definitions:" in table
     totals = [line.split() for line in table.splitlines() if line.startswith("total ")]
     # Every call compared in both sets: the replay goes on past the refusal.
     assert [row[1:3] for row in totals] == [["3/3", "100%"], ["3/3", "100%"]]
     assert [row[-3] for row in totals] == ["-", "1"]
-    assert "[budget] refused at line 5 (Read " in table
+    assert "[secretguard] refused at line 5 (Read " in table
 
 
 def test_the_progress_bar_counts_calls_on_stderr() -> None:

@@ -115,24 +115,26 @@ def test_a_grep_of_withheld_lines_is_charged_the_read(
 
 def test_the_replay_goes_on_past_a_refusal(
         workspace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (workspace / "sari.toml").write_text("[budget]\nmax_reads_per_session = 1\n")
-    git_workspace(workspace, {})  # commit the settings too
+    pytest.importorskip("sari_secretguard")
+    (workspace / ".env").write_text("API_KEY=sk_live_0123456789abcdefghij\n")
+    git_workspace(workspace, {})  # commit it too
     cart = str(workspace / "shop" / "cart.py")
     writer = TranscriptWriter(workspace)
     writer.call("Read", {"file_path": cart}, numbered(CART))
-    writer.call("Read", {"file_path": str(workspace / "README.md")}, "     1\tA shop.")
+    writer.call("Read", {"file_path": str(workspace / ".env")},
+                "     1\tAPI_KEY=sk_live_0123456789abcdefghij")
     writer.call("Bash", {"command": "pytest"}, "ok")
     writer.call("Grep", {"pattern": "discount", "output_mode": "content", "-n": True},
                 "shop/cart.py:5:def discount(amount, rate):")
     code, report, err = replay(capsys, str(writer.write(tmp_path / "s.jsonl")), "-w",
-                               str(workspace), "--policies", "budget")
+                               str(workspace), "--policies", "secretguard")
     assert code == 0, err
-    [budget] = report["sessions"]
-    [refusal] = budget["refusals"]
+    [guarded] = report["sessions"]
+    [refusal] = guarded["refusals"]
     assert refusal["call_index"] == 1
-    assert refusal["arguments"]["file_path"] == str(workspace / "README.md")
-    assert budget["compared"] == 4 and budget["coverage"] == 1.0  # every call, after it too
-    assert budget["then"]["calls"] == 4
+    assert refusal["arguments"]["file_path"] == str(workspace / ".env")
+    assert guarded["compared"] == 4 and guarded["coverage"] == 1.0  # every call, after it too
+    assert guarded["then"]["calls"] == 4
     assert report["totals"][0]["refusals"] == 1
     assert report["totals"][0]["ratio"]["cached"] is not None
 

@@ -5,6 +5,14 @@ Hook placement: the limit check runs in ``on_read_enter`` (nothing is read once 
 budget is spent); the trim runs ``trylast`` in ``on_read_exit`` so it has the last
 word on size — policies that rewrite the payload (aggregation) see the engine's
 full text first, and the budget counts what is actually delivered.
+
+A read of the client's own tool (a ``Read`` a hook asks about: ``ctx.native``) is one the
+client already allows, and runs whatever Sari answers: refusing it only costs the agent a
+turn. So it is never refused by the session's limits. Its lines count against the
+session's line budget (what the model is shown, shared with Sari's own reads), not its
+reads against the read count; once the line budget is spent it is narrowed to
+``min_match_window_lines`` lines (the part a search matched, else the lines it asked for
+first), and the agent reads on with an offset where it needs more.
 """
 
 from __future__ import annotations
@@ -83,6 +91,7 @@ class BudgetPlugin(Plugin):
             return {
                 "budget_reads_remaining": usage.reads_left(settings),
                 "budget_lines_remaining": usage.lines_left(settings),
+                "budget_native_reads": usage.native_reads,
             }
 
     # --- reads ------------------------------------------------------------------------
@@ -92,15 +101,16 @@ class BudgetPlugin(Plugin):
                       ) -> Verdict | None:
         settings = _settings(session)
         usage = usage_of(session)
+        native = ctx.native is not None
         with session.lock:
-            exhausted = usage.exhausted_by(settings)
-            if exhausted is None:
+            exhausted = None if native else usage.exhausted_by(settings)
+            if exhausted is None and not native:
                 usage.reads_reserved += 1
         if exhausted is not None:
             return _hard_block(call, usage, settings, exhausted)
         # Enter, exit and completion share it; exit sees the call after narrowing, so
         # whether the client named its lines is noted now.
-        in_flight = InFlight(session, named_range=_names_range(call))
+        in_flight = InFlight(session, named_range=_names_range(call), native=native)
         ctx.scratch[self.name] = in_flight
         return window_at_match(call, session, settings, in_flight)
 
@@ -113,8 +123,11 @@ class BudgetPlugin(Plugin):
         with session.lock:
             lines_left = usage.lines_left(settings)
         named = in_flight is not None and in_flight.named_range
+        native = in_flight is not None and in_flight.native
         read_cap = settings.max_range_read_lines if named else settings.max_single_read_lines
-        line_cap = min(read_cap, max(lines_left, 1))
+        # A native read past the line budget is narrowed, never cut to nothing.
+        floor = settings.min_match_window_lines if native else 1
+        line_cap = min(read_cap, max(lines_left, floor))
         char_cap = _char_cap(call, settings, named)
         payload_is_diff = result.diff is not None
         payload = result.diff if result.diff is not None else result.text
@@ -124,14 +137,19 @@ class BudgetPlugin(Plugin):
             _apply_trim(result, call, trimmed, payload_is_diff, line_cap, char_cap)
         with session.lock:
             if in_flight is not None and in_flight.committed_lines is None:
-                usage.reads_reserved = max(0, usage.reads_reserved - 1)
+                if not native:
+                    usage.reads_reserved = max(0, usage.reads_reserved - 1)
                 in_flight.committed_lines = trimmed.lines_kept
-            usage.reads_served += 1
+            if native:
+                usage.native_reads += 1
+            else:
+                usage.reads_served += 1
             usage.lines_delivered += trimmed.lines_kept
             soft = usage.is_soft(settings)
             snapshot = BudgetUsage(usage.reads_served, usage.reads_reserved, usage.lines_delivered)
         return _exit_verdict(call, result, requested_end, trimmed, settings, snapshot, soft,
-                             by_session=line_cap < read_cap, named=named)
+                             by_session=line_cap < read_cap, named=named,
+                             spent=native and lines_left < floor)
 
     @hookimpl
     def on_call_complete(self, record: CallRecord, ctx: CallContext) -> None:
@@ -225,7 +243,8 @@ def _apply_trim(result: ReadResult, call: ReadCall, trimmed: Trimmed, payload_is
 
 def _exit_verdict(call: ReadCall, result: ReadResult, requested_end: int, trimmed: Trimmed,
                   settings: BudgetSettings, usage: BudgetUsage, soft: bool,
-                  by_session: bool, named: bool = False) -> Verdict | None:
+                  by_session: bool, named: bool = False, spent: bool = False
+                  ) -> Verdict | None:
     codes: list[str] = []
     warnings: list[str] = []
     next_calls: list[NextCall] = []
@@ -235,6 +254,10 @@ def _exit_verdict(call: ReadCall, result: ReadResult, requested_end: int, trimme
             field = "max_range_read_chars" if named and call.max_preview_chars is None \
                 else "max_preview_chars"
             reason = f"{field}={_char_cap(call, settings, named)}"
+        elif spent:
+            reason = (f"the session's {settings.max_total_read_lines} lines "
+                      f"(max_total_read_lines) are spent")
+            soft = True
         elif by_session:
             left = usage.lines_left(settings) + trimmed.lines_kept
             reason = f"{left} lines left in the session budget"

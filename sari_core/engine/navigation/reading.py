@@ -32,6 +32,7 @@ from sari_core.engine.files.textfile import (
 )
 from sari_core.engine.index.names import folded_name
 from sari_core.engine.index.store import IndexStore, SymbolHit
+from sari_core.engine.python.decorated import is_overload
 from sari_core.engine.python.decorators import decorated_start
 from sari_core.errors import ErrorCode, SariError
 from sari_core.models import Location, NextCall, ReadCall, ReadResult
@@ -289,6 +290,10 @@ class Reader:
                 others = ", ".join(f"{h.line} ({h.kind})" for h in hits if h is not top[0])
                 return top[0], [f"Also named {name!r} in this file, nested: line {others}; "
                                 "qualify the name (e.g. 'Class.method') to read another."]
+        if len(paths) == 1:
+            implemented = self._implementation(hits, name)
+            if implemented is not None:
+                return implemented
         listed = "; ".join(f"{self.guard.display(h.root, h.path)}:{h.line} ({h.kind})"
                            for h in hits[:AMBIGUITY_LIST])
         more = f" and {len(hits) - AMBIGUITY_LIST} more" if len(hits) > AMBIGUITY_LIST else ""
@@ -306,6 +311,24 @@ class Reader:
                         calls, details={"candidates": [
                             {"path": self.guard.display(h.root, h.path), "line": h.line,
                              "end_line": h.end_line, "kind": h.kind} for h in hits[:50]]})
+
+    def _implementation(self, hits: list[SymbolHit], name: str
+                        ) -> tuple[SymbolHit, list[str]] | None:
+        """The one definition of ``hits`` (all in one file) that is not an ``@overload``
+        signature, when every other one is: to a type checker they are one function, and
+        its implementation is what runs. None when that is not so."""
+        target = self.guard.resolved(hits[0].root, hits[0].path)
+        if not target.display.endswith((".py", ".pyi")):
+            return None
+        lines = split_lines(self._load(target, whole_file=False).text)
+        signatures = [hit for hit in hits if is_overload(lines, hit.line)]
+        bodies = [hit for hit in hits if hit not in signatures]
+        if not signatures or len(bodies) != 1:
+            return None
+        listed = ", ".join(str(hit.line) for hit in signatures)
+        return bodies[0], [f"{name!r} is overloaded: its @overload signatures are at line "
+                           f"{listed} of this file; this is the implementation. Read the "
+                           "signatures with mode='snippet'."]
 
     def _top_level(self, hit: SymbolHit) -> bool:
         """Whether no other definition of the same file encloses ``hit``."""
