@@ -48,11 +48,13 @@ def main() -> None:
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     roots = [stdlib / "json", stdlib / "email"] if args.smoke else [stdlib]
     results: dict[str, tuple[float, int]] = {}
-    with tempfile.TemporaryDirectory() as cache:
+    # The project lies outside Sari's cache and state folder: Sari's tools never reach into
+    # their own folders, so a project there would be left out by both arms.
+    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as scratch:
         if args.smoke:
             # A secret file that matches a query, so the smoke run shows it left out.
             args.repeat = 1
-            roots.append(Path(cache) / "project")
+            roots.append(Path(scratch) / "project")
             roots[-1].mkdir()
             (roots[-1] / ".env").write_text("import os\nAPI_TOKEN=abc\n", encoding="utf-8")
         os.environ["SARI_CACHE_DIR"] = os.environ["SARI_STATE_DIR"] = cache
