@@ -225,7 +225,7 @@ def test_claude_code_hooks_store_and_reinject_through_postgresql(pg_url: str) ->
 
 # --- the team page's steps, as written ---------------------------------------------------
 
-REPO = HERE.parent.parent
+REPO = HERE.parents[2]  # plugins/sari-persistence/tests -> the repository
 TEAM_PAGE = REPO / "docs" / "team.md"
 
 
