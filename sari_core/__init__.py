@@ -85,7 +85,7 @@ __all__ = [
     "root_prefixes", "split_lines", "state_dir", "symbol_names", "target_name",
     "tool_response", "words", "workspace_hash",
 ]
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 # Public name -> the module it lives in.
 _HOMES: dict[str, str] = {

@@ -107,8 +107,8 @@ def build(root: Path, lock_fd: int | None) -> int:
     """Build or refresh ``root``'s index under its build lock (given as the inherited,
     locked ``lock_fd``, or taken here: another holder means nothing to do, that build goes
     on). :return: the exit status."""
-    from sari_core.cli.workspace_call import configured_or_exit
     from sari_core.engine import Workspace
+    from sari_core.engine.files.exclusions import ExcludeError, configured_excludes
     from sari_core.engine.index.schema import default_index_path
 
     with contextlib.suppress(OSError, AttributeError):
@@ -119,7 +119,12 @@ def build(root: Path, lock_fd: int | None) -> int:
             stack.callback(os.close, lock_fd)  # (releases the lock at the end)
         elif not stack.enter_context(build_lock(index_path, wait=False)):
             return 0
-        with Workspace([root], exclude=configured_or_exit(root), one_call=True) as engine:
+        try:
+            exclude = configured_excludes(root)
+        except ExcludeError as exc:  # the call that started the build said so already
+            print(f"sari: {exc}", file=sys.stderr)
+            return 1
+        with Workspace([root], exclude=exclude, one_call=True) as engine:
             stats = engine.ensure_index(progress=False)
         print(f"sari: indexed {stats.indexed:,} of {stats.files:,} files in "
               f"{stats.seconds:.1f}s", file=sys.stderr)
