@@ -217,25 +217,28 @@ def _utf8_check(query: str, case_sensitive: bool) -> Callable[[bytes], bool]:
     needle = query.encode("utf-8")
     if case_sensitive:
         return lambda data: needle in data
-    return _found_by(ascii_without_case(query))
+    return _found_by(ascii_without_case(query), query)
 
 
-def _found_by(pattern: BytesPattern) -> Callable[[bytes], bool]:
-    """Whether ``pattern`` occurs in a text: RE2's own match call where the wrapper offers
-    it (its ``search`` builds a generator and a match object per text, which costs a common
-    literal's thousands of candidates as much as RE2's scan of them), else ``search``."""
+# The UTF-8 bytes of the two non-ASCII letters whose simple case folding is ASCII: the Kelvin
+# sign (k) and the long s (s). Only a text holding one of them needs RE2 to say whether an ASCII
+# query occurs in it without case.
+_FOLDS_TO_ASCII = {"k": b"\xe2\x84\xaa", "s": b"\xc5\xbf"}
+
+
+def _found_by(pattern: BytesPattern, query: str) -> Callable[[bytes], bool]:
+    """Whether the ASCII ``query`` occurs in a text without case, as ``pattern`` (RE2 under
+    simple case folding) says: the text's ASCII-lowered bytes hold the lowered query, or, for
+    a text holding a letter that folds to ASCII, RE2's public ``search`` finds it. (RE2's
+    ``search`` builds a match object per text: for a common literal's thousands of candidates
+    the lowered copy is cheaper.)"""
+    lowered = query.lower().encode("ascii")
+    folding = tuple(code for letter, code in _FOLDS_TO_ASCII.items() if letter in query.lower())
     search = pattern.search
-    regexp = getattr(pattern, "_regexp", None)
-    anchor = getattr(getattr(getattr(re2, "_re2", None), "RE2", None), "Anchor", None)
-    if regexp is None or anchor is None:
-        return lambda data: search(data) is not None
-    match, unanchored, missing = regexp.Match, anchor.UNANCHORED, (-1, -1)
-    try:
-        if match(unanchored, b"", 0, 0)[0] != missing:  # the call is not what it was
-            return lambda data: search(data) is not None
-    except (TypeError, AttributeError, IndexError):
-        return lambda data: search(data) is not None
-    return lambda data: match(unanchored, data, 0, len(data))[0] != missing
+    if not folding:
+        return lambda data: lowered in data.lower()
+    return lambda data: lowered in data.lower() or (
+        any(code in data for code in folding) and search(data) is not None)
 
 
 def _short_scan(store: IndexStore, query: str, case_sensitive: bool, glob: str | None
