@@ -30,6 +30,8 @@ def _git(root: Path, *argv: str) -> None:
 
 def test_a_kept_session_is_chosen_rebuilt_and_replayed(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for policy in ("sari_budget", "sari_relevance", "sari_aggregation", "sari_refgate"):
+        pytest.importorskip(policy)  # the default policies the replay runs
     repo = git_workspace(tmp_path / "origin", {"app/steps.py": MODULE, "README.md": "hi\n"})
     steps = str(repo / "app" / "steps.py")
     writer = TranscriptWriter(repo)

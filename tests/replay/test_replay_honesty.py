@@ -60,6 +60,7 @@ def test_a_read_of_a_file_missing_from_the_rebuilt_workspace_is_not_a_saving(
 
 def test_withheld_lines_the_session_later_edits_are_charged_the_read(
         workspace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("sari_budget")  # a policy the replay names
     ledger = str(workspace / "shop" / "ledger.py")
     writer = TranscriptWriter(workspace)
     writer.call("Read", {"file_path": ledger}, numbered(LEDGER))
@@ -83,6 +84,7 @@ def test_withheld_lines_the_session_later_edits_are_charged_the_read(
 
 def test_withheld_lines_never_needed_again_are_not_charged(
         workspace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("sari_budget")  # a policy the replay names
     ledger = str(workspace / "shop" / "ledger.py")
     writer = TranscriptWriter(workspace)
     writer.call("Read", {"file_path": ledger}, numbered(LEDGER))
@@ -101,6 +103,7 @@ def test_withheld_lines_never_needed_again_are_not_charged(
 
 def test_a_grep_of_withheld_lines_is_charged_the_read(
         workspace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("sari_budget")  # a policy the replay names
     ledger = str(workspace / "shop" / "ledger.py")
     writer = TranscriptWriter(workspace)
     writer.call("Read", {"file_path": ledger}, numbered(LEDGER))
@@ -183,6 +186,8 @@ def test_an_empty_tree_commit_is_replayed_without_files(
 def test_without_policies_the_installed_policies_are_used(
         workspace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("sari_budget")  # a policy the replay names
+    pytest.importorskip("sari_aggregation")  # a policy the replay names
     monkeypatch.setenv("SARI_PLUGINS", "budget,aggregation")
     writer = TranscriptWriter(workspace)
     writer.call("Read", {"file_path": str(workspace / "README.md")}, "     1\tA shop.")
@@ -195,6 +200,7 @@ def test_without_policies_the_installed_policies_are_used(
 
 def test_a_secret_file_read_is_replayed_as_the_hooks_refusal(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("sari_secretguard")  # a policy the replay names
     secret = "API_TOKEN=" + "s3cr3t-" * 8 + "\n"
     root = git_workspace(tmp_path / "app", {".env": secret, "app.py": "print(1)\n"})
     writer = TranscriptWriter(root)
@@ -214,6 +220,7 @@ def test_a_secret_file_read_is_replayed_as_the_hooks_refusal(
 
 def test_lines_shown_earlier_are_not_withheld_by_a_later_denial(
         workspace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("sari_aggregation")  # a policy the replay names
     cart = str(workspace / "shop" / "cart.py")
     writer = TranscriptWriter(workspace)
     writer.call("Read", {"file_path": cart}, numbered(CART))
@@ -233,6 +240,7 @@ def test_lines_shown_earlier_are_not_withheld_by_a_later_denial(
 
 def test_a_shell_read_of_withheld_lines_is_charged_the_read(
         workspace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("sari_budget")  # a policy the replay names
     ledger = str(workspace / "shop" / "ledger.py")
     writer = TranscriptWriter(workspace)
     writer.call("Read", {"file_path": ledger}, numbered(LEDGER))
