@@ -386,4 +386,18 @@ def note(target: Target, before: int, after: int, undecided: int, by_name: int =
     return text + "."
 
 
-__all__ = ["Narrower", "Named", "Use", "innermost", "note", "overrides"]
+def pooled_note(each: list[Target], before: int, after: int, undecided: int) -> str:
+    """Which definitions a name's answer pools, and what judging each use kept."""
+    shown = [f"{t.chosen[0].qualified} ({t.chosen[0].row.path}:{t.chosen[0].row.line})"
+             for t in each[:5]]
+    more = f" and {len(each) - 5} more" if len(each) > 5 else ""
+    text = (f"The name {each[0].name} names {len(each)} definitions, pooled: "
+            f"{', '.join(shown)}{more}. Each use was judged as each definition asked at its "
+            f"line would judge it and kept when it can be one of them: {after} of {before} "
+            "kept")
+    if undecided:
+        text += f"; {undecided} judgements through a receiver of unknown type (kept)"
+    return text + ". Ask Class.method or path:line for one of them."
+
+
+__all__ = ["Narrower", "Named", "Use", "innermost", "note", "overrides", "pooled_note"]

@@ -42,11 +42,11 @@ from sari_core.engine.index.names import MatchMode, folded_name, like_pattern, m
 from sari_core.engine.index.scope_tree import Scope, innermost
 from sari_core.engine.index.store import IndexStore
 from sari_core.engine.navigation.code_words import CodeWords
-from sari_core.engine.navigation.narrowing import Narrower, Use, note, overrides
+from sari_core.engine.navigation.narrowing import Narrower, Use, note, overrides, pooled_note
 from sari_core.engine.python.code_text import Spans, in_prose, in_string, prose_spans
 from sari_core.engine.python.decorated import PYTHON_SUFFIXES, accessor_lines
 from sari_core.engine.python.scopes import definition_trees
-from sari_core.engine.python.symbol_target import Target, is_location, resolve
+from sari_core.engine.python.symbol_target import Target, is_location, resolve, symbols
 from sari_core.engine.search.text_match import glob_spec, literal_files
 from sari_core.models import SearchCall, SearchMatch, SearchResult
 
@@ -54,6 +54,8 @@ PRECISION = "name-based"
 NARROWED = "narrowed-by-index"  # one definition's: uses judged by class, module, import
 MAX_NAMES = 20  # distinct names a prefix or fuzzy query expands to
 MAX_LOCATIONS = 20_000
+# a name defined more often than this is answered by name: judging each costs too much
+MAX_POOLED = 40
 SNIPPET_CHARS = 160
 _TAG_KIND = {"callers": "call", "implementations": "implementation"}
 _CLASS_KINDS = ("class", "interface", "struct")
@@ -140,6 +142,13 @@ class Navigator:
 
     def search(self, call: SearchCall, *, index_ready: bool = True) -> SearchResult:
         target = resolve(self.store, call.query) if call.match is None else None
+        pooled: list[Target] = []
+        if target is not None and target.chosen and not target.note:
+            each = symbols(self.store, target)
+            if len(each) == 1:
+                target = each[0]  # one symbol however it is named: as asked at its line
+            elif len(each) <= MAX_POOLED:
+                pooled = each
         names = [target.name] if target is not None and target.name \
             else self.names(call.query, call.match)
         # a class is called where it is constructed: handing it on (x: Env, class B(Env),
@@ -164,6 +173,11 @@ class Navigator:
             notes.append(f"The overrides of {target.chosen[0].qualified} in the classes "
                          "extending its class, as the index sees their bases.")
             precision = NARROWED
+        elif pooled and call.kind != "implementations":
+            before = len(found)
+            found, undecided = self._pooled(found, pooled)
+            notes.append(pooled_note(pooled, before, len(found), undecided))
+            precision = NARROWED
         elif target is not None and target.named:
             before = len(found)
             found, undecided, by_name = self._narrowed(found, target)
@@ -179,6 +193,17 @@ class Navigator:
             query=call.query, kind=call.kind, matches=matches_out, total=len(found),
             truncated=len(found) > len(matches_out), index_ready=index_ready, notes=notes,
             extra={"total_unit": "locations", "precision": precision, "names": names})
+
+    def _pooled(self, found: list[Location], each: list[Target]) -> tuple[list[Location], int]:
+        """The uses that can be one of several symbols' (each judged as asked at its line),
+        and how many of them no symbol's judging decided."""
+        kept: set[tuple[int, int]] = set()
+        undecided = 0
+        for target in each:
+            mine, unjudged, _ = self._narrowed(found, target)
+            kept |= {(loc.file_id, loc.line) for loc in mine}
+            undecided += unjudged
+        return [loc for loc in found if (loc.file_id, loc.line) in kept], undecided
 
     def _narrowed(self, found: list[Location], target: Target
                   ) -> tuple[list[Location], int, int]:

@@ -111,6 +111,29 @@ def _at(store: IndexStore, path: str, line: int) -> Target:
         or min(rows, key=lambda r: r.end_line - r.line)
     every = _named(store, store.symbols("s.is_def = 1 AND s.folded = ? AND s.name = ?",
                                         (folded_name(row.name), row.name), limit=MAX_DEFINITIONS))
+    return _one(store, row, every)
+
+
+def symbols(store: IndexStore, target: Target) -> list[Target]:
+    """The one-symbol targets ``target``'s definitions make, each as asking at its line would.
+
+    An overload's signatures, or a property's getter and setter, are one symbol; any other
+    two definitions are two.
+    """
+    every = [*target.chosen, *target.others]
+    out: list[Target] = []
+    covered: set[tuple[int, int]] = set()
+    for named in target.chosen:
+        if (named.row.file_id, named.row.line) in covered:
+            continue
+        one = _one(store, named.row, every)
+        covered |= {(n.row.file_id, n.row.line) for n in one.chosen}
+        out.append(one)
+    return out
+
+
+def _one(store: IndexStore, row: SymbolHit, every: list[Named]) -> Target:
+    """The symbol defined at ``row``, among ``every`` definition of its name."""
     chosen = [named for named in every if named.row.file_id == row.file_id
               and named.row.line == row.line]
     accessors = accessor_lines(store, [row.name])
