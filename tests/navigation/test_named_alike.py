@@ -41,6 +41,22 @@ FILES = {
         "    session.send(1)\n"                            # 15
         "    adapter.send(2)\n"                            # 16
         "    sock.send(b'3')\n"),                          # 17
+    "pkg/groups.py": (
+        "class Group:\n"                                 # 1
+        "    def command(self, name):\n"                 # 2
+        "        return name\n"),                        # 3
+    "pkg/test_groups.py": (
+        "def test_named():\n"                            # 1
+        "    def command():\n"                           # 2
+        "        return 1\n"                             # 3
+        "    return command\n"),                         # 4
+    "pkg/app.py": (
+        "from pkg.setup import cli\n"                    # 1
+        "\n"                                             # 2
+        "\n"                                             # 3
+        "@cli.command('push')\n"                         # 4
+        "def push():\n"                                  # 5
+        "    pass\n"),                                   # 6
 }
 
 
@@ -80,3 +96,11 @@ def test_a_name_defined_twice_pools_each_definition_s_own_uses(workspace: Worksp
     assert ("pkg/wire.py", 17) not in where(pooled)  # socket.socket's send
     assert any("Session.send (pkg/wire.py:5)" in n and "Adapter.send (pkg/wire.py:10)" in n
                for n in pooled.notes), pooled.notes
+
+
+@pytest.mark.parametrize("query", ["pkg/groups.py:2", "Group.command"])
+def test_a_local_function_of_the_name_is_no_class_s_method(workspace: Workspace,
+                                                           query: str) -> None:
+    """A receiver of unknown type may be the method's class: a test's local ``command``
+    function is no method of another class that would make it someone else's."""
+    assert ("pkg/app.py", 4) in where(ask(workspace, query, "references"))

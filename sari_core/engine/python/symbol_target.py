@@ -20,12 +20,13 @@ import re
 from dataclasses import dataclass, field
 
 from sari_core.engine.index.names import dotted_parts, folded_name
-from sari_core.engine.index.scope_tree import Scope, innermost
+from sari_core.engine.index.scope_tree import Scope, enclosing, innermost
 from sari_core.engine.index.store import IndexStore, SymbolHit
 from sari_core.engine.python.decorated import accessor_lines, is_overload
 from sari_core.engine.python.scopes import definition_trees
 
 MAX_DEFINITIONS = 2000
+_FUNCTION_KINDS = frozenset(("function", "method"))
 _LOCATION = re.compile(r"(?P<path>[^:]+):(?P<line>\d+)\Z")
 
 
@@ -36,6 +37,7 @@ class Named:
     row: SymbolHit
     qualified: str  # Class.method inside its file
     parent: str | None  # the enclosing definition's qualified name (a method's class)
+    in_class: bool = False  # its parent is no function: it is not a function's local
 
 
 @dataclass
@@ -68,7 +70,9 @@ def _named(store: IndexStore, rows: list[SymbolHit]) -> list[Named]:
         scope = _scope_at(trees.get(row.file_id, []), row)
         qualified = scope.qualified if scope is not None else row.name
         parent = qualified[:-len(row.name)].rstrip(".") or None
-        out.append(Named(row, qualified, parent))
+        holder = enclosing(trees.get(row.file_id, []), scope) if scope is not None else None
+        out.append(Named(row, qualified, parent,
+                         holder is not None and holder.kind not in _FUNCTION_KINDS))
     return out
 
 
