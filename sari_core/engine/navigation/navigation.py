@@ -9,7 +9,9 @@ definition: references and callers are narrowed by the class, module or import w
 at each use (:mod:`sari_core.engine.navigation.narrowing`; these are read for Python, and
 elsewhere a use in a file defining no namesake is kept by name); ``extra.precision`` is then
 ``narrowed-by-index`` and a note says how many uses were kept and how many of them the
-index could not judge. Each hit names the definition enclosing it and that definition's
+index could not judge. A bare name naming one symbol is answered as its ``path:line``; one
+naming several keeps a use when judging it for one of them keeps it, and the note lists
+the definitions pooled. Each hit names the definition enclosing it and that definition's
 lines (``scope``, ``scope_lines``), so an agent reads just that range.
 
 * ``callers``: the call sites the tags found (``@reference.call``), one per line, and

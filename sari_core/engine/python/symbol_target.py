@@ -8,7 +8,8 @@ query names one:
 * a dotted name (``Session.send``, ``requests.sessions.Session.send``, ``Foo::bar``): the
   definitions of the last part whose module path and enclosing definitions end with the
   rest (``src/requests/sessions.py`` is the module ``src.requests.sessions``);
-* a bare name: every definition of it (no narrowing: the name is the question).
+* a bare name: every definition of it; :func:`symbols` splits them into the symbols they
+  are, each as its ``path:line`` names it, so the name is answered as those would be.
 
 When a dotted name or a location names no indexed definition, the query is answered by
 name and the answer says so.
