@@ -65,12 +65,14 @@ def _words(name: str) -> set[str]:
 class Narrower:
     """Judges the uses of ``target.name`` for ``target.chosen``."""
 
-    def __init__(self, store: IndexStore, target: Target) -> None:
+    def __init__(self, store: IndexStore, target: Target,
+                 types: ReceiverTypes | None = None) -> None:
         self.target = target
         self.name = target.name
         self.chosen_lines = {(n.row.file_id, n.row.line) for n in target.chosen}
         self.other_lines = {(n.row.file_id, n.row.line) for n in target.others}
-        self.types = ReceiverTypes(store)
+        # what the text says of receivers holds for any target: judges of one name share it
+        self.types = types or ReceiverTypes(store)
         # classes by (file, name): a base is resolved through its file's imports, so a
         # namesake (abc's Stream, a backend's Stream(abc.Stream)) is not the other's
         subclasses = Subclasses(store, self.types)

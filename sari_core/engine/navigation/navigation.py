@@ -47,6 +47,7 @@ from sari_core.engine.navigation.code_words import CodeWords
 from sari_core.engine.navigation.narrowing import Narrower, Use, note, overrides, pooled_note
 from sari_core.engine.python.code_text import Spans, in_prose, in_string, prose_spans
 from sari_core.engine.python.decorated import PYTHON_SUFFIXES, accessor_lines
+from sari_core.engine.python.receiver_types import ReceiverTypes
 from sari_core.engine.python.scopes import definition_trees
 from sari_core.engine.python.symbol_target import Target, is_location, resolve, symbols
 from sari_core.engine.search.text_match import glob_spec, literal_files
@@ -201,17 +202,18 @@ class Navigator:
         and how many of them no symbol's judging decided."""
         kept: set[tuple[int, int]] = set()
         undecided = 0
+        types = ReceiverTypes(self.store)
         for target in each:
-            mine, unjudged, _ = self._narrowed(found, target)
+            mine, unjudged, _ = self._narrowed(found, target, types)
             kept |= {(loc.file_id, loc.line) for loc in mine}
             undecided += unjudged
         return [loc for loc in found if (loc.file_id, loc.line) in kept], undecided
 
-    def _narrowed(self, found: list[Location], target: Target
-                  ) -> tuple[list[Location], int, int]:
+    def _narrowed(self, found: list[Location], target: Target,
+                  types: ReceiverTypes | None = None) -> tuple[list[Location], int, int]:
         """The uses that can be the chosen definition's, how many were undecided, and how
         many were kept by the receiver's name alone."""
-        narrower = Narrower(self.store, target)
+        narrower = Narrower(self.store, target, types)
         ids = sorted({loc.file_id for loc in found})
         trees = definition_trees(self.store, ids)
         texts = dict(self.store.texts(ids))
