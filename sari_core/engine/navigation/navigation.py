@@ -204,7 +204,9 @@ class Navigator:
         undecided = 0
         types = ReceiverTypes(self.store)
         for target in each:
-            mine, unjudged, _ = self._narrowed(found, target, types)
+            # a use one definition keeps is in the answer: no other need judge it
+            left = [loc for loc in found if (loc.file_id, loc.line) not in kept]
+            mine, unjudged, _ = self._narrowed(left, target, types)
             kept |= {(loc.file_id, loc.line) for loc in mine}
             undecided += unjudged
         return [loc for loc in found if (loc.file_id, loc.line) in kept], undecided
