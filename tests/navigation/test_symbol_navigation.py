@@ -100,7 +100,7 @@ def test_callers_of_a_module_function_follow_its_import(workspace: Workspace) ->
 def test_a_bare_name_is_still_answered_for_every_definition(workspace: Workspace) -> None:
     result = ask(workspace, "send")
     assert {("pkg/adapters.py", 6), ("pkg/sessions.py", 6)} <= where(result)
-    assert result.extra["precision"] == "name-based"
+    assert result.notes[0].startswith("The name send names 2 definitions, pooled")
 
 
 def test_a_name_nothing_defines_is_answered_by_name_and_says_so(workspace: Workspace) -> None:

@@ -61,7 +61,7 @@ def test_callers_of_a_method_are_the_calls_of_that_method_only(make_kernel: Kern
     assert [m["line"] for m in narrowed["matches"]] == [12]
     # ...and by name both `total` methods' calls are callers of `total`
     by_name = kernel.execute_search({"query": "total", "kind": "callers"})
-    assert by_name["meta"]["precision"] == "name-based"
+    assert by_name["meta"]["precision"] == "narrowed-by-index"  # pooled: each judged by its class
     assert [m["line"] for m in by_name["matches"]] == [12, 16]
     response = _exact(kernel, query="Cart.total", kind="callers")
     assert response["meta"]["precision"] == "exact:basedpyright"
@@ -106,7 +106,7 @@ def test_navigation_off_answers_from_the_index(make_kernel: KernelFactory) -> No
     kernel = make_kernel(FILES, prewarm=True, ruff=False, navigation=False)
     time.sleep(1)
     response = kernel.execute_search({"query": "Invoice", "kind": "references"})
-    assert response["meta"]["precision"] == "name-based"
+    assert response["meta"]["precision"] == "narrowed-by-index"  # defined once: as at its line
 
 
 def _lines(response: dict[str, Any]) -> list[tuple[str, int]]:

@@ -65,12 +65,14 @@ def _words(name: str) -> set[str]:
 class Narrower:
     """Judges the uses of ``target.name`` for ``target.chosen``."""
 
-    def __init__(self, store: IndexStore, target: Target) -> None:
+    def __init__(self, store: IndexStore, target: Target,
+                 types: ReceiverTypes | None = None) -> None:
         self.target = target
         self.name = target.name
         self.chosen_lines = {(n.row.file_id, n.row.line) for n in target.chosen}
         self.other_lines = {(n.row.file_id, n.row.line) for n in target.others}
-        self.types = ReceiverTypes(store)
+        # what the text says of receivers holds for any target: judges of one name share it
+        self.types = types or ReceiverTypes(store)
         # classes by (file, name): a base is resolved through its file's imports, so a
         # namesake (abc's Stream, a backend's Stream(abc.Stream)) is not the other's
         subclasses = Subclasses(store, self.types)
@@ -386,4 +388,18 @@ def note(target: Target, before: int, after: int, undecided: int, by_name: int =
     return text + "."
 
 
-__all__ = ["Narrower", "Named", "Use", "innermost", "note", "overrides"]
+def pooled_note(each: list[Target], before: int, after: int, undecided: int) -> str:
+    """Which definitions a name's answer pools, and what judging each use kept."""
+    shown = [f"{t.chosen[0].qualified} ({t.chosen[0].row.path}:{t.chosen[0].row.line})"
+             for t in each[:5]]
+    more = f" and {len(each) - 5} more" if len(each) > 5 else ""
+    text = (f"The name {each[0].name} names {len(each)} definitions, pooled: "
+            f"{', '.join(shown)}{more}. Each use was judged as each definition asked at its "
+            f"line would judge it and kept when it can be one of them: {after} of {before} "
+            "kept")
+    if undecided:
+        text += f"; {undecided} judgements through a receiver of unknown type (kept)"
+    return text + ". Ask Class.method or path:line for one of them."
+
+
+__all__ = ["Narrower", "Named", "Use", "innermost", "note", "overrides", "pooled_note"]

@@ -9,7 +9,9 @@ definition: references and callers are narrowed by the class, module or import w
 at each use (:mod:`sari_core.engine.navigation.narrowing`; these are read for Python, and
 elsewhere a use in a file defining no namesake is kept by name); ``extra.precision`` is then
 ``narrowed-by-index`` and a note says how many uses were kept and how many of them the
-index could not judge. Each hit names the definition enclosing it and that definition's
+index could not judge. A bare name naming one symbol is answered as its ``path:line``; one
+naming several keeps a use when judging it for one of them keeps it, and the note lists
+the definitions pooled. Each hit names the definition enclosing it and that definition's
 lines (``scope``, ``scope_lines``), so an agent reads just that range.
 
 * ``callers``: the call sites the tags found (``@reference.call``), one per line, and
@@ -42,11 +44,12 @@ from sari_core.engine.index.names import MatchMode, folded_name, like_pattern, m
 from sari_core.engine.index.scope_tree import Scope, innermost
 from sari_core.engine.index.store import IndexStore
 from sari_core.engine.navigation.code_words import CodeWords
-from sari_core.engine.navigation.narrowing import Narrower, Use, note, overrides
+from sari_core.engine.navigation.narrowing import Narrower, Use, note, overrides, pooled_note
 from sari_core.engine.python.code_text import Spans, in_prose, in_string, prose_spans
 from sari_core.engine.python.decorated import PYTHON_SUFFIXES, accessor_lines
+from sari_core.engine.python.receiver_types import ReceiverTypes
 from sari_core.engine.python.scopes import definition_trees
-from sari_core.engine.python.symbol_target import Target, is_location, resolve
+from sari_core.engine.python.symbol_target import Target, is_location, resolve, symbols
 from sari_core.engine.search.text_match import glob_spec, literal_files
 from sari_core.models import SearchCall, SearchMatch, SearchResult
 
@@ -54,6 +57,8 @@ PRECISION = "name-based"
 NARROWED = "narrowed-by-index"  # one definition's: uses judged by class, module, import
 MAX_NAMES = 20  # distinct names a prefix or fuzzy query expands to
 MAX_LOCATIONS = 20_000
+# a name defined more often than this is answered by name: judging each costs too much
+MAX_POOLED = 40
 SNIPPET_CHARS = 160
 _TAG_KIND = {"callers": "call", "implementations": "implementation"}
 _CLASS_KINDS = ("class", "interface", "struct")
@@ -140,6 +145,13 @@ class Navigator:
 
     def search(self, call: SearchCall, *, index_ready: bool = True) -> SearchResult:
         target = resolve(self.store, call.query) if call.match is None else None
+        pooled: list[Target] = []
+        if target is not None and target.chosen and not target.note:
+            each = symbols(self.store, target)
+            if len(each) == 1:
+                target = each[0]  # one symbol however it is named: as asked at its line
+            elif len(each) <= MAX_POOLED:
+                pooled = each
         names = [target.name] if target is not None and target.name \
             else self.names(call.query, call.match)
         # a class is called where it is constructed: handing it on (x: Env, class B(Env),
@@ -164,6 +176,11 @@ class Navigator:
             notes.append(f"The overrides of {target.chosen[0].qualified} in the classes "
                          "extending its class, as the index sees their bases.")
             precision = NARROWED
+        elif pooled and call.kind != "implementations":
+            before = len(found)
+            found, undecided = self._pooled(found, pooled)
+            notes.append(pooled_note(pooled, before, len(found), undecided))
+            precision = NARROWED
         elif target is not None and target.named:
             before = len(found)
             found, undecided, by_name = self._narrowed(found, target)
@@ -180,11 +197,25 @@ class Navigator:
             truncated=len(found) > len(matches_out), index_ready=index_ready, notes=notes,
             extra={"total_unit": "locations", "precision": precision, "names": names})
 
-    def _narrowed(self, found: list[Location], target: Target
-                  ) -> tuple[list[Location], int, int]:
+    def _pooled(self, found: list[Location], each: list[Target]) -> tuple[list[Location], int]:
+        """The uses that can be one of several symbols' (each judged as asked at its line),
+        and how many of them no symbol's judging decided."""
+        kept: set[tuple[int, int]] = set()
+        undecided = 0
+        types = ReceiverTypes(self.store)
+        for target in each:
+            # a use one definition keeps is in the answer: no other need judge it
+            left = [loc for loc in found if (loc.file_id, loc.line) not in kept]
+            mine, unjudged, _ = self._narrowed(left, target, types)
+            kept |= {(loc.file_id, loc.line) for loc in mine}
+            undecided += unjudged
+        return [loc for loc in found if (loc.file_id, loc.line) in kept], undecided
+
+    def _narrowed(self, found: list[Location], target: Target,
+                  types: ReceiverTypes | None = None) -> tuple[list[Location], int, int]:
         """The uses that can be the chosen definition's, how many were undecided, and how
         many were kept by the receiver's name alone."""
-        narrower = Narrower(self.store, target)
+        narrower = Narrower(self.store, target, types)
         ids = sorted({loc.file_id for loc in found})
         trees = definition_trees(self.store, ids)
         texts = dict(self.store.texts(ids))

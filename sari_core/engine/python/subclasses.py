@@ -38,8 +38,10 @@ def extending(store: IndexStore, classes: set[str], stop: AbstractSet[str] = fro
 
 
 def class_keys(store: IndexStore, named: Iterable[Named]) -> set[ClassKey]:
-    """The classes holding the definitions ``named`` (methods: their class in their file)."""
-    return {(n.row.file_id, n.parent.rsplit(".", 1)[-1]) for n in named if n.parent}
+    """The classes holding the definitions ``named`` (methods: their class in their file);
+    a function's local function has none."""
+    return {(n.row.file_id, n.parent.rsplit(".", 1)[-1]) for n in named
+            if n.parent and n.in_class}
 
 
 class Subclasses:

@@ -8,7 +8,8 @@ query names one:
 * a dotted name (``Session.send``, ``requests.sessions.Session.send``, ``Foo::bar``): the
   definitions of the last part whose module path and enclosing definitions end with the
   rest (``src/requests/sessions.py`` is the module ``src.requests.sessions``);
-* a bare name: every definition of it (no narrowing: the name is the question).
+* a bare name: every definition of it; :func:`symbols` splits them into the symbols they
+  are, each as its ``path:line`` names it, so the name is answered as those would be.
 
 When a dotted name or a location names no indexed definition, the query is answered by
 name and the answer says so.
@@ -20,12 +21,13 @@ import re
 from dataclasses import dataclass, field
 
 from sari_core.engine.index.names import dotted_parts, folded_name
-from sari_core.engine.index.scope_tree import Scope, innermost
+from sari_core.engine.index.scope_tree import Scope, enclosing, innermost
 from sari_core.engine.index.store import IndexStore, SymbolHit
 from sari_core.engine.python.decorated import accessor_lines, is_overload
 from sari_core.engine.python.scopes import definition_trees
 
 MAX_DEFINITIONS = 2000
+_FUNCTION_KINDS = frozenset(("function", "method"))
 _LOCATION = re.compile(r"(?P<path>[^:]+):(?P<line>\d+)\Z")
 
 
@@ -36,6 +38,7 @@ class Named:
     row: SymbolHit
     qualified: str  # Class.method inside its file
     parent: str | None  # the enclosing definition's qualified name (a method's class)
+    in_class: bool = False  # its parent is no function: it is not a function's local
 
 
 @dataclass
@@ -68,7 +71,9 @@ def _named(store: IndexStore, rows: list[SymbolHit]) -> list[Named]:
         scope = _scope_at(trees.get(row.file_id, []), row)
         qualified = scope.qualified if scope is not None else row.name
         parent = qualified[:-len(row.name)].rstrip(".") or None
-        out.append(Named(row, qualified, parent))
+        holder = enclosing(trees.get(row.file_id, []), scope) if scope is not None else None
+        out.append(Named(row, qualified, parent,
+                         holder is not None and holder.kind not in _FUNCTION_KINDS))
     return out
 
 
@@ -111,6 +116,29 @@ def _at(store: IndexStore, path: str, line: int) -> Target:
         or min(rows, key=lambda r: r.end_line - r.line)
     every = _named(store, store.symbols("s.is_def = 1 AND s.folded = ? AND s.name = ?",
                                         (folded_name(row.name), row.name), limit=MAX_DEFINITIONS))
+    return _one(store, row, every)
+
+
+def symbols(store: IndexStore, target: Target) -> list[Target]:
+    """The one-symbol targets ``target``'s definitions make, each as asking at its line would.
+
+    An overload's signatures, or a property's getter and setter, are one symbol; any other
+    two definitions are two.
+    """
+    every = [*target.chosen, *target.others]
+    out: list[Target] = []
+    covered: set[tuple[int, int]] = set()
+    for named in target.chosen:
+        if (named.row.file_id, named.row.line) in covered:
+            continue
+        one = _one(store, named.row, every)
+        covered |= {(n.row.file_id, n.row.line) for n in one.chosen}
+        out.append(one)
+    return out
+
+
+def _one(store: IndexStore, row: SymbolHit, every: list[Named]) -> Target:
+    """The symbol defined at ``row``, among ``every`` definition of its name."""
     chosen = [named for named in every if named.row.file_id == row.file_id
               and named.row.line == row.line]
     accessors = accessor_lines(store, [row.name])
