@@ -11,8 +11,11 @@ checks the candidates itself.
 
 from __future__ import annotations
 
+import os
+
 from sari_core.engine.index.store import IndexStore
 from sari_core.engine.scan.scan import WorkspaceScan, ripgrep
+from sari_core.engine.search import work_budget
 from sari_core.engine.search.regex_plan import candidate_query
 from sari_core.engine.search.search import Searcher
 from sari_core.engine.search.text_match import FileHit, glob_filter
@@ -54,9 +57,26 @@ def ripgrep_among_candidates(scan: WorkspaceScan, store: IndexStore, call: Searc
                              call.path_glob)
     if not candidates:
         return []
+    candidates = _funded(scan, candidates)
     found = scan.matching_among(call.query, [(hit.root, hit.path) for hit in candidates],
                                 case_sensitive=call.case_sensitive)
     if found is None:
         return None
     return sorted((hit for hit in candidates if (hit.root, hit.path) in found),
                   key=lambda hit: (hit.root, hit.path))
+
+
+def _funded(scan: WorkspaceScan, candidates: list[FileHit]) -> list[FileHit]:
+    """The candidates the search's work budget pays for, in order: rg reading a file is
+    scanning it, so each is counted as the index's own check would count it, and a search
+    past its budget answers with what it found in those (the budget says so)."""
+    funded: list[FileHit] = []
+    for hit in candidates:
+        try:
+            size = os.stat(os.path.join(scan.roots[hit.root], hit.path)).st_size
+        except (OSError, IndexError):
+            size = 0
+        if not work_budget.spend(size):
+            break
+        funded.append(hit)
+    return funded
