@@ -4,6 +4,7 @@ named its lines paid for again when it was answered with something else."""
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import Any
 
@@ -11,9 +12,9 @@ import pytest
 from bench_modules import load_bench
 
 agent_cost = load_bench("agent_cost")
-corpora = pytest.importorskip("agent_cost_corpora")  # the bench folder is on the path now
-view_module = pytest.importorskip("agent_cost_view")
-agents = pytest.importorskip("agent_cost_agents")
+corpora = importlib.import_module("agent_cost_corpora")  # the bench folder is on the path now
+view_module = importlib.import_module("agent_cost_view")
+agents = importlib.import_module("agent_cost_agents")
 
 
 def test_the_stdlib_corpus_leaves_out_the_hosts_installed_packages(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ path and the agent obeys the answer as Claude Code does."""
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import pytest
@@ -11,10 +12,10 @@ from bench_modules import load_bench
 agent_cost = load_bench("agent_cost")
 for policy in ("sari_budget", "sari_relevance", "sari_aggregation", "sari_refgate"):
     pytest.importorskip(policy, reason="the hooks arms run the four default policies")
-native = pytest.importorskip("agent_cost_native")  # the bench folder is on the path now
-hooks = pytest.importorskip("agent_cost_hooks")
-corpora = pytest.importorskip("agent_cost_corpora")
-scripts = pytest.importorskip("replay_scripts")
+native = importlib.import_module("agent_cost_native")  # the bench folder is on the path now
+hooks = importlib.import_module("agent_cost_hooks")
+corpora = importlib.import_module("agent_cost_corpora")
+scripts = importlib.import_module("replay_scripts")
 
 try:
     native.rg_executable()

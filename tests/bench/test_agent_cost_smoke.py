@@ -4,6 +4,7 @@ reads a long file only around what its search showed, and every needed line arri
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import pytest
@@ -14,9 +15,9 @@ from sari_core.costmodel import tokens
 agent_cost = load_bench("agent_cost")
 for policy in ("sari_budget", "sari_relevance", "sari_aggregation", "sari_refgate"):
     pytest.importorskip(policy, reason="the bench's policies arm runs the four default policies")
-native = pytest.importorskip("agent_cost_native")  # the bench folder is on the path now
-corpora = pytest.importorskip("agent_cost_corpora")
-scripts = pytest.importorskip("replay_scripts")
+native = importlib.import_module("agent_cost_native")  # the bench folder is on the path now
+corpora = importlib.import_module("agent_cost_corpora")
+scripts = importlib.import_module("replay_scripts")
 
 try:
     native.rg_executable()
