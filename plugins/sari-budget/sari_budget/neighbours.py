@@ -49,6 +49,18 @@ def _definitions(outline: str) -> list[Definition]:
     return found
 
 
+def definition_at(session: Session, target: str, line: int) -> Definition | None:
+    """The definition of ``target`` whose first line is ``line``, from the file's outline;
+    None when none begins there or the file has no outline. A search that matched a
+    definition's first line (a grep for ``def name``) matched that definition, whether or
+    not the index had parsed the file when it answered."""
+    try:
+        outline = session.probe_read(ReadCall(mode="outline", target=target, limit=5000))
+    except Exception:  # noqa: BLE001 - no outline: the match stays a line
+        return None
+    return next((d for d in _definitions(outline.text) if d.first == line), None)
+
+
 def related(session: Session, target: str, line: int, end: int,
             reach: int) -> list[Definition]:
     """Definitions of ``target`` within ``reach`` lines of the one at ``line``-``end`` that

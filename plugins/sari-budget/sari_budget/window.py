@@ -10,7 +10,7 @@ costs it a turn that reads the whole conversation again.
 from __future__ import annotations
 
 import sari_budget.guidance as guidance
-from sari_budget.neighbours import Definition, related
+from sari_budget.neighbours import Definition, definition_at, related
 from sari_budget.settings import BudgetSettings
 from sari_budget.usage import InFlight, usage_of
 from sari_core import NextCall, ReadCall, Session, Verdict, normalize_path
@@ -39,6 +39,9 @@ def window_at_match(call: ReadCall, session: Session, settings: BudgetSettings,
     if total is None or total <= cap:
         return None  # the whole file fits: nothing will be cut
     line, end = match
+    if end == line:  # a line the outline begins a definition at: that definition
+        found = definition_at(session, call.target, line)
+        end = found.last if found is not None else end
     if end > line:  # a definition: all of it, and its decorators and comments above
         first = max(1, line - DEFINITION_MARGIN)
         # All of it in one read, up to the cap of a read that names its lines: these lines

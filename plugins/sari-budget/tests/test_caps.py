@@ -187,6 +187,23 @@ def test_a_capped_whole_file_read_shows_the_matched_definition_whole(make_kernel
         "mode": "file", "target": LONG_DEF, "offset": 231, "limit": 40}
 
 
+def test_a_search_that_matched_a_definition_s_first_line_shows_that_definition(
+        make_kernel) -> None:
+    """A search answered from a scan while the index is still being built gives lines, not
+    definitions' spans; a hit on the line a definition begins at is still that definition,
+    and the whole-file read after it shows all of it, not the window around the line."""
+    kernel = make_kernel()
+    kernel.engine.scan_before_build = True  # as the CLI and a starting server answer
+    found = kernel.execute_search({"query": "def target_function"})
+    first = found["matches"][0]
+    assert (first["path"], first["line"]) == (LONG_DEF, 201)
+    assert first.get("end_line") in (None, 201)  # a line, not the definition's span
+    response = kernel.execute_read({"mode": "file", "target": LONG_DEF})
+    assert (response["meta"]["start_line"], response["meta"]["end_line"]) == (191, 270)
+    [warning] = stabilization(response)["warnings"]
+    assert warning == "Shown: the definition the search matched (lines 201-260)."
+
+
 def test_a_matched_definition_longer_than_one_read_still_comes_whole(make_kernel) -> None:
     """The search chose those lines: a definition longer than max_single_read_lines is
     served whole (up to max_range_read_lines), not cut for a second read to finish."""
