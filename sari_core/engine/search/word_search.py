@@ -35,6 +35,9 @@ Ranking (documented in docs/engine.md):
   - ``OPPOSITE`` for a definition whose name goes the other way from the query's words
     (a writer or dumper when the query reads or loads; see
     :mod:`sari_core.engine.search.directions`);
+  - ``1 + SEMANTIC * s`` for the best ``SEMANTIC_RANKED`` definitions after heads, ``s``
+    their closeness in meaning to the query, when the ``semantic`` extra is installed
+    (not when the query asks for docs; see :mod:`sari_core.engine.search.semantic_rank`);
 
 * a special method (``__str__``, ``__init__``) is named for the protocol it implements,
   not for what it does: its name counts for nothing (neither in BM25 nor as a name word);
@@ -64,6 +67,7 @@ from sari_core.engine.search.query_words import (
     term_groups,
     word_groups,
 )
+from sari_core.engine.search.semantic_rank import by_meaning
 
 __all__ = ["WordHit", "is_prose", "is_test", "query_terms", "search_words", "stem",
            "term_groups"]
@@ -283,6 +287,7 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
     scored.sort(key=_ORDER)  # stable: rows of one score, path and line stay in rank order
     if not asks_docs:  # docs are asked for: what a definition says of itself does not count
         scored = _by_heads(store, scored, groups, len(terms), asks_tests)
+        scored = by_meaning(store, query, scored, _ORDER)
         # A question about code is answered by code: prose, however many of the words it
         # holds, comes after every code hit (stable: each part keeps its order).
         scored.sort(key=lambda entry: is_prose(entry[1]))
