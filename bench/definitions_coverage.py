@@ -255,7 +255,8 @@ def reciprocal(ranked: list[tuple[str, int]], path: str, ranges: list[tuple[int,
 
 
 def sari_ranked(workspace: Workspace, query: str) -> list[tuple[str, int]]:
-    result = workspace.search(SearchCall(query=query, limit=DEPTH))
+    # literal=False: the default search a client gets when it names no kind
+    result = workspace.search(SearchCall(query=query, limit=DEPTH, literal=False))
     return [(match.path, match.line) for match in result.matches]
 
 

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from bench_modules import run_smoke
+from bench_modules import load_bench, run_smoke
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
@@ -152,3 +152,20 @@ def test_the_definitions_bench_prints_coverage_and_mrr_per_language() -> None:
     for language in ("go", "javascript"):
         assert re.search(rf"^{language}: .* coverage [\d.]+ \(\d+/\d+\)", out, re.M), out
     assert len(re.findall(r"definition MRR@10 over \d+ queries: sari [\d.]+, rg [\d.]+", out)) == 2
+
+
+def test_the_definitions_bench_asks_the_search_a_client_gets_when_it_names_no_kind(
+        tmp_path: Path) -> None:
+    # No line holds the words as written: only the search that understands words finds the
+    # function; the literal-only text search finds nothing.
+    from sari_core.engine import Workspace
+
+    coverage = load_bench("definitions_coverage")
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "retry.ts").write_text(
+        "export function retryUpload(file: string): boolean {\n  return send(file);\n}\n",
+        encoding="utf-8")
+    with Workspace([root], index_path=tmp_path / "index.sqlite", watch=False) as workspace:
+        workspace.ensure_index(progress=False)
+        assert ("retry.ts", 1) in coverage.sari_ranked(workspace, "retry upload")

@@ -28,12 +28,16 @@ Ranking (documented in docs/engine.md):
     what was asked before one whose body merely uses the words (not when the query asks
     for docs: they are prose, without heads);
   - ``PROSE`` for docs, changelogs and package metadata, and for everything else instead
-    when the query asks for docs ("changelog", "readme", "docs", ...); ``TEST`` for test
+    when the query asks for docs ("changelog", "readme", "docs", ...); a query that does
+    not ask for docs gets them after every code hit, whatever their score; ``TEST`` for test
     files unless it asks for tests; ``EXAMPLE`` for examples, demos and benchmarks unless it
     asks for docs or examples; ``THIRD_PARTY`` for installed code;
   - ``OPPOSITE`` for a definition whose name goes the other way from the query's words
     (a writer or dumper when the query reads or loads; see
     :mod:`sari_core.engine.search.directions`);
+  - ``1 + SEMANTIC * s`` for the best ``SEMANTIC_RANKED`` definitions after heads, ``s``
+    their closeness in meaning to the query, when the ``semantic`` extra is installed
+    (not when the query asks for docs; see :mod:`sari_core.engine.search.semantic_rank`);
 
 * a special method (``__str__``, ``__init__``) is named for the protocol it implements,
   not for what it does: its name counts for nothing (neither in BM25 nor as a name word);
@@ -63,6 +67,7 @@ from sari_core.engine.search.query_words import (
     term_groups,
     word_groups,
 )
+from sari_core.engine.search.semantic_rank import by_meaning
 
 __all__ = ["WordHit", "is_prose", "is_test", "query_terms", "search_words", "stem",
            "term_groups"]
@@ -96,7 +101,7 @@ _DOC_WORDS = frozenset(("doc", "docs", "documentation", "documented", "readme", 
                         "example", "examples", "tutorial", "guide", "manual"))
 _DOC_PAIRS = frozenset((("release", "notes"), ("change", "log")))
 _TEST_WORDS = frozenset(("test", "tests", "testing", "fixture", "fixtures", "pytest"))
-_PROSE_SUFFIXES = (".md", ".rst", ".txt", ".adoc", ".html", ".htm", ".ipynb", ".tex")
+_PROSE_SUFFIXES = (".md", ".rst", ".txt", ".adoc", ".org", ".html", ".htm", ".ipynb", ".tex")
 _PROSE_NAMES = re.compile(
     r"(^|/)(changelog|changes|history|news|authors|contributors|license|copying|notice|"
     r"pkg-info|readme|sources\.txt|release[-_]?notes)[^/]*$", re.IGNORECASE)
@@ -282,6 +287,10 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
     scored.sort(key=_ORDER)  # stable: rows of one score, path and line stay in rank order
     if not asks_docs:  # docs are asked for: what a definition says of itself does not count
         scored = _by_heads(store, scored, groups, len(terms), asks_tests)
+        scored = by_meaning(store, query, scored, _ORDER)
+        # A question about code is answered by code: prose, however many of the words it
+        # holds, comes after every code hit (stable: each part keeps its order).
+        scored.sort(key=lambda entry: is_prose(entry[1]))
     kept: list[WordHit] = []
     per_file: dict[int, int] = {}
     for negated, _, _, row in scored:
