@@ -74,25 +74,30 @@ def bulk(conn: sqlite3.Connection, lock: threading.RLock, enabled: bool) -> Iter
 
 @contextmanager
 def first_build(conn: sqlite3.Connection, lock: threading.RLock, enabled: bool,
-                keep: Callable[[], bool]) -> Iterator[None]:
+                keep: Callable[[], bool], tables: tuple[str, ...] = FTS_TABLES,
+                name_index: bool = True) -> Iterator[None]:
     """Rows first, the indexes over them after (see the module's docstring).
 
     :param keep: whether to build the indexes on the way out (not when the build is
         being cancelled: the next refresh builds them, as one left them missing).
+    :param tables: the full-text tables this build fills (the first phase fills the
+        trigram index, the second the word index).
+    :param name_index: drop the symbol name index and build it after the rows.
     """
     if enabled:
         with lock:
-            conn.execute("DROP INDEX IF EXISTS symbols_folded")
-            set_fts(conn, FIRST_BUILD_FTS)
+            if name_index:
+                conn.execute("DROP INDEX IF EXISTS symbols_folded")
+            set_fts(conn, FIRST_BUILD_FTS, tables)
     try:
         yield
     finally:
         if enabled:
             with lock:
                 if keep():
-                    for table in FTS_TABLES:
+                    for table in tables:
                         conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
-                set_fts(conn, USUAL_FTS)
+                set_fts(conn, USUAL_FTS, tables)
     if keep():
         with lock:
             # Sorted in temporary files, not in memory (the connections' default): at
