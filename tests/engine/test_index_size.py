@@ -260,17 +260,25 @@ def test_a_first_build_indexes_symbol_names_after_storing_them(
     for n in range(8):
         (tmp_path / f"m{n}.py").write_text(f"def f{n}():\n    return g{n}()\n",
                                            encoding="utf-8")
+    # (The first phase's rows are its definition lines'; the second phase's parses replace
+    # them under the index, which searches between the phases use.)
     during: list[set[str]] = []
     put_symbols = IndexStore.put_symbols
+    put_definition_lines = IndexStore.put_definition_lines
 
     def watching(self: IndexStore, conn: sqlite3.Connection, *args: object) -> None:
         during.append(_name_indexes(conn))
         put_symbols(self, conn, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(IndexStore, "put_symbols", watching)
+    def watching_lines(self: IndexStore, conn: sqlite3.Connection, *args: object) -> None:
+        during.append(_name_indexes(conn))
+        put_definition_lines(self, conn, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(IndexStore, "put_definition_lines", watching_lines)
     with Workspace([tmp_path], index_path=tmp_path / "index.sqlite", watch=False) as engine:
         engine.ensure_index(progress=False)
-        assert during and all(not names for names in during)
+        assert len(during) == 8 and all(not names for names in during)
+        monkeypatch.setattr(IndexStore, "put_symbols", watching)
         assert _name_indexes(engine.store.reader) == {"symbols_folded"}
         plan = " ".join(str(row) for row in engine.store.reader.execute(
             "EXPLAIN QUERY PLAN SELECT * FROM symbols WHERE folded = 'f3' AND is_def = 1"))
