@@ -165,10 +165,13 @@ def test_the_words_a_worker_splits_are_the_ones_removed_later(
         assert "canter" in _vocabulary(engine)
 
 
+@pytest.mark.parametrize("first_build", [False, True], ids=["refresh", "second-phase"])
 def test_files_waiting_for_a_worker_are_bounded(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first_build: bool) -> None:
     # The build reads files faster than workers parse them; the bytes sent and not yet
-    # answered are held in memory, so past a bound the build stores results first.
+    # answered are held in memory, so past a bound the build stores results first. (A
+    # first build parses in its second phase, from the stored texts.)
+    monkeypatch.setattr(indexer, "BULK_FILES", 5 if first_build else 1_000)
     monkeypatch.setattr(symbol_jobs, "POOL_THRESHOLD_FILES", 1)
     monkeypatch.setattr(symbol_jobs, "BATCH_BYTES", 1_000)
     monkeypatch.setattr(symbol_jobs, "BACKLOG_BYTES", 3_000)

@@ -294,12 +294,15 @@ class Indexer:
                     part = pending[start:start + COMPLETE_FILES]
                     for file_id, _, digest in part:
                         digests[file_id] = digest
-                    for file_id, data in self.store.utf8_texts([row[0] for row in part]):
-                        self._let_calls_pass()
-                        jobs.add(file_id, languages[file_id], data)
-                        bar.advance()
                     with self.store.transaction() as conn:
-                        stored += self._store_symbols(conn, jobs.within_backlog(), digests)
+                        for file_id, data in self.store.utf8_texts([row[0] for row in part]):
+                            self._let_calls_pass()
+                            jobs.add(file_id, languages[file_id], data)
+                            bar.advance()
+                            if jobs.backlog > BACKLOG_BYTES:  # bounded memory
+                                stored += self._store_symbols(conn, jobs.within_backlog(),
+                                                              digests)
+                        stored += self._store_symbols(conn, jobs.completed(), digests)
                 if not self.cancelled.is_set():
                     with self.store.transaction() as conn:
                         stored += self._store_symbols(conn, jobs.finish(), digests)
