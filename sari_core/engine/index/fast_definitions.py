@@ -54,8 +54,8 @@ def _last_line(text: str, start: int, indent: int, line: int, python: bool) -> i
     position = text.find("\n", start)
     while position != -1:
         found = end.search(text, position)
-        if found is None:
-            return line + text.count("\n", start)
+        if found is None:  # the block runs to the text's last line that is not blank
+            return line + text.count("\n", start, len(text.rstrip()))
         following = text[found.end():found.end() + 3]
         if python and following[:1] in (")", "]", "}"):  # a multi-line signature or value
             position = text.find("\n", found.end())
