@@ -66,6 +66,8 @@ PARSED_KINDS = frozenset({"symbol", "references", "callers", "implementations"})
 DEFINITION_LINES_NOTE = ("The index is still parsing source files: their definitions are "
                          "read from definition lines (def, class, function ...) meanwhile, "
                          "and references are not known yet.")
+WORDS_PENDING_NOTE = ("The index is still parsing source files: a match by words is found "
+                      "in them once they are parsed; literal matches are complete.")
 READY_WAIT_SECONDS = 2.0  # how long a search waits for a background build before answering
 
 
@@ -343,10 +345,13 @@ class Workspace:
 
     def search(self, call: SearchCall) -> SearchResult:
         result = self._search(call)
-        if call.kind in PARSED_KINDS and self.store.symbols_pending_any() and \
-                self.index_complete:
-            result.notes.append(DEFINITION_LINES_NOTE)
-            result.extra["symbols"] = "definition lines"
+        parsed, words = call.kind in PARSED_KINDS, call.kind == "text" and not call.literal
+        if (parsed or words) and self.index_complete and self.store.symbols_pending_any():
+            if parsed:
+                result.notes.append(DEFINITION_LINES_NOTE)
+                result.extra["symbols"] = "definition lines"
+            else:
+                result.notes.append(WORDS_PENDING_NOTE)
         return result
 
     def _search(self, call: SearchCall) -> SearchResult:
