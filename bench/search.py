@@ -11,7 +11,7 @@ of hard links), so how each cost grows shows. For each size it prints:
   the files rg finds (see ``first_answer.py``; the median of ``--repeat`` rounds);
 * the cold build in a fresh process: its first phase (every kind of search answers
   from the index) and the complete build: wall, CPU (main + workers), MB of text per
-  CPU-second, index size over the text, peak RSS;
+  CPU-second, index size over the text, peak RSS (the main process and its workers together, sampled);
 * warm p50 and p95 of literal, regex and symbol searches, beside ``rg`` and
   ``git grep --no-index`` on the same queries (the symbol search beside
   ``rg 'def NAME|class NAME'``), in wall-clock time and in the searching thread's CPU
@@ -169,12 +169,31 @@ def percentile(values: list[float], fraction: float) -> float:
 # --- the cold build ----------------------------------------------------------------------
 
 BUILD = """
-import json, resource, sys, time
+import glob, json, os, resource, sys, threading, time
 from pathlib import Path
 from sari_core.engine import Workspace
 wall, cpu = time.perf_counter(), time.process_time()
+def rss_kb(pid):
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+    except (OSError, StopIteration):
+        return 0
+def children():
+    pids = []
+    for path in glob.glob(f"/proc/{os.getpid()}/task/*/children"):
+        with open(path) as listed:
+            pids += listed.read().split()
+    return pids
+together = [0]  # the process and its workers, summed, sampled every 20 ms (Linux)
+def sample():
+    while True:
+        together[0] = max(together[0], rss_kb(os.getpid()) + sum(map(rss_kb, children())))
+        time.sleep(0.02)
+if os.path.exists("/proc/self/status"):
+    threading.Thread(target=sample, daemon=True).start()
 def peak_kb():
-    return max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+    return max(together[0], resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 def workers_cpu():
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -213,7 +232,7 @@ def cold_build(root: Path, index: Path) -> dict[str, float]:
           f"{build['workers']:.1f} s workers -> {rate:.2f} MB per CPU-s; {build['files']:,} "
           f"files, {build['text'] / 1e6:.1f} MB of text, {build['symbols']:,} symbols")
     print(f"index size: {size / 1e6:.1f} MB = {size / build['text']:.2f} x the text; "
-          f"peak RSS {build['peak_kb'] / 1024:.0f} MB ({build['counted_peak_kb'] / 1024:.0f} MB "
+          f"peak RSS (main + workers) {build['peak_kb'] / 1024:.0f} MB ({build['counted_peak_kb'] / 1024:.0f} MB "
           "once the bench's own counting queries have read the index)")
     return {"first phase MB per CPU-s": first_rate, "build MB per CPU-s": rate,
             "index / text": size / build["text"],

@@ -130,3 +130,14 @@ def test_an_edit_between_the_phases_is_not_overwritten_by_the_older_parse(
         assert engine.store.pending_symbols() == 0
         assert _symbols(engine, "renamed") == [("m2.py", 1, 2)]
         assert _symbols(engine, "helper_2") == []
+
+
+def test_a_first_build_leaves_no_free_pages_in_the_index(large: Path, tmp_path: Path) -> None:
+    # Merging the word index's segments at the second phase's end frees as many pages as
+    # it keeps, with nothing after it to reuse them: the file would keep them for good.
+    for n in range(40):
+        (large / f"doc{n}.md").write_text(" ".join(f"word{n}x{i}" for i in range(2000)),
+                                          encoding="utf-8")
+    with Workspace([large], index_path=tmp_path / "index.sqlite", watch=False) as engine:
+        engine.ensure_index(progress=False)
+        assert engine.store.reader.execute("PRAGMA freelist_count").fetchone()[0] == 0

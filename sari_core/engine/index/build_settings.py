@@ -9,6 +9,9 @@
   when the build is cancelled: the small updates that follow want them. A build killed
   before that gets them back on the next refresh that is not a first build
   (:func:`settle_fts`): left so, no later update would ever merge their segments.
+  At its end the pages the merges freed are given back to the file system (the index is
+  created with ``auto_vacuum = INCREMENTAL``): the word index's merge frees as many
+  pages as it keeps, and a second phase has nothing after it to reuse them.
 """
 
 from __future__ import annotations
@@ -108,3 +111,6 @@ def first_build(conn: sqlite3.Connection, lock: threading.RLock, enabled: bool,
                     conn.execute(statement)
             finally:
                 conn.execute("PRAGMA temp_store = MEMORY")
+            # the pages the merges freed and nothing after them reused leave the file
+            # (run whole by a script: execute() steps the pragma once, a page a step)
+            conn.executescript("PRAGMA incremental_vacuum;")

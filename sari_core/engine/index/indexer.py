@@ -295,7 +295,10 @@ class Indexer:
                     for file_id, _, digest in part:
                         digests[file_id] = digest
                     with self.store.transaction() as conn:
-                        for file_id, data in self.store.utf8_texts([row[0] for row in part]):
+                        # read by the writer, which maps no page of the index: a reader
+                        # would keep every text it read resident (the build's peak memory)
+                        for file_id, data in self.store.utf8_texts([row[0] for row in part],
+                                                                   conn):
                             self._let_calls_pass()
                             jobs.add(file_id, languages[file_id], data)
                             bar.advance()
