@@ -33,7 +33,7 @@ _CLOSERS = ("}", "end")  # a block's own last line in languages with braces or `
 @cache
 def _block_end(indent: int) -> re.Pattern[str]:
     """The start of the next line indented no deeper than ``indent`` columns."""
-    return re.compile(r"\n[ \t]{0,%d}(?=\S)" % indent)
+    return re.compile(rf"\n[ \t]{{0,{indent}}}(?=\S)")
 
 
 def _kind(language: str, keyword: str, name: str, nested_in_class: bool) -> str:
