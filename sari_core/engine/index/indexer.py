@@ -5,6 +5,12 @@ size or mtime changed (and whose content hash then differs); files gone from
 disk leave the index. :meth:`Indexer.sync` does the same for a known set of
 paths (what the change watcher saw, or what Sari just wrote) and returns the
 changes with the old text from the index and the new text from disk.
+
+The first build of a large tree runs in two phases: :meth:`Indexer.refresh` stores every
+text, its trigrams and the definitions read from definition lines
+(:mod:`~sari_core.engine.index.fast_definitions`), which every kind of search answers
+from; :meth:`Indexer.complete_symbols` then parses each file still marked pending, from
+its stored text, its symbols and word chunks replacing those definitions file by file.
 """
 
 from __future__ import annotations
@@ -124,7 +130,6 @@ class Indexer:
         # definition lines, its parse (and its word chunks) left to complete_symbols.
         self._first_phase = False
         self.completing = False  # complete_symbols runs: a walk leaves pending files to it
-        self.two_phase = True  # a first build runs in two phases (see complete_symbols)
 
     @contextlib.contextmanager
     def calls_first(self) -> Iterator[None]:
@@ -200,7 +205,7 @@ class Indexer:
         bar = Progress(len(todo), progress)
         bulk = len(todo) >= BULK_FILES
         first = bulk and self.store.get_meta(COMPLETE_KEY) is None
-        self._first_phase = first and self.two_phase
+        self._first_phase = first  # its parse comes in a second phase (complete_symbols)
         jobs = SymbolJobs(0 if self._first_phase else len(todo))
         try:
             with self.store.bulk(bulk), \
