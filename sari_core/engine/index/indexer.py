@@ -305,6 +305,8 @@ class Indexer:
                         for file_id, data in self.store.utf8_texts([row[0] for row in part],
                                                                    conn):
                             self._let_calls_pass()
+                            if self.cancelled.is_set():  # closing: what is stored stays
+                                break
                             jobs.add(file_id, languages[file_id], data)
                             bar.advance()
                             if jobs.backlog > BACKLOG_BYTES:  # bounded memory
