@@ -245,13 +245,12 @@ class IndexStore(StoredTexts):
     def put_file(self, conn: sqlite3.Connection, previous: FileRow | None, root: int, path: str,
                  size: int, mtime_ns: int, digest: str, language: str | None, kind: str,
                  text: str | None, encoding: str | None, checked_ns: int,
-                 symbols_pending: bool = False, words_now: bool = True) -> int:
+                 symbols_pending: bool = False) -> int:
         """Insert or replace one file's row, its text and (by clearing) its symbols.
 
-        :param symbols_pending: the file's symbols (and word chunks) come later, in the
-            build's second phase (:meth:`put_symbols` clears the mark).
-        :param words_now: compute the word chunks of a file without a grammar here (the
-            first phase of a build leaves them to the second).
+        :param symbols_pending: the file's symbols (and word chunks) come later, from a
+            worker or in a first build's second phase (:meth:`put_symbols` clears the
+            mark); until then a refresh treats the file as changed.
         """
         values = (size, mtime_ns, digest, language, kind, int(bool(text is not None
                                                                     and text.isascii())),
@@ -281,7 +280,7 @@ class IndexStore(StoredTexts):
             if self._trigram_bytes >= TRIGRAM_ROWS_BYTES:
                 self._flush_trigrams(conn)
         # Words: a source file's chunks follow its definitions (put_symbols), others' now.
-        if text is not None and language not in GRAMMARS and words_now:
+        if text is not None and language not in GRAMMARS:
             word_index.put_file(conn, file_id, text)
         return file_id
 
