@@ -61,6 +61,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# Between a first build's two phases, what a search by symbol answers from.
+PARSED_KINDS = frozenset({"symbol", "references", "callers", "implementations"})
+DEFINITION_LINES_NOTE = ("The index is still parsing source files: their definitions are "
+                         "read from definition lines (def, class, function ...) meanwhile, "
+                         "and references are not known yet.")
+WORDS_PENDING_NOTE = ("The index is still parsing source files: a match by words is found "
+                      "in them once they are parsed; literal matches are complete.")
 READY_WAIT_SECONDS = 2.0  # how long a search waits for a background build before answering
 
 
@@ -97,6 +104,7 @@ class Workspace:
             first_build=self.store.get_meta(COMPLETE_KEY) != "1")
         self._sync_lock = threading.RLock()
         self._build_lock = threading.Lock()
+        self._completion_lock = threading.Lock()  # held by a build's second phase
         self._start_lock = threading.Lock()
         self._ready = threading.Event()
         self._pending: list[FileChange] = []
@@ -172,9 +180,35 @@ class Workspace:
             thread is not None and thread.is_alive())
         return building and not self.index_complete
 
-    def ensure_index(self, progress: bool | None = None, *, lowered: bool = False) -> IndexStats:
+    def ensure_index(self, progress: bool | None = None, *, lowered: bool = False,
+                     complete: bool = True) -> IndexStats:
         """Build or refresh the index (incremental); a progress bar only on a terminal;
-        ``lowered``: at a lower CPU priority (a background build)."""
+        ``lowered``: at a lower CPU priority (a background build).
+
+        A first build answers every kind of search once its first phase is in (the texts,
+        their trigrams, definitions read from definition lines); its second phase, the
+        parse of each source file, follows at a lower priority (:meth:`complete_index`),
+        unless ``complete`` is false.
+        """
+        stats = self._refresh_index(progress, lowered)
+        if complete:
+            self.complete_index(progress, lowered=True)
+        return stats
+
+    def complete_index(self, progress: bool | None = None, *, lowered: bool = True) -> int:
+        """The second phase of a build: every file whose symbols are pending is parsed, its
+        symbols replacing the definitions read from its definition lines. Searches go on
+        meanwhile (no build lock is held: a walk leaves the pending files to this).
+
+        :return: the files parsed.
+        """
+        run = run_lowered if lowered else run_here
+        with self._completion_lock, self.build_guard():
+            if self.indexer.cancelled.is_set():
+                return 0
+            return run(lambda: self.indexer.complete_symbols(progress=wants_progress(progress)))
+
+    def _refresh_index(self, progress: bool | None, lowered: bool) -> IndexStats:
         run = run_lowered if lowered else run_here
         with self._build_lock, self.build_guard():
             first = isinstance(self._changes, WatchAfterFirstBuild)
@@ -310,6 +344,17 @@ class Workspace:
         return self.reader.read(call)
 
     def search(self, call: SearchCall) -> SearchResult:
+        result = self._search(call)
+        parsed, words = call.kind in PARSED_KINDS, call.kind == "text" and not call.literal
+        if (parsed or words) and self.index_complete and self.store.symbols_pending_any():
+            if parsed:
+                result.notes.append(DEFINITION_LINES_NOTE)
+                result.extra["symbols"] = "definition lines"
+            else:
+                result.notes.append(WORDS_PENDING_NOTE)
+        return result
+
+    def _search(self, call: SearchCall) -> SearchResult:
         if call.kind in SCANNED_KINDS and self._answer_from_scan():
             with self.indexer.calls_first():  # the first answers do not wait behind the build
                 result = scan_search(self.searcher, self.scan, call)

@@ -15,13 +15,14 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 def test_the_search_bench_prints_every_figure_beside_ripgrep_and_git_grep() -> None:
     out = run_smoke("search")
-    for label in ("first answer", "cold build", "index size", "literal", "regex", "symbol",
-                  "rg", "git grep", "targets"):
+    for label in ("first answer", "first phase", "complete build", "index size", "literal",
+                  "regex", "symbol", "rg", "git grep", "targets"):
         assert label in out, label
     # beside each wall-clock p50/p95, the searching thread's CPU (robust on a loaded machine)
     cpu_lines = [line for line in out.splitlines() if "sari thread CPU p50" in line]
     assert len(cpu_lines) == 3, out
     assert "literal CPU p95 / p50" in out.split("targets:", 1)[1]
+    assert "first phase MB per CPU-s" in out.split("targets:", 1)[1]
     answers = [line for line in out.splitlines() if line.startswith("first answer (")]
     assert len(answers) == 3 and all("right: yes" in line for line in answers), answers
     assert any("tools/call to answer" in line for line in answers), answers

@@ -165,10 +165,13 @@ def test_the_words_a_worker_splits_are_the_ones_removed_later(
         assert "canter" in _vocabulary(engine)
 
 
+@pytest.mark.parametrize("first_build", [False, True], ids=["refresh", "second-phase"])
 def test_files_waiting_for_a_worker_are_bounded(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first_build: bool) -> None:
     # The build reads files faster than workers parse them; the bytes sent and not yet
-    # answered are held in memory, so past a bound the build stores results first.
+    # answered are held in memory, so past a bound the build stores results first. (A
+    # first build parses in its second phase, from the stored texts.)
+    monkeypatch.setattr(indexer, "BULK_FILES", 5 if first_build else 1_000)
     monkeypatch.setattr(symbol_jobs, "POOL_THRESHOLD_FILES", 1)
     monkeypatch.setattr(symbol_jobs, "BATCH_BYTES", 1_000)
     monkeypatch.setattr(symbol_jobs, "BACKLOG_BYTES", 3_000)
@@ -260,17 +263,25 @@ def test_a_first_build_indexes_symbol_names_after_storing_them(
     for n in range(8):
         (tmp_path / f"m{n}.py").write_text(f"def f{n}():\n    return g{n}()\n",
                                            encoding="utf-8")
+    # (The first phase's rows are its definition lines'; the second phase's parses replace
+    # them under the index, which searches between the phases use.)
     during: list[set[str]] = []
     put_symbols = IndexStore.put_symbols
+    put_definition_lines = IndexStore.put_definition_lines
 
     def watching(self: IndexStore, conn: sqlite3.Connection, *args: object) -> None:
         during.append(_name_indexes(conn))
         put_symbols(self, conn, *args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(IndexStore, "put_symbols", watching)
+    def watching_lines(self: IndexStore, conn: sqlite3.Connection, *args: object) -> None:
+        during.append(_name_indexes(conn))
+        put_definition_lines(self, conn, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(IndexStore, "put_definition_lines", watching_lines)
     with Workspace([tmp_path], index_path=tmp_path / "index.sqlite", watch=False) as engine:
         engine.ensure_index(progress=False)
-        assert during and all(not names for names in during)
+        assert len(during) == 8 and all(not names for names in during)
+        monkeypatch.setattr(IndexStore, "put_symbols", watching)
         assert _name_indexes(engine.store.reader) == {"symbols_folded"}
         plan = " ".join(str(row) for row in engine.store.reader.execute(
             "EXPLAIN QUERY PLAN SELECT * FROM symbols WHERE folded = 'f3' AND is_def = 1"))

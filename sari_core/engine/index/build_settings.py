@@ -9,6 +9,9 @@
   when the build is cancelled: the small updates that follow want them. A build killed
   before that gets them back on the next refresh that is not a first build
   (:func:`settle_fts`): left so, no later update would ever merge their segments.
+  At its end the pages the merges freed are given back to the file system (the index is
+  created with ``auto_vacuum = INCREMENTAL``): the word index's merge frees as many
+  pages as it keeps, and a second phase has nothing after it to reuse them.
 """
 
 from __future__ import annotations
@@ -74,25 +77,30 @@ def bulk(conn: sqlite3.Connection, lock: threading.RLock, enabled: bool) -> Iter
 
 @contextmanager
 def first_build(conn: sqlite3.Connection, lock: threading.RLock, enabled: bool,
-                keep: Callable[[], bool]) -> Iterator[None]:
+                keep: Callable[[], bool], tables: tuple[str, ...] = FTS_TABLES,
+                name_index: bool = True) -> Iterator[None]:
     """Rows first, the indexes over them after (see the module's docstring).
 
     :param keep: whether to build the indexes on the way out (not when the build is
         being cancelled: the next refresh builds them, as one left them missing).
+    :param tables: the full-text tables this build fills (the first phase fills the
+        trigram index, the second the word index).
+    :param name_index: drop the symbol name index and build it after the rows.
     """
     if enabled:
         with lock:
-            conn.execute("DROP INDEX IF EXISTS symbols_folded")
-            set_fts(conn, FIRST_BUILD_FTS)
+            if name_index:
+                conn.execute("DROP INDEX IF EXISTS symbols_folded")
+            set_fts(conn, FIRST_BUILD_FTS, tables)
     try:
         yield
     finally:
         if enabled:
             with lock:
                 if keep():
-                    for table in FTS_TABLES:
+                    for table in tables:
                         conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
-                set_fts(conn, USUAL_FTS)
+                set_fts(conn, USUAL_FTS, tables)
     if keep():
         with lock:
             # Sorted in temporary files, not in memory (the connections' default): at
@@ -103,3 +111,6 @@ def first_build(conn: sqlite3.Connection, lock: threading.RLock, enabled: bool,
                     conn.execute(statement)
             finally:
                 conn.execute("PRAGMA temp_store = MEMORY")
+            # the pages the merges freed and nothing after them reused leave the file
+            # (run whole by a script: execute() steps the pragma once, a page a step)
+            conn.executescript("PRAGMA incremental_vacuum;")

@@ -5,6 +5,12 @@ size or mtime changed (and whose content hash then differs); files gone from
 disk leave the index. :meth:`Indexer.sync` does the same for a known set of
 paths (what the change watcher saw, or what Sari just wrote) and returns the
 changes with the old text from the index and the new text from disk.
+
+The first build of a large tree runs in two phases: :meth:`Indexer.refresh` stores every
+text, its trigrams and the definitions read from definition lines
+(:mod:`~sari_core.engine.index.fast_definitions`), which every kind of search answers
+from; :meth:`Indexer.complete_symbols` then parses each file still marked pending, from
+its stored text, its symbols and word chunks replacing those definitions file by file.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from sari_core.engine.files.textfile import (
     is_binary,
     language_of,
 )
+from sari_core.engine.index.fast_definitions import definitions as fast_definitions
 from sari_core.engine.index.progress import Progress
 from sari_core.engine.index.store import FileRow, IndexStore
 from sari_core.engine.index.symbol_jobs import BACKLOG_BYTES, SymbolJobs
@@ -43,6 +50,7 @@ BULK_FILES = 500  # a refresh this large commits without fsync
 RACY_NS = 2_000_000_000  # a file modified this close to when it was read is hashed again
 BATCH_FILES = 2000
 BATCH_BYTES = 16 * 1024 * 1024  # larger transactions: fewer FTS segments to merge
+COMPLETE_FILES = 500  # files read back for their parse at a time (one transaction each)
 # A temporary file of Sari's this old is an orphan (its writer was killed); a younger one
 # may belong to a write in progress in another Sari process on the same workspace.
 ORPHAN_AGE_SECONDS = 60.0
@@ -118,6 +126,10 @@ class Indexer:
         self._may_run.set()
         self._calls_waiting = 0
         self._calls_lock = threading.Lock()
+        # A first build's first phase: a source file's definitions are read from its
+        # definition lines, its parse (and its word chunks) left to complete_symbols.
+        self._first_phase = False
+        self.completing = False  # complete_symbols runs: a walk leaves pending files to it
 
     @contextlib.contextmanager
     def calls_first(self) -> Iterator[None]:
@@ -182,7 +194,8 @@ class Indexer:
                 seen.add(key)
                 row = known.get(key)
                 if row is not None and row.size == entry.size and row.mtime_ns == entry.mtime_ns \
-                        and row.checked_ns - row.mtime_ns >= RACY_NS and not row.symbols_pending:
+                        and row.checked_ns - row.mtime_ns >= RACY_NS \
+                        and (not row.symbols_pending or self.completing):
                     stats.unchanged += 1
                     continue
                 todo.append((key, entry))
@@ -190,14 +203,16 @@ class Indexer:
         stats.files = len(seen)
         self.progress = (0, len(todo))
         bar = Progress(len(todo), progress)
-        jobs = SymbolJobs(len(todo))
         bulk = len(todo) >= BULK_FILES
         first = bulk and self.store.get_meta(COMPLETE_KEY) is None
+        self._first_phase = first  # its parse comes in a second phase (complete_symbols)
+        jobs = SymbolJobs(0 if self._first_phase else len(todo))
         try:
             with self.store.bulk(bulk), \
                     self.store.first_build(first, lambda: not self.cancelled.is_set()):
                 self._index_entries(todo, gone, jobs, bar, stats, report)
         finally:
+            self._first_phase = False
             jobs.close()
         if not self.cancelled.is_set():  # every file walked is in: searches trust the index
             with self.store.transaction() as conn:
@@ -244,12 +259,68 @@ class Indexer:
             self._store_symbols(conn, jobs.finish(), digests)
 
     def _store_symbols(self, conn: sqlite3.Connection, results: Iterable[Parsed],
-                       digests: dict[int, str]) -> None:
+                       digests: dict[int, str]) -> int:
+        stored = 0
         for file_id, symbols, chunks in results:
             # The file may have been re-indexed since it was parsed (a change seen meanwhile).
             # No symbols is an answer too: storing it clears the file's pending mark.
             if self.store.hash_of(conn, file_id) == digests.pop(file_id, None):
                 self.store.put_symbols(conn, file_id, symbols, chunks)
+                stored += 1
+        return stored
+
+    # --- the second phase of a first build -------------------------------------------
+
+    def complete_symbols(self, *, progress: bool = False) -> int:
+        """Parse every file whose symbols are pending, from its stored text: tree-sitter's
+        symbols and the word chunks that follow them replace, file by file, the
+        definitions the first phase read from its definition lines. A build killed
+        meanwhile leaves the rest pending, and the next call goes on from there.
+
+        :return: the files whose symbols were stored.
+        """
+        pending = self.store.pending_files()
+        if not pending:
+            return 0
+        bar = Progress(len(pending), progress)
+        jobs = SymbolJobs(len(pending))
+        digests: dict[int, str] = {}
+        languages = {file_id: language for file_id, language, _ in pending}
+        large = len(pending) >= BULK_FILES
+        stored = 0
+        self.completing = True
+        try:
+            with self.store.bulk(large), \
+                    self.store.first_build(large, lambda: not self.cancelled.is_set(),
+                                           tables=("words",), name_index=False):
+                for start in range(0, len(pending), COMPLETE_FILES):
+                    if self.cancelled.is_set():
+                        break
+                    part = pending[start:start + COMPLETE_FILES]
+                    for file_id, _, digest in part:
+                        digests[file_id] = digest
+                    with self.store.transaction() as conn:
+                        # read by the writer, which maps no page of the index: a reader
+                        # would keep every text it read resident (the build's peak memory)
+                        for file_id, data in self.store.utf8_texts([row[0] for row in part],
+                                                                   conn):
+                            self._let_calls_pass()
+                            if self.cancelled.is_set():  # closing: what is stored stays
+                                break
+                            jobs.add(file_id, languages[file_id], data)
+                            bar.advance()
+                            if jobs.backlog > BACKLOG_BYTES:  # bounded memory
+                                stored += self._store_symbols(conn, jobs.within_backlog(),
+                                                              digests)
+                        stored += self._store_symbols(conn, jobs.completed(), digests)
+                if not self.cancelled.is_set():
+                    with self.store.transaction() as conn:
+                        stored += self._store_symbols(conn, jobs.finish(), digests)
+        finally:
+            self.completing = False
+            jobs.close()
+        bar.close(f"sari: parsed {stored:,} files")
+        return stored
 
     # --- one file -----------------------------------------------------------------
 
@@ -268,8 +339,8 @@ class Indexer:
         if row is not None and row.hash == content.digest:
             self.store.touch_file(conn, row.id, content.size, mtime_ns, now)
             stats.unchanged += 1
-            if row.symbols_pending:  # text stored, symbols never were: a build was killed
-                self._parse(conn, row.id, row.language, content, jobs, digests)
+            if row.symbols_pending and not self._first_phase:  # text stored, symbols
+                self._parse(conn, row.id, row.language, content, jobs, digests)  # never were
             return None
         old_text = self.store.text_of(row.id, conn) if row is not None and row.kind == "text" \
             else None
@@ -281,7 +352,11 @@ class Indexer:
         stats.indexed += 1
         if content.kind == "text":
             stats.bytes_indexed += len(data)
-        if parsed:
+        if parsed and self._first_phase:
+            assert content.text is not None
+            self.store.put_definition_lines(conn, file_id,
+                                            fast_definitions(language, content.text))
+        elif parsed:
             self._parse(conn, file_id, language, content, jobs, digests)
         wanted = report_changed if row is not None else report_new
         if wanted and (old_text is not None or content.text is not None):

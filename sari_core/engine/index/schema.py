@@ -201,6 +201,11 @@ def open_index(path: Path) -> sqlite3.Connection:
         try:
             private_file(path)  # 0600 before SQLite creates it (and its -wal and -shm)
             conn = connect(path)
+            # Free pages can be given back (build_settings.first_build does at a build's
+            # end: FTS5 merging its segments frees as many pages as the word index holds).
+            # Settable only in a file still empty, before WAL mode writes its first page;
+            # a no-op on an existing index.
+            conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
             conn.execute("PRAGMA journal_mode = WAL")
             if _has_tables(conn):
                 version = _version(conn)

@@ -139,8 +139,9 @@ class IndexStore(StoredTexts):
         """A large build (:func:`sari_core.engine.index.build_settings.bulk`)."""
         return build_settings.bulk(self._writer, self.lock, enabled)
 
-    def first_build(self, enabled: bool, keep: Callable[[], bool]
-                    ) -> AbstractContextManager[None]:
+    def first_build(self, enabled: bool, keep: Callable[[], bool],
+                    tables: tuple[str, ...] = build_settings.FTS_TABLES,
+                    name_index: bool = True) -> AbstractContextManager[None]:
         """A first build (:func:`sari_core.engine.index.build_settings.first_build`); any other
         build first settles what a first build killed before its end left
         (:func:`sari_core.engine.index.build_settings.settle_fts`)."""
@@ -148,7 +149,8 @@ class IndexStore(StoredTexts):
             with self.lock:
                 build_settings.settle_fts(self._writer)
             self._fts_settled = True
-        return build_settings.first_build(self._writer, self.lock, enabled, keep)
+        return build_settings.first_build(self._writer, self.lock, enabled, keep, tables,
+                                          name_index)
 
     def close(self) -> None:
         with self.lock:
@@ -246,8 +248,9 @@ class IndexStore(StoredTexts):
                  symbols_pending: bool = False) -> int:
         """Insert or replace one file's row, its text and (by clearing) its symbols.
 
-        :param symbols_pending: the file's symbols come later (:meth:`put_symbols` clears
-            the mark); until then a refresh treats the file as changed.
+        :param symbols_pending: the file's symbols (and word chunks) come later, from a
+            worker or in a first build's second phase (:meth:`put_symbols` clears the
+            mark); until then a refresh treats the file as changed.
         """
         values = (size, mtime_ns, digest, language, kind, int(bool(text is not None
                                                                     and text.isascii())),
@@ -315,7 +318,18 @@ class IndexStore(StoredTexts):
         if text is None:
             chunks = None
         word_index.remove_file(conn, file_id)  # symbols stored twice: the last ones count
+        # (and a file's definition lines, stored by the first phase, give way to these)
         conn.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
+        self._insert_symbols(conn, file_id, symbols)
+        conn.execute("UPDATE files SET symbols_pending = 0 WHERE id = ? AND symbols_pending",
+                     (file_id,))
+        if text is not None:
+            word_index.put_file(conn, file_id, text, [(name, kind, line, end_line) for name,
+                                                      kind, is_def, line, end_line in symbols
+                                                      if is_def], chunks)
+
+    def _insert_symbols(self, conn: sqlite3.Connection, file_id: int,
+                        symbols: Sequence[SymbolRow]) -> None:
         folded = self._folded
         if len(folded) > FOLDED_NAMES:
             folded.clear()
@@ -325,12 +339,25 @@ class IndexStore(StoredTexts):
             ((file_id, seq, row[0], folded[row[0]] if row[0] in folded
               else folded.setdefault(row[0], _folded_apart(row[0])), *row[1:])
              for seq, row in enumerate(symbols)))
-        conn.execute("UPDATE files SET symbols_pending = 0 WHERE id = ? AND symbols_pending",
-                     (file_id,))
-        if text is not None:
-            word_index.put_file(conn, file_id, text, [(name, kind, line, end_line) for name,
-                                                      kind, is_def, line, end_line in symbols
-                                                      if is_def], chunks)
+
+    def put_definition_lines(self, conn: sqlite3.Connection, file_id: int,
+                             definitions: Sequence[SymbolRow]) -> None:
+        """Store the definitions the first phase read from a file's definition lines
+        (:mod:`~sari_core.engine.index.fast_definitions`), just after :meth:`put_file`
+        marked its symbols pending: they answer until :meth:`put_symbols` replaces them."""
+        self._insert_symbols(conn, file_id, definitions)
+
+    def pending_files(self) -> list[tuple[int, str | None, str]]:
+        """``(id, language, hash)`` of the files whose symbols and word chunks the second
+        phase has still to store, in id order."""
+        return [(int(r[0]), r[1], str(r[2])) for r in self.reader.execute(
+            "SELECT id, language, hash FROM files WHERE symbols_pending ORDER BY id")]
+
+    def symbols_pending_any(self) -> bool:
+        """Whether any file still waits for its parse (its definitions are its definition
+        lines' meanwhile)."""
+        return self.reader.execute(
+            "SELECT 1 FROM files WHERE symbols_pending LIMIT 1").fetchone() is not None
 
     def pending_symbols(self) -> int:
         """How many files still wait for their symbols (0 once a build completed)."""

@@ -83,9 +83,11 @@ class StoredTexts:
         for file_id, data in self._stored(ids):
             yield file_id, unpack_text(data)
 
-    def utf8_texts(self, ids: Sequence[int]) -> Iterator[tuple[int, bytes]]:
-        """Texts as their UTF-8 bytes (no decoding: the cheapest exact comparison)."""
-        for file_id, data in self._stored(ids):
+    def utf8_texts(self, ids: Sequence[int], conn: sqlite3.Connection | None = None
+                   ) -> Iterator[tuple[int, bytes]]:
+        """Texts as their UTF-8 bytes (no decoding: the cheapest exact comparison);
+        ``conn``: read through it instead of this thread's reader."""
+        for file_id, data in self._stored(ids, conn):
             yield file_id, unpack_utf8(data)
 
     def first_lines(self, counts: Mapping[int, int]) -> dict[int, list[bytes]]:
@@ -94,17 +96,19 @@ class StoredTexts:
         return {file_id: leading_lines(data, counts[file_id])
                 for file_id, data in self._stored(sorted(counts))}
 
-    def _stored(self, ids: Sequence[int]) -> Iterator[tuple[int, bytes]]:
-        for part in self.packed_texts(ids):
+    def _stored(self, ids: Sequence[int], conn: sqlite3.Connection | None = None
+                ) -> Iterator[tuple[int, bytes]]:
+        for part in self.packed_texts(ids, conn):
             yield from part
 
-    def packed_texts(self, ids: Sequence[int]) -> Iterator[list[tuple[int, bytes]]]:
+    def packed_texts(self, ids: Sequence[int], conn: sqlite3.Connection | None = None
+                     ) -> Iterator[list[tuple[int, bytes]]]:
         """``(id, stored text)`` of ``ids``, a few hundred at a time, still compressed
         (:func:`~sari_core.engine.index.schema.unpack_utf8` gives the bytes): a loop over
         thousands of candidates pays for one call per batch, not per file."""
         for part in chunks(list(ids)):
             marks = ",".join("?" * len(part))
-            yield self.reader.execute(
+            yield (conn or self.reader).execute(
                 f"SELECT id, data FROM contents WHERE id IN ({marks})", tuple(part)).fetchall()
 
     def all_texts(self) -> Iterator[tuple[int, str]]:
