@@ -46,9 +46,22 @@ OUTLINE_HEAD = "Outline of "  # how a narrowed read's note starts the file's out
 EXTENDED = "Extended to line "  # how an extended read's note starts
 
 
-DESIGNS = ("as-built", "deny-ranged", "no-extend", "no-outline", "lean", "quiet")
+# Designs that change how many definitions a search's bodies show, and how long each may
+# be: (DEFINITIONS_SHOWN, DEFINITION_LINES) of sari_core.native.definitions.
+BODIES = {"no-bodies": (0, 0), "bodies-60": (2, 60), "bodies-200": (2, 200),
+          "bodies-1": (1, 120), "bodies-3": (3, 120)}
+DESIGNS = ("as-built", "deny-ranged", "no-extend", "no-outline", "lean", "quiet", *BODIES)
 SHORT_FILE = 200
 DESIGN = {"name": "as-built"}  # set by bench/agent_cost.py --hooks-design
+
+
+def use_design(name: str) -> None:
+    """Make the + hooks arms answer as design ``name`` does."""
+    from sari_core.native import definitions
+
+    DESIGN["name"] = name
+    definitions.DEFINITIONS_SHOWN, definitions.DEFINITION_LINES = BODIES.get(
+        name, (definitions.DEFINITIONS_SHOWN, definitions.DEFINITION_LINES))
 
 
 def is_outline(response: dict[str, Any]) -> bool:

@@ -15,7 +15,9 @@ execution log marked ``native``), and Sari's answer becomes a :class:`NativeVerd
   reads the next definition it needs without searching for it); or a read whose range ends
   inside a definition is extended to that definition's end (``EXTEND_LINES`` more at most):
   a definition cut in two costs the agent another call for its rest;
-* **guide** — the call goes ahead as asked, with ``context`` carrying the policies' warnings;
+* **guide** — the call goes ahead as asked, with ``context`` carrying the policies' warnings,
+  and, for a search that looks for a definition, the bodies of the few short definitions it
+  finds (:mod:`sari_core.native.definitions`): the read that would follow, already shown;
 * **untouched** — nothing to say: the call goes ahead as asked.
 
 Never "allow": the user's own permission rules still decide whether the tool may run.
@@ -25,13 +27,14 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from sari_core.errors import ErrorCode
 from sari_core.models import ReadCall
 from sari_core.native.calls import NativeCall
+from sari_core.native.definitions import shown_definitions
 from sari_core.native.hook_client import SECRET_REFUSAL, secret_named
 from sari_core.native.mapping import SariRequest, Untouched, sari_request
 from sari_core.native.sessions import connection_for, identity_for
@@ -129,7 +132,7 @@ def run_native_call(kernel: Kernel, call: NativeCall) -> NativeVerdict:
     if request.tool == "read":
         return _read_verdict(kernel, call, request, response, text)
     if request.tool == "search":
-        return _search_verdict(call, request, response, text, kernel.roots[0])
+        return _search_verdict(kernel, call, request, response, text)
     return _guided(request, response, text)
 
 
@@ -292,12 +295,15 @@ def _floods(request: SariRequest, response: dict[str, Any], root: Path) -> bool:
     return False
 
 
-def _search_verdict(call: NativeCall, request: SariRequest, response: dict[str, Any],
-                    text: str, root: Path) -> NativeVerdict:
+def _search_verdict(kernel: Kernel, call: NativeCall, request: SariRequest,
+                    response: dict[str, Any], text: str) -> NativeVerdict:
     if request.content_mode and _withheld(response, text):
         return NativeVerdict("deny", reason=text, sari_text=text, request=request,
                              response=response)
-    if request.content_mode and request.cap is None and _floods(request, response, root):
+    # The definitions the search looks for, bodies included: the read that would follow.
+    bodies = shown_definitions(kernel, call, request) if request.content_mode else ""
+    if request.content_mode and request.cap is None \
+            and _floods(request, response, kernel.roots[0]):
         if call.tool == "Grep":
             updated = {**call.input, "head_limit": FLOOD_CAP}
         else:
@@ -306,6 +312,11 @@ def _search_verdict(call: NativeCall, request: SariRequest, response: dict[str, 
         note = (f"Output capped at {FLOOD_CAP} lines: more lines than that match. Narrow the "
                 f"search with a path or glob, or start from what Sari's search ranked first:\n"
                 f"{text}")
-        return NativeVerdict("narrow", context=note, updated_input=updated, sari_text=text,
-                             request=request, response=response)
-    return _guided(request, response, text)
+        return NativeVerdict("narrow", context="\n".join(filter(None, [note, bodies])),
+                             updated_input=updated, sari_text=text, request=request,
+                             response=response)
+    guided = _guided(request, response, text)
+    if not bodies:
+        return guided
+    return replace(guided, action="guide", context="\n".join(filter(None, [guided.context,
+                                                                           bodies])))
