@@ -32,6 +32,7 @@ arms re-issue such a read), and both calls are paid for.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -50,7 +51,12 @@ EXTENDED = "Extended to line "  # how an extended read's note starts
 # be: (DEFINITIONS_SHOWN, DEFINITION_LINES) of sari_core.native.definitions.
 BODIES = {"no-bodies": (0, 0), "bodies-60": (2, 60), "bodies-200": (2, 200),
           "bodies-1": (1, 120), "bodies-3": (3, 120)}
-DESIGNS = ("as-built", "deny-ranged", "no-extend", "no-outline", "lean", "quiet", *BODIES)
+# ``lean`` and ``quiet`` with a search's bodies kept (their other guiding notes dropped).
+WITH_BODIES = {"lean-bodies": "lean", "quiet-bodies": "quiet"}
+DESIGNS = ("as-built", "deny-ranged", "no-extend", "no-outline", "lean", "quiet", *BODIES,
+           *WITH_BODIES)
+# Where the bodies shown with a search start in a note: Sari's symbol search's first line.
+BODIES_HEAD = re.compile(r"^\d+ match(?:es)? for .* \(symbol\)$", re.MULTILINE)
 SHORT_FILE = 200
 DESIGN = {"name": "as-built"}  # set by bench/agent_cost.py --hooks-design
 
@@ -88,6 +94,8 @@ class HookedTools:
                           str(self.corpus.root))  # type: ignore[attr-defined]
         verdict = run_native_call(self.kernel, call)
         design = DESIGN["name"]
+        bodies = BODIES_HEAD.search(verdict.context) if design in WITH_BODIES else None
+        design = WITH_BODIES.get(design, design)
         if design == "deny-ranged" and tool == "Read" and verdict.action == "untouched" \
                 and "limit" in tool_input and is_outline(verdict.response or {}):
             # The hooks as first built: a read naming its lines denied with the outline.
@@ -109,6 +117,10 @@ class HookedTools:
                 verdict.action == "guide" or tool == "Read" and self.short(tool_input)):
             verdict = replace(verdict, action="untouched", reason="", context="",
                               updated_input=None)
+        if bodies is not None and verdict.action in ("untouched", "guide"):
+            # Those designs' guiding notes go; the bodies shown with a search stay.
+            verdict = replace(verdict, action="guide", reason="", updated_input=None,
+                              context=bodies.string[bodies.start():])
         self.hooked[verdict.action] += 1
         output = answer("claude-code", verdict).get("hookSpecificOutput") or {}
         return verdict, output
