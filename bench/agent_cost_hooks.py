@@ -51,10 +51,12 @@ EXTENDED = "Extended to line "  # how an extended read's note starts
 # be: (DEFINITIONS_SHOWN, DEFINITION_LINES) of sari_core.native.definitions.
 BODIES = {"no-bodies": (0, 0), "bodies-60": (2, 60), "bodies-200": (2, 200),
           "bodies-1": (1, 120), "bodies-3": (3, 120)}
+# And the short helpers of the same file a shown body calls: (CALLEES_SHOWN, CALLEE_LINES).
+CALLEES = {"callees-2": (2, 60), "callees-3": (3, 80), "callees-1": (1, 60)}
 # ``lean`` and ``quiet`` with a search's bodies kept (their other guiding notes dropped).
 WITH_BODIES = {"lean-bodies": "lean", "quiet-bodies": "quiet"}
 DESIGNS = ("as-built", "deny-ranged", "no-extend", "no-outline", "lean", "quiet", *BODIES,
-           *WITH_BODIES)
+           *WITH_BODIES, *CALLEES)
 # Where the bodies shown with a search start in a note: Sari's symbol search's first line.
 BODIES_HEAD = re.compile(r"^\d+ match(?:es)? for .* \(symbol\)$", re.MULTILINE)
 SHORT_FILE = 200
@@ -68,6 +70,8 @@ def use_design(name: str) -> None:
     DESIGN["name"] = name
     definitions.DEFINITIONS_SHOWN, definitions.DEFINITION_LINES = BODIES.get(
         name, (definitions.DEFINITIONS_SHOWN, definitions.DEFINITION_LINES))
+    if name in CALLEES:
+        definitions.CALLEES_SHOWN, definitions.CALLEE_LINES = CALLEES[name]
 
 
 def is_outline(response: dict[str, Any]) -> bool:

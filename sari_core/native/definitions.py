@@ -32,6 +32,12 @@ if TYPE_CHECKING:
 # (one-line ones aside: the hit shows them whole), each of at most DEFINITION_LINES lines.
 DEFINITIONS_SHOWN = 2
 DEFINITION_LINES = 120
+# With them, the short definitions of the same file a shown body calls (the helpers the agent
+# reads next), each of at most CALLEE_LINES lines, CALLEES_SHOWN of them at most.
+CALLEES_SHOWN = 0
+CALLEE_LINES = 60
+# A call in a body: ``name(``, ``self.name(``, ``cls.name(`` (not ``other.name(``).
+_CALLED = re.compile(r"(?:(?<![\w.$])|(?<=self\.)|(?<=cls\.))([A-Za-z_][\w]*)\s*\(")
 _KEYWORDS = ("async def", "def", "class", "function", "async function", "fn", "func",
              "interface", "struct", "trait", "enum", "type")
 _KEYWORD = "|".join(k.replace(" ", r"\s+") for k in sorted(_KEYWORDS, key=len, reverse=True))
@@ -41,6 +47,10 @@ _NAMED = re.compile(rf"^\s*(?:\(?(?:\?:)?(?:{_KEYWORD})(?:\|(?:{_KEYWORD}))*\)?\
                     r"(?P<name>[A-Za-z_$][\w$]*)\s*[(:]?\s*$")
 # A line of Sari's read answer: ``12<TAB>text``, or ``12-40<TAB>(unchanged; ...)``.
 _READ_ROW = re.compile(r"^(\d+)(?:-(\d+))?\t(.*)$")
+# A one-line string literal, a triple-quoted one included.
+_TRIPLE = re.compile(r'("""|\'\'\').*?\1')
+_TRIPLE_OPENER = re.compile(r'"""|\'\'\'')
+_STRING = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')
 _PLAIN = ((r"\s+", " "), (r"\s*", " "), (r"\s", " "), (r"\b", ""), (r"\(", "("),
           ("^", ""), ("$", ""))
 
@@ -80,20 +90,83 @@ def shown_definitions(kernel: Kernel, call: NativeCall, request: SariRequest) ->
         files = set(kernel.engine.matching_files(SearchCall(
             query=pattern, kind="regex", path_glob=request.arguments.get("path_glob"),
             case_sensitive=bool(request.arguments.get("case_sensitive", True)), limit=1)))
-        found = kernel.engine.definitions(name, "exact")
+        # The pattern may match longer names too (``def fields`` hits ``def fields_dict``).
+        found = {(str(d.path), d.line): d for mode in ("exact", "prefix")
+                 for d in kernel.engine.definitions(name, mode)}.values()  # type: ignore[arg-type]
     except Exception:  # noqa: BLE001 - no index answer: the search goes on without bodies
         return ""
     root = kernel.roots[0]
-    hit = [d for d in found if d.end_line > d.line
+    hit = [d for d in found if d.end_line > d.line and _own(d).startswith(name)
            and _display(d.path, root) in files
-           and _header_matches(Path(d.path), d.line, d.end_line, name, compiled)]
+           and _header_matches(Path(d.path), d.line, d.end_line, _own(d), compiled)]
     if not hit or len(hit) > DEFINITIONS_SHOWN:
         return ""
     shown = [body for d in sorted(hit, key=lambda d: (_display(d.path, root), d.line))
              if d.end_line - d.line + 1 <= DEFINITION_LINES
              and (body := _body(kernel, call, Path(d.path), _display(d.path, root), d.line,
-                                d.end_line, name, d.kind)) is not None]
-    return _text(name, shown) if shown else ""
+                                d.end_line, _own(d), d.kind)) is not None]
+    if not shown:
+        return ""
+    callees = _callees(kernel, call, shown, root) if CALLEES_SHOWN > 0 else []
+    return "\n".join([_text(name, shown), *(_text(d.name, [d]) for d in callees)])
+
+
+def _callees(kernel: Kernel, call: NativeCall, shown: list[ShownDefinition],
+             root: Path) -> list[ShownDefinition]:
+    """The short definitions of the shown bodies' files that those bodies call, in the
+    order they are first called; one definition of a name in that file, or none."""
+    found: list[ShownDefinition] = []
+    seen = {(d.path, d.name) for d in shown}
+    for definition in shown:
+        for called in dict.fromkeys(_CALLED.findall(_code_of(definition.rows[1:]))):
+            if len(found) >= CALLEES_SHOWN:
+                return found
+            if (definition.path, called) in seen:
+                continue
+            seen.add((definition.path, called))
+            try:
+                spans = [d for d in kernel.engine.definitions(called, "exact")
+                         if _named(d, called) and _display(d.path, root) == definition.path]
+            except Exception:  # noqa: BLE001 - no index answer: no helper shown
+                continue
+            if len(spans) != 1 or not 0 < spans[0].end_line - spans[0].line < CALLEE_LINES:
+                continue
+            span = spans[0]
+            body = _body(kernel, call, Path(span.path), definition.path, span.line,
+                         span.end_line, called, span.kind)
+            if body is not None:
+                found.append(body)
+    return found
+
+
+def _own(definition: Any) -> str:
+    """A definition's own name (``get_source`` of ``FileSystemLoader.get_source``)."""
+    return str(definition.name).rsplit(".", 1)[-1]
+
+
+def _named(definition: Any, name: str) -> bool:
+    """Whether the index's definition is of ``name`` itself (its lookup also finds names
+    that are spelled alike)."""
+    return _own(definition) == name
+
+
+def _code_of(rows: list[str]) -> str:
+    """A body's code without its strings and comments (a docstring's ``copy(src)`` is not
+    a call); rows are ``N | text``."""
+    code: list[str] = []
+    quote: str | None = None  # the triple quote a docstring opened and has not closed
+    for row in rows:
+        text = row.split(" | ", 1)[-1]
+        if quote is not None:
+            if quote not in text:
+                continue
+            text, quote = text.split(quote, 1)[1], None
+        text = _TRIPLE.sub("''", text)
+        opened = _TRIPLE_OPENER.search(text)
+        if opened:
+            text, quote = text[:opened.start()], opened.group(0)
+        code.append(_STRING.sub("''", text).split("#", 1)[0])
+    return "\n".join(code)
 
 
 def _display(path: Any, root: Path) -> str:
