@@ -3,8 +3,9 @@
 Every arm makes a session's calls in order, each as its own tools make it, and knows only
 what those tools' texts showed it (``agent_cost_view.View``):
 
-* a scripted read whose needed lines it was already shown is skipped, and so is one whose
-  needed lines the search it made to find the definition showed;
+* a scripted read whose needed lines it was already shown is skipped, and so is a read of
+  a definition when the search it made to find it showed its needed lines, or showed it
+  whole (a range the search stated, each of its lines shown);
 * a read of a definition (``ReadAround``, ``ReadSymbol``) starts where the agent saw the
   definition start, ``CONTEXT_BEFORE`` lines above it, and ends ``after`` lines past where it
   saw it end, or ``WINDOW`` lines on when it has not seen the end; a definition it has not
@@ -145,8 +146,10 @@ class ScriptedAgent:
             start = self.view.start_of(path, dotted, truth)
             if start is None:
                 return
-            if step is not None and self.already_shown(step, path):
-                # The search that found it showed its needed lines: the read is skipped.
+            if step is not None and self.already_shown(step, path) \
+                    or self.view.seen_whole(path, start):
+                # The search that found it showed its needed lines, or all of it (a range
+                # it stated, every line shown): the read is skipped.
                 self.tally.skipped += 1
                 return
         end = self.view.end_of(path, dotted, truth)

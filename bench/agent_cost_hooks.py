@@ -24,7 +24,12 @@ hooks were first built); ``no-extend``, ``as-built`` but a ranged read is never 
 ``no-outline``, ``no-extend`` and no outline in a narrowed read's note; ``lean``,
 ``as-built`` and also: a ``Read`` of a short file (``SHORT_FILE`` lines or fewer) is left
 alone, whatever the verdict, and a verdict that only guides adds no note; ``quiet``,
-``as-built`` and no note for a verdict that only guides.
+``as-built`` and no note for a verdict that only guides. ``as-built`` shows, with a content
+search whose pattern names a definition, the bodies of the definitions it hits (two at
+most, 120 lines each at most: ``sari_core.native.definitions``); ``no-bodies`` shows none,
+``bodies-60``/``bodies-200`` change the length cap, ``bodies-1``/``bodies-3`` the count;
+``callees-N`` add the short helpers of the same file a shown body calls (``N`` at most);
+``lean-bodies``/``quiet-bodies`` are ``lean``/``quiet`` with the bodies kept.
 
 A ``Read`` that named its lines and was denied with an outline is read again (as the Sari
 arms re-issue such a read), and both calls are paid for.
