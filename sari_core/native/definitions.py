@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sari_core.engine.python.decorators import decorated_start
 from sari_core.models import SearchCall
 from sari_core.native.calls import NativeCall
 from sari_core.native.mapping import SariRequest
@@ -195,7 +196,13 @@ def _body(kernel: Kernel, call: NativeCall, on_disk: Path, target: str, first: i
     """The definition's lines as Sari's read of them shows them, read through the kernel in
     the call's session (the policies decide as for any read: lines the session was already
     shown come back as a reference to where); None when refused, redacted, or when its
-    first line is not shown (the model holds it already)."""
+    first line is not shown (the model holds it already). It starts at the decorators
+    directly above the definition's line, as Sari's symbol search and read do."""
+    try:
+        lines = on_disk.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    first = decorated_start(lines, first)
     response = kernel.execute_read(
         {"mode": "snippet", "target": target, "start_line": first, "end_line": last},
         connection_id=connection_for(call), identity=identity_for(call), native=call.label)
@@ -204,10 +211,6 @@ def _body(kernel: Kernel, call: NativeCall, on_disk: Path, target: str, first: i
     text = render(response)
     if REDACTION_MARK in text:
         return None
-    try:
-        lines = on_disk.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        lines = []
     rows: list[str] = []
     expected = first
     for found in map(_READ_ROW.match, text.split("\n")):
