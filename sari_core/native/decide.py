@@ -301,7 +301,9 @@ def _search_verdict(kernel: Kernel, call: NativeCall, request: SariRequest,
         return NativeVerdict("deny", reason=text, sari_text=text, request=request,
                              response=response)
     # The definitions the search looks for, bodies included: the read that would follow.
-    bodies = shown_definitions(kernel, call, request) if request.content_mode else ""
+    # Only the client's own Grep tool: a shell's grep keeps its plain answer.
+    bodies = shown_definitions(kernel, call, request) \
+        if request.content_mode and call.tool == "Grep" else ""
     if request.content_mode and request.cap is None \
             and _floods(request, response, kernel.roots[0]):
         if call.tool == "Grep":

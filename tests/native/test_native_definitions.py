@@ -35,6 +35,8 @@ def workspace(tmp_path: Path) -> Path:
     for n in range(3):
         (root / "pkg" / f"common_{n}.py").write_text(COMMON.format(n=n) + "\n\ncommon()\n")
     (root / "pkg" / "keys.py").write_text(f"def api_key():\n    return '{SECRET_VALUE}'\n")
+    (root / "pkg" / "deco.py").write_text(
+        "import functools\n\n\n@functools.lru_cache\ndef cached(x):\n    return x\n")
     (root / "pkg" / "vault.py").write_text("def unlock(box):\n    return box.open()\n")
     (root / "pyproject.toml").write_text(
         '[tool.sari.secretguard]\nextra_blocked_globs = ["pkg/vault.py"]\n')
@@ -82,6 +84,25 @@ def test_a_search_for_a_definition_shows_its_body(kernel: Kernel) -> None:
     assert "1322 |     value = request.get('x')" in context
     assert "1378 |     return value" in context
     assert "1379 |" not in context and "handler_24" not in context
+
+
+def test_a_decorated_definition_is_shown_from_its_decorators(kernel: Kernel) -> None:
+    context = hooked(kernel, "Grep", grep("def cached"))["additionalContext"]
+    assert "  4-6: @functools.lru_cache" in context and "5 | def cached(x):" in context
+
+
+def test_a_shell_grep_keeps_its_plain_answer(kernel: Kernel) -> None:
+    assert hooked(kernel, "Bash", {"command": "grep -n 'def handler_23' pkg/big.py"}) == {}
+
+
+def test_a_whole_read_after_the_body_is_not_sent_the_body_again(kernel: Kernel,
+                                                                  workspace: Path) -> None:
+    hooked(kernel, "Grep", grep("def handler_23"))
+    whole = hooked(kernel, "Read", {"file_path": str(workspace / "pkg/big.py")})
+    assert whole["permissionDecision"] == "deny"
+    reason = whole["permissionDecisionReason"]
+    assert "1321-1378\t(unchanged; shown in an earlier read)" in reason
+    assert "1322\t" not in reason
 
 
 def test_the_shown_body_counts_as_read_in_the_session(kernel: Kernel,

@@ -70,7 +70,8 @@ def hook_output(answered: dict[str, Any]) -> dict[str, Any]:
 def test_whole_read_of_a_long_module_after_a_search_is_narrowed_to_the_definition(
         kernel: Kernel, workspace: Path) -> None:
     big = str(workspace / "pkg" / "big.py")
-    assert native(kernel, "Grep", {"pattern": "def handler_23", "output_mode": "content"}) == {}
+    # A shell's grep: a Grep for a definition would show its body (no read needed).
+    assert native(kernel, "Bash", {"command": "grep -n 'def handler_23' pkg/big.py"}) == {}
     narrowed = hook_output(native(kernel, "Read", {"file_path": big}))
     assert "permissionDecision" not in narrowed
     updated = narrowed["updatedInput"]
@@ -83,7 +84,7 @@ def test_whole_read_of_a_long_module_after_a_search_is_narrowed_to_the_definitio
 def test_a_narrowed_whole_read_carries_the_outline_of_the_rest(
         kernel: Kernel, workspace: Path) -> None:
     """So the next definition the agent needs is one read away, not a search and a read."""
-    native(kernel, "Grep", {"pattern": "def handler_23", "output_mode": "content"})
+    native(kernel, "Bash", {"command": "grep -n 'def handler_23' pkg/big.py"})
     narrowed = hook_output(native(kernel, "Read", {"file_path": str(workspace / "pkg/big.py")}))
     context = narrowed["additionalContext"]
     assert "Outline of pkg/big.py:" in context
@@ -260,8 +261,7 @@ def test_under_strict_session_mode_native_calls_get_every_policy(
         refused = hook_output(native(strict, "Read", {"file_path": str(workspace / ".env")}))
         assert refused["permissionDecision"] == "deny"
         assert ".env is a secret file" in refused["permissionDecisionReason"]
-        assert native(strict, "Grep", {"pattern": "def handler_23",
-                                       "output_mode": "content"}) == {}
+        assert native(strict, "Bash", {"command": "grep -n 'def handler_23' pkg/big.py"}) == {}
         big = str(workspace / "pkg" / "big.py")
         narrowed = hook_output(native(strict, "Read", {"file_path": big}))
         assert narrowed["updatedInput"]["offset"] <= 1321
