@@ -28,7 +28,9 @@ alone, whatever the verdict, and a verdict that only guides adds no note; ``quie
 search whose pattern names a definition, the bodies of the definitions it hits (two at
 most, 120 lines each at most: ``sari_core.native.definitions``); ``no-bodies`` shows none,
 ``bodies-60``/``bodies-200`` change the length cap, ``bodies-1``/``bodies-3`` the count;
-``callees-N`` add the short helpers of the same file a shown body calls (``N`` at most);
+and with them the short helpers of the same file a shown body calls (three at most, 80
+lines each at most); ``no-callees`` shows no helper, ``callees-1``/``callees-2`` one or two
+(60 lines at most);
 ``lean-bodies``/``quiet-bodies`` are ``lean``/``quiet`` with the bodies kept.
 
 A ``Read`` that named its lines and was denied with an outline is read again (as the Sari
@@ -55,9 +57,10 @@ EXTENDED = "Extended to line "  # how an extended read's note starts
 # Designs that change how many definitions a search's bodies show, and how long each may
 # be: (DEFINITIONS_SHOWN, DEFINITION_LINES) of sari_core.native.definitions.
 BODIES = {"no-bodies": (0, 0), "bodies-60": (2, 60), "bodies-200": (2, 200),
-          "bodies-1": (1, 120), "bodies-3": (3, 120)}
+          "bodies-1": (1, 120), "bodies-3": (3, 120)}  # no-bodies: no helper either
 # And the short helpers of the same file a shown body calls: (CALLEES_SHOWN, CALLEE_LINES).
-CALLEES = {"callees-2": (2, 60), "callees-3": (3, 80), "callees-1": (1, 60)}
+CALLEES = {"no-callees": (0, 0), "callees-2": (2, 60), "callees-3": (3, 80),
+           "callees-1": (1, 60)}
 # ``lean`` and ``quiet`` with a search's bodies kept (their other guiding notes dropped).
 WITH_BODIES = {"lean-bodies": "lean", "quiet-bodies": "quiet"}
 DESIGNS = ("as-built", "deny-ranged", "no-extend", "no-outline", "lean", "quiet", *BODIES,

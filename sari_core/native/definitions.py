@@ -5,7 +5,8 @@ An agent that greps for a definition (``def evolve``, ``class FileSystemLoader``
 hit. When the search's hits hold few definitions of that name and each is short, the hook
 shows their bodies with the search's own result, in the words of Sari's symbol search
 (``397-448: def evolve(...)`` and its numbered lines), so the read that would follow is
-not needed. The spans come from Sari's index; each body is read through the kernel like
+not needed; and, each as Sari's symbol search for its name shows it, the short definitions
+of the same file those bodies call (the helper the agent reads next). The spans come from Sari's index; each body is read through the kernel like
 any other read (the policies decide: a file a policy refuses is never shown, and the
 session's ledger learns the lines were shown).
 """
@@ -35,8 +36,8 @@ DEFINITIONS_SHOWN = 2
 DEFINITION_LINES = 120
 # With them, the short definitions of the same file a shown body calls (the helpers the agent
 # reads next), each of at most CALLEE_LINES lines, CALLEES_SHOWN of them at most.
-CALLEES_SHOWN = 0
-CALLEE_LINES = 60
+CALLEES_SHOWN = 3
+CALLEE_LINES = 80
 # A call in a body: ``name(``, ``self.name(``, ``cls.name(`` (not ``other.name(``).
 _CALLED = re.compile(r"(?:(?<![\w.$])|(?<=self\.)|(?<=cls\.))([A-Za-z_][\w]*)\s*\(")
 _KEYWORDS = ("async def", "def", "class", "function", "async function", "fn", "func",

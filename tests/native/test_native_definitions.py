@@ -37,6 +37,11 @@ def workspace(tmp_path: Path) -> Path:
     (root / "pkg" / "keys.py").write_text(f"def api_key():\n    return '{SECRET_VALUE}'\n")
     (root / "pkg" / "deco.py").write_text(
         "import functools\n\n\n@functools.lru_cache\ndef cached(x):\n    return x\n")
+    (root / "pkg" / "calls.py").write_text(
+        "def outer(x):\n    \"\"\"Not a call: shown(x).\"\"\"\n"
+        "    return _helper(x) + other.thing(x)  # nor note(x)\n\n\n"
+        "def _helper(x):\n    return x * 2\n\n\ndef shown(x):\n    return x\n\n\n"
+        "def note(x):\n    return x\n")
     (root / "pkg" / "vault.py").write_text("def unlock(box):\n    return box.open()\n")
     (root / "pyproject.toml").write_text(
         '[tool.sari.secretguard]\nextra_blocked_globs = ["pkg/vault.py"]\n')
@@ -89,6 +94,17 @@ def test_a_search_for_a_definition_shows_its_body(kernel: Kernel) -> None:
 def test_a_decorated_definition_is_shown_from_its_decorators(kernel: Kernel) -> None:
     context = hooked(kernel, "Grep", grep("def cached"))["additionalContext"]
     assert "  4-6: @functools.lru_cache" in context and "5 | def cached(x):" in context
+
+
+def test_the_helpers_a_body_calls_are_shown_with_it(kernel: Kernel) -> None:
+    """The helper of the same file the definition calls is the agent's next read; a name in
+    its docstring or a comment is not a call."""
+    context = hooked(kernel, "Grep", grep("def outer"))["additionalContext"]
+    first, helper = context.split('1 match for "_helper" (symbol)\n')
+    assert "  1-3: def outer(x):" in first
+    assert helper.startswith("pkg/calls.py\n  6-7: def _helper(x):\n")
+    assert "return x * 2" in helper
+    assert "def shown" not in context and "def note" not in context
 
 
 def test_a_shell_grep_keeps_its_plain_answer(kernel: Kernel) -> None:
