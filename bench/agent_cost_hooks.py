@@ -25,12 +25,12 @@ hooks were first built); ``no-extend``, ``as-built`` but a ranged read is never 
 ``as-built`` and also: a ``Read`` of a short file (``SHORT_FILE`` lines or fewer) is left
 alone, whatever the verdict, and a verdict that only guides adds no note; ``quiet``,
 ``as-built`` and no note for a verdict that only guides. ``as-built`` shows, with a content
-search whose pattern names a definition, the bodies of the definitions it hits (two at
-most, 120 lines each at most: ``sari_core.native.definitions``); ``no-bodies`` shows none,
-``bodies-60``/``bodies-200`` change the length cap, ``bodies-1``/``bodies-3`` the count;
-and with them the short helpers of the same file a shown body calls (three at most, 80
-lines each at most); ``no-callees`` shows no helper, ``callees-1``/``callees-2`` one or two
-(60 lines at most);
+search whose pattern names a definition, the bodies of the definitions it hits (three at
+most, 200 lines each at most: ``sari_core.native.definitions``), and with them the short
+helpers of the same file a shown body calls (three at most, 80 lines each at most);
+``no-bodies`` shows none, ``bodies-60``/``bodies-120`` change the length cap,
+``bodies-1``/``bodies-2`` the count; ``no-callees`` shows no helper,
+``callees-1``/``callees-2`` one or two (60 lines at most);
 ``lean-bodies``/``quiet-bodies`` are ``lean``/``quiet`` with the bodies kept.
 
 A ``Read`` that named its lines and was denied with an outline is read again (as the Sari
@@ -55,12 +55,12 @@ EXTENDED = "Extended to line "  # how an extended read's note starts
 
 
 # Designs that change how many definitions a search's bodies show, and how long each may
-# be: (DEFINITIONS_SHOWN, DEFINITION_LINES) of sari_core.native.definitions.
-BODIES = {"no-bodies": (0, 0), "bodies-60": (2, 60), "bodies-200": (2, 200),
-          "bodies-1": (1, 120), "bodies-3": (3, 120)}  # no-bodies: no helper either
-# And the short helpers of the same file a shown body calls: (CALLEES_SHOWN, CALLEE_LINES).
-CALLEES = {"no-callees": (0, 0), "callees-2": (2, 60), "callees-3": (3, 80),
-           "callees-1": (1, 60)}
+# be: (DEFINITIONS_SHOWN, DEFINITION_LINES) of sari_core.native.definitions (3 and 200).
+BODIES = {"no-bodies": (0, 0), "bodies-60": (3, 60), "bodies-120": (3, 120),
+          "bodies-1": (1, 200), "bodies-2": (2, 200)}  # no-bodies: no helper either
+# And the short helpers of the same file a shown body calls: (CALLEES_SHOWN, CALLEE_LINES)
+# (3 and 80).
+CALLEES = {"no-callees": (0, 0), "callees-1": (1, 60), "callees-2": (2, 60)}
 # ``lean`` and ``quiet`` with a search's bodies kept (their other guiding notes dropped).
 WITH_BODIES = {"lean-bodies": "lean", "quiet-bodies": "quiet"}
 DESIGNS = ("as-built", "deny-ranged", "no-extend", "no-outline", "lean", "quiet", *BODIES,

@@ -32,8 +32,8 @@ if TYPE_CHECKING:
 
 # Bodies are shown when the search's hits hold at most this many definitions of the name
 # (one-line ones aside: the hit shows them whole), each of at most DEFINITION_LINES lines.
-DEFINITIONS_SHOWN = 2
-DEFINITION_LINES = 120
+DEFINITIONS_SHOWN = 3
+DEFINITION_LINES = 200
 # With them, the short definitions of the same file a shown body calls (the helpers the agent
 # reads next), each of at most CALLEE_LINES lines, CALLEES_SHOWN of them at most.
 CALLEES_SHOWN = 3
