@@ -6,9 +6,10 @@ hit. When the search's hits hold few definitions of that name and each is short,
 shows their bodies with the search's own result, in the words of Sari's symbol search
 (``397-448: def evolve(...)`` and its numbered lines), so the read that would follow is
 not needed; and, each as Sari's symbol search for its name shows it, the short definitions
-of the same file those bodies call (the helper the agent reads next). The spans come from Sari's index; each body is read through the kernel like
-any other read (the policies decide: a file a policy refuses is never shown, and the
-session's ledger learns the lines were shown).
+of the same file those bodies call (the helper the agent reads next). The spans come from
+Sari's index; each body is read through the kernel like any other read (the policies
+decide: a file a policy refuses is never shown, and the session's ledger learns the lines
+were shown).
 """
 
 from __future__ import annotations
