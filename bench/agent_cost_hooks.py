@@ -31,7 +31,9 @@ helpers of the same file a shown body calls (three at most, 80 lines each at mos
 ``no-bodies`` shows none, ``bodies-60``/``bodies-120`` change the length cap,
 ``bodies-1``/``bodies-2`` the count; ``no-callees`` shows no helper,
 ``callees-1``/``callees-2`` one or two (60 lines at most);
-``lean-bodies``/``quiet-bodies`` are ``lean``/``quiet`` with the bodies kept.
+``lean-bodies``/``quiet-bodies`` are ``lean``/``quiet`` with the bodies kept;
+``no-extend-denied``, ``as-built`` but a ranged read Sari answers itself (lines already
+shown come back as a reference) is not given the rest of a definition it cut.
 
 A ``Read`` that named its lines and was denied with an outline is read again (as the Sari
 arms re-issue such a read), and both calls are paid for.
@@ -64,7 +66,7 @@ CALLEES = {"no-callees": (0, 0), "callees-1": (1, 60), "callees-2": (2, 60)}
 # ``lean`` and ``quiet`` with a search's bodies kept (their other guiding notes dropped).
 WITH_BODIES = {"lean-bodies": "lean", "quiet-bodies": "quiet"}
 DESIGNS = ("as-built", "deny-ranged", "no-extend", "no-outline", "lean", "quiet", *BODIES,
-           *WITH_BODIES, *CALLEES)
+           *WITH_BODIES, *CALLEES, "no-extend-denied")
 # Where the bodies shown with a search start in a note: Sari's symbol search's first line.
 BODIES_HEAD = re.compile(r"^\d+ match(?:es)? for .* \(symbol\)$", re.MULTILINE)
 SHORT_FILE = 200
@@ -80,6 +82,10 @@ def use_design(name: str) -> None:
         name, (definitions.DEFINITIONS_SHOWN, definitions.DEFINITION_LINES))
     if name in CALLEES:
         definitions.CALLEES_SHOWN, definitions.CALLEE_LINES = CALLEES[name]
+    if name == "no-extend-denied":
+        from sari_core.native import decide
+
+        decide.EXTEND_DENIED = False
 
 
 def is_outline(response: dict[str, Any]) -> bool:

@@ -65,6 +65,9 @@ NARROW_HINT = "Read other lines with offset and limit."
 # A read whose range ends inside a definition is extended to the definition's end when
 # that adds this many lines or fewer: fewer tokens than the call for the rest would cost.
 EXTEND_LINES = 100
+# And a ranged read answered with Sari's own text (lines already shown come back as a
+# reference to them) gets the cut definition's rest in that text too.
+EXTEND_DENIED = True
 # Outline rows shown with a narrowed whole read, at most.
 OUTLINE_ROWS = 120
 SHELL_TOOLS = frozenset({"Bash", "shell", "apply_patch"})
@@ -226,6 +229,34 @@ def _extended(kernel: Kernel, call: NativeCall, request: SariRequest,
                          sari_text=text, request=request, response=response)
 
 
+def _denied_and_extended(kernel: Kernel, call: NativeCall, request: SariRequest,
+                         response: dict[str, Any], text: str) -> str:
+    """Sari's answer to a ranged read it answers itself, with the rest of a definition the
+    range began and cut (``EXTEND_LINES`` more at most), read in the same session: the
+    rest would cost the agent a call of its own. The answer alone when it cuts none."""
+    meta = response.get("meta") or {}
+    total = int(meta.get("total_lines") or 0)
+    assert request.count is not None
+    last = min(total, request.first + request.count - 1) if total else \
+        request.first + request.count - 1
+    if int(meta.get("end_line") or 0) != last or (total and last >= total):
+        return text
+    _, rows = _outline(kernel, request)
+    cut = _cut_definition(rows, request.first, last)
+    if cut is None:
+        return text
+    end = min(cut.last, total) if total else cut.last
+    rest = kernel.execute_read(
+        {"mode": "snippet", "target": request.arguments.get("target"), "start_line": last + 1,
+         "end_line": end},
+        connection_id=connection_for(call), identity=identity_for(call), native=call.label)
+    rest_text = render(rest)
+    if not rest.get("ok") or REDACTION_MARK in rest_text:
+        return text
+    return (f"{text}\nExtended to line {end}: the asked lines ended inside {cut.kind} "
+            f"{cut.name} (lines {cut.first}-{cut.last}).\n{rest_text}")
+
+
 def _read_verdict(kernel: Kernel, call: NativeCall, request: SariRequest,
                   response: dict[str, Any], text: str) -> NativeVerdict:
     meta = response.get("meta") or {}
@@ -243,7 +274,11 @@ def _read_verdict(kernel: Kernel, call: NativeCall, request: SariRequest,
                                  response=response)
         # An outline, lines already shown, redacted secrets: the client's tool would show
         # something else, so the model is sent Sari's own answer instead.
-        return NativeVerdict("deny", reason=text, sari_text=text, request=request,
+        reason = text
+        if EXTEND_DENIED and request.count is not None and REDACTION_MARK not in text \
+                and not _outlined(response):
+            reason = _denied_and_extended(kernel, call, request, response, text)
+        return NativeVerdict("deny", reason=reason, sari_text=text, request=request,
                              response=response)
     wanted_end = total if request.count is None else min(total, request.first + request.count - 1)
     if start <= request.first and end >= wanted_end:

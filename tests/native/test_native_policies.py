@@ -106,6 +106,22 @@ def test_a_read_ending_inside_a_definition_it_began_is_extended_to_its_end(
                   session="s2") == {}
 
 
+def test_a_read_answered_with_sari_s_text_gets_the_rest_of_the_definition_it_cut(
+        kernel: Kernel, workspace: Path) -> None:
+    """Lines already shown come back as a reference, so Sari answers the read itself; the
+    definition the range began and cut is given to its end in that answer too."""
+    big = str(workspace / "pkg" / "big.py")
+    native(kernel, "Grep", {"pattern": "def handler_25", "output_mode": "content"})
+    denied = hook_output(native(kernel, "Read", {"file_path": big, "offset": 1490,
+                                                 "limit": 20}))
+    assert denied["permissionDecision"] == "deny"
+    reason = denied["permissionDecisionReason"]
+    assert "1490-1498\t(unchanged; shown in an earlier read)" in reason
+    assert ("Extended to line 1558: the asked lines ended inside function handler_26 "
+            "(lines 1501-1558).") in reason
+    assert "1558\t    return value" in reason and "1559\t" not in reason
+
+
 def test_a_repeated_read_is_answered_with_the_aggregation_note(kernel: Kernel,
                                                                 workspace: Path) -> None:
     big = str(workspace / "pkg" / "big.py")
