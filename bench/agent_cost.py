@@ -35,7 +35,8 @@ what ``bench/client_definitions.py`` printed for the pinned CLI): the client is 
 list those (Claude Code: ``permissions.deny``), so the Sari arms are credited their
 definitions on every turn.
 
-    python bench/agent_cost.py [--json PATH] [--in-place-of TOKENS] [--hooks-design D] [--smoke]
+    python bench/agent_cost.py [--json PATH] [--in-place-of TOKENS] [--hooks-design D]
+                               [--corpus NAME]... [--smoke]
 """
 
 from __future__ import annotations
@@ -53,7 +54,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from agent_cost_agents import SariAgent, Tally  # noqa: E402
 from agent_cost_corpora import Corpus, Search, corpora, smoke_corpus  # noqa: E402
-from agent_cost_hooks import DESIGN, DESIGNS, HookedCarefulAgent, HookedNativeAgent  # noqa: E402
+from agent_cost_hooks import (  # noqa: E402
+    DESIGNS,
+    HookedCarefulAgent,
+    HookedNativeAgent,
+    use_design,
+)
 from agent_cost_native import CarefulAgent, NativeAgent  # noqa: E402
 from agent_cost_report import print_report  # noqa: E402
 from scratch import scratch_folders  # noqa: E402
@@ -213,16 +219,32 @@ def tool_definitions(in_place_of: int = 0) -> dict[str, int]:
     return definitions
 
 
-def measure(in_place_of: int = CLIENT_FILE_TOOLS, smoke: Path | None = None) -> dict[str, Any]:
+def chosen_corpora(names: Iterable[str] = ()) -> list[Corpus]:
+    """The corpora whose names start with one of ``names`` (every corpus when none is given).
+
+    :raises SystemExit: a name that starts no corpus's name.
+    """
+    every = corpora()
+    names = list(names)
+    unknown = [n for n in names if not any(c.name.startswith(n) for c in every)]
+    if unknown:
+        raise SystemExit(f"no corpus named {', '.join(unknown)}; the corpora: "
+                         f"{', '.join(c.name for c in every)}")
+    return [c for c in every if not names or any(c.name.startswith(n) for n in names)]
+
+
+def measure(in_place_of: int = CLIENT_FILE_TOOLS, smoke: Path | None = None,
+            names: Iterable[str] = ()) -> dict[str, Any]:
     """Replay every session in every arm, Sari's tools on top of the client's; each Sari
     arm is also costed with ``in_place_of`` tokens of the client's tools credited.
 
     :param smoke: a folder for the small corpus of a quick run (three sessions), or None
-        for every corpus.
+        for the corpora.
+    :param names: the corpora to replay (:func:`chosen_corpora`); every one when empty.
     """
     definitions = tool_definitions()
     rows: list[dict[str, Any]] = []
-    for corpus in [smoke_corpus(smoke)] if smoke is not None else corpora():
+    for corpus in [smoke_corpus(smoke)] if smoke is not None else chosen_corpora(names):
         tallies = {arm: replay(corpus, arm) for arm in ARMS}
         for index, session in enumerate(corpus.sessions):
             row: dict[str, Any] = {"corpus": corpus.name, "session": session.name}
@@ -272,14 +294,17 @@ def main(argv: Iterable[str] | None = None) -> int:
              "them); the judged figures add Sari's tools on top of the client's")
     parser.add_argument("--hooks-design", choices=DESIGNS, default=DESIGNS[0],
                         help="what the + hooks arms' hooks answer (bench/agent_cost_hooks.py)")
+    parser.add_argument("--corpus", action="append", default=[], metavar="NAME",
+                        help="replay only the corpora whose names start with NAME (repeat "
+                             "for more: stdlib, attrs, jinja2, click, requests, marshmallow)")
     parser.add_argument("--smoke", action="store_true",
                         help="three standard-library sessions over a copy of their files: "
                              "seconds, for a test that the bench runs")
     args = parser.parse_args(list(argv) if argv is not None else None)
-    DESIGN["name"] = args.hooks_design
+    use_design(args.hooks_design)
     started = time.perf_counter()
     with scratch_folders(), tempfile.TemporaryDirectory(prefix="sari-bench-smoke-") as folder:
-        data = measure(args.in_place_of, Path(folder) if args.smoke else None)
+        data = measure(args.in_place_of, Path(folder) if args.smoke else None, args.corpus)
     data["seconds"] = round(time.perf_counter() - started, 1)
     data["hooks_design"] = args.hooks_design
     data["python"] = sys.version.split()[0]

@@ -3,7 +3,9 @@
 Every arm makes a session's calls in order, each as its own tools make it, and knows only
 what those tools' texts showed it (``agent_cost_view.View``):
 
-* a scripted read whose needed lines it was already shown is skipped;
+* a scripted read whose needed lines it was already shown is skipped, and so is a read of
+  a definition when the search it made to find it showed its needed lines, or showed it
+  whole (a range the search stated, each of its lines shown);
 * a read of a definition (``ReadAround``, ``ReadSymbol``) starts where the agent saw the
   definition start, ``CONTEXT_BEFORE`` lines above it, and ends ``after`` lines past where it
   saw it end, or ``WINDOW`` lines on when it has not seen the end; a definition it has not
@@ -109,10 +111,10 @@ class ScriptedAgent:
             if isinstance(step, ReadFile):
                 self.read_file(step, path)
             elif isinstance(step, ReadSymbol):
-                self.read_definition(path, step.symbol, 0, 0, by_name=True)
+                self.read_definition(path, step.symbol, 0, 0, by_name=True, step=step)
             else:
                 assert isinstance(step, ReadAround)
-                self.read_definition(path, step.symbol, step.before, step.after)
+                self.read_definition(path, step.symbol, step.before, step.after, step=step)
             for need_path, dotted, truth in self.needs:
                 if need_path == path and self.view.start_of(path, dotted, truth) is not None:
                     self.read_on(path, dotted, truth)
@@ -132,7 +134,8 @@ class ScriptedAgent:
                 for n in range(top, end + 1)}
 
     def read_definition(self, path: str, dotted: str, before: int, after: int,
-                        by_name: bool = False) -> None:
+                        by_name: bool = False,
+                        step: ReadAround | ReadSymbol | None = None) -> None:
         truth = self.corpus.definition_lines_at(path, dotted)
         start = self.view.start_of(path, dotted, truth)
         unseen = start is None or (by_name and self.view.end_of(path, dotted, truth) is None)
@@ -142,6 +145,12 @@ class ScriptedAgent:
             self.locate(path, dotted)
             start = self.view.start_of(path, dotted, truth)
             if start is None:
+                return
+            if step is not None and self.already_shown(step, path) \
+                    or self.view.seen_whole(path, start):
+                # The search that found it showed its needed lines, or all of it (a range
+                # it stated, every line shown): the read is skipped.
+                self.tally.skipped += 1
                 return
         end = self.view.end_of(path, dotted, truth)
         first = max(1, start - max(before, CONTEXT_BEFORE))

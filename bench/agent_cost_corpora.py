@@ -3,7 +3,7 @@
 The Python standard library with the 24 sessions of ``bench/replay_scripts.py`` (a copy in the
 cache folder without the installed packages, ``site-packages``: what the host has installed
 must not change what a search finds), and pinned sdists from PyPI (attrs, jinja2, click,
-requests), fetched by pip into a cache folder on first use, never committed, with the
+requests, marshmallow), fetched by pip into a cache folder on first use, never committed, with the
 sessions of ``bench/agent_cost_sessions.py``. In an sdist's sessions a
 step's "module" is the file's path inside the unpacked sdist. ``smoke_corpus`` copies the few
 standard-library files of three sessions into a folder, for a run that takes seconds.
@@ -175,6 +175,8 @@ def corpora() -> list[Corpus]:
         CLICK_SESSIONS,
         JINJA2,
         JINJA2_SESSIONS,
+        MARSHMALLOW,
+        MARSHMALLOW_SESSIONS,
         REQUESTS,
         REQUESTS_SESSIONS,
     )
@@ -184,7 +186,9 @@ def corpora() -> list[Corpus]:
             Corpus(f"jinja2-{JINJA2}", sdist_root("jinja2", JINJA2), JINJA2_SESSIONS, True),
             Corpus(f"click-{CLICK}", sdist_root("click", CLICK), CLICK_SESSIONS, True),
             Corpus(f"requests-{REQUESTS}", sdist_root("requests", REQUESTS), REQUESTS_SESSIONS,
-                   True)]
+                   True),
+            Corpus(f"marshmallow-{MARSHMALLOW}", sdist_root("marshmallow", MARSHMALLOW),
+                   MARSHMALLOW_SESSIONS, True)]
 
 
 __all__ = ["Corpus", "ReadAround", "ReadFile", "ReadSymbol", "Search", "Session", "corpora",

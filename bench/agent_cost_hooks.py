@@ -24,7 +24,16 @@ hooks were first built); ``no-extend``, ``as-built`` but a ranged read is never 
 ``no-outline``, ``no-extend`` and no outline in a narrowed read's note; ``lean``,
 ``as-built`` and also: a ``Read`` of a short file (``SHORT_FILE`` lines or fewer) is left
 alone, whatever the verdict, and a verdict that only guides adds no note; ``quiet``,
-``as-built`` and no note for a verdict that only guides.
+``as-built`` and no note for a verdict that only guides. ``as-built`` shows, with a content
+search whose pattern names a definition, the bodies of the definitions it hits (three at
+most, 200 lines each at most: ``sari_core.native.definitions``), and with them the short
+helpers of the same file a shown body calls (three at most, 80 lines each at most);
+``no-bodies`` shows none, ``bodies-60``/``bodies-120`` change the length cap,
+``bodies-1``/``bodies-2`` the count; ``no-callees`` shows no helper,
+``callees-1``/``callees-2`` one or two (60 lines at most);
+``lean-bodies``/``quiet-bodies`` are ``lean``/``quiet`` with the bodies kept;
+``no-extend-denied``, ``as-built`` but a ranged read Sari answers itself (lines already
+shown come back as a reference) is not given the rest of a definition it cut.
 
 A ``Read`` that named its lines and was denied with an outline is read again (as the Sari
 arms re-issue such a read), and both calls are paid for.
@@ -32,6 +41,7 @@ arms re-issue such a read), and both calls are paid for.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -46,9 +56,36 @@ OUTLINE_HEAD = "Outline of "  # how a narrowed read's note starts the file's out
 EXTENDED = "Extended to line "  # how an extended read's note starts
 
 
-DESIGNS = ("as-built", "deny-ranged", "no-extend", "no-outline", "lean", "quiet")
+# Designs that change how many definitions a search's bodies show, and how long each may
+# be: (DEFINITIONS_SHOWN, DEFINITION_LINES) of sari_core.native.definitions (3 and 200).
+BODIES = {"no-bodies": (0, 0), "bodies-60": (3, 60), "bodies-120": (3, 120),
+          "bodies-1": (1, 200), "bodies-2": (2, 200)}  # no-bodies: no helper either
+# And the short helpers of the same file a shown body calls: (CALLEES_SHOWN, CALLEE_LINES)
+# (3 and 80).
+CALLEES = {"no-callees": (0, 0), "callees-1": (1, 60), "callees-2": (2, 60)}
+# ``lean`` and ``quiet`` with a search's bodies kept (their other guiding notes dropped).
+WITH_BODIES = {"lean-bodies": "lean", "quiet-bodies": "quiet"}
+DESIGNS = ("as-built", "deny-ranged", "no-extend", "no-outline", "lean", "quiet", *BODIES,
+           *WITH_BODIES, *CALLEES, "no-extend-denied")
+# Where the bodies shown with a search start in a note: Sari's symbol search's first line.
+BODIES_HEAD = re.compile(r"^\d+ match(?:es)? for .* \(symbol\)$", re.MULTILINE)
 SHORT_FILE = 200
 DESIGN = {"name": "as-built"}  # set by bench/agent_cost.py --hooks-design
+
+
+def use_design(name: str) -> None:
+    """Make the + hooks arms answer as design ``name`` does."""
+    from sari_core.native import definitions
+
+    DESIGN["name"] = name
+    definitions.DEFINITIONS_SHOWN, definitions.DEFINITION_LINES = BODIES.get(
+        name, (definitions.DEFINITIONS_SHOWN, definitions.DEFINITION_LINES))
+    if name in CALLEES:
+        definitions.CALLEES_SHOWN, definitions.CALLEE_LINES = CALLEES[name]
+    if name == "no-extend-denied":
+        from sari_core.native import decide
+
+        decide.EXTEND_DENIED = False
 
 
 def is_outline(response: dict[str, Any]) -> bool:
@@ -75,6 +112,8 @@ class HookedTools:
                           str(self.corpus.root))  # type: ignore[attr-defined]
         verdict = run_native_call(self.kernel, call)
         design = DESIGN["name"]
+        bodies = BODIES_HEAD.search(verdict.context) if design in WITH_BODIES else None
+        design = WITH_BODIES.get(design, design)
         if design == "deny-ranged" and tool == "Read" and verdict.action == "untouched" \
                 and "limit" in tool_input and is_outline(verdict.response or {}):
             # The hooks as first built: a read naming its lines denied with the outline.
@@ -96,6 +135,10 @@ class HookedTools:
                 verdict.action == "guide" or tool == "Read" and self.short(tool_input)):
             verdict = replace(verdict, action="untouched", reason="", context="",
                               updated_input=None)
+        if bodies is not None and verdict.action in ("untouched", "guide"):
+            # Those designs' guiding notes go; the bodies shown with a search stay.
+            verdict = replace(verdict, action="guide", reason="", updated_input=None,
+                              context=bodies.string[bodies.start():])
         self.hooked[verdict.action] += 1
         output = answer("claude-code", verdict).get("hookSpecificOutput") or {}
         return verdict, output

@@ -13,8 +13,8 @@ the numbering, the page, the note and that text to the pinned Claude Code CLI.
 * :class:`NativeAgent`, the whole-file agent: reads what its script says, whole files included.
 * :class:`CarefulAgent`: reads a whole file only when it is short (at most ``SHORT_FILE``
   lines) or its script gives the range; otherwise the range around the hits its searches
-  showed in that file (at most ``AROUND_HITS`` of them), or the file's head when they showed
-  none.
+  showed in that file (at most ``AROUND_HITS`` of them; none around a hit in a definition
+  a tool already showed it whole), or the file's head when they showed none.
 """
 
 from __future__ import annotations
@@ -143,7 +143,13 @@ class CarefulAgent(NativeAgent):
             super().read_file(step, path)
             return
         windows: list[list[int]] = []
-        for hit in sorted(self.view.hits.get(path, ()))[:AROUND_HITS]:
+        hits = sorted(self.view.hits.get(path, ()))[:AROUND_HITS]
+        # A hit in a definition it was already shown whole needs no read around it.
+        unseen = [hit for hit in hits if not self.view.seen_whole(path, hit)]
+        if hits and not unseen:
+            self.tally.skipped += 1
+            return
+        for hit in unseen:
             first, last = max(1, hit - CONTEXT_BEFORE), min(total, hit + WINDOW)
             if windows and first <= windows[-1][1] + 1:
                 windows[-1][1] = max(windows[-1][1], last)

@@ -125,5 +125,12 @@ def print_report(data: dict[str, Any]) -> None:
           f"whole): core {over['core']}, policies {over['policies']}")
     print(f"replayed in {data.get('seconds', 0):.0f} s; hooks design: "
           f"{data.get('hooks_design', 'as-built')}")
+    for corpus in dict.fromkeys(row["corpus"] for row in data["sessions"]):
+        rows = [row for row in data["sessions"] if row["corpus"] == corpus]
+        ratios = [(arm, plain, _ratio(sum(r[arm]["cached"] for r in rows),
+                                      sum(r[plain]["cached"] for r in rows)))
+                  for arm, (plain, _) in HOOKED.items()]
+        print(f"{corpus:<18} {len(rows)} sessions, cached: "
+              + ", ".join(f"{arm} {ratio:.3f}x {plain}'s" for arm, plain, ratio in ratios))
     for name, met, figure in targets(data):
         print(f"{'PASS' if met else 'FAIL'}  {name}: {figure}")

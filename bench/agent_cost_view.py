@@ -188,6 +188,14 @@ class View:
             return end
         return None
 
+    def seen_whole(self, path: str, line: int) -> bool:
+        """Whether a definition holding ``line`` was shown whole: a tool stated its range
+        and showed every line of it."""
+        shown = self.shown.get(path, set())
+        return any(top <= line <= end and all(n in shown for n in range(top, end + 1))
+                   for (where, _), ranges in self.told.items() if where == path
+                   for _, top, end in ranges)
+
     def first_missing(self, truth: tuple[int, int], path: str) -> int | None:
         """The first line of the definition the agent has not been shown (it sees the gap:
         the definition goes on past the last line it was shown, or a number jumps)."""

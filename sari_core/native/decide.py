@@ -15,7 +15,9 @@ execution log marked ``native``), and Sari's answer becomes a :class:`NativeVerd
   reads the next definition it needs without searching for it); or a read whose range ends
   inside a definition is extended to that definition's end (``EXTEND_LINES`` more at most):
   a definition cut in two costs the agent another call for its rest;
-* **guide** — the call goes ahead as asked, with ``context`` carrying the policies' warnings;
+* **guide** — the call goes ahead as asked, with ``context`` carrying the policies' warnings,
+  and, for a search that looks for a definition, the bodies of the few short definitions it
+  finds (:mod:`sari_core.native.definitions`): the read that would follow, already shown;
 * **untouched** — nothing to say: the call goes ahead as asked.
 
 Never "allow": the user's own permission rules still decide whether the tool may run.
@@ -25,13 +27,14 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from sari_core.errors import ErrorCode
 from sari_core.models import ReadCall
 from sari_core.native.calls import NativeCall
+from sari_core.native.definitions import shown_definitions
 from sari_core.native.hook_client import SECRET_REFUSAL, secret_named
 from sari_core.native.mapping import SariRequest, Untouched, sari_request
 from sari_core.native.sessions import connection_for, identity_for
@@ -62,6 +65,9 @@ NARROW_HINT = "Read other lines with offset and limit."
 # A read whose range ends inside a definition is extended to the definition's end when
 # that adds this many lines or fewer: fewer tokens than the call for the rest would cost.
 EXTEND_LINES = 100
+# And a ranged read answered with Sari's own text (lines already shown come back as a
+# reference to them) gets the cut definition's rest in that text too.
+EXTEND_DENIED = True
 # Outline rows shown with a narrowed whole read, at most.
 OUTLINE_ROWS = 120
 SHELL_TOOLS = frozenset({"Bash", "shell", "apply_patch"})
@@ -129,7 +135,7 @@ def run_native_call(kernel: Kernel, call: NativeCall) -> NativeVerdict:
     if request.tool == "read":
         return _read_verdict(kernel, call, request, response, text)
     if request.tool == "search":
-        return _search_verdict(call, request, response, text, kernel.roots[0])
+        return _search_verdict(kernel, call, request, response, text)
     return _guided(request, response, text)
 
 
@@ -223,6 +229,34 @@ def _extended(kernel: Kernel, call: NativeCall, request: SariRequest,
                          sari_text=text, request=request, response=response)
 
 
+def _denied_and_extended(kernel: Kernel, call: NativeCall, request: SariRequest,
+                         response: dict[str, Any], text: str) -> str:
+    """Sari's answer to a ranged read it answers itself, with the rest of a definition the
+    range began and cut (``EXTEND_LINES`` more at most), read in the same session: the
+    rest would cost the agent a call of its own. The answer alone when it cuts none."""
+    meta = response.get("meta") or {}
+    total = int(meta.get("total_lines") or 0)
+    assert request.count is not None
+    last = min(total, request.first + request.count - 1) if total else \
+        request.first + request.count - 1
+    if int(meta.get("end_line") or 0) != last or (total and last >= total):
+        return text
+    _, rows = _outline(kernel, request)
+    cut = _cut_definition(rows, request.first, last)
+    if cut is None:
+        return text
+    end = min(cut.last, total) if total else cut.last
+    rest = kernel.execute_read(
+        {"mode": "snippet", "target": request.arguments.get("target"), "start_line": last + 1,
+         "end_line": end},
+        connection_id=connection_for(call), identity=identity_for(call), native=call.label)
+    rest_text = render(rest)
+    if not rest.get("ok") or REDACTION_MARK in rest_text:
+        return text
+    return (f"{text}\nExtended to line {end}: the asked lines ended inside {cut.kind} "
+            f"{cut.name} (lines {cut.first}-{cut.last}).\n{rest_text}")
+
+
 def _read_verdict(kernel: Kernel, call: NativeCall, request: SariRequest,
                   response: dict[str, Any], text: str) -> NativeVerdict:
     meta = response.get("meta") or {}
@@ -240,7 +274,11 @@ def _read_verdict(kernel: Kernel, call: NativeCall, request: SariRequest,
                                  response=response)
         # An outline, lines already shown, redacted secrets: the client's tool would show
         # something else, so the model is sent Sari's own answer instead.
-        return NativeVerdict("deny", reason=text, sari_text=text, request=request,
+        reason = text
+        if EXTEND_DENIED and request.count is not None and REDACTION_MARK not in text \
+                and not _outlined(response):
+            reason = _denied_and_extended(kernel, call, request, response, text)
+        return NativeVerdict("deny", reason=reason, sari_text=text, request=request,
                              response=response)
     wanted_end = total if request.count is None else min(total, request.first + request.count - 1)
     if start <= request.first and end >= wanted_end:
@@ -292,12 +330,17 @@ def _floods(request: SariRequest, response: dict[str, Any], root: Path) -> bool:
     return False
 
 
-def _search_verdict(call: NativeCall, request: SariRequest, response: dict[str, Any],
-                    text: str, root: Path) -> NativeVerdict:
+def _search_verdict(kernel: Kernel, call: NativeCall, request: SariRequest,
+                    response: dict[str, Any], text: str) -> NativeVerdict:
     if request.content_mode and _withheld(response, text):
         return NativeVerdict("deny", reason=text, sari_text=text, request=request,
                              response=response)
-    if request.content_mode and request.cap is None and _floods(request, response, root):
+    # The definitions the search looks for, bodies included: the read that would follow.
+    # Only the client's own Grep tool: a shell's grep keeps its plain answer.
+    bodies = shown_definitions(kernel, call, request) \
+        if request.content_mode and call.tool == "Grep" else ""
+    if request.content_mode and request.cap is None \
+            and _floods(request, response, kernel.roots[0]):
         if call.tool == "Grep":
             updated = {**call.input, "head_limit": FLOOD_CAP}
         else:
@@ -306,6 +349,11 @@ def _search_verdict(call: NativeCall, request: SariRequest, response: dict[str, 
         note = (f"Output capped at {FLOOD_CAP} lines: more lines than that match. Narrow the "
                 f"search with a path or glob, or start from what Sari's search ranked first:\n"
                 f"{text}")
-        return NativeVerdict("narrow", context=note, updated_input=updated, sari_text=text,
-                             request=request, response=response)
-    return _guided(request, response, text)
+        return NativeVerdict("narrow", context="\n".join(filter(None, [note, bodies])),
+                             updated_input=updated, sari_text=text, request=request,
+                             response=response)
+    guided = _guided(request, response, text)
+    if not bodies:
+        return guided
+    return replace(guided, action="guide", context="\n".join(filter(None, [guided.context,
+                                                                           bodies])))

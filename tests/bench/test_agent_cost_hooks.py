@@ -36,7 +36,31 @@ def _run(tmp_path: Path, agent_class: type, *steps: object) -> object:
         kernel.close()
 
 
-def test_a_whole_read_after_a_search_is_narrowed_to_the_definition(tmp_path: Path) -> None:
+@pytest.fixture
+def no_bodies() -> object:
+    """The hooks without the bodies a definition search shows (then restored)."""
+    from sari_core.native import definitions
+
+    kept = (definitions.DEFINITIONS_SHOWN, definitions.DEFINITION_LINES,
+            definitions.CALLEES_SHOWN, definitions.CALLEE_LINES)
+    hooks.use_design("no-bodies")
+    yield
+    hooks.use_design("as-built")
+    (definitions.DEFINITIONS_SHOWN, definitions.DEFINITION_LINES,
+     definitions.CALLEES_SHOWN, definitions.CALLEE_LINES) = kept
+
+
+def test_a_search_for_a_definition_shows_its_body_and_the_read_is_skipped(
+        tmp_path: Path) -> None:
+    agent = _run(tmp_path, hooks.HookedNativeAgent, scripts.Search("def dedent"),
+                 scripts.ReadFile("textwrap"))
+    tally = agent.tally  # type: ignore[attr-defined]
+    assert agent.hooked["guide"] == 1 and len(tally.result_tokens) == 1  # type: ignore[attr-defined]
+    assert tally.skipped == 1 and tally.needed_delivered == tally.needed
+
+
+def test_a_whole_read_after_a_search_is_narrowed_to_the_definition(tmp_path: Path,
+                                                                   no_bodies: object) -> None:
     agent = _run(tmp_path, hooks.HookedNativeAgent, scripts.Search("def dedent"),
                  scripts.ReadFile("textwrap"))
     assert agent.hooked["narrow"] == 1  # type: ignore[attr-defined]
@@ -58,3 +82,17 @@ def test_a_denied_read_shows_the_reason_and_the_agent_reads_on(tmp_path: Path) -
     assert tally.refused == 1 and agent.hooked["deny"] == 1  # type: ignore[attr-defined]
     assert ("heapq.py", "merge") in agent.view.told  # type: ignore[attr-defined]
     assert tally.needed_delivered == tally.needed
+
+
+def test_no_arm_reads_a_definition_its_search_showed_whole(tmp_path: Path) -> None:
+    """The same rule for every arm: a definition the search made to find it showed whole (a
+    stated range, each line shown) is not read again; only the hooks' search shows it."""
+    steps = (scripts.Search("def dedent"), scripts.ReadAround("textwrap", "indent"))
+    hooked = _run(tmp_path, hooks.HookedCarefulAgent, *steps)
+    tally = hooked.tally  # type: ignore[attr-defined]
+    assert tally.skipped == 1 and len(tally.result_tokens) == 2  # two searches, no read
+    corpus = hooked.corpus  # type: ignore[attr-defined]
+    session = scripts.Session("probe", "probe", (("textwrap", "dedent"),), steps)  # type: ignore[arg-type]
+    plain = native.CarefulAgent(corpus, session)
+    plain.run()
+    assert plain.tally.skipped == 0 and len(plain.tally.result_tokens) >= 3  # it reads it

@@ -61,7 +61,7 @@ def session_turns(workspace: Path) -> list[Turn]:
         Turn(calls=(ToolCall("Grep", {"pattern": "def handler_23", "output_mode": "content",
                                       "-n": True}),)),
         Turn(calls=(ToolCall("Read", {"file_path": str(big)}),)),
-        Turn(calls=(ToolCall("Read", {"file_path": str(big)}),)),
+        Turn(calls=(ToolCall("Read", {"file_path": str(big), "offset": 1495, "limit": 30}),)),
         Turn(calls=(ToolCall("Read", {"file_path": str(workspace / ".env")}),)),
         Turn(text="done"),
     ]
@@ -70,19 +70,23 @@ def session_turns(workspace: Path) -> list[Turn]:
 def assert_the_policies_reached_the_model(run: SessionRun) -> None:
     assert run.returncode == 0, run.stderr
     assert run.offline_attempts == []
-    short, whole, again, secret = reads(run)
+    short, whole, extended, secret = reads(run)
     # A short file: untouched, as the CLI shows it, no note.
     assert short.splitlines()[:2] == ["1\tdef f():", "2\t    return 1"]
     assert "hook" not in short
-    # A whole read of the 2,400-line module after the search: the matched definition's range.
-    numbered = [line.split("\t", 1)[0] for line in whole.splitlines() if "\t" in line]
-    assert int(numbered[0]) <= 1321 and int(numbered[-1]) >= 1378, whole[:300]
-    assert len(numbered) < 120, len(numbered)
-    assert "PreToolUse:Read hook additional context: pkg/big.py lines" in sent(run)
-    assert "the definition the search matched (lines 1321-1378)" in sent(run)
-    # The same read again: the aggregation note, in Sari's words.
-    assert again.startswith("PreToolUse:Read hook error: pkg/big.py lines"), again[:300]
-    assert "unchanged; shown in an earlier read" in again
+    # The search for the definition: its body, in the words of Sari's symbol search.
+    assert ('PreToolUse:Grep hook additional context: 1 match for \\"handler_23\\" (symbol)'
+            '\\npkg/big.py\\n  1321-1378: def handler_23(request):') in sent(run)
+    assert "1378 |     return value" in sent(run)
+    # A whole read of the 2,400-line module after it: the lines around the definition, the
+    # definition itself a reference to the search that showed it, in Sari's words.
+    assert whole.startswith("PreToolUse:Read hook error: pkg/big.py lines"), whole[:300]
+    assert "the definition the search matched (lines 1321-1378)" in whole
+    assert "1321-1378\t(unchanged; shown in an earlier read)" in whole
+    # A read ending inside a definition: extended to its end (the updated input).
+    numbered = [line.split("\t", 1)[0] for line in extended.splitlines() if "\t" in line]
+    assert numbered[0] == "1495" and numbered[-1] == "1558", extended[:300]
+    assert "function handler_26 (lines 1501-1558)" in sent(run)
     # The secret: refused, and its value never sent.
     assert secret.startswith("PreToolUse:Read hook error: "), secret
     assert ".env is a secret file; Sari does not serve its content." in secret, secret

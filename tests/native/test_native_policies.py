@@ -70,7 +70,8 @@ def hook_output(answered: dict[str, Any]) -> dict[str, Any]:
 def test_whole_read_of_a_long_module_after_a_search_is_narrowed_to_the_definition(
         kernel: Kernel, workspace: Path) -> None:
     big = str(workspace / "pkg" / "big.py")
-    assert native(kernel, "Grep", {"pattern": "def handler_23", "output_mode": "content"}) == {}
+    # A shell's grep: a Grep for a definition would show its body (no read needed).
+    assert native(kernel, "Bash", {"command": "grep -n 'def handler_23' pkg/big.py"}) == {}
     narrowed = hook_output(native(kernel, "Read", {"file_path": big}))
     assert "permissionDecision" not in narrowed
     updated = narrowed["updatedInput"]
@@ -83,7 +84,7 @@ def test_whole_read_of_a_long_module_after_a_search_is_narrowed_to_the_definitio
 def test_a_narrowed_whole_read_carries_the_outline_of_the_rest(
         kernel: Kernel, workspace: Path) -> None:
     """So the next definition the agent needs is one read away, not a search and a read."""
-    native(kernel, "Grep", {"pattern": "def handler_23", "output_mode": "content"})
+    native(kernel, "Bash", {"command": "grep -n 'def handler_23' pkg/big.py"})
     narrowed = hook_output(native(kernel, "Read", {"file_path": str(workspace / "pkg/big.py")}))
     context = narrowed["additionalContext"]
     assert "Outline of pkg/big.py:" in context
@@ -103,6 +104,22 @@ def test_a_read_ending_inside_a_definition_it_began_is_extended_to_its_end(
     # Lines inside a definition begun above them: the agent chose them; left as asked.
     assert native(kernel, "Read", {"file_path": big, "offset": 1450, "limit": 20},
                   session="s2") == {}
+
+
+def test_a_read_answered_with_sari_s_text_gets_the_rest_of_the_definition_it_cut(
+        kernel: Kernel, workspace: Path) -> None:
+    """Lines already shown come back as a reference, so Sari answers the read itself; the
+    definition the range began and cut is given to its end in that answer too."""
+    big = str(workspace / "pkg" / "big.py")
+    native(kernel, "Grep", {"pattern": "def handler_25", "output_mode": "content"})
+    denied = hook_output(native(kernel, "Read", {"file_path": big, "offset": 1490,
+                                                 "limit": 20}))
+    assert denied["permissionDecision"] == "deny"
+    reason = denied["permissionDecisionReason"]
+    assert "1490-1498\t(unchanged; shown in an earlier read)" in reason
+    assert ("Extended to line 1558: the asked lines ended inside function handler_26 "
+            "(lines 1501-1558).") in reason
+    assert "1558\t    return value" in reason and "1559\t" not in reason
 
 
 def test_a_repeated_read_is_answered_with_the_aggregation_note(kernel: Kernel,
@@ -260,8 +277,7 @@ def test_under_strict_session_mode_native_calls_get_every_policy(
         refused = hook_output(native(strict, "Read", {"file_path": str(workspace / ".env")}))
         assert refused["permissionDecision"] == "deny"
         assert ".env is a secret file" in refused["permissionDecisionReason"]
-        assert native(strict, "Grep", {"pattern": "def handler_23",
-                                       "output_mode": "content"}) == {}
+        assert native(strict, "Bash", {"command": "grep -n 'def handler_23' pkg/big.py"}) == {}
         big = str(workspace / "pkg" / "big.py")
         narrowed = hook_output(native(strict, "Read", {"file_path": big}))
         assert narrowed["updatedInput"]["offset"] <= 1321
