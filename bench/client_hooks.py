@@ -3,9 +3,11 @@ same type measured in the same run (``bench/hook_overhead.py`` prints it).
 
 Every hook is asked about one ``PreToolUse`` call of a client's own ``Read`` (a 300-line
 file, lines 101-150, in a workspace whose server runs the budget, aggregation, refgate and
-secretguard policies), as the client would send it. Each call is the first read of a client
-session of its own (a new ``session_id``), so every call runs the whole pipeline: a repeated
-read in one session would be answered from the aggregation ledger, which costs less.
+secretguard policies), as the client would send it; ``http`` and ``mcp_tool`` also about a
+``Grep`` for a definition, which the hooks answer with the definition's body. Each call is
+the first of a client session of its own (a new ``session_id``), so every call runs the
+whole pipeline: a repeated read in one session would be answered from the aggregation
+ledger, which costs less.
 
 * ``command``: a process per call. The no-op peer is a Python script that reads the
   payload and exits (``python -I -S``: the cheapest Python hook there is). Measured: Sari's
@@ -62,24 +64,33 @@ def workspace(root: Path) -> Path:
 
 
 _SESSIONS = iter(range(1 << 30))
+# The calls the http and mcp_tool hooks are asked about: the no-op peer, a ranged read, and
+# a search for a definition (answered with its body, the dearest answer the hooks give).
+CALLS = (("no-op call (TodoWrite)", "TodoWrite"), ("Read", "Read"),
+         ("Grep for a definition (body shown)", "Grep"))
 
 
 def payload(root: Path, tool: str = "Read") -> dict[str, Any]:
     """A PreToolUse payload of a client session never seen before."""
-    tool_input = {"file_path": str(root / "pkg" / "mod.py"), "offset": 101, "limit": 50} \
-        if tool == "Read" else {"todos": []}
+    inputs: dict[str, dict[str, Any]] = {
+        "Read": {"file_path": str(root / "pkg" / "mod.py"), "offset": 101, "limit": 50},
+        # A search for a definition: the hook shows its body with the matches.
+        "Grep": {"pattern": "def f42", "path": str(root), "output_mode": "content", "-n": True},
+        "TodoWrite": {"todos": []}}
+    tool_input = inputs[tool]
     return {"session_id": f"bench-{next(_SESSIONS)}", "cwd": str(root),
             "hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": tool_input,
             "tool_use_id": "toolu_bench"}
 
 
 def server_cpu_seconds(pid: int) -> float | None:
-    """User + system CPU of a process so far (Linux), or None."""
+    """User + system CPU of a process so far, with its children's that it waited for (the
+    ripgrep a search runs) (Linux), or None."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return sum(int(field) for field in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
 def child_run(argv: list[str], stdin: str, env: dict[str, str]) -> tuple[float, float]:
@@ -155,8 +166,11 @@ def command_rows(root: Path, env: dict[str, str], url: str, pid: int, calls: int
 def http_rows(root: Path, url: str, pid: int, calls: int) -> list[Row]:
     from sari_core.native.hook_client import post
 
+    answer = post(url, "/hooks/claude-code", json.dumps(payload(root, "Grep")).encode(), TOKEN, 30)
+    if b"return 42" not in answer:  # the row would time a search that shows nothing
+        raise SystemExit(f"the hook showed no body for a definition's Grep: {answer[:300]!r}")
     rows = []
-    for label, tool in (("no-op call (TodoWrite)", "TodoWrite"), ("Read", "Read")):
+    for label, tool in CALLS:
 
         def one(tool: str = tool) -> tuple[float, float]:
             body = json.dumps(payload(root, tool)).encode()
@@ -187,7 +201,7 @@ def mcp_tool_rows(root: Path, env: dict[str, str], calls: int) -> list[Row]:
             async with Client(stdio_transport(params, errlog=errlog),
                               read_timeout_seconds=120) as client:
                 pid = _server_pid(os.getpid())
-                for label, tool in (("no-op call (TodoWrite)", "TodoWrite"), ("Read", "Read")):
+                for label, tool in CALLS:
                     batch = [{"client": "claude-code", **sent,
                               "tool_input": json.dumps(sent["tool_input"])}
                              for sent in (payload(root, tool) for _ in range(calls + 1))]
@@ -240,7 +254,7 @@ def client_hook_rows(calls: int) -> list[Row]:
 
 
 def print_client_hooks(calls: int) -> None:
-    print(f"client hooks: one PreToolUse Read per call, {calls} calls per row "
+    print(f"client hooks: one PreToolUse call per call, {calls} calls per row "
           "(CPU: the hook's process and the server's share)")
     print(f"{'type':<10}{'hook':<40}{'wall ms':>9}{'CPU ms':>9}{'CPU vs no-op':>14}")
     rows = client_hook_rows(calls)

@@ -72,7 +72,9 @@ def test_the_hook_overhead_bench_prints_every_row_and_both_targets() -> None:
     for hook_type, label in (("command", "no-op hook"), ("command", "Sari thin client"),
                              ("command", "sari hook claude-code pre-tool-use"),
                              ("http", "no-op call"), ("http", "Read"),
-                             ("mcp_tool", "no-op call"), ("mcp_tool", "Read")):
+                             ("http", "Grep for a definition (body shown)"),
+                             ("mcp_tool", "no-op call"), ("mcp_tool", "Read"),
+                             ("mcp_tool", "Grep for a definition (body shown)")):
         assert re.search(rf"^{hook_type} +{re.escape(label)}.* [\d.]+ +[\d.]+ +[\d.]+x$", out,
                          re.M), (hook_type, label, out)
     assert re.search(r"Codex's command hook \(thin client \+ server\): [\d.]+ ms CPU per call "
