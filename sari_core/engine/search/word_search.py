@@ -39,6 +39,10 @@ Ranking (documented in docs/engine.md):
     their closeness in meaning to the query, when the ``semantic`` extra is installed
     (not when the query asks for docs; see :mod:`sari_core.engine.search.semantic_rank`);
 
+* a class's best member goes just above the class when it holds at least ``MEMBER_SHARE``
+  of the query's words the class holds (the class's chunk is its members' text too),
+  unless the class's name holds more of them and at least ``MEMBER_NAMED``; each file's
+  chunks move only among the places the file had;
 * a special method (``__str__``, ``__init__``) is named for the protocol it implements,
   not for what it does: its name counts for nothing (neither in BM25 nor as a name word);
 * hits are ordered by that score; at most ``PER_FILE`` chunks of one file are kept. Path
@@ -50,7 +54,7 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
@@ -88,6 +92,8 @@ HEAD = 3.0
 SIGNATURE = 0.5  # a word only in the signature counts for this much of one in what it says
 GLUED = 0.5  # and one glued into the name (``timestamp`` of ``fromtimestamp``)
 HEAD_RANKED = 40
+MEMBER_SHARE = 0.5  # a member holding this share of the words its class holds goes above it
+MEMBER_NAMED = 0.5  # but not above a class whose name holds more, and this share, of them
 # Kept between searches until the index changes (engine.index.index_memo), per reader thread:
 # which chunks hold a query word's spellings (HELD_ROWS chunk ids in all the sets
 # together, about 20 MB at most), and chunks' lengths.
@@ -288,6 +294,8 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
     if not asks_docs:  # docs are asked for: what a definition says of itself does not count
         scored = _by_heads(store, scored, groups, len(terms), asks_tests)
         scored = by_meaning(store, query, scored, _ORDER)
+        scored = _members_first(scored, covered, lambda row: max(
+            in_name.get(row[0], 0.0), _glued_name_share(row[6], groups, len(terms))))
         # A question about code is answered by code: prose, however many of the words it
         # holds, comes after every code hit (stable: each part keeps its order).
         scored.sort(key=lambda entry: is_prose(entry[1]))
@@ -302,6 +310,56 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
             if len(kept) >= limit:
                 break
     return kept, len(files)
+
+
+def _members_first(scored: list[tuple[float, str, int, tuple]], covered: dict[int, float],
+                   named: Callable[[tuple], float]) -> list[tuple[float, str, int, tuple]]:
+    """``scored`` with a class's best member moved just above the class, in the places its
+    file's chunks had, when the member holds at least ``MEMBER_SHARE`` of the query's words
+    the class holds, unless the class's name holds more of them than the member's and at
+    least ``MEMBER_NAMED`` (``named``: a chunk row's share of the query's words in its
+    name): the class's chunk is its members' text too, so it holds every member's words,
+    and the member that holds them is the narrower answer; a class named for the query is
+    what was asked. Files keep their places."""
+    classes: dict[str, list[tuple]] = {}
+    for entry in scored:
+        if entry[3][7] == "class":
+            classes.setdefault(entry[1], []).append(entry[3])
+    if not classes:
+        return scored
+    best_member: dict[int, tuple] = {}
+    for entry in scored:  # best first: a class's first member found is its best
+        row = entry[3]
+        # A special method's name is the protocol's: the words it holds there are no match.
+        if row[7] in _NOT_DEFINITIONS or _SPECIAL_NAME.search(row[6]):
+            continue
+        for box in classes.get(entry[1], ()):
+            if box[0] != row[0] and box[4] <= row[4] and row[5] <= box[5] \
+                    and box[0] not in best_member:
+                best_member[box[0]] = row
+    place = {id(entry): index for index, entry in enumerate(scored)}
+    row_place = {entry[3][0]: index for index, entry in enumerate(scored)}
+    moved = False
+    for entry in scored:
+        box = entry[3]
+        member = best_member.get(box[0])
+        if member is None or row_place[member[0]] < row_place[box[0]] \
+                or covered.get(member[0], 0.0) < MEMBER_SHARE * covered.get(box[0], 0.0) \
+                or named(box) > max(named(member), MEMBER_NAMED):
+            continue
+        # Just above the class (and above a member already moved there).
+        member_entry = scored[row_place[member[0]]]
+        place[id(member_entry)] = min(place[id(entry)], place[id(member_entry)]) - 0.5
+        moved = True
+    if not moved:
+        return scored
+    mine: dict[str, list] = {}
+    for entry in scored:
+        mine.setdefault(entry[1], []).append(entry)
+    for entries in mine.values():
+        entries.sort(key=lambda entry: place[id(entry)])
+    taken = {path: iter(entries) for path, entries in mine.items()}
+    return [next(taken[entry[1]]) for entry in scored]
 
 
 def _glued_name_share(scope: str, groups: Sequence[TermGroup], count: int) -> float:
