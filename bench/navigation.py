@@ -173,6 +173,9 @@ def main() -> int:
                         help="the time the server may take for one name's ground truth; a "
                              "name it does not finish is skipped (and said so). Answers are "
                              "kept under --cache, so a later run resumes where this stopped")
+    parser.add_argument("--index-only", action="store_true",
+                        help="the server gives the ground truth only: no server-backed "
+                             "answers (their time on a large tree is the server's)")
     parser.add_argument("--kinds", default=",".join(KINDS),
                         help="the navigation kinds asked (references,callers): a server "
                              "whose call hierarchy is slow on a large tree can be left to "
@@ -211,7 +214,7 @@ def main() -> int:
             cache = TruthCache(None if args.smoke else
                                args.cache.expanduser() / "navigation-truth" / args.sdist)
             code = run_bench(root, workspace, runner, names, args.repeat, misses, cache,
-                             args.truth_seconds)
+                             args.truth_seconds, args.index_only)
             if args.misses:
                 args.misses.write_text(json.dumps(misses, indent=1), encoding="utf-8")
             return 0 if args.smoke else code
@@ -275,15 +278,18 @@ def _misses(root: Path, symbol: str, kind: str, found: set[Pair], truth: set[Pai
 
 def run_bench(root: Path, workspace: Workspace, runner: ValidationRunner, names: list[str],
               repeat: int, misses: list[dict[str, Any]] | None = None,
-              cache: TruthCache | None = None, truth_seconds: float | None = None) -> int:
+              cache: TruthCache | None = None, truth_seconds: float | None = None,
+              index_only: bool = False) -> int:
     started = time.perf_counter()
     runner.prewarm()
     server = _wait_for_server(runner)
     print(f"basedpyright ready in {time.perf_counter() - started:.1f} s; "
           f"{len(names)} names: {', '.join(names)}")
-    totals = {(path, kind): [0, 0, 0] for path in ("index", "server") for kind in KINDS}
+    paths = ("index",) if index_only else ("index", "server")
+    totals = {(path, kind): [0, 0, 0] for path in paths for kind in KINDS}
     # per symbol: each definition asked about as path:line, against the server at it alone
-    per_symbol = {(path, kind): [0, 0, 0] for path in SYMBOL_ARMS for kind in KINDS}
+    arms = [arm for arm in SYMBOL_ARMS if not (index_only and arm.startswith("server"))]
+    per_symbol = {(path, kind): [0, 0, 0] for path in arms for kind in KINDS}
     symbols = 0
     fell_back = 0  # server-backed questions the server did not answer in time: the index's
     latency: dict[str, list[float]] = {arm: [] for arm in ("index", "first", "computed", "kept")}
@@ -295,7 +301,7 @@ def run_bench(root: Path, workspace: Workspace, runner: ValidationRunner, names:
     for name in names:
         served: dict[str, set[Pair]] = {}
         first: dict[str, float] = {}
-        for kind in KINDS:  # the first question about the name the server is asked
+        for kind in () if index_only else KINDS:  # the server's first question about it
             runner.note_change()  # as after any change: nothing kept answers it
             asked = SearchCall(query=name, kind=kind, limit=50)
             first[kind], _ = _ms(lambda c=asked: runner.navigate(c))
@@ -321,13 +327,13 @@ def run_bench(root: Path, workspace: Workspace, runner: ValidationRunner, names:
         for (path, line), mine in each.items():
             for kind in KINDS:
                 asked = SearchCall(query=f"{path}:{line}", kind=kind, limit=ALL)
-                exact = runner.navigate(asked)
-                fell_back += exact is None
                 answers_index = _pairs(workspace.search(asked), (path, line))
-                answers = {"index": answers_index,
-                           "server": _pairs(exact) if exact is not None
-                           else answers_index,
-                           "index, by name": by_name[kind], "server, by name": served[kind]}
+                answers = {"index": answers_index, "index, by name": by_name[kind]}
+                if not index_only:
+                    exact = runner.navigate(asked)
+                    fell_back += exact is None
+                    answers["server"] = _pairs(exact) if exact is not None else answers_index
+                    answers["server, by name"] = served[kind]
                 if misses is not None:
                     misses.append(_misses(root, f"{path}:{line}", kind, answers["index"],
                                           mine[kind], name))
@@ -338,18 +344,24 @@ def run_bench(root: Path, workspace: Workspace, runner: ValidationRunner, names:
         for kind in KINDS:
             index = _pairs(workspace.search(SearchCall(query=name, kind=kind, limit=ALL)))
             rows = []
-            for path, found in (("index", index), ("server", served[kind])):
+            for path, found in (("index", index), ("server", served.get(kind))):
+                if found is None:
+                    continue
                 hit, size, want = score(found, truth[kind])
                 cell = totals[(path, kind)]
                 cell[0] += hit
                 cell[1] += size
                 cell[2] += want
                 rows.append(f"{ratio(hit, size):.2f}/{ratio(hit, want):.2f}")
-            print(f"{name:<24}{kind:<11}{len(truth[kind]):>6}{rows[0]:>14}{rows[1]:>14}"
-                  f"{first[kind]:>10.1f}")
+            server_row = rows[1] if len(rows) > 1 else "-"
+            first_ms = f"{first[kind]:.1f}" if kind in first else "-"
+            print(f"{name:<24}{kind:<11}{len(truth[kind]):>6}{rows[0]:>14}{server_row:>14}"
+                  f"{first_ms:>10}")
             capped = SearchCall(query=name, kind=kind, limit=50)
-            latency["first"].append(first[kind])
             latency["index"].append(_p50_ms(lambda c=capped: workspace.search(c), repeat))
+            if index_only:
+                continue
+            latency["first"].append(first[kind])
             latency["computed"].append(_p50_ms(lambda c=capped: runner.navigate(c), repeat,
                                                before=runner.note_change))
             latency["kept"].append(_p50_ms(lambda c=capped: runner.navigate(c), repeat))
@@ -387,13 +399,16 @@ def report(totals: dict[tuple[str, str], list[int]], latency: dict[str, list[flo
         figures[(path, kind)] = (ratio(hit, size), ratio(hit, want))
         print(f"  {path:<7}{kind:<11} precision {ratio(hit, size):.3f}  recall "
               f"{ratio(hit, want):.3f}  ({hit} right of {size} found, {want} true)")
-    p50 = {arm: statistics.median(values) for arm, values in latency.items()}
-    slowest = {arm: max(values) for arm, values in latency.items()}
+    index_only = ("server", KINDS[0]) not in totals
+    p50 = {arm: statistics.median(values or [0.0]) for arm, values in latency.items()}
+    slowest = {arm: max(values or [0.0]) for arm, values in latency.items()}
+    server_latency = "" if index_only else (
+        f"; server-backed: first ask {p50['first']:.1f} ms "
+        f"({slowest['first']:.0f}), asked again on the warm server {p50['computed']:.1f} ms "
+        f"({slowest['computed']:.0f}), repeated with nothing changed (kept answer) "
+        f"{p50['kept']:.2f} ms ({slowest['kept']:.0f})")
     print(f"  p50 latency (limit 50; slowest in brackets): index {p50['index']:.1f} ms "
-          f"({slowest['index']:.0f}); server-backed: first ask {p50['first']:.1f} ms "
-          f"({slowest['first']:.0f}), asked again on the warm server {p50['computed']:.1f} ms "
-          f"({slowest['computed']:.0f}), repeated with nothing changed (kept answer) "
-          f"{p50['kept']:.2f} ms ({slowest['kept']:.0f})")
+          f"({slowest['index']:.0f}){server_latency}")
     sari, grep = (sum(c.cached for c in costs[arm]) for arm in ("sari", "grep"))
     sari_turns, grep_turns = (sum(c.turns for c in costs[arm]) for arm in ("sari", "grep"))
     sari_tokens, grep_tokens = (sum(c.result_tokens for c in costs[arm])
@@ -405,20 +420,25 @@ def report(totals: dict[tuple[str, str], list[int]], latency: dict[str, list[flo
     symbol = {key: (ratio(hit, size), ratio(hit, want))
               for key, (hit, size, want) in per_symbol.items()}
     checks = [
-        ("per symbol, server-backed precision and recall >= 0.95 (references, callers)",
-         all(min(symbol[("server", kind)]) >= 0.95 for kind in KINDS)),
-        ("per symbol, index-only precision >= 0.7 (references, callers)",
-         all(symbol[("index", kind)][0] >= 0.7 for kind in KINDS)),
-        ("server-backed precision >= 0.95 (references, callers)",
-         all(figures[("server", kind)][0] >= 0.95 for kind in KINDS)),
-        ("server-backed recall >= 0.95 (references, callers)",
-         all(figures[("server", kind)][1] >= 0.95 for kind in KINDS)),
+        ("per symbol, index-only precision >= 0.85 (references, callers)",
+         all(symbol[("index", kind)][0] >= 0.85 for kind in KINDS)),
+        ("by name, index-only precision >= 0.85 (references, callers)",
+         all(figures[("index", kind)][0] >= 0.85 for kind in KINDS)),
         ("index-only recall 1.0 (references, callers)",
          all(figures[("index", kind)][1] >= 1.0 for kind in KINDS)),
         ("index-only p50 < 50 ms warm", p50["index"] < 50),
-        ("server-backed p50 < 50 ms warm, computed by the server", p50["computed"] < 50),
-        ("server-backed p50 < 50 ms, first ask of each question", p50["first"] < 50),
     ]
+    if not index_only:
+        checks += [
+            ("per symbol, server-backed precision and recall >= 0.95 (references, callers)",
+             all(min(symbol[("server", kind)]) >= 0.95 for kind in KINDS)),
+            ("server-backed precision >= 0.95 (references, callers)",
+             all(figures[("server", kind)][0] >= 0.95 for kind in KINDS)),
+            ("server-backed recall >= 0.95 (references, callers)",
+             all(figures[("server", kind)][1] >= 0.95 for kind in KINDS)),
+            ("server-backed p50 < 50 ms warm, computed by the server", p50["computed"] < 50),
+            ("server-backed p50 < 50 ms, first ask of each question", p50["first"] < 50),
+        ]
     print("\ntargets:")
     for label, ok in checks:
         print(f"  {'PASS' if ok else 'FAIL'}  {label}")
