@@ -104,6 +104,15 @@ def _pairs(result: Any, asked: Pair | None = None) -> set[Pair]:
             if not (match.kind == "definition" and (match.path, int(match.line)) == asked)}
 
 
+def _undeclared(pairs: set[Pair], declared: set[Pair]) -> set[Pair]:
+    """A name's answer or truth without the lines declaring the name. Asked as ``path:line``
+    the asked definition's own line is left out (``_pairs``); asked by name, every definition
+    of the name is asked, so each one's line is left out of both sides: a declaration is no
+    reference, and whether the server lists a sibling's (an overload's) depends on where it
+    was asked."""
+    return pairs - declared
+
+
 def _ms(run: Callable[[], Any]) -> tuple[float, Any]:
     started = time.perf_counter()
     answer = run()
@@ -231,6 +240,7 @@ def rescore(workspace: Workspace, recorded: list[dict[str, Any]], root: Path,
     wrong and missed lines are written there."""
     cells = {kind: [0, 0, 0] for kind in KINDS}
     named: dict[tuple[str, str], set[Pair]] = {}
+    declared: dict[str, set[Pair]] = {}
     for entry in recorded:
         if entry["kind"] not in KINDS:
             continue
@@ -242,6 +252,7 @@ def rescore(workspace: Workspace, recorded: list[dict[str, Any]], root: Path,
             cells[entry["kind"]][position] += value
         if entry.get("name"):
             named.setdefault((entry["name"], entry["kind"]), set()).update(truth)
+            declared.setdefault(entry["name"], set()).add((path, int(line)))
     print("per symbol, index only, against the recorded server answers:")
     for kind, (hit, size, want) in cells.items():
         print(f"  index           {kind:<11} precision {ratio(hit, size):.3f}  recall "
@@ -250,7 +261,9 @@ def rescore(workspace: Workspace, recorded: list[dict[str, Any]], root: Path,
         by_name = {kind: [0, 0, 0] for kind in KINDS}
         wrong_and_missed = []
         for (name, kind), truth in named.items():
-            found = _pairs(workspace.search(SearchCall(query=name, kind=kind, limit=ALL)))
+            found = _undeclared(_pairs(workspace.search(
+                SearchCall(query=name, kind=kind, limit=ALL))), declared[name])
+            truth = _undeclared(truth, declared[name])
             for position, value in enumerate(score(found, truth)):
                 by_name[kind][position] += value
             wrong_and_missed.append(_misses(root, name, kind, found, truth, name))
@@ -319,11 +332,12 @@ def run_bench(root: Path, workspace: Workspace, runner: ValidationRunner, names:
             print(f"{name:<24}skipped: the server's truth took over {truth_seconds:.0f} s "
                   f"({len(definitions)} definitions; what it answered is kept for the next run)")
             continue
-        truth = _union(each)
+        declared = set(definitions)
+        truth = {kind: _undeclared(pairs, declared) for kind, pairs in _union(each).items()}
         if len(definitions) > 1:  # per symbol differs from by name only where names are shared
             symbols += len(definitions)
-        by_name = {kind: _pairs(workspace.search(SearchCall(query=name, kind=kind, limit=ALL)))
-                   for kind in KINDS}
+        by_name = {kind: _undeclared(_pairs(workspace.search(
+            SearchCall(query=name, kind=kind, limit=ALL))), declared) for kind in KINDS}
         for (path, line), mine in each.items():
             for kind in KINDS:
                 asked = SearchCall(query=f"{path}:{line}", kind=kind, limit=ALL)
@@ -333,20 +347,23 @@ def run_bench(root: Path, workspace: Workspace, runner: ValidationRunner, names:
                     exact = runner.navigate(asked)
                     fell_back += exact is None
                     answers["server"] = _pairs(exact) if exact is not None else answers_index
-                    answers["server, by name"] = served[kind]
+                    answers["server, by name"] = _undeclared(served[kind], declared)
                 if misses is not None:
                     misses.append(_misses(root, f"{path}:{line}", kind, answers["index"],
                                           mine[kind], name))
                 for arm, found in answers.items():
                     cell = per_symbol[(arm, kind)]
-                    for position, value in enumerate(score(found, mine[kind])):
+                    wanted = (_undeclared(mine[kind], declared) if arm.endswith("by name")
+                              else mine[kind])
+                    for position, value in enumerate(score(found, wanted)):
                         cell[position] += value
         for kind in KINDS:
-            index = _pairs(workspace.search(SearchCall(query=name, kind=kind, limit=ALL)))
+            index = by_name[kind]
             rows = []
             for path, found in (("index", index), ("server", served.get(kind))):
                 if found is None:
                     continue
+                found = _undeclared(found, declared)
                 hit, size, want = score(found, truth[kind])
                 cell = totals[(path, kind)]
                 cell[0] += hit
