@@ -232,7 +232,7 @@ def main() -> int:
             workspace.close()
 
 
-def rescore(workspace: Workspace, recorded: list[dict[str, Any]], root: Path,
+def rescore(workspace: Workspace, recorded: list[dict[str, Any]], root: Path | None = None,
             misses: Path | None = None) -> int:
     """Index-only precision and recall against the server's answers that an earlier run
     wrote (``--misses``): the same truth, no server started. Per symbol, and by name (a
@@ -266,12 +266,13 @@ def rescore(workspace: Workspace, recorded: list[dict[str, Any]], root: Path,
             truth = _undeclared(truth, declared[name])
             for position, value in enumerate(score(found, truth)):
                 by_name[kind][position] += value
-            wrong_and_missed.append(_misses(root, name, kind, found, truth, name))
+            if root is not None and misses is not None:
+                wrong_and_missed.append(_misses(root, name, kind, found, truth, name))
         print("by name, index only, against the recorded server answers:")
         for kind, (hit, size, want) in by_name.items():
             print(f"  index           {kind:<11} precision {ratio(hit, size):.3f}  recall "
                   f"{ratio(hit, want):.3f}  ({hit} right of {size} found, {want} true)")
-        if misses:
+        if root is not None and misses is not None:
             misses.write_text(json.dumps(wrong_and_missed, indent=1), encoding="utf-8")
     return 0 if all(ratio(hit, size) >= 0.7 for hit, size, _ in cells.values()) else 1
 
