@@ -209,6 +209,67 @@ def signature(lines: list[str], line: int) -> str:
     return " ".join(text)
 
 
+def parameters(header: str) -> str:
+    """The text between a signature's parentheses (``header`` from :func:`signature`;
+    a decorator's arguments ahead of the ``def`` are not its parameters)."""
+    named = re.search(r"\bdef\s+\w+\s*(?:\[[^\]]*\]\s*)?\(", header)
+    start = named.end() - 1 if named else header.find("(")
+    if start < 0:
+        return ""
+    depth = 0
+    for position in range(start, len(header)):
+        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(header[position], 0)
+        if depth == 0:
+            return header[start + 1:position]
+    return header[start + 1:]
+
+
+_OPENS, _CLOSES = "([{", ")]}"
+_COMPREHENSION = re.compile(r"for\s+([\w\s,()\[\]*]+?)\s+in\b")
+_COMPREHENSION_LINES = 10  # a comprehension may run over this many lines either side
+
+
+def comprehension_bound(name: str, lines: list[str], line: int, before: str, after: str
+                        ) -> bool:
+    """Is ``name``, used between ``before`` and ``after`` on ``line``, a variable of the
+    comprehension holding it (``[c.name for n, c in items]``: bound after its use)?"""
+    first = max(1, line - _COMPREHENSION_LINES)
+    ahead = [text.split("#", 1)[0] for text in lines[first - 1:line - 1]] + [before]
+    behind = [after] + [text.split("#", 1)[0] for text in lines[line:line + _COMPREHENSION_LINES]]
+    opened = _to_bracket("\n".join(ahead)[::-1], _CLOSES, _OPENS)
+    closed = _to_bracket("\n".join(behind), _OPENS, _CLOSES)
+    if opened is None or closed is None:
+        return False  # not inside brackets: no comprehension
+    inside = opened[::-1] + " " + closed
+    depth, word = 0, re.compile(rf"\b{re.escape(name)}\b")
+    for position, char in enumerate(inside):
+        if char in _OPENS:
+            depth += 1
+        elif char in _CLOSES:
+            depth -= 1
+        elif depth == 0 and inside.startswith("for", position) and (
+                position == 0 or not (inside[position - 1].isalnum()
+                                      or inside[position - 1] == "_")):
+            found = _COMPREHENSION.match(inside, position)
+            if found and word.search(found.group(1)):
+                return True
+    return False
+
+
+def _to_bracket(text: str, opens: str, closes: str) -> str | None:
+    """``text`` up to the bracket closing the one it starts inside (reading ``text`` in
+    its own direction: ``opens`` nest, ``closes`` end), or None when none does."""
+    depth = 0
+    for position, char in enumerate(text):
+        if char in opens:
+            depth += 1
+        elif char in closes:
+            depth -= 1
+            if depth < 0:
+                return text[:position]
+    return None
+
+
 def return_annotation(lines: list[str], line: int) -> str | None:
     header = signature(lines, line)
     found = re.search(r"\)\s*->\s*(.+?):\s*(?:\.\.\.|pass)?\s*$", header)
