@@ -227,21 +227,36 @@ def parameters(header: str) -> str:
 _OPENS, _CLOSES = "([{", ")]}"
 _COMPREHENSION = re.compile(r"for\s+([\w\s,()\[\]*]+?)\s+in\b")
 _COMPREHENSION_LINES = 10  # a comprehension may run over this many lines either side
+_COMPREHENSION_LEVELS = 4  # and hold the use this many brackets deep
 
 
 def comprehension_bound(name: str, lines: list[str], line: int, before: str, after: str
                         ) -> bool:
-    """Is ``name``, used between ``before`` and ``after`` on ``line``, a variable of the
-    comprehension holding it (``[c.name for n, c in items]``: bound after its use)?"""
+    """Is ``name``, used between ``before`` and ``after`` on ``line``, a variable of a
+    comprehension holding it (``[c.name for n, c in items]``: bound after its use; the
+    comprehension may be brackets further out: ``f(Item(c.name) for n, c in items)``)?"""
     first = max(1, line - _COMPREHENSION_LINES)
     ahead = [text.split("#", 1)[0] for text in lines[first - 1:line - 1]] + [before]
-    behind = [after] + [text.split("#", 1)[0] for text in lines[line:line + _COMPREHENSION_LINES]]
-    opened = _to_bracket("\n".join(ahead)[::-1], _CLOSES, _OPENS)
-    closed = _to_bracket("\n".join(behind), _OPENS, _CLOSES)
-    if opened is None or closed is None:
-        return False  # not inside brackets: no comprehension
-    inside = opened[::-1] + " " + closed
-    depth, word = 0, re.compile(rf"\b{re.escape(name)}\b")
+    behind = [after] + [text.split("#", 1)[0]
+                        for text in lines[line:line + _COMPREHENSION_LINES]]
+    backwards, forwards = "\n".join(ahead)[::-1], "\n".join(behind)
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    back = ahead_end = 0
+    for _ in range(_COMPREHENSION_LEVELS):  # each enclosing pair of brackets, outwards
+        opened = _to_bracket(backwards, back, _CLOSES, _OPENS)
+        closed = _to_bracket(forwards, ahead_end, _OPENS, _CLOSES)
+        if opened is None or closed is None:
+            return False  # no brackets further out: no comprehension
+        back, ahead_end = opened + 1, closed + 1
+        inside = backwards[:opened][::-1] + " " + forwards[:closed]
+        if _binds(inside, word):
+            return True
+    return False
+
+
+def _binds(inside: str, word: re.Pattern[str]) -> bool:
+    """Does a ``for ... in`` clause of the brackets' own level bind ``word``?"""
+    depth = 0
     for position, char in enumerate(inside):
         if char in _OPENS:
             depth += 1
@@ -256,17 +271,17 @@ def comprehension_bound(name: str, lines: list[str], line: int, before: str, aft
     return False
 
 
-def _to_bracket(text: str, opens: str, closes: str) -> str | None:
-    """``text`` up to the bracket closing the one it starts inside (reading ``text`` in
-    its own direction: ``opens`` nest, ``closes`` end), or None when none does."""
+def _to_bracket(text: str, start: int, opens: str, closes: str) -> int | None:
+    """The position in ``text`` of the bracket closing the one ``text[start:]`` starts
+    inside (reading ``text`` in its own direction: ``opens`` nest, ``closes`` end)."""
     depth = 0
-    for position, char in enumerate(text):
-        if char in opens:
+    for position in range(start, len(text)):
+        if text[position] in opens:
             depth += 1
-        elif char in closes:
+        elif text[position] in closes:
             depth -= 1
             if depth < 0:
-                return text[:position]
+                return position
     return None
 
 
