@@ -185,6 +185,9 @@ def main() -> int:
     parser.add_argument("--index-only", action="store_true",
                         help="the server gives the ground truth only: no server-backed "
                              "answers (their time on a large tree is the server's)")
+    parser.add_argument("--names",
+                        help="ask these names (comma-separated) instead of the written-down "
+                             "or chosen ones: a run over part of them, said in its output")
     parser.add_argument("--kinds", default=",".join(KINDS),
                         help="the navigation kinds asked (references,callers): a server "
                              "whose call hierarchy is slow on a large tree can be left to "
@@ -207,6 +210,11 @@ def main() -> int:
               f"({workspace.index_status()['symbols']} symbol rows)")
         names = WRITTEN_DOWN.get(args.sdist) or choose_names(
             workspace, package_folder(root, package))
+        if args.names:
+            asked = [name for name in args.names.split(",") if name]
+            print(f"{args.sdist}: {len(asked)} names asked on the command line; "
+                  f"{len(set(names) - set(asked))} of the {len(names)} chosen left out")
+            names = asked
         if args.names_only:
             print(json.dumps({args.sdist: choose_names(workspace, package_folder(root, package))}))
             workspace.close()
