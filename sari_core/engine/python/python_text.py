@@ -4,6 +4,7 @@ the receiver chain ahead of ``.name``, imports, signatures."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from sari_core.engine.index.scope_tree import Scope, innermost
 
@@ -236,6 +237,8 @@ def comprehension_bound(name: str, lines: list[str], line: int, before: str, aft
     comprehension holding it (``[c.name for n, c in items]``: bound after its use; the
     comprehension may be brackets further out: ``f(Item(c.name) for n, c in items)``)?"""
     first = max(1, line - _COMPREHENSION_LINES)
+    if not _for_clause(name).search("\n".join(lines[first - 1:line + _COMPREHENSION_LINES])):
+        return False  # no ``for`` naming it nearby: the common case, decided cheaply
     ahead = [text.split("#", 1)[0] for text in lines[first - 1:line - 1]] + [before]
     behind = [after] + [text.split("#", 1)[0]
                         for text in lines[line:line + _COMPREHENSION_LINES]]
@@ -252,6 +255,11 @@ def comprehension_bound(name: str, lines: list[str], line: int, before: str, aft
         if _binds(inside, word):
             return True
     return False
+
+
+@lru_cache(maxsize=256)
+def _for_clause(name: str) -> re.Pattern[str]:
+    return re.compile(rf"\bfor\b[^\n]*?\b{re.escape(name)}\b[^\n]*?\bin\b")
 
 
 def _binds(inside: str, word: re.Pattern[str]) -> bool:
