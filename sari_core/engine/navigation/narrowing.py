@@ -71,7 +71,8 @@ class Narrower:
     """Judges the uses of ``target.name`` for ``target.chosen``."""
 
     def __init__(self, store: IndexStore, target: Target,
-                 types: ReceiverTypes | None = None) -> None:
+                 types: ReceiverTypes | None = None,
+                 prose: dict[int, Spans] | None = None) -> None:
         self.target = target
         self.name = target.name
         self.chosen_lines = {(n.row.file_id, n.row.line) for n in target.chosen}
@@ -101,7 +102,8 @@ class Narrower:
         self.other_functions = [n for n in target.others if n.parent is None]
         self.undecided = 0
         self.by_name = 0  # kept only because the receiver is named like the class
-        self._prose: dict[int, Spans] = {}
+        # a file's docstrings and comments hold for any target too: shared when given
+        self._prose: dict[int, Spans] = {} if prose is None else prose
         self._plain: dict[int, set[str]] = {}
         self._packages: dict[str, bool] = {}
         self._word = re.compile(rf"(?<![\w$]){re.escape(self.name)}(?![\w$])")
