@@ -77,7 +77,7 @@ from navigation_corpus import (  # noqa: E402
     server_over_every_file,
     smoke_tree,
 )
-from navigation_truth import ground_truth  # noqa: E402
+from navigation_truth import TruthCache, ground_truth  # noqa: E402
 from sdists import sdist, unpack  # noqa: E402
 
 # The names of the libraries held out from tuning, chosen by the rule below and written
@@ -102,6 +102,15 @@ def _pairs(result: Any, asked: Pair | None = None) -> set[Pair]:
     definition of the same symbol (an overload, a property's setter) the server lists."""
     return {(match.path, int(match.line)) for match in result.matches
             if not (match.kind == "definition" and (match.path, int(match.line)) == asked)}
+
+
+def _undeclared(pairs: set[Pair], declared: set[Pair]) -> set[Pair]:
+    """A name's answer or truth without the lines declaring the name. Asked as ``path:line``
+    the asked definition's own line is left out (``_pairs``); asked by name, every definition
+    of the name is asked, so each one's line is left out of both sides: a declaration is no
+    reference, and whether the server lists a sibling's (an overload's) depends on where it
+    was asked."""
+    return pairs - declared
 
 
 def _ms(run: Callable[[], Any]) -> tuple[float, Any]:
@@ -157,7 +166,8 @@ def main() -> int:
                         default=Path.home() / ".cache" / "sari-bench" / "sdists")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--misses", type=Path,
-                        help="write the index's wrong and missed lines per symbol (JSON) here")
+                        help="write the index's wrong and missed lines per symbol (JSON) "
+                             "here; with --rescore, those of the by-name answers")
     parser.add_argument("--rescore", type=Path,
                         help="score the index only, against the server answers a --misses "
                              "file recorded (no server started)")
@@ -168,6 +178,16 @@ def main() -> int:
     parser.add_argument("--smoke", action="store_true",
                         help="a tiny generated project, one repetition (CI): checks the bench "
                              "runs end to end, not the targets")
+    parser.add_argument("--truth-seconds", type=float, default=300.0,
+                        help="the time the server may take for one name's ground truth; a "
+                             "name it does not finish is skipped (and said so). Answers are "
+                             "kept under --cache, so a later run resumes where this stopped")
+    parser.add_argument("--index-only", action="store_true",
+                        help="the server gives the ground truth only: no server-backed "
+                             "answers (their time on a large tree is the server's)")
+    parser.add_argument("--names",
+                        help="ask these names (comma-separated) instead of the written-down "
+                             "or chosen ones: a run over part of them, said in its output")
     parser.add_argument("--kinds", default=",".join(KINDS),
                         help="the navigation kinds asked (references,callers): a server "
                              "whose call hierarchy is slow on a large tree can be left to "
@@ -190,19 +210,28 @@ def main() -> int:
               f"({workspace.index_status()['symbols']} symbol rows)")
         names = WRITTEN_DOWN.get(args.sdist) or choose_names(
             workspace, package_folder(root, package))
+        if args.names:
+            asked = [name for name in args.names.split(",") if name]
+            print(f"{args.sdist}: {len(asked)} names asked on the command line; "
+                  f"{len(set(names) - set(asked))} of the {len(names)} chosen left out")
+            names = asked
         if args.names_only:
             print(json.dumps({args.sdist: choose_names(workspace, package_folder(root, package))}))
             workspace.close()
             return 0
         if args.rescore:
-            code = rescore(workspace, json.loads(args.rescore.read_text(encoding="utf-8")))
+            code = rescore(workspace, json.loads(args.rescore.read_text(encoding="utf-8")),
+                           root, args.misses)
             workspace.close()
             return code
         settings = LspGateSettings(ruff=False)
         runner = ValidationRunner(settings, [root], index_definitions(workspace))
         try:
             misses: list[dict[str, Any]] | None = [] if args.misses else None
-            code = run_bench(root, workspace, runner, names, args.repeat, misses)
+            cache = TruthCache(None if args.smoke else
+                               args.cache.expanduser() / "navigation-truth" / args.sdist)
+            code = run_bench(root, workspace, runner, names, args.repeat, misses, cache,
+                             args.truth_seconds, args.index_only)
             if args.misses:
                 args.misses.write_text(json.dumps(misses, indent=1), encoding="utf-8")
             return 0 if args.smoke else code
@@ -211,25 +240,53 @@ def main() -> int:
             workspace.close()
 
 
-def rescore(workspace: Workspace, recorded: list[dict[str, Any]]) -> int:
-    """Index-only per-symbol precision and recall against the server's answers that an
-    earlier run wrote (``--misses``): the same truth, no server started."""
+def rescore(workspace: Workspace, recorded: list[dict[str, Any]], root: Path | None = None,
+            misses: Path | None = None) -> int:
+    """Index-only precision and recall against the server's answers that an earlier run
+    wrote (``--misses``): the same truth, no server started. Per symbol, and by name (a
+    name's truth is the union of its definitions'); with ``misses``, the by-name answers'
+    wrong and missed lines are written there."""
     cells = {kind: [0, 0, 0] for kind in KINDS}
+    named: dict[tuple[str, str], set[Pair]] = {}
+    declared: dict[str, set[Pair]] = {}
     for entry in recorded:
+        if entry["kind"] not in KINDS:
+            continue
         asked = SearchCall(query=entry["symbol"], kind=entry["kind"], limit=ALL)
         path, _, line = entry["symbol"].rpartition(":")
+        truth = {(str(p), int(n)) for p, n in entry["truth"]}
         found = _pairs(workspace.search(asked), (path, int(line)))
-        for position, value in enumerate(score(found, {tuple(p) for p in entry["truth"]})):
+        for position, value in enumerate(score(found, truth)):
             cells[entry["kind"]][position] += value
+        if entry.get("name"):
+            named.setdefault((entry["name"], entry["kind"]), set()).update(truth)
+            declared.setdefault(entry["name"], set()).add((path, int(line)))
     print("per symbol, index only, against the recorded server answers:")
     for kind, (hit, size, want) in cells.items():
         print(f"  index           {kind:<11} precision {ratio(hit, size):.3f}  recall "
               f"{ratio(hit, want):.3f}  ({hit} right of {size} found, {want} true)")
+    if named:
+        by_name = {kind: [0, 0, 0] for kind in KINDS}
+        wrong_and_missed = []
+        for (name, kind), truth in named.items():
+            found = _undeclared(_pairs(workspace.search(
+                SearchCall(query=name, kind=kind, limit=ALL))), declared[name])
+            truth = _undeclared(truth, declared[name])
+            for position, value in enumerate(score(found, truth)):
+                by_name[kind][position] += value
+            if root is not None and misses is not None:
+                wrong_and_missed.append(_misses(root, name, kind, found, truth, name))
+        print("by name, index only, against the recorded server answers:")
+        for kind, (hit, size, want) in by_name.items():
+            print(f"  index           {kind:<11} precision {ratio(hit, size):.3f}  recall "
+                  f"{ratio(hit, want):.3f}  ({hit} right of {size} found, {want} true)")
+        if root is not None and misses is not None:
+            misses.write_text(json.dumps(wrong_and_missed, indent=1), encoding="utf-8")
     return 0 if all(ratio(hit, size) >= 0.7 for hit, size, _ in cells.values()) else 1
 
 
-def _misses(root: Path, symbol: str, kind: str, found: set[Pair], truth: set[Pair]
-            ) -> dict[str, Any]:
+def _misses(root: Path, symbol: str, kind: str, found: set[Pair], truth: set[Pair],
+            name: str) -> dict[str, Any]:
     """The index's wrong and missed lines for one symbol, with their text."""
     def shown(pairs: set[Pair]) -> list[str]:
         out = []
@@ -237,20 +294,24 @@ def _misses(root: Path, symbol: str, kind: str, found: set[Pair], truth: set[Pai
             lines = (root / path).read_text(encoding="utf-8", errors="replace").split("\n")
             out.append(f"{path}:{line}: {lines[line - 1].strip() if line <= len(lines) else ''}")
         return out
-    return {"symbol": symbol, "kind": kind, "wrong": shown(found - truth),
+    return {"symbol": symbol, "name": name, "kind": kind, "wrong": shown(found - truth),
             "missed": shown(truth - found), "truth": sorted(truth)}
 
 
 def run_bench(root: Path, workspace: Workspace, runner: ValidationRunner, names: list[str],
-              repeat: int, misses: list[dict[str, Any]] | None = None) -> int:
+              repeat: int, misses: list[dict[str, Any]] | None = None,
+              cache: TruthCache | None = None, truth_seconds: float | None = None,
+              index_only: bool = False) -> int:
     started = time.perf_counter()
     runner.prewarm()
     server = _wait_for_server(runner)
     print(f"basedpyright ready in {time.perf_counter() - started:.1f} s; "
           f"{len(names)} names: {', '.join(names)}")
-    totals = {(path, kind): [0, 0, 0] for path in ("index", "server") for kind in KINDS}
+    paths = ("index",) if index_only else ("index", "server")
+    totals = {(path, kind): [0, 0, 0] for path in paths for kind in KINDS}
     # per symbol: each definition asked about as path:line, against the server at it alone
-    per_symbol = {(path, kind): [0, 0, 0] for path in SYMBOL_ARMS for kind in KINDS}
+    arms = [arm for arm in SYMBOL_ARMS if not (index_only and arm.startswith("server"))]
+    per_symbol = {(path, kind): [0, 0, 0] for path in arms for kind in KINDS}
     symbols = 0
     fell_back = 0  # server-backed questions the server did not answer in time: the index's
     latency: dict[str, list[float]] = {arm: [] for arm in ("index", "first", "computed", "kept")}
@@ -258,10 +319,11 @@ def run_bench(root: Path, workspace: Workspace, runner: ValidationRunner, names:
     kernel = Kernel(workspace, load_entry_points=False, analytics_sinks=[])
     print(f"\n{'name':<24}{'kind':<11}{'truth':>6}{'index P/R':>14}{'server P/R':>14}"
           f"{'first ms':>10}")
+    skipped: list[str] = []
     for name in names:
         served: dict[str, set[Pair]] = {}
         first: dict[str, float] = {}
-        for kind in KINDS:  # the first question about the name the server is asked
+        for kind in () if index_only else KINDS:  # the server's first question about it
             runner.note_change()  # as after any change: nothing kept answers it
             asked = SearchCall(query=name, kind=kind, limit=50)
             first[kind], _ = _ms(lambda c=asked: runner.navigate(c))
@@ -272,45 +334,60 @@ def run_bench(root: Path, workspace: Workspace, runner: ValidationRunner, names:
                 SearchCall(query=name, kind=kind, limit=ALL)))
         definitions = [(row.path, row.line) for row in workspace.store.symbols(
             "s.is_def = 1 AND s.name = ? AND f.path LIKE '%.py'", (name,))]
-        each = runner.loop.run(ground_truth(server, root, definitions, name, KINDS),
-                              timeout=3600)
-        truth = _union(each)
+        each = runner.loop.run(ground_truth(server, root, definitions, name, KINDS, cache,
+                                            truth_seconds), timeout=3600)
+        if each is None:  # not scored at all: a half-known truth would score it wrongly
+            skipped.append(f"{name} ({len(definitions)} definitions)")
+            print(f"{name:<24}skipped: the server's truth took over {truth_seconds:.0f} s "
+                  f"({len(definitions)} definitions; what it answered is kept for the next run)")
+            continue
+        declared = set(definitions)
+        truth = {kind: _undeclared(pairs, declared) for kind, pairs in _union(each).items()}
         if len(definitions) > 1:  # per symbol differs from by name only where names are shared
             symbols += len(definitions)
-        by_name = {kind: _pairs(workspace.search(SearchCall(query=name, kind=kind, limit=ALL)))
-                   for kind in KINDS}
+        by_name = {kind: _undeclared(_pairs(workspace.search(
+            SearchCall(query=name, kind=kind, limit=ALL))), declared) for kind in KINDS}
         for (path, line), mine in each.items():
             for kind in KINDS:
                 asked = SearchCall(query=f"{path}:{line}", kind=kind, limit=ALL)
-                exact = runner.navigate(asked)
-                fell_back += exact is None
                 answers_index = _pairs(workspace.search(asked), (path, line))
-                answers = {"index": answers_index,
-                           "server": _pairs(exact) if exact is not None
-                           else answers_index,
-                           "index, by name": by_name[kind], "server, by name": served[kind]}
+                answers = {"index": answers_index, "index, by name": by_name[kind]}
+                if not index_only:
+                    exact = runner.navigate(asked)
+                    fell_back += exact is None
+                    answers["server"] = _pairs(exact) if exact is not None else answers_index
+                    answers["server, by name"] = _undeclared(served[kind], declared)
                 if misses is not None:
                     misses.append(_misses(root, f"{path}:{line}", kind, answers["index"],
-                                          mine[kind]))
+                                          mine[kind], name))
                 for arm, found in answers.items():
                     cell = per_symbol[(arm, kind)]
-                    for position, value in enumerate(score(found, mine[kind])):
+                    wanted = (_undeclared(mine[kind], declared) if arm.endswith("by name")
+                              else mine[kind])
+                    for position, value in enumerate(score(found, wanted)):
                         cell[position] += value
         for kind in KINDS:
-            index = _pairs(workspace.search(SearchCall(query=name, kind=kind, limit=ALL)))
+            index = by_name[kind]
             rows = []
-            for path, found in (("index", index), ("server", served[kind])):
+            for path, found in (("index", index), ("server", served.get(kind))):
+                if found is None:
+                    continue
+                found = _undeclared(found, declared)
                 hit, size, want = score(found, truth[kind])
                 cell = totals[(path, kind)]
                 cell[0] += hit
                 cell[1] += size
                 cell[2] += want
                 rows.append(f"{ratio(hit, size):.2f}/{ratio(hit, want):.2f}")
-            print(f"{name:<24}{kind:<11}{len(truth[kind]):>6}{rows[0]:>14}{rows[1]:>14}"
-                  f"{first[kind]:>10.1f}")
+            server_row = rows[1] if len(rows) > 1 else "-"
+            first_ms = f"{first[kind]:.1f}" if kind in first else "-"
+            print(f"{name:<24}{kind:<11}{len(truth[kind]):>6}{rows[0]:>14}{server_row:>14}"
+                  f"{first_ms:>10}")
             capped = SearchCall(query=name, kind=kind, limit=50)
-            latency["first"].append(first[kind])
             latency["index"].append(_p50_ms(lambda c=capped: workspace.search(c), repeat))
+            if index_only:
+                continue
+            latency["first"].append(first[kind])
             latency["computed"].append(_p50_ms(lambda c=capped: runner.navigate(c), repeat,
                                                before=runner.note_change))
             latency["kept"].append(_p50_ms(lambda c=capped: runner.navigate(c), repeat))
@@ -319,6 +396,9 @@ def run_bench(root: Path, workspace: Workspace, runner: ValidationRunner, names:
         _, grep_results = grep_and_read_cost(root, name)
         costs["grep"].append(session_cost(grep_results))
     kernel.close()
+    if skipped:
+        print(f"\nskipped, the server's truth not complete within {truth_seconds:.0f} s: "
+              f"{', '.join(skipped)}")
     print(f"\nper symbol (each definition asked as path:line; {symbols} definitions share "
           f"their name with another; server-backed fell back to the index {fell_back} times):")
     for (path, kind), (hit, size, want) in per_symbol.items():
@@ -345,13 +425,16 @@ def report(totals: dict[tuple[str, str], list[int]], latency: dict[str, list[flo
         figures[(path, kind)] = (ratio(hit, size), ratio(hit, want))
         print(f"  {path:<7}{kind:<11} precision {ratio(hit, size):.3f}  recall "
               f"{ratio(hit, want):.3f}  ({hit} right of {size} found, {want} true)")
-    p50 = {arm: statistics.median(values) for arm, values in latency.items()}
-    slowest = {arm: max(values) for arm, values in latency.items()}
+    index_only = ("server", KINDS[0]) not in totals
+    p50 = {arm: statistics.median(values or [0.0]) for arm, values in latency.items()}
+    slowest = {arm: max(values or [0.0]) for arm, values in latency.items()}
+    server_latency = "" if index_only else (
+        f"; server-backed: first ask {p50['first']:.1f} ms "
+        f"({slowest['first']:.0f}), asked again on the warm server {p50['computed']:.1f} ms "
+        f"({slowest['computed']:.0f}), repeated with nothing changed (kept answer) "
+        f"{p50['kept']:.2f} ms ({slowest['kept']:.0f})")
     print(f"  p50 latency (limit 50; slowest in brackets): index {p50['index']:.1f} ms "
-          f"({slowest['index']:.0f}); server-backed: first ask {p50['first']:.1f} ms "
-          f"({slowest['first']:.0f}), asked again on the warm server {p50['computed']:.1f} ms "
-          f"({slowest['computed']:.0f}), repeated with nothing changed (kept answer) "
-          f"{p50['kept']:.2f} ms ({slowest['kept']:.0f})")
+          f"({slowest['index']:.0f}){server_latency}")
     sari, grep = (sum(c.cached for c in costs[arm]) for arm in ("sari", "grep"))
     sari_turns, grep_turns = (sum(c.turns for c in costs[arm]) for arm in ("sari", "grep"))
     sari_tokens, grep_tokens = (sum(c.result_tokens for c in costs[arm])
@@ -363,20 +446,25 @@ def report(totals: dict[tuple[str, str], list[int]], latency: dict[str, list[flo
     symbol = {key: (ratio(hit, size), ratio(hit, want))
               for key, (hit, size, want) in per_symbol.items()}
     checks = [
-        ("per symbol, server-backed precision and recall >= 0.95 (references, callers)",
-         all(min(symbol[("server", kind)]) >= 0.95 for kind in KINDS)),
-        ("per symbol, index-only precision >= 0.7 (references, callers)",
-         all(symbol[("index", kind)][0] >= 0.7 for kind in KINDS)),
-        ("server-backed precision >= 0.95 (references, callers)",
-         all(figures[("server", kind)][0] >= 0.95 for kind in KINDS)),
-        ("server-backed recall >= 0.95 (references, callers)",
-         all(figures[("server", kind)][1] >= 0.95 for kind in KINDS)),
+        ("per symbol, index-only precision >= 0.85 (references, callers)",
+         all(symbol[("index", kind)][0] >= 0.85 for kind in KINDS)),
+        ("by name, index-only precision >= 0.85 (references, callers)",
+         all(figures[("index", kind)][0] >= 0.85 for kind in KINDS)),
         ("index-only recall 1.0 (references, callers)",
          all(figures[("index", kind)][1] >= 1.0 for kind in KINDS)),
         ("index-only p50 < 50 ms warm", p50["index"] < 50),
-        ("server-backed p50 < 50 ms warm, computed by the server", p50["computed"] < 50),
-        ("server-backed p50 < 50 ms, first ask of each question", p50["first"] < 50),
     ]
+    if not index_only:
+        checks += [
+            ("per symbol, server-backed precision and recall >= 0.95 (references, callers)",
+             all(min(symbol[("server", kind)]) >= 0.95 for kind in KINDS)),
+            ("server-backed precision >= 0.95 (references, callers)",
+             all(figures[("server", kind)][0] >= 0.95 for kind in KINDS)),
+            ("server-backed recall >= 0.95 (references, callers)",
+             all(figures[("server", kind)][1] >= 0.95 for kind in KINDS)),
+            ("server-backed p50 < 50 ms warm, computed by the server", p50["computed"] < 50),
+            ("server-backed p50 < 50 ms, first ask of each question", p50["first"] < 50),
+        ]
     print("\ntargets:")
     for label, ok in checks:
         print(f"  {'PASS' if ok else 'FAIL'}  {label}")

@@ -50,6 +50,48 @@ def paint():
     return None
 '''
 
+TYPESCRIPT = """// loadConfig reads the file; loadConfig is cached
+/**
+ * Call loadConfig once.
+ */
+export function loadConfig(path: string): string {
+  const hint = "loadConfig failed";
+  const tpl = `loadConfig ${path}`;
+  type Name = 'loadConfig';
+  /* loadConfig */ return hint + tpl;
+}
+
+const raw = `multi
+loadConfig line
+`;
+export const value = loadConfig("x");
+"""
+
+# A raw string and a block comment over several lines: no line of either is a use.
+GO_MULTILINE = """package cobra
+
+var usage = `start
+runs it`
+
+/*
+start is
+documented here
+*/
+func start() error { return nil }
+
+func Main() error { return start() }
+"""
+
+JAVASCRIPT_MULTILINE = """/*
+ * startServer is
+ * started here
+ */
+function startServer() {}
+const s = `a
+startServer b`;
+startServer();
+"""
+
 RUST = """/* The parser
    calls tokenize once per line
 */
@@ -71,9 +113,15 @@ def test_comments_and_strings_are_not_references(tmp_path: Path) -> None:
     (root / "runner.js").write_text(JAVASCRIPT, encoding="utf-8")
     (root / "render.py").write_text(PYTHON, encoding="utf-8")
     (root / "parse.rs").write_text(RUST, encoding="utf-8")
+    (root / "config.ts").write_text(TYPESCRIPT, encoding="utf-8")
+    (root / "main.go").write_text(GO_MULTILINE, encoding="utf-8")
+    (root / "server.js").write_text(JAVASCRIPT_MULTILINE, encoding="utf-8")
     with Workspace([root], index_path=tmp_path / "index.sqlite") as workspace:
         workspace.ensure_index(progress=False)
         assert _lines(workspace, "execute", "*.go") == [4, 11]
         assert _lines(workspace, "EVENT_RUN_END", "*.js") == [3, 5]
         assert _lines(workspace, "render", "*.py") == [1, 7]
         assert _lines(workspace, "tokenize", "*.rs") == [4, 6]
+        assert _lines(workspace, "loadConfig", "*.ts") == [5, 15]
+        assert _lines(workspace, "start", "main.go") == [10, 12]
+        assert _lines(workspace, "startServer", "server.js") == [5, 8]

@@ -127,6 +127,18 @@ def test_rescore_scores_the_index_against_recorded_server_answers(
     assert "callers     precision 0.750  recall 1.000  (3 right of 4 found, 3 true)" in printed
 
 
+def test_by_name_no_definition_line_of_the_name_is_scored(
+        bench: ModuleType, workspace: Workspace, capsys: pytest.CaptureFixture[str]) -> None:
+    # asked by name, the index lists many()'s own line as a definition; the server's
+    # references leave every declaration out, so neither side scores that line
+    truth = [["tests/test_core.py", line] for line in (1, 3, 4, 5)] + [["src/pkg/core.py", 14]]
+    recorded = [{"symbol": "src/pkg/core.py:9", "name": "many", "kind": "references",
+                 "truth": truth}]
+    bench.rescore(workspace, recorded)
+    by_name = capsys.readouterr().out.split("by name")[1]
+    assert "references  precision 1.000  recall 1.000  (5 right of 5 found, 5 true)" in by_name
+
+
 def test_the_smoke_run_asks_the_real_server_and_prints_every_figure_and_target(
         bench: ModuleType) -> None:
     # ``bench`` skips without sari-lspgate, whose distribution brings basedpyright

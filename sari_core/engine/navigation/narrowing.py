@@ -36,7 +36,12 @@ from sari_core.engine.python.code_text import (
     prose_spans,
 )
 from sari_core.engine.python.decorated import PYTHON_SUFFIXES, accessor_lines
-from sari_core.engine.python.python_text import imported_modules, signature
+from sari_core.engine.python.python_text import (
+    comprehension_bound,
+    imported_modules,
+    parameters,
+    signature,
+)
 from sari_core.engine.python.receiver_types import ReceiverTypes, receiver_chain
 from sari_core.engine.python.subclasses import Subclasses, class_keys, overrides
 from sari_core.engine.python.symbol_target import Named, Target, module_of
@@ -66,7 +71,8 @@ class Narrower:
     """Judges the uses of ``target.name`` for ``target.chosen``."""
 
     def __init__(self, store: IndexStore, target: Target,
-                 types: ReceiverTypes | None = None) -> None:
+                 types: ReceiverTypes | None = None,
+                 prose: dict[int, Spans] | None = None) -> None:
         self.target = target
         self.name = target.name
         self.chosen_lines = {(n.row.file_id, n.row.line) for n in target.chosen}
@@ -96,7 +102,8 @@ class Narrower:
         self.other_functions = [n for n in target.others if n.parent is None]
         self.undecided = 0
         self.by_name = 0  # kept only because the receiver is named like the class
-        self._prose: dict[int, Spans] = {}
+        # a file's docstrings and comments hold for any target too: shared when given
+        self._prose: dict[int, Spans] = {} if prose is None else prose
         self._plain: dict[int, set[str]] = {}
         self._packages: dict[str, bool] = {}
         self._word = re.compile(rf"(?<![\w$]){re.escape(self.name)}(?![\w$])")
@@ -284,6 +291,8 @@ class Narrower:
             return False  # another definition of the name
         if self._shadowed(use, file_text, tree):
             return False  # a parameter or a local variable of the function it is in
+        if comprehension_bound(self.name, self._lines(use), use.line, before, after):
+            return False  # a comprehension's variable: [c.name for n, c in items]
         mine_files = {n.row.file_id for n in self.functions}
         their_files = {n.row.file_id for n in self.other_functions}
         if use.file_id in mine_files:
@@ -326,8 +335,7 @@ class Narrower:
         if scope is None or scope.kind not in ("function", "method"):
             return False
         lines = file_text.split("\n")
-        head = " ".join(lines[scope.line - 1:min(scope.line + 5, len(lines))])
-        params = head[head.find("(") + 1:head.find(")")] if "(" in head else ""
+        params = parameters(signature(lines, scope.line))  # a signature over many lines too
         if re.search(rf"(?:^|[,(])\s*\**{re.escape(self.name)}\s*(?:[:=,)]|\Z)", params):
             return True  # a parameter's name, not a word of an annotation or a default
         name = re.escape(self.name)

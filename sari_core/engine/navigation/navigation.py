@@ -203,19 +203,21 @@ class Navigator:
         kept: set[tuple[int, int]] = set()
         undecided = 0
         types = ReceiverTypes(self.store)
+        prose: dict[int, Spans] = {}
         for target in each:
             # a use one definition keeps is in the answer: no other need judge it
             left = [loc for loc in found if (loc.file_id, loc.line) not in kept]
-            mine, unjudged, _ = self._narrowed(left, target, types)
+            mine, unjudged, _ = self._narrowed(left, target, types, prose)
             kept |= {(loc.file_id, loc.line) for loc in mine}
             undecided += unjudged
         return [loc for loc in found if (loc.file_id, loc.line) in kept], undecided
 
     def _narrowed(self, found: list[Location], target: Target,
-                  types: ReceiverTypes | None = None) -> tuple[list[Location], int, int]:
+                  types: ReceiverTypes | None = None, prose: dict[int, Spans] | None = None
+                  ) -> tuple[list[Location], int, int]:
         """The uses that can be the chosen definition's, how many were undecided, and how
         many were kept by the receiver's name alone."""
-        narrower = Narrower(self.store, target, types)
+        narrower = Narrower(self.store, target, types, prose)
         ids = sorted({loc.file_id for loc in found})
         trees = definition_trees(self.store, ids)
         texts = dict(self.store.texts(ids))

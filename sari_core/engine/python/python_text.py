@@ -4,6 +4,7 @@ the receiver chain ahead of ``.name``, imports, signatures."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from sari_core.engine.index.scope_tree import Scope, innermost
 
@@ -207,6 +208,89 @@ def signature(lines: list[str], line: int) -> str:
         if re.search(r"\)\s*(->.*)?:\s*(?:\.\.\.|pass)?\s*$", text[-1]):  # def f(): ...
             break
     return " ".join(text)
+
+
+def parameters(header: str) -> str:
+    """The text between a signature's parentheses (``header`` from :func:`signature`;
+    a decorator's arguments ahead of the ``def`` are not its parameters)."""
+    named = re.search(r"\bdef\s+\w+\s*(?:\[[^\]]*\]\s*)?\(", header)
+    start = named.end() - 1 if named else header.find("(")
+    if start < 0:
+        return ""
+    depth = 0
+    for position in range(start, len(header)):
+        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(header[position], 0)
+        if depth == 0:
+            return header[start + 1:position]
+    return header[start + 1:]
+
+
+_OPENS, _CLOSES = "([{", ")]}"
+_COMPREHENSION = re.compile(r"for\s+([\w\s,()\[\]*]+?)\s+in\b")
+_COMPREHENSION_LINES = 10  # a comprehension may run over this many lines either side
+_COMPREHENSION_LEVELS = 4  # and hold the use this many brackets deep
+
+
+def comprehension_bound(name: str, lines: list[str], line: int, before: str, after: str
+                        ) -> bool:
+    """Is ``name``, used between ``before`` and ``after`` on ``line``, a variable of a
+    comprehension holding it (``[c.name for n, c in items]``: bound after its use; the
+    comprehension may be brackets further out: ``f(Item(c.name) for n, c in items)``)?"""
+    first = max(1, line - _COMPREHENSION_LINES)
+    if not _for_clause(name).search("\n".join(lines[first - 1:line + _COMPREHENSION_LINES])):
+        return False  # no ``for`` naming it nearby: the common case, decided cheaply
+    ahead = [text.split("#", 1)[0] for text in lines[first - 1:line - 1]] + [before]
+    behind = [after] + [text.split("#", 1)[0]
+                        for text in lines[line:line + _COMPREHENSION_LINES]]
+    backwards, forwards = "\n".join(ahead)[::-1], "\n".join(behind)
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    back = ahead_end = 0
+    for _ in range(_COMPREHENSION_LEVELS):  # each enclosing pair of brackets, outwards
+        opened = _to_bracket(backwards, back, _CLOSES, _OPENS)
+        closed = _to_bracket(forwards, ahead_end, _OPENS, _CLOSES)
+        if opened is None or closed is None:
+            return False  # no brackets further out: no comprehension
+        back, ahead_end = opened + 1, closed + 1
+        inside = backwards[:opened][::-1] + " " + forwards[:closed]
+        if _binds(inside, word):
+            return True
+    return False
+
+
+@lru_cache(maxsize=256)
+def _for_clause(name: str) -> re.Pattern[str]:
+    return re.compile(rf"\bfor\b[^\n]*?\b{re.escape(name)}\b[^\n]*?\bin\b")
+
+
+def _binds(inside: str, word: re.Pattern[str]) -> bool:
+    """Does a ``for ... in`` clause of the brackets' own level bind ``word``?"""
+    depth = 0
+    for position, char in enumerate(inside):
+        if char in _OPENS:
+            depth += 1
+        elif char in _CLOSES:
+            depth -= 1
+        elif depth == 0 and inside.startswith("for", position) and (
+                position == 0 or not (inside[position - 1].isalnum()
+                                      or inside[position - 1] == "_")):
+            found = _COMPREHENSION.match(inside, position)
+            if found and word.search(found.group(1)):
+                return True
+    return False
+
+
+def _to_bracket(text: str, start: int, opens: str, closes: str) -> int | None:
+    """The position in ``text`` of the bracket closing the one ``text[start:]`` starts
+    inside (reading ``text`` in its own direction: ``opens`` nest, ``closes`` end)."""
+    depth = 0
+    for position in range(start, len(text)):
+        if text[position] in opens:
+            depth += 1
+        elif text[position] in closes:
+            depth -= 1
+            if depth < 0:
+                return position
+    return None
 
 
 def return_annotation(lines: list[str], line: int) -> str | None:

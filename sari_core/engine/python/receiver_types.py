@@ -44,6 +44,17 @@ class ReceiverTypes(ContainerAnnotations, Definitions):
 
     def of(self, chain: list[str], file_id: int, line: int, depth: int = 0
            ) -> set[str] | None:
+        if depth == 0:  # the judges of a name's definitions ask about the same uses
+            key = (tuple(chain), file_id, line)
+            known = self.__dict__.setdefault("_receivers", {})
+            if key not in known:
+                known[key] = self._of(chain, file_id, line, 0)
+            found = known[key]
+            return None if found is None else set(found)
+        return self._of(chain, file_id, line, depth)
+
+    def _of(self, chain: list[str], file_id: int, line: int, depth: int
+            ) -> set[str] | None:
         if not chain or depth > MAX_DEPTH:
             return None
         cut = max((index for index, part in enumerate(chain) if subscript(part)), default=None)
