@@ -16,6 +16,12 @@ SCAN_FILES_PER_RESULT = 2  # or this many per requested match
 HITS_PER_FILE = 5
 _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")  # `$` starts and continues JS names
 _WORD_CHAR = re.compile(r"\w")
+# A name bound by assignment, with its type when annotated: ``name =``, ``name: T =``,
+# ``export const name =``; the value follows.
+_BINDING = re.compile(r"\s*(?:export\s+)?(?:(?:const|let|var)\s+)?([A-Za-z_$][\w$]*)"
+                      r"\s*(?::[^=]*)?=(?!=)(.*)")
+# An alias's definition (see binds_itself) scores less by this than one with a body.
+ALIAS_PENALTY = 1.0
 # Installed or vendored code: searchable, but ranked after the project's own files.
 _THIRD_PARTY_PATH = re.compile(
     r"(^|/)(site-packages|dist-packages|node_modules|vendor|third_party|_vendor)(/|$)")
@@ -77,6 +83,15 @@ def symbol_name(query: str) -> str:
     return name.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
 
 
+def binds_itself(line: str, name: str) -> bool:
+    """Whether ``line`` binds ``name`` again from a definition of the same name elsewhere
+    (``x = curry(mod.x)``, ``x = mod.x``): an alias or a wrapper, not the body."""
+    found = _BINDING.match(line)
+    if found is None or found.group(1) != name:
+        return False
+    return re.search(rf"(?<![\w$]){re.escape(name)}(?![\w$])", found.group(2)) is not None
+
+
 def file_order(hit: FileHit, defines: bool, needle: str, case_sensitive: bool
                ) -> tuple[int, int, int, int, int, str]:
     """Which matching files are read for line hits first: those defining a name of the
@@ -111,6 +126,8 @@ def score_hits(file: FileHit, found: Sequence[tuple[int, int, str]],
         if line_number in defs:
             symbol, end_line = defs[line_number]
             score += 3.0 if line[:1].isspace() else 3.5
+            # an alias of a definition elsewhere ranks after it, whatever the paths' order
+            score -= ALIAS_PENALTY if binds_itself(line, symbol) else 0.0
             kind = "definition"
         if call.kind == "text":
             length = len(call.query)
