@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sari_core.engine.python.decorators import decorated_start
+from sari_core.engine_protocol import IndexesDefinitions, ListsMatchingFiles
 from sari_core.models import SearchCall
 from sari_core.native.calls import NativeCall
 from sari_core.native.mapping import SariRequest
@@ -85,17 +86,20 @@ def shown_definitions(kernel: Kernel, call: NativeCall, request: SariRequest) ->
     ``DEFINITIONS_SHOWN`` of them, none is short enough, or a policy refused a body."""
     pattern = str(request.arguments.get("query") or "")
     name = searched_name(pattern)
-    if name is None:
+    engine = kernel.engine
+    # Bodies need the engine's file list and definitions index; another engine shows none.
+    if name is None or not isinstance(engine, ListsMatchingFiles) \
+            or not isinstance(engine, IndexesDefinitions):
         return ""
     try:
         flags = 0 if request.arguments.get("case_sensitive", True) else re.IGNORECASE
         compiled = re.compile(pattern, flags)
-        files = set(kernel.engine.matching_files(SearchCall(
+        files = set(engine.matching_files(SearchCall(
             query=pattern, kind="regex", path_glob=request.arguments.get("path_glob"),
             case_sensitive=bool(request.arguments.get("case_sensitive", True)), limit=1)))
         # The pattern may match longer names too (``def fields`` hits ``def fields_dict``).
         found = {(str(d.path), d.line): d for mode in ("exact", "prefix")
-                 for d in kernel.engine.definitions(name, mode)}.values()  # type: ignore[arg-type]
+                 for d in engine.definitions(name, mode)}.values()  # type: ignore[arg-type]
     except Exception:  # noqa: BLE001 - no index answer: the search goes on without bodies
         return ""
     root = kernel.roots[0]
@@ -127,8 +131,11 @@ def _callees(kernel: Kernel, call: NativeCall, shown: list[ShownDefinition],
             if (definition.path, called) in seen:
                 continue
             seen.add((definition.path, called))
+            engine = kernel.engine
+            if not isinstance(engine, IndexesDefinitions):
+                return found
             try:
-                spans = [d for d in kernel.engine.definitions(called, "exact")
+                spans = [d for d in engine.definitions(called, "exact")
                          if _named(d, called) and _display(d.path, root) == definition.path]
             except Exception:  # noqa: BLE001 - no index answer: no helper shown
                 continue

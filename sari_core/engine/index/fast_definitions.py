@@ -15,7 +15,15 @@ import re
 from functools import cache
 
 from sari_core.engine.index.symbols import SymbolRow
-from sari_core.engine.scan.scan import DEFINITION_WORDS
+
+# The keywords that begin a definition line in the languages without a regex of their own,
+# and the kind each gives (the scan of an unindexed tree reads definition lines by them too).
+DEFINITION_WORDS = {
+    "def": "function", "function": "function", "func": "function", "fn": "function",
+    "class": "class", "struct": "class", "interface": "interface", "trait": "interface",
+    "enum": "class", "type": "class", "module": "class", "impl": "class",
+    "const": "variable", "let": "variable", "var": "variable",
+}
 
 # Python: a def or class at any indentation, and a module-level assignment (a constant to
 # tree-sitter's tags: ``Matrix = MutableDenseMatrix`` is how many classes get their name).

@@ -25,6 +25,7 @@ from pathlib import Path
 from sari_core.engine.files import fdwalk
 from sari_core.engine.files.ignore import Chain, IgnoreRules
 from sari_core.engine.files.textfile import BINARY_SNIFF_BYTES, MAX_INDEX_BYTES, decode, is_binary
+from sari_core.engine.index.fast_definitions import DEFINITION_WORDS
 from sari_core.engine.index.names import folded, words
 from sari_core.engine.scan import rg_command
 from sari_core.engine.scan.rg_command import LINES_PER_FILE, PREVIEW_COLUMNS, ripgrep, scannable
@@ -34,13 +35,7 @@ from sari_core.engine.search.text_match import contains, glob_spec
 
 RG_ERROR = 2  # rg's exit status for an error (a pattern it cannot parse, among others)
 RG_PATHS_PER_CALL = 4000  # paths given to one rg (well under the argument list's limit)
-# Words that introduce a definition in the languages Sari parses, and what kind it is.
-DEFINITION_WORDS = {
-    "def": "function", "function": "function", "func": "function", "fn": "function",
-    "class": "class", "struct": "class", "interface": "interface", "trait": "interface",
-    "enum": "class", "type": "class", "module": "class", "impl": "class",
-    "const": "variable", "let": "variable", "var": "variable",
-}
+# A line that introduces a definition in the languages Sari parses.
 _DEFINITION = re.compile(
     r"^\s*(?:(?:export|pub(?:\([^)]*\))?|async|default|abstract|public|private|static)\s+)*"
     r"(" + "|".join(DEFINITION_WORDS) + r")\s+\*?([A-Za-z_$][\w$]*)")

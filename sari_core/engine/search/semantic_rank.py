@@ -46,6 +46,8 @@ def _model() -> Any | None:
         from wordllama import WordLlama
     except ImportError:
         return None
+    if wordllama.__file__ is None:  # a namespace package: not the wheel
+        return None
     # The weights and tokenizer ship inside the package; a download is refused.
     return WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True)
 

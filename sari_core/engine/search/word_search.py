@@ -337,7 +337,7 @@ def _members_first(scored: list[tuple[float, str, int, tuple]], covered: dict[in
             if box[0] != row[0] and box[4] <= row[4] and row[5] <= box[5] \
                     and box[0] not in best_member:
                 best_member[box[0]] = row
-    place = {id(entry): index for index, entry in enumerate(scored)}
+    place: dict[int, float] = {id(entry): index for index, entry in enumerate(scored)}
     row_place = {entry[3][0]: index for index, entry in enumerate(scored)}
     moved = False
     for entry in scored:
