@@ -43,6 +43,11 @@ Ranking (documented in docs/engine.md):
   of the query's words the class holds (the class's chunk is its members' text too),
   unless the class's name holds more of them and at least ``MEMBER_NAMED``; each file's
   chunks move only among the places the file had;
+* files are placed by their best chunk's score plus ``FILE_EVIDENCE`` of their second
+  best's, that share again of the third's, over the ``PER_FILE`` chunks a file shows: a
+  file that answers the query in several places (the function and the helpers around
+  it) is surer than one whose single chunk happens to hold the words. Each chunk keeps its
+  score and each file its own order; only the files' places among each other move;
 * a special method (``__str__``, ``__init__``) is named for the protocol it implements,
   not for what it does: its name counts for nothing (neither in BM25 nor as a name word);
 * hits are ordered by that score; at most ``PER_FILE`` chunks of one file are kept. Path
@@ -94,6 +99,7 @@ GLUED = 0.5  # and one glued into the name (``timestamp`` of ``fromtimestamp``)
 HEAD_RANKED = 40
 MEMBER_SHARE = 0.5  # a member holding this share of the words its class holds goes above it
 MEMBER_NAMED = 0.5  # but not above a class whose name holds more, and this share, of them
+FILE_EVIDENCE = 0.25  # a file's next best chunk adds this share of its score to the file's best
 # Kept between searches until the index changes (engine.index.index_memo), per reader thread:
 # which chunks hold a query word's spellings (HELD_ROWS chunk ids in all the sets
 # together, about 20 MB at most), and chunks' lengths.
@@ -296,6 +302,7 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
         scored = by_meaning(store, query, scored, _ORDER)
         scored = _members_first(scored, covered, lambda row: max(
             in_name.get(row[0], 0.0), _glued_name_share(row[6], groups, len(terms))))
+        scored = _files_by_evidence(scored)
         # A question about code is answered by code: prose, however many of the words it
         # holds, comes after every code hit (stable: each part keeps its order).
         scored.sort(key=lambda entry: is_prose(entry[1]))
@@ -360,6 +367,34 @@ def _members_first(scored: list[tuple[float, str, int, tuple]], covered: dict[in
         entries.sort(key=lambda entry: place[id(entry)])
     taken = {path: iter(entries) for path, entries in mine.items()}
     return [next(taken[entry[1]]) for entry in scored]
+
+
+def _files_by_evidence(scored: list[tuple[float, str, int, tuple]]
+                       ) -> list[tuple[float, str, int, tuple]]:
+    """``scored`` (best first) with the files placed again: a file's first chunk is placed
+    by the file's best score plus ``FILE_EVIDENCE`` of its second best, ``FILE_EVIDENCE``
+    squared of its third, over the first ``PER_FILE`` chunks of the file (those it can
+    show): the more places of a file answer the query, the surer the file is. Every chunk
+    keeps its score, and each file's chunks their order, in the places the file now has."""
+    scores: dict[str, list[float]] = {}
+    for entry in scored:
+        mine = scores.setdefault(entry[1], [])
+        if len(mine) < PER_FILE:
+            mine.append(-entry[0])
+    placed = []
+    for index, entry in enumerate(scored):
+        mine = scores.pop(entry[1], None)
+        key = entry[0]
+        if mine is not None and len(mine) > 1:
+            key = -sum(FILE_EVIDENCE ** place * score
+                       for place, score in enumerate(sorted(mine, reverse=True)))
+        placed.append((key, entry[1], entry[2], index))
+    placed.sort()
+    own: dict[str, list] = {}
+    for entry in scored:
+        own.setdefault(entry[1], []).append(entry)
+    taken = {path: iter(entries) for path, entries in own.items()}
+    return [next(taken[scored[index][1]]) for *_, index in placed]
 
 
 def _glued_name_share(scope: str, groups: Sequence[TermGroup], count: int) -> float:

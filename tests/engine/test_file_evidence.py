@@ -1,0 +1,55 @@
+"""A file that answers a query in several places ranks above one whose single chunk holds
+the words a little better."""
+
+from __future__ import annotations
+
+from indexed_files import module_workspace
+
+from sari_core.engine import Workspace
+from sari_core.engine.search.word_search import search_words
+
+# Chunks that hold none of the query's words: they give the words their rarity.
+HELPERS = "\n\n".join(f'def helper_{n}(value):\n    """Format value number {n}."""\n'
+                      f'    return value + {n}\n' for n in range(8))
+FILES = {
+    "helpers.py": HELPERS,
+    # One function that mentions the words on its way to something else.
+    "accounts.py": (
+        "def close_account(user):\n"
+        '    """Close the account: its uploads and storage quota are released."""\n'
+        "    user.closed = True\n"
+        "    user.sessions.clear()\n"
+        "    notify(user.email, 'closed')\n"
+        "    archive(user.history)\n"
+        "    audit.write(user.name, 'closed')\n"),
+    # The module about the question: the check itself, and the functions beside it that
+    # say the same things.
+    "quota.py": (
+        "def over_quota(user, size):\n"
+        '    """Whether an upload would pass the storage quota."""\n'
+        "    return user.used + size > user.limit\n\n\n"
+        "def quota_left(user):\n"
+        '    """Storage left before the quota is reached."""\n'
+        "    return user.limit - user.used\n\n\n"
+        "def record_upload(user, size):\n"
+        '    """Count an upload against the quota."""\n'
+        "    user.used += size\n"),
+}
+
+workspace = module_workspace(FILES)
+
+
+def paths(workspace: Workspace, query: str) -> list[str]:
+    hits = search_words(workspace.store, query, 10)[0]
+    return list(dict.fromkeys(hit.path for hit in hits))
+
+
+def test_a_file_answering_in_several_places_comes_first(workspace: Workspace) -> None:
+    assert paths(workspace, "release the storage quota of uploads")[:2] == [
+        "quota.py", "accounts.py"]
+
+
+def test_the_file_s_own_chunks_keep_their_order(workspace: Workspace) -> None:
+    hits = search_words(workspace.store, "release the storage quota of uploads", 10)[0]
+    assert [hit.scope for hit in hits if hit.path == "quota.py"] == [
+        "over_quota", "record_upload", "quota_left"]
