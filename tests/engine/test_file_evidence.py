@@ -1,11 +1,13 @@
 """A file that answers a query in several places ranks above one whose single chunk holds
-the words a little better."""
+the words a little better; the files' places are the words', whatever meaning adds."""
 
 from __future__ import annotations
 
+import pytest
 from indexed_files import module_workspace
 
 from sari_core.engine import Workspace
+from sari_core.engine.search import word_search
 from sari_core.engine.search.word_search import search_words
 
 # Chunks that hold none of the query's words: they give the words their rarity.
@@ -21,7 +23,13 @@ FILES = {
         "    user.sessions.clear()\n"
         "    notify(user.email, 'closed')\n"
         "    archive(user.history)\n"
-        "    audit.write(user.name, 'closed')\n"),
+        "    audit.write(user.name, 'closed')\n"
+        "    user.tokens.revoke_all()\n"
+        "    user.groups.leave_all()\n"
+        "    user.invoices.settle()\n"
+        "    user.devices.forget()\n"
+        "    user.mailbox.archive()\n"
+        "    user.save()\n"),
     # The module about the question: the check itself, and the functions beside it that
     # say the same things.
     "quota.py": (
@@ -49,7 +57,13 @@ def test_a_file_answering_in_several_places_comes_first(workspace: Workspace) ->
         "quota.py", "accounts.py"]
 
 
-def test_the_file_s_own_chunks_keep_their_order(workspace: Workspace) -> None:
-    hits = search_words(workspace.store, "release the storage quota of uploads", 10)[0]
-    assert [hit.scope for hit in hits if hit.path == "quota.py"] == [
-        "over_quota", "record_upload", "quota_left"]
+def test_placing_files_again_keeps_each_file_s_own_order(
+        workspace: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    def own_order() -> list[str]:
+        hits = search_words(workspace.store, "release the storage quota of uploads", 10)[0]
+        return [hit.scope for hit in hits if hit.path == "quota.py"]
+
+    placed = own_order()
+    monkeypatch.setattr(word_search, "FILE_EVIDENCE", 0.0)
+    assert placed == own_order()
+    assert len(placed) == 3

@@ -5,12 +5,12 @@ reader or writer for the current state" is ``_get_io_object``. The word search r
 candidates by the words; among its best ``SEMANTIC_RANKED`` definitions, each score is then
 multiplied by ``1 + SEMANTIC * s``, ``s`` the definition's similarity to the query (cosine of
 static word embeddings) scaled to 0..1 between the least and the most similar of them, and
-each file's chunks are ordered again by it in the places the words gave that file. So here
-meaning picks which of a file's definitions comes first; it moves no file itself, nor
-brings in a chunk the words did not find (static embeddings know no code vocabulary: moving
-files on meaning alone, "command line interface" put a ``Command`` class above ``cli.py``'s
-``main``). The scores it multiplied count, with the rest of each file's, when the word
-search places the files afterwards (see :mod:`sari_core.engine.search.word_search`).
+each file's chunks are ordered again by it in the places the words gave that file. So
+meaning picks which of a file's definitions comes first; it never moves a file, nor brings
+in a chunk the words did not find (static embeddings know no code vocabulary: moving files,
+"command line interface" put a ``Command`` class above ``cli.py``'s ``main``). The word
+search places the files afterwards by the scores the words gave (see
+:mod:`sari_core.engine.search.word_search`).
 
 The embeddings are ``wordllama``'s (its 256-dimension ``l2_supercat`` model, its weights
 inside the wheel: nothing is downloaded), installed with the ``semantic`` extra

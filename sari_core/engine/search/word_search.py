@@ -44,10 +44,11 @@ Ranking (documented in docs/engine.md):
   unless the class's name holds more of them and at least ``MEMBER_NAMED``; each file's
   chunks move only among the places the file had;
 * files are placed by their best chunk's score plus ``FILE_EVIDENCE`` of their second
-  best's, that share again of the third's, over the ``PER_FILE`` chunks a file shows: a
-  file that answers the query in several places (the function and the helpers around
-  it) is surer than one whose single chunk happens to hold the words. Each chunk keeps its
-  score and each file its own order; only the files' places among each other move;
+  best's, that share again of the third's, over the ``PER_FILE`` chunks a file shows, the
+  scores as the words gave them (before meaning, which moves no file): a file that
+  answers the query in several places (the function and the helpers around it) is surer
+  than one whose single chunk happens to hold the words. Each chunk keeps its score and
+  each file its own order; only the files' places among each other move;
 * a special method (``__str__``, ``__init__``) is named for the protocol it implements,
   not for what it does: its name counts for nothing (neither in BM25 nor as a name word);
 * hits are ordered by that score; at most ``PER_FILE`` chunks of one file are kept. Path
@@ -299,10 +300,12 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
     scored.sort(key=_ORDER)  # stable: rows of one score, path and line stay in rank order
     if not asks_docs:  # docs are asked for: what a definition says of itself does not count
         scored = _by_heads(store, scored, groups, len(terms), asks_tests)
+        # Files are placed by the words' scores: meaning orders a file's own chunks only.
+        worded = {entry[3][0]: -entry[0] for entry in scored}
         scored = by_meaning(store, query, scored, _ORDER)
         scored = _members_first(scored, covered, lambda row: max(
             in_name.get(row[0], 0.0), _glued_name_share(row[6], groups, len(terms))))
-        scored = _files_by_evidence(scored)
+        scored = _files_by_evidence(scored, worded)
         # A question about code is answered by code: prose, however many of the words it
         # holds, comes after every code hit (stable: each part keeps its order).
         scored.sort(key=lambda entry: is_prose(entry[1]))
@@ -369,23 +372,25 @@ def _members_first(scored: list[tuple[float, str, int, tuple]], covered: dict[in
     return [next(taken[entry[1]]) for entry in scored]
 
 
-def _files_by_evidence(scored: list[tuple[float, str, int, tuple]]
+def _files_by_evidence(scored: list[tuple[float, str, int, tuple]], worded: dict[int, float]
                        ) -> list[tuple[float, str, int, tuple]]:
     """``scored`` (best first) with the files placed again: a file's first chunk is placed
     by the file's best score plus ``FILE_EVIDENCE`` of its second best, ``FILE_EVIDENCE``
     squared of its third, over the first ``PER_FILE`` chunks of the file (those it can
-    show): the more places of a file answer the query, the surer the file is. Every chunk
-    keeps its score, and each file's chunks their order, in the places the file now has."""
+    show): the more places of a file answer the query, the surer the file is. The scores
+    are the words' (``worded``, per chunk id: before meaning, which moves no file); every
+    chunk keeps its score, and each file's chunks their order, in the places the file now
+    has."""
     scores: dict[str, list[float]] = {}
     for entry in scored:
         mine = scores.setdefault(entry[1], [])
         if len(mine) < PER_FILE:
-            mine.append(-entry[0])
+            mine.append(worded.get(entry[3][0], -entry[0]))
     placed = []
     for index, entry in enumerate(scored):
         mine = scores.pop(entry[1], None)
-        key = entry[0]
-        if mine is not None and len(mine) > 1:
+        key = -worded.get(entry[3][0], -entry[0])
+        if mine is not None:
             key = -sum(FILE_EVIDENCE ** place * score
                        for place, score in enumerate(sorted(mine, reverse=True)))
         placed.append((key, entry[1], entry[2], index))
