@@ -236,7 +236,8 @@ def test_symbols_are_kept_in_file_order_with_folded_names_stored_only_when_apart
     # A file's symbols are one range of the table (no index on file_id, 0.16x the text),
     # and a folded name equal to the name in lower case (most names) is not stored twice.
     (tmp_path / "m.py").write_text("class HTTPAdapter:\n    def send(self):\n"
-                                   "        return get_user()\n", encoding="utf-8")
+                                   "        return get_user()\n\n\ndef get_name():\n"
+                                   "    pass\n", encoding="utf-8")
     with Workspace([tmp_path], index_path=tmp_path / "index.sqlite", watch=False) as engine:
         engine.ensure_index(progress=False)
         conn = engine.store.reader
@@ -246,9 +247,9 @@ def test_symbols_are_kept_in_file_order_with_folded_names_stored_only_when_apart
             "EXPLAIN QUERY PLAN SELECT name FROM symbols WHERE file_id = 1 AND is_def = 1"))
         assert "PRIMARY KEY" in plan
         rows = dict(conn.execute("SELECT name, folded FROM symbols"))
-        assert rows == {"HTTPAdapter": "httpadapter", "send": "send", "get_user": "getuser"}
+        assert rows == {"HTTPAdapter": "httpadapter", "send": "send", "get_name": "getname"}
         apart = dict(conn.execute("SELECT name, folded_apart FROM symbols"))
-        assert apart == {"HTTPAdapter": None, "send": None, "get_user": "getuser"}
+        assert apart == {"HTTPAdapter": None, "send": None, "get_name": "getname"}
         assert engine.search(SearchCall(query="get-user", kind="symbol", match="exact")
                              ).total == 0  # a reference, not a definition
         assert [hit.symbol for hit in engine.search(SearchCall(
