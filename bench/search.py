@@ -12,6 +12,9 @@ of hard links), so how each cost grows shows. For each size it prints:
 * the cold build in a fresh process: its first phase (every kind of search answers
   from the index) and the complete build: wall, CPU (main + workers), MB of text per
   CPU-second, index size over the text, peak RSS (the main process and its workers together, sampled);
+* each navigation query's median time over the stored references (callers and
+  implementations of a common, a middling and a rare name; a prefix), with its answer's
+  digest, which a change of how references are stored must leave as it was;
 * warm p50 and p95 of literal, regex and symbol searches, beside ``rg`` and
   ``git grep --no-index`` on the same queries (the symbol search beside
   ``rg 'def NAME|class NAME'``), in wall-clock time and in the searching thread's CPU
@@ -284,13 +287,6 @@ def compare(label: str, engine: Workspace, root: Path, calls: list[SearchCall], 
     return {"p50": p50, "p95": p95, "rg50": rg50, "cpu50": cpu50, "cpu95": cpu95}
 
 
-def rg_words(root: Path, name: str) -> float:
-    command = [*rg_base(), "-l", "-w", "-F", "-e", name, "--", str(root)]
-    started = time.perf_counter()
-    subprocess.run(command, capture_output=True, check=False)
-    return time.perf_counter() - started
-
-
 def navigate(engine: Workspace, repeat: int,
              navigation: list[tuple[str, str, str | None]]) -> None:
     """Each navigation query's median time and what it found (the same before and after a
@@ -325,17 +321,9 @@ def warm(root: Path, index: Path, repeat: int, literals: list[str], regexes: lis
                                 for _ in range(repeat))
         return rg, git
 
-    def name_peer(call: SearchCall) -> tuple[float, float]:  # where an agent greps the name
-        rg = statistics.median(rg_words(root, call.query) for _ in range(repeat))
-        git = statistics.median(git_grep(root, call.query, regex=False, ignore_case=False)
-                                for _ in range(repeat))
-        return rg, git
-
     with Workspace([root], index_path=index, watch=True) as engine:
         engine.ensure_index(progress=False)
         navigate(engine, repeat, navigation)
-        compare("navigate", engine, root, [SearchCall(query=q, kind=kind, match=mode)
-                                           for kind, q, mode in navigation], repeat, name_peer)
         literal = compare("literal", engine, root, [SearchCall(query=q, literal=True)
                                                      for q in literals], repeat, text_peer)
         regex = compare("regex", engine, root, [SearchCall(query=q, kind="regex")
