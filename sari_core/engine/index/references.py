@@ -25,6 +25,7 @@ import struct
 import sys
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
 
 from sari_core.engine.index.symbols import SymbolRow
 
@@ -114,22 +115,27 @@ def names(data: bytes) -> list[str]:
             for name in header[start + 2:-1].split(_SEPARATOR)]
 
 
+@lru_cache(maxsize=1024)
+def _needle(name: str) -> bytes:
+    return _SEPARATOR + name.encode("utf-8", "surrogatepass") + _SEPARATOR
+
+
 def lines(data: bytes, name: str, kinds: frozenset[str] | None = None
           ) -> list[tuple[str, int]]:
     """``(kind, line)`` of each reference to ``name`` (of one of ``kinds``), by line."""
     if not data or "\x00" in name or "\x01" in name:
         return []
-    size, count_of_names, header, start = _header(data)
-    found = header.find(_SEPARATOR + name.encode("utf-8", "surrogatepass") + _SEPARATOR,
-                        start)
+    size, count_of_names = _HEAD.unpack_from(data)
+    end = _HEAD.size + size
+    start = data.index(_NAMES_START, _HEAD.size, end)
+    found = data.find(_needle(name), start, end)  # the common answer: not named here
     if found < 0:
         return []
-    position = header.count(_SEPARATOR, start + 1, found + 1) - 1
-    counts = _uint32(data[_HEAD.size + size:_HEAD.size + size + 4 * count_of_names])
-    first = sum(counts[:position])
-    offset = _HEAD.size + size + 4 * (count_of_names + first)
+    position = data.count(_SEPARATOR, start + 1, found + 1) - 1
+    counts = _uint32(data[end:end + 4 * count_of_names])
+    offset = end + 4 * (count_of_names + sum(counts[:position]))
     codes = _uint32(data[offset:offset + 4 * counts[position]])
-    kind_names = header[:start].decode("utf-8").split("\x00")
+    kind_names = data[_HEAD.size:start].decode("utf-8").split("\x00")
     out = [(kind_names[code & _KIND_MASK], code >> KIND_BITS) for code in codes]
     return out if kinds is None else [entry for entry in out if entry[0] in kinds]
 

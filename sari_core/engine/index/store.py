@@ -450,37 +450,43 @@ class IndexStore(StoredTexts):
         """
         wanted = frozenset(kinds) if kinds is not None else None
         ids = sorted(set(file_ids)) if file_ids is not None else None
-        found: list[tuple[int, str, int, str, ReferenceHit]] = []
+        found: list[tuple[int, str, str, int]] = []  # file id, name, kind, line
         for name in dict.fromkeys(names):
-            folded = folded_name(name)
-            for file_id, root, path, data in self._reference_values(name, ids):
-                for kind, line in references.lines(data, name, wanted):
-                    found.append((root, path, line, folded,
-                                  ReferenceHit(file_id, root, path, name, kind, line)))
-        found.sort(key=lambda entry: entry[:4])
-        return [entry[4] for entry in found]
+            for file_id, data in self._reference_values(name, ids):
+                found += [(file_id, name, kind, line)
+                          for kind, line in references.lines(data, name, wanted)]
+        places: dict[int, tuple[int, str]] = {}
+        for part in chunks(sorted({entry[0] for entry in found})):
+            places.update((int(row[0]), (int(row[1]), str(row[2]))) for row in self.reader.execute(
+                f"SELECT id, root, path FROM files WHERE id IN ({','.join('?' * len(part))})",
+                tuple(part)))
+        hits = [ReferenceHit(file_id, *places[file_id], name, kind, line)
+                for file_id, name, kind, line in found if file_id in places]
+        if len(names) > 1:  # one line naming two of them: in the order of their folded names
+            hits.sort(key=lambda hit: (hit.root, hit.path, hit.line, folded_name(hit.name)))
+        else:
+            hits.sort(key=lambda hit: (hit.root, hit.path, hit.line))
+        return hits
 
     def _reference_values(self, name: str, ids: list[int] | None
-                          ) -> Iterator[tuple[int, int, str, bytes]]:
-        """``(file id, root, path, packed references)`` of the files that may use ``name``."""
-        columns = "r.file_id, f.root, f.path, r.data"
+                          ) -> Iterator[tuple[int, bytes]]:
+        """``(file id, packed references)`` of the files that may use ``name``."""
         if ids is not None:
             for part in chunks(ids):
                 yield from self.reader.execute(
-                    f"SELECT {columns} FROM file_references r JOIN files f ON f.id = r.file_id "
-                    f"WHERE r.file_id IN ({','.join('?' * len(part))})", tuple(part))
+                    "SELECT file_id, data FROM file_references "
+                    f"WHERE file_id IN ({','.join('?' * len(part))})", tuple(part))
         elif selects(name) and "\ufffd" not in name:  # (a name read from invalid UTF-8 is
             yield from self.reader.execute(              # not spelled so in the text)
-                f"SELECT {columns} FROM fts JOIN file_references r ON r.file_id = fts.rowid "
-                "JOIN files f ON f.id = r.file_id WHERE fts MATCH ?", (phrase(name),))
+                "SELECT r.file_id, r.data FROM fts JOIN file_references r "
+                "ON r.file_id = fts.rowid WHERE fts MATCH ?", (phrase(name),))
         else:
-            yield from self.reader.execute(
-                f"SELECT {columns} FROM file_references r JOIN files f ON f.id = r.file_id")
+            yield from self.reader.execute("SELECT file_id, data FROM file_references")
 
     def referenced(self, name: str) -> bool:
         """Whether a stored reference uses ``name``."""
         return any(references.lines(data, name)
-                   for _, _, _, data in self._reference_values(name, None))
+                   for _, data in self._reference_values(name, None))
 
     def used_names(self, like: str | None = None, folded_from: str = "",
                    folded_to: str = "") -> list[str]:
