@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 # 10: one symbol name index (folded names); 11: texts compressed; 12: symbols in file order;
 # 13: the word index leaves licence headers out; 14: constants, type aliases, fields,
 # constructors and object keys of every language are definitions; 15: references packed per
-# file, out of the symbols table
+# file, out of the symbols table, and a file's word chunks found from files.first_chunk
 SCHEMA_VERSION = 15
 BUSY_TIMEOUT_MS = 30_000
 CACHE_KIB = -65536  # each connection's page cache (64 MiB)
@@ -65,6 +65,8 @@ CREATE TABLE IF NOT EXISTS files (
     -- 1 until the file's symbols are stored: a build killed before that leaves the row
     -- marked, and the next refresh indexes the file again (the index heals).
     symbols_pending INTEGER NOT NULL DEFAULT 0,
+    -- the id of its first word chunk: a file's chunks have consecutive ids (word_index)
+    first_chunk INTEGER,
     UNIQUE (root, path)
 );
 -- The text of every text file (rowid = files.id) as UTF-8, LZ4-compressed: a third of
@@ -112,6 +114,7 @@ CREATE INDEX IF NOT EXISTS files_pending ON files (symbols_pending) WHERE symbol
 -- The word index (engine/index/word_index.py): chunks of a file's code words, ranked by BM25.
 -- The words themselves are only in the FTS table (contentless): a chunk's row says where
 -- it is; its words are computed again from the file's text and definitions to delete it.
+-- A file's chunks are the ids from its files.first_chunk on (no index on file_id).
 CREATE TABLE IF NOT EXISTS word_chunks (
     id INTEGER PRIMARY KEY,
     file_id INTEGER NOT NULL,
@@ -120,7 +123,6 @@ CREATE TABLE IF NOT EXISTS word_chunks (
     scope TEXT NOT NULL,         -- the definition's qualified name ('' outside definitions)
     kind TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS word_chunks_file ON word_chunks (file_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS words USING fts5(
     name, body, path, content = '', tokenize = 'porter unicode61'
 );
