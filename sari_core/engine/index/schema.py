@@ -32,7 +32,8 @@ log = logging.getLogger(__name__)
 # 10: one symbol name index (folded names); 11: texts compressed; 12: symbols in file order;
 # 13: the word index leaves licence headers out; 14: constants, type aliases, fields,
 # constructors and object keys of every language are definitions; 15: references packed per
-# file, out of the symbols table, and a file's word chunks found from files.first_chunk
+# file, out of the symbols table, a file's word chunks found from files.first_chunk, kinds
+# stored as small integers
 SCHEMA_VERSION = 15
 BUSY_TIMEOUT_MS = 30_000
 CACHE_KIB = -65536  # each connection's page cache (64 MiB)
@@ -46,6 +47,24 @@ MMAP_BYTES = 1 << 30  # readers map the index: verifying candidates reads it sev
 NAME_INDEXES = (
     "CREATE INDEX IF NOT EXISTS symbols_folded ON symbols (folded);",
 )
+
+# The kinds most rows have, stored as their place in this tuple (an integer of a byte or
+# none instead of a word); any other kind is stored as it is. Changing the tuple changes the
+# schema (its version with it).
+KINDS = ("function", "method", "class", "constant", "text", "variable", "field", "property",
+         "interface", "type", "struct", "enum", "module", "constructor")
+KIND_CODES = {kind: code for code, kind in enumerate(KINDS)}
+# ``kind`` reads the same as a column of words would: a generated column over the two.
+_KIND = ("kind TEXT GENERATED ALWAYS AS (coalesce(kind_name, CASE kind_code "
+         + " ".join(f"WHEN {code} THEN '{kind}'" for code, kind in enumerate(KINDS))
+         + " END)) VIRTUAL")
+
+
+def kind_columns(kind: str) -> tuple[int | None, str | None]:
+    """``(kind_code, kind_name)`` storing ``kind``."""
+    code = KIND_CODES.get(kind)
+    return (code, None) if code is not None else (None, kind)
+
 
 DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -88,7 +107,9 @@ CREATE TABLE IF NOT EXISTS symbols (
     -- not the name in lower case (most names): the column reads the same either way
     folded_apart TEXT,
     folded TEXT GENERATED ALWAYS AS (coalesce(folded_apart, lower(name))) VIRTUAL,
-    kind TEXT NOT NULL,
+    kind_code INTEGER,           -- the kind as its place in KINDS, else NULL
+    kind_name TEXT,              -- the kind when it is not in KINDS
+    """ + _KIND + """,
     is_def INTEGER GENERATED ALWAYS AS (1) VIRTUAL,  -- every row is a definition
     line INTEGER NOT NULL,
     end_line INTEGER NOT NULL,
@@ -121,7 +142,9 @@ CREATE TABLE IF NOT EXISTS word_chunks (
     line INTEGER NOT NULL,
     end_line INTEGER NOT NULL,
     scope TEXT NOT NULL,         -- the definition's qualified name ('' outside definitions)
-    kind TEXT NOT NULL
+    kind_code INTEGER,
+    kind_name TEXT,
+    """ + _KIND + """
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS words USING fts5(
     name, body, path, content = '', tokenize = 'porter unicode61'

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from sari_core.engine.index import build_settings, references, word_index
 from sari_core.engine.index.grammars import GRAMMARS
 from sari_core.engine.index.names import folded_name
-from sari_core.engine.index.schema import connect, open_index, pack_text
+from sari_core.engine.index.schema import connect, kind_columns, open_index, pack_text
 from sari_core.engine.index.stored_texts import StoredTexts, chunks
 from sari_core.engine.index.symbols import SymbolRow
 from sari_core.engine.index.trigrams import phrase, selects
@@ -371,10 +371,11 @@ class IndexStore(StoredTexts):
         if len(folded) > FOLDED_NAMES:
             folded.clear()
         conn.executemany(
-            "INSERT INTO symbols (file_id, seq, name, folded_apart, kind, line, end_line) "
-            "VALUES (?,?,?,?,?,?,?)",
+            "INSERT INTO symbols (file_id, seq, name, folded_apart, kind_code, kind_name, line, "
+            "end_line) VALUES (?,?,?,?,?,?,?,?)",
             ((file_id, seq, name, folded[name] if name in folded
-              else folded.setdefault(name, _folded_apart(name)), kind, line, end_line)
+              else folded.setdefault(name, _folded_apart(name)), *kind_columns(kind), line,
+              end_line)
              for seq, (name, kind, _, line, end_line) in enumerate(symbols)))
 
     def put_definition_lines(self, conn: sqlite3.Connection, file_id: int,

@@ -84,9 +84,12 @@ def put_file(conn: sqlite3.Connection, file_id: int, text: str,
     if not rows:
         return
     first = int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM word_chunks").fetchone()[0])
-    conn.executemany("INSERT INTO word_chunks (id, file_id, line, end_line, scope, kind) "
-                     "VALUES (?,?,?,?,?,?)",
-                     ((first + i, file_id, *row[:4]) for i, row in enumerate(rows)))
+    from sari_core.engine.index.schema import kind_columns  # schema imports nothing of ours
+
+    conn.executemany("INSERT INTO word_chunks (id, file_id, line, end_line, scope, kind_code, "
+                     "kind_name) VALUES (?,?,?,?,?,?,?)",
+                     ((first + i, file_id, line, end_line, scope, *kind_columns(kind))
+                      for i, (line, end_line, scope, kind, *_) in enumerate(rows)))
     conn.executemany("INSERT INTO words (rowid, name, body, path) VALUES (?,?,?,?)",
                      ((first + i, *row[4:]) for i, row in enumerate(rows)))
     conn.execute("UPDATE files SET first_chunk = ? WHERE id = ?", (first, file_id))
