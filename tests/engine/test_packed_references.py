@@ -83,3 +83,39 @@ def test_a_name_no_file_uses_any_more_is_not_listed(tmp_path: Path) -> None:
         (tmp_path / "a.py").write_text("frobnicate_beta()\n", encoding="utf-8")
         engine.indexer.refresh()
         assert engine.search(call).extra["names"] == ["frobnicate_beta"]
+
+
+def test_definitions_stored_again_are_exactly_the_new_ones_in_their_order(
+        tmp_path: Path) -> None:
+    # Rows that stay the same are not written again; the file's rows must still be the new
+    # definitions, in their order, and every one found by its name.
+    (tmp_path / "m.py").write_text("x = 1\n", encoding="utf-8")
+    with Workspace([tmp_path], index_path=tmp_path / "index.sqlite", watch=False) as engine:
+        engine.ensure_index(progress=False)
+        store = engine.store
+        file_id = store.text_file_ids([(0, "m.py")])[(0, "m.py")]
+        first = [("alpha", "function", 1, 1, 2), ("Beta", "class", 1, 4, 9),
+                 ("gamma_ray", "method", 1, 5, 6), ("delta", "constant", 1, 11, 11)]
+        shapes = [
+            first,
+            [("alpha", "function", 1, 1, 3), ("Beta", "class", 1, 4, 9),  # a row moved
+             ("gamma_ray", "method", 1, 5, 6), ("delta", "macro", 1, 11, 11)],  # a kind apart
+            [("alpha", "function", 1, 1, 2), ("epsilon", "class", 1, 4, 9)],  # renamed, fewer
+            [("zeta", "function", 1, 1, 2), ("epsilon", "class", 1, 4, 9),
+             ("eta_one", "method", 1, 5, 6), ("theta", "constant", 1, 11, 11),
+             ("iota", "constant", 1, 12, 12)],  # more
+            [],
+        ]
+        for rows in shapes:
+            with store.transaction() as conn:
+                store.put_symbols(conn, file_id, (rows, b""))
+            stored = store.reader.execute(
+                "SELECT name, kind, is_def, line, end_line FROM symbols WHERE file_id = ? "
+                "ORDER BY seq", (file_id,)).fetchall()
+            assert stored == rows
+            for name, kind, _, line, _ in rows:
+                assert [(hit.kind, hit.line) for hit in store.symbols(
+                    "s.folded = ? AND s.name = ?", (name.lower().replace("_", ""), name))
+                        ] == [(kind, line)]
+        assert store.definitions_named(["alpha", "Beta", "gamma_ray"], 10) == []
+        assert store.get_meta("damaged") is None

@@ -337,8 +337,8 @@ class IndexStore(StoredTexts):
             chunks = None
         word_index.remove_file(conn, file_id)  # symbols stored twice: the last ones count
         # (and a file's definition lines, stored by the first phase, give way to these)
-        self._delete_symbols(conn, file_id)
-        self._insert_symbols(conn, file_id, definitions)
+        conn.execute("DELETE FROM file_references WHERE file_id = ?", (file_id,))
+        self._replace_symbols(conn, file_id, definitions)
         if packed:
             conn.execute("INSERT INTO file_references (file_id, refs, data) VALUES (?, ?, ?)",
                          (file_id, references.count(packed), packed))
@@ -365,18 +365,53 @@ class IndexStore(StoredTexts):
                          ((folded_name(name), name) for name in new))
         known.update(new)
 
-    def _insert_symbols(self, conn: sqlite3.Connection, file_id: int,
-                        symbols: Sequence[SymbolRow]) -> None:
+    def _replace_symbols(self, conn: sqlite3.Connection, file_id: int,
+                         definitions: Sequence[SymbolRow]) -> None:
+        """Make a file's rows ``definitions``, in their order, writing only the rows that
+        differ: a row keeping its name keeps its name-index entry. (The second phase's
+        definitions are mostly the first phase's, in the same order; deleting and inserting
+        them again cost their name-index entries twice.)"""
+        old = conn.execute("SELECT name, kind_code, kind_name, line, end_line FROM symbols "
+                           "WHERE file_id = ? ORDER BY seq", (file_id,)).fetchall()
+        if not old:
+            self._insert_symbols(conn, file_id, definitions)
+            return
+        rows = [(name, *kind_columns(kind), line, end_line)
+                for name, kind, _, line, end_line in definitions]
+        moved, renamed = [], []
+        for seq, (before, after) in enumerate(zip(old, rows, strict=False)):
+            if before == after:
+                continue
+            if before[0] == after[0]:
+                moved.append((*after[1:], file_id, seq))
+            else:
+                renamed.append((after[0], self._folded_of(after[0]), *after[1:], file_id, seq))
+        conn.executemany("UPDATE symbols SET kind_code = ?, kind_name = ?, line = ?, "
+                         "end_line = ? WHERE file_id = ? AND seq = ?", moved)
+        conn.executemany("UPDATE symbols SET name = ?, folded_apart = ?, kind_code = ?, "
+                         "kind_name = ?, line = ?, end_line = ? WHERE file_id = ? AND seq = ?",
+                         renamed)
+        if len(old) > len(rows):
+            conn.execute("DELETE FROM symbols WHERE file_id = ? AND seq >= ?",
+                         (file_id, len(rows)))
+        else:
+            self._insert_symbols(conn, file_id, definitions[len(old):], len(old))
+
+    def _folded_of(self, name: str) -> str | None:
         folded = self._folded
-        if len(folded) > FOLDED_NAMES:
-            folded.clear()
+        if name not in folded:
+            if len(folded) > FOLDED_NAMES:
+                folded.clear()
+            folded[name] = _folded_apart(name)
+        return folded[name]
+
+    def _insert_symbols(self, conn: sqlite3.Connection, file_id: int,
+                        symbols: Sequence[SymbolRow], first: int = 0) -> None:
         conn.executemany(
             "INSERT INTO symbols (file_id, seq, name, folded_apart, kind_code, kind_name, line, "
             "end_line) VALUES (?,?,?,?,?,?,?,?)",
-            ((file_id, seq, name, folded[name] if name in folded
-              else folded.setdefault(name, _folded_apart(name)), *kind_columns(kind), line,
-              end_line)
-             for seq, (name, kind, _, line, end_line) in enumerate(symbols)))
+            ((file_id, seq, name, self._folded_of(name), *kind_columns(kind), line, end_line)
+             for seq, (name, kind, _, line, end_line) in enumerate(symbols, first)))
 
     def put_definition_lines(self, conn: sqlite3.Connection, file_id: int,
                              definitions: Sequence[SymbolRow]) -> None:
