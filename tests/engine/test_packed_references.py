@@ -119,3 +119,24 @@ def test_definitions_stored_again_are_exactly_the_new_ones_in_their_order(
                         ] == [(kind, line)]
         assert store.definitions_named(["alpha", "Beta", "gamma_ray"], 10) == []
         assert store.get_meta("damaged") is None
+
+
+def test_a_name_stored_by_a_transaction_rolled_back_is_listed_once_stored_again(
+        tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
+    with Workspace([tmp_path], index_path=tmp_path / "index.sqlite", watch=False) as engine:
+        engine.ensure_index(progress=False)
+        store = engine.store
+        file_id = store.text_file_ids([(0, "a.py")])[(0, "a.py")]
+        used = split([("frobnicate_gamma", "call", 0, 1, 1)])
+        try:
+            with store.transaction() as conn:
+                store.put_symbols(conn, file_id, used)
+                raise RuntimeError("cut short")
+        except RuntimeError:
+            pass
+        assert store.used_names(folded_from="frobnicate", folded_to="frobnicate\x7f") == []
+        with store.transaction() as conn:
+            store.put_symbols(conn, file_id, used)
+        assert store.used_names(folded_from="frobnicate", folded_to="frobnicate\x7f") == [
+            "frobnicate_gamma"]

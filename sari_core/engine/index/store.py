@@ -136,6 +136,7 @@ class IndexStore(StoredTexts):
             except BaseException:
                 self._trigram_rows.clear()
                 self._trigram_bytes = 0
+                self._reference_names.clear()  # those it stored are gone again
                 self._writer.execute("ROLLBACK")
                 raise
             self._writer.execute("COMMIT")
