@@ -18,7 +18,13 @@ from typing import Any, NamedTuple
 from sari_core.engine.index import build_settings, references, word_index
 from sari_core.engine.index.grammars import GRAMMARS
 from sari_core.engine.index.names import folded_name
-from sari_core.engine.index.schema import connect, kind_columns, open_index, pack_text
+from sari_core.engine.index.schema import (
+    KIND_CODES,
+    connect,
+    kind_columns,
+    open_index,
+    pack_text,
+)
 from sari_core.engine.index.stored_texts import StoredTexts, chunks
 from sari_core.engine.index.symbols import SymbolRow
 from sari_core.engine.index.trigrams import phrase, selects
@@ -408,10 +414,12 @@ class IndexStore(StoredTexts):
 
     def _insert_symbols(self, conn: sqlite3.Connection, file_id: int,
                         symbols: Sequence[SymbolRow], first: int = 0) -> None:
+        folded, codes = self._folded, KIND_CODES  # (lookups inline: a row per definition)
         conn.executemany(
             "INSERT INTO symbols (file_id, seq, name, folded_apart, kind_code, kind_name, line, "
             "end_line) VALUES (?,?,?,?,?,?,?,?)",
-            ((file_id, seq, name, self._folded_of(name), *kind_columns(kind), line, end_line)
+            ((file_id, seq, name, folded[name] if name in folded else self._folded_of(name),
+              codes.get(kind), None if kind in codes else kind, line, end_line)
              for seq, (name, kind, _, line, end_line) in enumerate(symbols, first)))
 
     def put_definition_lines(self, conn: sqlite3.Connection, file_id: int,
