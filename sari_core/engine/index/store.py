@@ -497,6 +497,8 @@ class IndexStore(StoredTexts):
         ids = sorted(set(file_ids)) if file_ids is not None else None
         found: list[tuple[int, str, str, int]] = []  # file id, name, kind, line
         for name in dict.fromkeys(names):
+            if ids is None and not self._ever_used(name):
+                continue  # no file to read (a short name would read every file's)
             for file_id, data in self._reference_values(name, ids):
                 found += [(file_id, name, kind, line)
                           for kind, line in references.lines(data, name, wanted)]
@@ -530,8 +532,15 @@ class IndexStore(StoredTexts):
 
     def referenced(self, name: str) -> bool:
         """Whether a stored reference uses ``name``."""
-        return any(references.lines(data, name)
-                   for _, data in self._reference_values(name, None))
+        return self._ever_used(name) and any(
+            references.lines(data, name) for _, data in self._reference_values(name, None))
+
+    def _ever_used(self, name: str) -> bool:
+        """Whether ``reference_names`` holds ``name`` (every name a stored reference uses
+        is there, and some no file uses any more)."""
+        return self.reader.execute(
+            "SELECT 1 FROM reference_names WHERE folded = ? AND name = ?",
+            (folded_name(name), name)).fetchone() is not None
 
     def used_names(self, like: str | None = None, folded_from: str = "",
                    folded_to: str = "") -> list[str]:
