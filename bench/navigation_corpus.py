@@ -4,6 +4,7 @@ them, and the names it asks about, chosen by a fixed rule."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 try:
@@ -83,13 +84,16 @@ def package_folder(root: Path, package: str) -> str:
 
 def choose_names(workspace: Workspace, folder: str) -> list[str]:
     """``get`` and ``run`` if defined, the most used up to 15, then the rest spread to 30."""
-    rows = workspace.store.reader.execute(
-        "SELECT s.name, count(r.name) AS uses FROM symbols s JOIN files f ON f.id = s.file_id "
-        "LEFT JOIN symbols r ON r.name = s.name AND r.is_def = 0 "
-        "WHERE s.is_def = 1 AND f.path LIKE ? AND s.kind IN ('function', 'method', 'class') "
+    used = Counter(name for _, name, _, _ in workspace.store.all_references())
+    defined = workspace.store.reader.execute(
+        "SELECT s.name, count(*) FROM symbols s JOIN files f ON f.id = s.file_id "
+        "WHERE f.path LIKE ? AND s.kind IN ('function', 'method', 'class') "
         "AND length(s.name) > 2 AND s.name NOT LIKE '\\_%' ESCAPE '\\' "
-        "GROUP BY s.name ORDER BY uses DESC, s.name", (f"{folder}/%",)).fetchall()
-    names = [str(row[0]) for row in rows if row[1] > 0]
+        "GROUP BY s.name", (f"{folder}/%",)).fetchall()
+    # each definition of a name counted with each use of it
+    rows = sorted(((str(name), count * used[str(name)]) for name, count in defined),
+                  key=lambda row: (-row[1], row[0]))
+    names = [name for name, uses in rows if uses > 0]
     pinned = [name for name in PINNED if name in names]
     names = [name for name in names if name not in pinned]
     most = MOST_USED - len(pinned)

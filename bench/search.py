@@ -12,6 +12,9 @@ of hard links), so how each cost grows shows. For each size it prints:
 * the cold build in a fresh process: its first phase (every kind of search answers
   from the index) and the complete build: wall, CPU (main + workers), MB of text per
   CPU-second, index size over the text, peak RSS (the main process and its workers together, sampled);
+* each navigation query's median time over the stored references (callers and
+  implementations of a common, a middling and a rare name; a prefix), with its answer's
+  digest, which a change of how references are stored must leave as it was;
 * warm p50 and p95 of literal, regex and symbol searches, beside ``rg`` and
   ``git grep --no-index`` on the same queries (the symbol search beside
   ``rg 'def NAME|class NAME'``), in wall-clock time and in the searching thread's CPU
@@ -28,6 +31,7 @@ Usage: ``python bench/search.py [--packages NAME...] [--corpus PATH] [--scales 1
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -62,6 +66,11 @@ SYMBOLS = ["parse", "Parser", "get_version", "Symbol", "main", "TestCase", "run"
            "normalize", "Session", "Matrix",
            # names nothing defines: the search falls back to resembling names
            "FrobnicatedHandlerFactory", "frobnicate_widget"]
+# Navigation over the stored references (callers and implementations read them; a
+# prefix query lists the names used): a common name, a middling one, a rare one.
+NAVIGATION = [("callers", "get", None), ("callers", "name", None), ("callers", "parse_expr", None),
+              ("implementations", "Basic", None), ("implementations", "Printer", None),
+              ("callers", "get_", "prefix")]
 SMOKE_FILES = {
     "pkg/reader.py": "import os\n\n\nclass Parser:\n    def execute_read(self, path):\n"
                      "        return os.path.join(path, '2024-01-31')\n",
@@ -278,8 +287,25 @@ def compare(label: str, engine: Workspace, root: Path, calls: list[SearchCall], 
     return {"p50": p50, "p95": p95, "rg50": rg50, "cpu50": cpu50, "cpu95": cpu95}
 
 
+def navigate(engine: Workspace, repeat: int,
+             navigation: list[tuple[str, str, str | None]]) -> None:
+    """Each navigation query's median time and what it found (the same before and after a
+    change of how references are stored)."""
+    for kind, query, mode in navigation:
+        call = SearchCall(query=query, kind=kind, match=mode)  # type: ignore[arg-type]
+        result = engine.search(call)  # warm-up
+        wall, cpu = timed(lambda call=call: engine.search(call), repeat)
+        names = result.extra.get("names", [])
+        answer = hashlib.sha1(json.dumps([names, [[m.path, m.line, m.kind, m.scope]
+                                                  for m in result.matches]]).encode())
+        print(f"navigate {kind} {query!r}{f' ({mode})' if mode else ''}: {wall * 1000:.1f} ms "
+              f"wall, {cpu * 1000:.1f} ms thread CPU; {result.total} locations, "
+              f"{len(names)} names, answer {answer.hexdigest()[:10]}")
+
+
 def warm(root: Path, index: Path, repeat: int, literals: list[str], regexes: list[str],
-         symbols: list[str]) -> dict[str, float]:
+         symbols: list[str], navigation: list[tuple[str, str, str | None]]
+         ) -> dict[str, float]:
     def text_peer(call: SearchCall) -> tuple[float, float]:
         regex = call.kind == "regex"
         rg = statistics.median(rg_files(root, call.query, regex=regex)[0]
@@ -297,6 +323,7 @@ def warm(root: Path, index: Path, repeat: int, literals: list[str], regexes: lis
 
     with Workspace([root], index_path=index, watch=True) as engine:
         engine.ensure_index(progress=False)
+        navigate(engine, repeat, navigation)
         literal = compare("literal", engine, root, [SearchCall(query=q, literal=True)
                                                      for q in literals], repeat, text_peer)
         regex = compare("regex", engine, root, [SearchCall(query=q, kind="regex")
@@ -334,13 +361,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="first answers with Python compiling every module from source "
                              "(no bytecode cache), as PYTHONDONTWRITEBYTECODE=1 leaves it")
     args = parser.parse_args(argv)
-    literals, regexes, symbols = LITERALS, REGEXES, SYMBOLS
+    literals, regexes, symbols, navigation = LITERALS, REGEXES, SYMBOLS, NAVIGATION
     with tempfile.TemporaryDirectory(prefix="sari-bench-search-") as scratch_name:
         scratch = Path(scratch_name)
         if args.smoke:
             base = smoke_corpus(scratch / "smoke")
             args.scales, args.repeat = [1], 1
             literals, regexes, symbols = literals[:3], regexes[:2], [*symbols[:2], symbols[-1]]
+            navigation = [("callers", "execute_read", None), ("implementations", "Parser", None),
+                          ("callers", "execute_", "prefix")]
         else:
             base = corpus_of(args)
         version = subprocess.run([rg_base()[0], "--version"], capture_output=True,
@@ -359,7 +388,8 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             index = scratch / f"index-{scale}x.sqlite"
             figures.update(cold_build(root, index))
-            figures.update(warm(root, index, args.repeat, literals, regexes, symbols))
+            figures.update(warm(root, index, args.repeat, literals, regexes, symbols,
+                                navigation))
             verdicts(figures)
     return 0
 

@@ -3,7 +3,8 @@
 A real ``python`` process builds the index of a few hundred files (enough for the
 symbol worker processes to be used) and is killed with SIGINT, SIGTERM or SIGKILL at
 moments spread over its build; after each kill, a refresh must leave every file with
-its text and exactly the symbols a fresh extraction gives.
+its text and exactly the symbols a fresh extraction gives (its definitions as rows, its
+references packed).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from sari_core.engine import Workspace
 from sari_core.engine.files.textfile import language_of
 from sari_core.engine.index import indexer, symbol_jobs
 from sari_core.engine.index.build_settings import FIRST_BUILD_FTS, FTS_TABLES, USUAL_FTS, set_fts
+from sari_core.engine.index.references import entries
 from sari_core.engine.index.schema import unpack_text
 from sari_core.engine.index.symbols import extract
 
@@ -32,6 +34,7 @@ BUILD = """
 import sys
 from pathlib import Path
 from sari_core.engine import Workspace
+from sari_core.engine.index.references import entries
 from sari_core.engine.index.schema import unpack_text
 with Workspace([sys.argv[1]], index_path=Path(sys.argv[2]), watch=False) as ws:
     print("open", flush=True)
@@ -58,9 +61,13 @@ def _check_complete(root: Path, index: Path) -> None:
         assert len(rows) == FILES + 1
         for file_id, rel, pending in rows:
             assert not pending, rel
-            stored = sorted(conn.execute(
+            stored = conn.execute(
                 "SELECT name, kind, is_def, line, end_line FROM symbols WHERE file_id = ?",
-                (file_id,)).fetchall())
+                (file_id,)).fetchall()
+            for (data,) in conn.execute("SELECT data FROM file_references WHERE file_id = ?",
+                                        (file_id,)):
+                stored += [(name, kind, 0, line, line) for name, kind, line in entries(data)]
+            stored.sort()
             data = (root / rel).read_bytes()
             assert stored == sorted(extract(language_of(rel), data)), rel
             text = conn.execute("SELECT data FROM contents WHERE id = ?", (file_id,)).fetchone()

@@ -92,6 +92,29 @@ def test_a_changed_or_removed_file_leaves_no_word_behind(tmp_path: Path) -> None
         assert engine.store.get_meta("damaged") is None
 
 
+def test_a_file_s_word_chunks_are_found_without_an_index_on_their_file(tmp_path: Path) -> None:
+    # A file's chunks have consecutive ids from its first_chunk: no index on file_id (0.03x
+    # the text). Files changed between others' keep the rest of the word index intact.
+    for n, animal in enumerate(("zebra", "okapi", "tapir", "quokka")):
+        (tmp_path / f"m{n}.py").write_text(
+            f"class {animal.title()}:\n    def gallop_{n}(self):\n        pass\n\n\n"
+            f"def trot_{n}():\n    pass\n", encoding="utf-8")
+    with Workspace([tmp_path], index_path=tmp_path / "index.sqlite", watch=False) as engine:
+        engine.ensure_index(progress=False)
+        assert not engine.store.reader.execute(
+            "SELECT name FROM sqlite_master WHERE tbl_name = 'word_chunks' AND type = 'index'"
+        ).fetchall()
+        (tmp_path / "m1.py").write_text("def amble():\n    pass\n", encoding="utf-8")
+        (tmp_path / "m2.py").unlink()
+        engine.indexer.sync([(0, "m1.py"), (0, "m2.py")])
+        (tmp_path / "m1.py").write_text("def canter():\n    pass\n", encoding="utf-8")
+        engine.indexer.sync([(0, "m1.py")])
+        vocabulary = _vocabulary(engine)
+        assert {"zebra", "quokka", "canter"} <= vocabulary
+        assert not {"okapi", "tapir", "amble"} & vocabulary
+        assert engine.store.get_meta("damaged") is None
+
+
 def test_a_word_index_out_of_step_is_rebuilt_on_the_next_open(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     (tmp_path / "a.py").write_text("def gallop():\n    pass\n", encoding="utf-8")
@@ -236,7 +259,8 @@ def test_symbols_are_kept_in_file_order_with_folded_names_stored_only_when_apart
     # A file's symbols are one range of the table (no index on file_id, 0.16x the text),
     # and a folded name equal to the name in lower case (most names) is not stored twice.
     (tmp_path / "m.py").write_text("class HTTPAdapter:\n    def send(self):\n"
-                                   "        return get_user()\n", encoding="utf-8")
+                                   "        return get_user()\n\n\ndef get_name():\n"
+                                   "    pass\n", encoding="utf-8")
     with Workspace([tmp_path], index_path=tmp_path / "index.sqlite", watch=False) as engine:
         engine.ensure_index(progress=False)
         conn = engine.store.reader
@@ -246,9 +270,9 @@ def test_symbols_are_kept_in_file_order_with_folded_names_stored_only_when_apart
             "EXPLAIN QUERY PLAN SELECT name FROM symbols WHERE file_id = 1 AND is_def = 1"))
         assert "PRIMARY KEY" in plan
         rows = dict(conn.execute("SELECT name, folded FROM symbols"))
-        assert rows == {"HTTPAdapter": "httpadapter", "send": "send", "get_user": "getuser"}
+        assert rows == {"HTTPAdapter": "httpadapter", "send": "send", "get_name": "getname"}
         apart = dict(conn.execute("SELECT name, folded_apart FROM symbols"))
-        assert apart == {"HTTPAdapter": None, "send": None, "get_user": "getuser"}
+        assert apart == {"HTTPAdapter": None, "send": None, "get_name": "getname"}
         assert engine.search(SearchCall(query="get-user", kind="symbol", match="exact")
                              ).total == 0  # a reference, not a definition
         assert [hit.symbol for hit in engine.search(SearchCall(

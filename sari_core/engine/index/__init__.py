@@ -1,6 +1,8 @@
 """Index and storage: the SQLite index of the workspace, built, kept fresh and read.
 
-Its database and schema (:mod:`.schema`, :mod:`.store`, :mod:`.stored_texts`); the build
+Its database and schema (:mod:`.schema`, :mod:`.store`, :mod:`.stored_texts`), a file's
+references packed in one value (:mod:`.references`), the trigram query of a literal
+(:mod:`.trigrams`); the build
 (:mod:`.indexer`, :mod:`.build_settings`, :mod:`.build_priority`, :mod:`.progress`);
 definitions from tree-sitter, parsed in worker processes (:mod:`.symbols`,
 :mod:`.grammars`, :mod:`.symbol_jobs`, :mod:`.symbol_worker`), and a file's definitions

@@ -37,6 +37,7 @@ from sari_core.engine.files.textfile import (
 )
 from sari_core.engine.index.fast_definitions import definitions as fast_definitions
 from sari_core.engine.index.progress import Progress
+from sari_core.engine.index.references import split
 from sari_core.engine.index.store import FileRow, IndexStore
 from sari_core.engine.index.symbol_jobs import BACKLOG_BYTES, SymbolJobs
 from sari_core.engine.index.symbol_worker import Parsed
@@ -371,7 +372,7 @@ class Indexer:
             digests[file_id] = content.digest
             jobs.add(file_id, language, content.data)
         else:
-            self.store.put_symbols(conn, file_id, extract(language, content.data))
+            self.store.put_symbols(conn, file_id, split(extract(language, content.data)))
 
     def _delete(self, conn: sqlite3.Connection, row: FileRow, report: bool
                 ) -> FileChange | None:

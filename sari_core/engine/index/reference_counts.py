@@ -15,9 +15,9 @@ def reference_counts(store: IndexStore) -> dict[tuple[int, str], int]:
     file calling something of that name: an upper bound, good for ranking.
     """
     referenced_by: dict[str, set[int]] = {}
-    for file_id, name in store.reader.execute(
-            "SELECT file_id, name FROM symbols WHERE is_def = 0"):
-        referenced_by.setdefault(name, set()).add(file_id)
+    for file_id, names in store.names_referenced_by_file():
+        for name in names:
+            referenced_by.setdefault(name, set()).add(file_id)
     defined: dict[int, set[str]] = {}
     for file_id, name in store.reader.execute(
             "SELECT file_id, name FROM symbols WHERE is_def = 1"):

@@ -5,8 +5,9 @@ One SQLite file per workspace in the user's cache folder (never in the workspace
 the indexer writes. ``files`` holds what was seen on disk, ``contents`` the text of
 every text file (compressed), ``fts`` (FTS5, trigram tokenizer, contentless, no positions,
 ``rowid = files.id``) its case-folded trigram index, which selects the candidates of a
-substring search, ``symbols`` the
-tree-sitter definitions and references, ``word_chunks`` and ``words`` (FTS5,
+substring search, ``symbols`` the tree-sitter definitions, ``file_references`` each source
+file's references packed in one value (:mod:`sari_core.engine.index.references`) and
+``reference_names`` the names they use, ``word_chunks`` and ``words`` (FTS5,
 contentless) the word index of :mod:`sari_core.engine.index.word_index`. A database that is
 corrupt, of another schema version, or marked damaged (``meta.damaged``: an index found
 out of step with its own text) is deleted and rebuilt, with a log message.
@@ -30,8 +31,10 @@ log = logging.getLogger(__name__)
 
 # 10: one symbol name index (folded names); 11: texts compressed; 12: symbols in file order;
 # 13: the word index leaves licence headers out; 14: constants, type aliases, fields,
-# constructors and object keys of every language are definitions
-SCHEMA_VERSION = 14
+# constructors and object keys of every language are definitions; 15: references packed per
+# file, out of the symbols table, a file's word chunks found from files.first_chunk, kinds
+# stored as small integers
+SCHEMA_VERSION = 15
 BUSY_TIMEOUT_MS = 30_000
 CACHE_KIB = -65536  # each connection's page cache (64 MiB)
 MMAP_BYTES = 1 << 30  # readers map the index: verifying candidates reads it several times faster
@@ -42,8 +45,26 @@ MMAP_BYTES = 1 << 30  # readers map the index: verifying candidates reads it sev
 # names have equal folded names, so ``name = ?`` is asked as ``folded = ? AND name = ?``.
 # (A second index on the name itself took a fifth of the text's size for nothing else.)
 NAME_INDEXES = (
-    "CREATE INDEX IF NOT EXISTS symbols_folded ON symbols (folded, is_def);",
+    "CREATE INDEX IF NOT EXISTS symbols_folded ON symbols (folded);",
 )
+
+# The kinds most rows have, stored as their place in this tuple (an integer of a byte or
+# none instead of a word); any other kind is stored as it is. Changing the tuple changes the
+# schema (its version with it).
+KINDS = ("function", "method", "class", "constant", "text", "variable", "field", "property",
+         "interface", "type", "struct", "enum", "module", "constructor")
+KIND_CODES = {kind: code for code, kind in enumerate(KINDS)}
+# ``kind`` reads the same as a column of words would: a generated column over the two.
+_KIND = ("kind TEXT GENERATED ALWAYS AS (coalesce(kind_name, CASE kind_code "
+         + " ".join(f"WHEN {code} THEN '{kind}'" for code, kind in enumerate(KINDS))
+         + " END)) VIRTUAL")
+
+
+def kind_columns(kind: str) -> tuple[int | None, str | None]:
+    """``(kind_code, kind_name)`` storing ``kind``."""
+    code = KIND_CODES.get(kind)
+    return (code, None) if code is not None else (None, kind)
+
 
 DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -63,6 +84,8 @@ CREATE TABLE IF NOT EXISTS files (
     -- 1 until the file's symbols are stored: a build killed before that leaves the row
     -- marked, and the next refresh indexes the file again (the index heals).
     symbols_pending INTEGER NOT NULL DEFAULT 0,
+    -- the id of its first word chunk: a file's chunks have consecutive ids (word_index)
+    first_chunk INTEGER,
     UNIQUE (root, path)
 );
 -- The text of every text file (rowid = files.id) as UTF-8, LZ4-compressed: a third of
@@ -74,8 +97,8 @@ CREATE TABLE IF NOT EXISTS contents (id INTEGER PRIMARY KEY, data BLOB NOT NULL)
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
     text, content = '', tokenize = 'trigram', detail = 'none', columnsize = 0
 );
--- Kept in the order of their files (no rowid): a file's symbols are one range of the
--- table, which an index on file_id (0.16x the text) gave before.
+-- The definitions, kept in the order of their files (no rowid): a file's symbols are one
+-- range of the table, which an index on file_id (0.16x the text) gave before.
 CREATE TABLE IF NOT EXISTS symbols (
     file_id INTEGER NOT NULL,
     seq INTEGER NOT NULL,        -- the row's place among its file's symbols, from 0
@@ -84,25 +107,45 @@ CREATE TABLE IF NOT EXISTS symbols (
     -- not the name in lower case (most names): the column reads the same either way
     folded_apart TEXT,
     folded TEXT GENERATED ALWAYS AS (coalesce(folded_apart, lower(name))) VIRTUAL,
-    kind TEXT NOT NULL,
-    is_def INTEGER NOT NULL,
+    kind_code INTEGER,           -- the kind as its place in KINDS, else NULL
+    kind_name TEXT,              -- the kind when it is not in KINDS
+    """ + _KIND + """,
+    is_def INTEGER GENERATED ALWAYS AS (1) VIRTUAL,  -- every row is a definition
     line INTEGER NOT NULL,
     end_line INTEGER NOT NULL,
     PRIMARY KEY (file_id, seq)
+) WITHOUT ROWID;
+-- A source file's references (calls, bases, types: four in five of its symbols), packed
+-- in one value (engine.index.references): found by name through the trigram index, which
+-- selects the files that may name it. ``refs`` counts them.
+CREATE TABLE IF NOT EXISTS file_references (
+    file_id INTEGER PRIMARY KEY,
+    refs INTEGER NOT NULL,
+    data BLOB NOT NULL
+);
+-- Every name a stored reference uses (folded as symbols.folded): what a prefix or fuzzy
+-- query lists beside the defined names. A name no file uses any more stays (finding that
+-- out would cost every change a look at every file naming it): readers check it.
+CREATE TABLE IF NOT EXISTS reference_names (
+    folded TEXT NOT NULL,
+    name TEXT NOT NULL,
+    PRIMARY KEY (folded, name)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS files_pending ON files (symbols_pending) WHERE symbols_pending;
 -- The word index (engine/index/word_index.py): chunks of a file's code words, ranked by BM25.
 -- The words themselves are only in the FTS table (contentless): a chunk's row says where
 -- it is; its words are computed again from the file's text and definitions to delete it.
+-- A file's chunks are the ids from its files.first_chunk on (no index on file_id).
 CREATE TABLE IF NOT EXISTS word_chunks (
     id INTEGER PRIMARY KEY,
     file_id INTEGER NOT NULL,
     line INTEGER NOT NULL,
     end_line INTEGER NOT NULL,
     scope TEXT NOT NULL,         -- the definition's qualified name ('' outside definitions)
-    kind TEXT NOT NULL
+    kind_code INTEGER,
+    kind_name TEXT,
+    """ + _KIND + """
 );
-CREATE INDEX IF NOT EXISTS word_chunks_file ON word_chunks (file_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS words USING fts5(
     name, body, path, content = '', tokenize = 'porter unicode61'
 );

@@ -13,18 +13,26 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from sari_core.engine.index import build_settings, word_index
+from sari_core.engine.index import build_settings, references, word_index
 from sari_core.engine.index.grammars import GRAMMARS
 from sari_core.engine.index.names import folded_name
-from sari_core.engine.index.schema import connect, open_index, pack_text
+from sari_core.engine.index.schema import (
+    KIND_CODES,
+    connect,
+    kind_columns,
+    open_index,
+    pack_text,
+)
 from sari_core.engine.index.stored_texts import StoredTexts, chunks
 from sari_core.engine.index.symbols import SymbolRow
+from sari_core.engine.index.trigrams import phrase, selects
 
 ANALYSIS_ROWS = 1000  # rows of each index PRAGMA optimize looks at
 TRIGRAM_ROWS_BYTES = 4 * 1024 * 1024  # texts added to the trigram index together
 FOLDED_NAMES = 100_000  # names whose folded form is remembered (names repeat: every call)
+REFERENCE_NAMES = 200_000  # names the writer remembers having stored in reference_names
 
 
 @dataclass(frozen=True)
@@ -67,6 +75,17 @@ class SymbolHit:
     folded: str = ""  # the name without case or word separators (engine.index.names.folded)
 
 
+class ReferenceHit(NamedTuple):
+    """One stored reference (a tuple: a common name has thousands)."""
+
+    file_id: int
+    root: int
+    path: str
+    name: str
+    kind: str
+    line: int
+
+
 def _folded_apart(name: str) -> str | None:
     """What ``symbols.folded_apart`` stores for ``name``: its folded form, or None when
     that is the name in lower case (SQLite's ``lower`` folds ASCII letters only)."""
@@ -98,6 +117,7 @@ class IndexStore(StoredTexts):
         self._trigram_rows: list[tuple[int, str]] = []  # (file id, text) to add to fts
         self._trigram_bytes = 0
         self._folded: dict[str, str | None] = {}  # name -> _folded_apart(name), for the writer
+        self._reference_names: set[str] = set()  # names known to be in reference_names
 
     # --- connections ----------------------------------------------------------------
 
@@ -122,6 +142,7 @@ class IndexStore(StoredTexts):
             except BaseException:
                 self._trigram_rows.clear()
                 self._trigram_bytes = 0
+                self._reference_names.clear()  # those it stored are gone again
                 self._writer.execute("ROLLBACK")
                 raise
             self._writer.execute("COMMIT")
@@ -240,7 +261,10 @@ class IndexStore(StoredTexts):
         return int(row[0]), int(row[1])
 
     def count_symbols(self) -> int:
-        return int(self.reader.execute("SELECT count(*) FROM symbols").fetchone()[0])
+        """Definitions and references."""
+        return int(self.reader.execute(
+            "SELECT (SELECT count(*) FROM symbols) "
+            "+ (SELECT coalesce(sum(refs), 0) FROM file_references)").fetchone()[0])
 
     def put_file(self, conn: sqlite3.Connection, previous: FileRow | None, root: int, path: str,
                  size: int, mtime_ns: int, digest: str, language: str | None, kind: str,
@@ -271,7 +295,7 @@ class IndexStore(StoredTexts):
                 (*values, file_id))
             if previous.kind == "text":
                 self._delete_text(conn, file_id)
-            conn.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
+            self._delete_symbols(conn, file_id)
         if text is not None:
             conn.execute("INSERT INTO contents (id, data) VALUES (?, ?)",
                          (file_id, pack_text(text)))
@@ -302,43 +326,101 @@ class IndexStore(StoredTexts):
         word_index.remove_file(conn, row.id)  # first: its words are computed from its text
         if row.kind == "text":
             self._delete_text(conn, row.id)
-        conn.execute("DELETE FROM symbols WHERE file_id = ?", (row.id,))
+        self._delete_symbols(conn, row.id)
         conn.execute("DELETE FROM files WHERE id = ?", (row.id,))
 
-    def put_symbols(self, conn: sqlite3.Connection, file_id: int,
-                    symbols: Iterable[SymbolRow],
+    def put_symbols(self, conn: sqlite3.Connection, file_id: int, symbols: references.Split,
                     chunks: list[word_index.Chunk] | None = None) -> None:
         """Store a file's symbols (none is an answer too) and clear its pending mark.
 
+        :param symbols: its definitions, and its references packed
+            (:func:`sari_core.engine.index.references.split` of a parse).
         :param chunks: the file's word chunks, computed by an index worker from its text
             and these symbols' definitions; else they are computed here.
         """
-        symbols = list(symbols)
+        definitions, packed = symbols
         text = self.text_of(file_id, conn)
         if text is None:
             chunks = None
         word_index.remove_file(conn, file_id)  # symbols stored twice: the last ones count
         # (and a file's definition lines, stored by the first phase, give way to these)
-        conn.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
-        self._insert_symbols(conn, file_id, symbols)
+        conn.execute("DELETE FROM file_references WHERE file_id = ?", (file_id,))
+        self._replace_symbols(conn, file_id, definitions)
+        if packed:
+            conn.execute("INSERT INTO file_references (file_id, refs, data) VALUES (?, ?, ?)",
+                         (file_id, references.count(packed), packed))
+            self._store_reference_names(conn, references.names(packed))
         conn.execute("UPDATE files SET symbols_pending = 0 WHERE id = ? AND symbols_pending",
                      (file_id,))
         if text is not None:
             word_index.put_file(conn, file_id, text, [(name, kind, line, end_line) for name,
-                                                      kind, is_def, line, end_line in symbols
-                                                      if is_def], chunks)
+                                                      kind, _, line, end_line in definitions],
+                                chunks)
+
+    def _delete_symbols(self, conn: sqlite3.Connection, file_id: int) -> None:
+        conn.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
+        conn.execute("DELETE FROM file_references WHERE file_id = ?", (file_id,))
+
+    def _store_reference_names(self, conn: sqlite3.Connection, names: list[str]) -> None:
+        known = self._reference_names
+        new = [name for name in names if name not in known]
+        if not new:
+            return
+        if len(known) + len(new) > REFERENCE_NAMES:
+            known.clear()
+        conn.executemany("INSERT OR IGNORE INTO reference_names (folded, name) VALUES (?, ?)",
+                         ((folded_name(name), name) for name in new))
+        known.update(new)
+
+    def _replace_symbols(self, conn: sqlite3.Connection, file_id: int,
+                         definitions: Sequence[SymbolRow]) -> None:
+        """Make a file's rows ``definitions``, in their order, writing only the rows that
+        differ: a row keeping its name keeps its name-index entry. (The second phase's
+        definitions are mostly the first phase's, in the same order; deleting and inserting
+        them again cost their name-index entries twice.)"""
+        old = conn.execute("SELECT name, kind_code, kind_name, line, end_line FROM symbols "
+                           "WHERE file_id = ? ORDER BY seq", (file_id,)).fetchall()
+        if not old:
+            self._insert_symbols(conn, file_id, definitions)
+            return
+        rows = [(name, *kind_columns(kind), line, end_line)
+                for name, kind, _, line, end_line in definitions]
+        moved, renamed = [], []
+        for seq, (before, after) in enumerate(zip(old, rows, strict=False)):
+            if before == after:
+                continue
+            if before[0] == after[0]:
+                moved.append((*after[1:], file_id, seq))
+            else:
+                renamed.append((after[0], self._folded_of(after[0]), *after[1:], file_id, seq))
+        conn.executemany("UPDATE symbols SET kind_code = ?, kind_name = ?, line = ?, "
+                         "end_line = ? WHERE file_id = ? AND seq = ?", moved)
+        conn.executemany("UPDATE symbols SET name = ?, folded_apart = ?, kind_code = ?, "
+                         "kind_name = ?, line = ?, end_line = ? WHERE file_id = ? AND seq = ?",
+                         renamed)
+        if len(old) > len(rows):
+            conn.execute("DELETE FROM symbols WHERE file_id = ? AND seq >= ?",
+                         (file_id, len(rows)))
+        else:
+            self._insert_symbols(conn, file_id, definitions[len(old):], len(old))
+
+    def _folded_of(self, name: str) -> str | None:
+        folded = self._folded
+        if name not in folded:
+            if len(folded) > FOLDED_NAMES:
+                folded.clear()
+            folded[name] = _folded_apart(name)
+        return folded[name]
 
     def _insert_symbols(self, conn: sqlite3.Connection, file_id: int,
-                        symbols: Sequence[SymbolRow]) -> None:
-        folded = self._folded
-        if len(folded) > FOLDED_NAMES:
-            folded.clear()
+                        symbols: Sequence[SymbolRow], first: int = 0) -> None:
+        folded, codes = self._folded, KIND_CODES  # (lookups inline: a row per definition)
         conn.executemany(
-            "INSERT INTO symbols (file_id, seq, name, folded_apart, kind, is_def, line, "
+            "INSERT INTO symbols (file_id, seq, name, folded_apart, kind_code, kind_name, line, "
             "end_line) VALUES (?,?,?,?,?,?,?,?)",
-            ((file_id, seq, row[0], folded[row[0]] if row[0] in folded
-              else folded.setdefault(row[0], _folded_apart(row[0])), *row[1:])
-             for seq, row in enumerate(symbols)))
+            ((file_id, seq, name, folded[name] if name in folded else self._folded_of(name),
+              codes.get(kind), None if kind in codes else kind, line, end_line)
+             for seq, (name, kind, _, line, end_line) in enumerate(symbols, first)))
 
     def put_definition_lines(self, conn: sqlite3.Connection, file_id: int,
                              definitions: Sequence[SymbolRow]) -> None:
@@ -400,3 +482,87 @@ class IndexStore(StoredTexts):
             f"WHERE folded IN ({','.join('?' * len(folded))}) AND is_def = 1 "
             f"AND name COLLATE NOCASE IN ({marks}) LIMIT {int(limit)}",
             (*folded, *names)).fetchall()
+
+    # --- references -------------------------------------------------------------------
+
+    def references(self, names: Sequence[str], kinds: Sequence[str] | None = None,
+                   file_ids: Iterable[int] | None = None) -> list[ReferenceHit]:
+        """Every stored reference to one of ``names`` (of one of ``kinds``; in one of
+        ``file_ids``), by root, path and line.
+
+        The files read are those holding a name's trigrams (a name too short for them:
+        every file with references), and of each only the name's entries are decoded.
+        """
+        wanted = frozenset(kinds) if kinds is not None else None
+        ids = sorted(set(file_ids)) if file_ids is not None else None
+        found: list[tuple[int, str, str, int]] = []  # file id, name, kind, line
+        for name in dict.fromkeys(names):
+            if ids is None and not self._ever_used(name):
+                continue  # no file to read (a short name would read every file's)
+            for file_id, data in self._reference_values(name, ids):
+                found += [(file_id, name, kind, line)
+                          for kind, line in references.lines(data, name, wanted)]
+        places: dict[int, tuple[int, str]] = {}
+        for part in chunks(sorted({entry[0] for entry in found})):
+            places.update((int(row[0]), (int(row[1]), str(row[2]))) for row in self.reader.execute(
+                f"SELECT id, root, path FROM files WHERE id IN ({','.join('?' * len(part))})",
+                tuple(part)))
+        hits = [ReferenceHit(file_id, *places[file_id], name, kind, line)
+                for file_id, name, kind, line in found if file_id in places]
+        if len(names) > 1:  # one line naming two of them: in the order of their folded names
+            hits.sort(key=lambda hit: (hit.root, hit.path, hit.line, folded_name(hit.name)))
+        else:
+            hits.sort(key=lambda hit: (hit.root, hit.path, hit.line))
+        return hits
+
+    def _reference_values(self, name: str, ids: list[int] | None
+                          ) -> Iterator[tuple[int, bytes]]:
+        """``(file id, packed references)`` of the files that may use ``name``."""
+        if ids is not None:
+            for part in chunks(ids):
+                yield from self.reader.execute(
+                    "SELECT file_id, data FROM file_references "
+                    f"WHERE file_id IN ({','.join('?' * len(part))})", tuple(part))
+        elif selects(name) and "\ufffd" not in name:  # (a name read from invalid UTF-8 is
+            yield from self.reader.execute(              # not spelled so in the text)
+                "SELECT r.file_id, r.data FROM fts JOIN file_references r "
+                "ON r.file_id = fts.rowid WHERE fts MATCH ?", (phrase(name),))
+        else:
+            yield from self.reader.execute("SELECT file_id, data FROM file_references")
+
+    def referenced(self, name: str) -> bool:
+        """Whether a stored reference uses ``name``."""
+        return self._ever_used(name) and any(
+            references.lines(data, name) for _, data in self._reference_values(name, None))
+
+    def _ever_used(self, name: str) -> bool:
+        """Whether ``reference_names`` holds ``name`` (every name a stored reference uses
+        is there, and some no file uses any more)."""
+        return self.reader.execute(
+            "SELECT 1 FROM reference_names WHERE folded = ? AND name = ?",
+            (folded_name(name), name)).fetchone() is not None
+
+    def used_names(self, like: str | None = None, folded_from: str = "",
+                   folded_to: str = "") -> list[str]:
+        """Names stored references used (a name no file uses any more may be among them:
+        :meth:`referenced` tells), matching the SQL LIKE pattern ``like`` (ESCAPE '\\'), else
+        whose folded form is in ``[folded_from, folded_to)``."""
+        if like is not None:
+            rows = self.reader.execute(
+                "SELECT name FROM reference_names WHERE name LIKE ? ESCAPE '\\'", (like,))
+        else:
+            rows = self.reader.execute(
+                "SELECT name FROM reference_names WHERE folded >= ? AND folded < ?",
+                (folded_from, folded_to))
+        return [str(row[0]) for row in rows]
+
+    def names_referenced_by_file(self) -> Iterator[tuple[int, list[str]]]:
+        """Each file with references, and the names they use."""
+        for file_id, data in self.reader.execute("SELECT file_id, data FROM file_references"):
+            yield int(file_id), references.names(data)
+
+    def all_references(self) -> Iterator[tuple[int, str, str, int]]:
+        """``(file id, name, kind, line)`` of every stored reference."""
+        for file_id, data in self.reader.execute("SELECT file_id, data FROM file_references"):
+            for name, kind, line in references.entries(data):
+                yield int(file_id), name, kind, line

@@ -1,8 +1,8 @@
 """An index worker process: ``python -m sari_core.engine.index.symbol_worker``.
 
 It reads length-prefixed ``marshal`` frames from stdin, each a batch of
-``(file_id, language, data)``, and answers each with a frame holding
-``(batch_id, [(file_id, symbols, word chunks), ...])``: the parsing and the word
+``(file_id, language, data)``, and answers each with a frame holding ``(batch_id,
+[(file_id, (definitions, packed references), word chunks), ...])``: the parsing and the word
 splitting of a source file, the CPU-bound part of indexing it, run here, on another
 core than the one feeding SQLite. A plain subprocess rather than
 ``multiprocessing``: nothing of the parent's ``__main__`` is imported again, so a
@@ -18,21 +18,24 @@ import sys
 from typing import IO
 
 from sari_core.engine.files.decoding import decode
-from sari_core.engine.index.symbols import SymbolRow, extract_batch
+from sari_core.engine.index.references import Split, split
+from sari_core.engine.index.symbols import extract_batch
 from sari_core.engine.index.word_chunks import Chunk, chunks
 
-Parsed = tuple[int, list[SymbolRow], list[Chunk]]
+Parsed = tuple[int, Split, list[Chunk]]
 
 
 def parse_batch(jobs: list[tuple[int, str, bytes]]) -> list[Parsed]:
-    """``(file_id, language, data)`` -> ``(file_id, symbols, word chunks)``: the chunks
-    are those :func:`sari_core.engine.index.word_index.put_file` would compute from the file's
-    stored text and definitions."""
+    """``(file_id, language, data)`` -> ``(file_id, (definitions, packed references), word
+    chunks)``: the chunks are those :func:`sari_core.engine.index.word_index.put_file` would
+    compute from the file's stored text and definitions. The references are packed here
+    (:mod:`sari_core.engine.index.references`): four in five symbols, sent and stored as
+    one value per file."""
     out: list[Parsed] = []
     for (file_id, symbols), (_, _, data) in zip(extract_batch(jobs), jobs, strict=True):
-        definitions = [(name, kind, line, end_line)
-                       for name, kind, is_def, line, end_line in symbols if is_def]
-        out.append((file_id, symbols, chunks(decode(data).text, definitions)))
+        definitions, packed = split(symbols)
+        out.append((file_id, (definitions, packed), chunks(decode(data).text, [
+            (name, kind, line, end_line) for name, kind, _, line, end_line in definitions])))
     return out
 
 FRAME = struct.Struct("<Q")

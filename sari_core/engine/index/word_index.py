@@ -46,10 +46,10 @@ def remove_file(conn: sqlite3.Connection, file_id: int) -> None:
     """Forget a file's chunks. Call it while the file's text and symbols are still stored:
     the FTS table keeps no words, so they are computed again (as :func:`put_file` did) to
     take each chunk's postings out."""
-    stored = conn.execute("SELECT id, line, end_line, scope, kind FROM word_chunks "
-                          "WHERE file_id = ? ORDER BY id", (file_id,)).fetchall()
-    if not stored:
+    first = conn.execute("SELECT first_chunk FROM files WHERE id = ?", (file_id,)).fetchone()
+    if first is None or first[0] is None:
         return
+    conn.execute("UPDATE files SET first_chunk = NULL WHERE id = ?", (file_id,))
     from sari_core.engine.index.schema import (  # schema imports nothing of ours
         mark_damaged,
         unpack_text,
@@ -59,13 +59,18 @@ def remove_file(conn: sqlite3.Connection, file_id: int) -> None:
     definitions = conn.execute("SELECT name, kind, line, end_line FROM symbols "
                                "WHERE file_id = ? AND is_def = 1 ORDER BY seq", (file_id,))
     rows = _rows(conn, file_id, unpack_text(text[0]), definitions.fetchall()) if text else []
+    # its chunks, and the row after them: one more of the file's would be out of step too
+    stored = conn.execute(
+        "SELECT id, line, end_line, scope, kind FROM word_chunks WHERE id >= ? AND id <= ? "
+        "AND file_id = ? ORDER BY id", (first[0], first[0] + len(rows), file_id)).fetchall()
     if [tuple(chunk[1:]) for chunk in stored] != [row[:4] for row in rows]:
         mark_damaged(conn, f"the word index of file {file_id} is out of step with its text")
     else:
         conn.executemany("INSERT INTO words (words, rowid, name, body, path) "
                          "VALUES ('delete', ?, ?, ?, ?)",
                          ((chunk[0], *row[4:]) for chunk, row in zip(stored, rows, strict=True)))
-    conn.execute("DELETE FROM word_chunks WHERE file_id = ?", (file_id,))
+    conn.execute("DELETE FROM word_chunks WHERE id >= ? AND id <= ? AND file_id = ?",
+                 (first[0], first[0] + len(rows), file_id))
 
 
 def put_file(conn: sqlite3.Connection, file_id: int, text: str,
@@ -79,8 +84,12 @@ def put_file(conn: sqlite3.Connection, file_id: int, text: str,
     if not rows:
         return
     first = int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM word_chunks").fetchone()[0])
-    conn.executemany("INSERT INTO word_chunks (id, file_id, line, end_line, scope, kind) "
-                     "VALUES (?,?,?,?,?,?)",
-                     ((first + i, file_id, *row[:4]) for i, row in enumerate(rows)))
+    from sari_core.engine.index.schema import kind_columns  # schema imports nothing of ours
+
+    conn.executemany("INSERT INTO word_chunks (id, file_id, line, end_line, scope, kind_code, "
+                     "kind_name) VALUES (?,?,?,?,?,?,?)",
+                     ((first + i, file_id, line, end_line, scope, *kind_columns(kind))
+                      for i, (line, end_line, scope, kind, *_) in enumerate(rows)))
     conn.executemany("INSERT INTO words (rowid, name, body, path) VALUES (?,?,?,?)",
                      ((first + i, *row[4:]) for i, row in enumerate(rows)))
+    conn.execute("UPDATE files SET first_chunk = ? WHERE id = ?", (first, file_id))

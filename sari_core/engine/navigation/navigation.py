@@ -110,17 +110,31 @@ class Navigator:
             return [wanted] if wanted else []
         key = folded_name(wanted)
         if mode == "fuzzy" or not key:  # a name containing it: every name is looked at
+            like = like_pattern(wanted, mode)
             rows = self.store.reader.execute(
                 "SELECT DISTINCT name FROM symbols WHERE name LIKE ? ESCAPE '\\'",
-                (like_pattern(wanted, mode),)).fetchall()
+                (like,)).fetchall()
+            used = self.store.used_names(like=like)
         else:  # exact or prefix: a range of the folded-name index (folded names are ASCII)
+            end = key + "\x7f" if mode == "prefix" else key + "\x00"
             rows = self.store.reader.execute(
                 "SELECT DISTINCT name FROM symbols WHERE folded >= ? AND folded < ?",
-                (key, key + "\x7f" if mode == "prefix" else key + "\x00")).fetchall()
-        found = [str(row[0]) for row in rows if matches(wanted, str(row[0]), mode)]
-        if mode == "exact" and wanted not in found:
-            found.append(wanted)  # used only in text the tags do not cover
-        return sorted(found, key=lambda name: (rank(wanted, name), len(name), name))[:MAX_NAMES]
+                (key, end)).fetchall()
+            used = self.store.used_names(folded_from=key, folded_to=end)
+        defined = {str(row[0]) for row in rows}
+        found = [name for name in defined | set(used) if matches(wanted, name, mode)]
+        if mode == "exact" and wanted not in defined:
+            defined.add(wanted)  # used only in text the tags do not cover, or not at all
+            if wanted not in found:
+                found.append(wanted)
+        found.sort(key=lambda name: (rank(wanted, name), len(name), name))
+        out: list[str] = []
+        for name in found:  # a used name is listed while some file still uses it
+            if name in defined or self.store.referenced(name):
+                out.append(name)
+                if len(out) == MAX_NAMES:
+                    break
+        return out
 
     def definitions(self, query: str, mode: MatchMode | None,
                     limit: int = MAX_NAMES * 10) -> list[Definition]:
@@ -309,9 +323,8 @@ class Navigator:
         return out
 
     def _tagged(self, names: Sequence[str], kind: str, glob: str | None) -> list[Location]:
-        rows = self._symbol_rows("s.file_id, f.root, f.path, s.line, s.name", names,
-                                 "s.is_def = 0 AND s.kind = ?", (kind,), MAX_LOCATIONS)
-        found = [Location(int(r[0]), int(r[1]), str(r[2]), int(r[3]), str(r[4])) for r in rows]
+        found = [Location(hit.file_id, hit.root, hit.path, hit.line, hit.name)
+                 for hit in self.store.references(names, (kind,))[:MAX_LOCATIONS]]
         return _in_glob(found, glob)
 
     def _uses(self, names: Sequence[str], glob: str | None) -> list[Location]:

@@ -38,16 +38,22 @@ def accessor_lines(store: IndexStore, names: Sequence[str]) -> dict[tuple[int, i
     if not names:
         return {}
     marks = ",".join("?" * len(names))
-    decorator_marks = ",".join("?" * len(_DECORATOR_NAMES))
     rows = store.reader.execute(
         "SELECT d.file_id, d.line, d.name, f.path FROM symbols d JOIN files f ON f.id = d.file_id "
-        f"WHERE d.folded IN ({marks}) AND d.name IN ({marks}) AND d.is_def = 1 "
-        "AND EXISTS (SELECT 1 FROM symbols p WHERE p.file_id = d.file_id AND p.is_def = 0 "
-        f"AND p.kind = 'call' AND p.name IN ({decorator_marks}) "
-        "AND p.line < d.line AND p.line >= d.line - ?)",
-        (*map(folded_name, names), *names, *_DECORATOR_NAMES, MAX_DECORATOR_LINES)).fetchall()
-    candidates = [(int(file_id), int(line), str(name)) for file_id, line, name, path in rows
-                  if str(path).endswith(PYTHON_SUFFIXES)]
+        f"WHERE d.folded IN ({marks}) AND d.name IN ({marks}) AND d.is_def = 1",
+        (*map(folded_name, names), *names)).fetchall()
+    defined = [(int(file_id), int(line), str(name)) for file_id, line, name, path in rows
+               if str(path).endswith(PYTHON_SUFFIXES)]
+    if not defined:
+        return {}
+    # a decorator naming property, setter, getter or deleter in the lines above
+    decorators: dict[int, set[int]] = {}
+    for hit in store.references(_DECORATOR_NAMES, ("call",),
+                                {file_id for file_id, _, _ in defined}):
+        decorators.setdefault(hit.file_id, set()).add(hit.line)
+    candidates = [(file_id, line, name) for file_id, line, name in defined
+                  if any(line - MAX_DECORATOR_LINES <= above < line
+                         for above in decorators.get(file_id, ()))]
     if not candidates:
         return {}
     last_line: dict[int, int] = {}

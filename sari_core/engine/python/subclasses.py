@@ -147,11 +147,8 @@ def _owner(store: IndexStore, file_id: int, line: int) -> tuple[str, int] | None
 def _subclass_rows(store: IndexStore, names: set[str]) -> list[tuple[int, int, str, str]]:
     """(file id, first line, name) of each class naming one of ``names`` as a base, and
     the base's name."""
-    marks = ",".join("?" * len(names))
-    rows = store.reader.execute(
-        "SELECT s.file_id, s.line, s.name FROM symbols s WHERE s.is_def = 0 AND "
-        f"s.kind = 'implementation' AND s.folded IN ({marks}) AND s.name IN ({marks})",
-        (*map(folded_name, names), *names)).fetchall()
+    rows = [(hit.file_id, hit.line, hit.name)
+            for hit in store.references(sorted(names), ("implementation",))]
     found = []
     for file_id, line, base in rows:
         owner = _owner(store, int(file_id), int(line))

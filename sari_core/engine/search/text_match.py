@@ -33,10 +33,13 @@ import re2
 from sari_core.engine.index.schema import unpack_utf8
 from sari_core.engine.index.store import IndexStore
 from sari_core.engine.index.stored_texts import stored_size, text_prefix
+from sari_core.engine.index.trigrams import (  # noqa: F401 - re-exported
+    MAX_TRIGRAMS,
+    TRIGRAM,
+    phrase,
+)
 from sari_core.engine.search import work_budget
 from sari_core.engine.search.regex import MAX_MEMORY_BYTES, BytesPattern, Regex
-
-TRIGRAM = 3
 
 
 class FileHit(NamedTuple):
@@ -46,20 +49,6 @@ class FileHit(NamedTuple):
     id: int
     root: int
     path: str
-
-
-MAX_TRIGRAMS = 48  # a longer literal is selected by this many of its trigrams, spread out
-
-
-def phrase(query: str) -> str:
-    """The FTS5 query selecting the files that may contain ``query`` (three characters or
-    more): every distinct trigram of it, AND-ed. The index has no positions, so this is a
-    superset: the caller checks each candidate."""
-    grams = list(dict.fromkeys(query[i:i + TRIGRAM] for i in range(len(query) - TRIGRAM + 1)))
-    if len(grams) > MAX_TRIGRAMS:
-        step = len(grams) / MAX_TRIGRAMS
-        grams = [grams[int(i * step)] for i in range(MAX_TRIGRAMS)] + [grams[-1]]
-    return "(" + " AND ".join('"' + gram.replace('"', '""') + '"' for gram in grams) + ")"
 
 
 def has_case(text: str) -> bool:
