@@ -19,10 +19,6 @@ Ranking (documented in docs/engine.md):
     definition's own name (a definition named for the concept before a mention of it),
     a word glued into it counting ``GLUED`` (``fromtimestamp``: ``timestamp``; see
     :mod:`sari_core.engine.search.glued_names`; the index's name column holds it whole);
-  - ``1 + OWNER * o`` for a member, where ``o`` is the share of the query's words in its
-    class's name (``FileSystemLoader.list_templates`` for "load templates from a folder
-    on disk" before ``PackageLoader.list_templates``): the class names what its members
-    are for, so a member's qualified name says more than its own;
   - ``DEFINITION`` for a definition's chunk (code, not prose or module-level lines);
   - ``1 + HEAD * h`` for the best ``HEAD_RANKED`` definitions, where ``h`` is the share of
     the query's words in the definition's head (its name, docstring summary and the
@@ -105,7 +101,6 @@ HEAD_RANKED = 40
 MEMBER_SHARE = 0.5  # a member holding this share of the words its class holds goes above it
 MEMBER_NAMED = 0.5  # but not above a class whose name holds more, and this share, of them
 FILE_EVIDENCE = 0.25  # a file's next best chunk adds this share of its score to the file's best
-OWNER = 0.6  # a member gains this much per share of the query's words its class's name holds
 # Kept between searches until the index changes (engine.index.index_memo), per reader thread:
 # which chunks hold a query word's spellings (HELD_ROWS chunk ids in all the sets
 # together, about 20 MB at most), and chunks' lengths.
@@ -296,8 +291,6 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
         if not special:
             score *= 1 + NAME_WORD * max(in_name.get(rowid, 0.0),
                                          _glued_name_share(scope, groups, len(terms)))
-        if "." in scope and kind not in _NOT_DEFINITIONS:
-            score *= 1 + OWNER * _owner_share(scope, groups, len(terms))
         if kind not in _NOT_DEFINITIONS:
             score *= DEFINITION
         score *= _place(path, asks_docs, asks_tests)
@@ -407,15 +400,6 @@ def _files_by_evidence(scored: list[tuple[float, str, int, tuple]], worded: dict
         own.setdefault(entry[1], []).append(entry)
     taken = {path: iter(entries) for path, entries in own.items()}
     return [next(taken[scored[index][1]]) for *_, index in placed]
-
-
-def _owner_share(scope: str, groups: Sequence[TermGroup], count: int) -> float:
-    """The share of the query's words in the name of the class a member belongs to (the
-    part of ``scope`` before its own name: ``Loader`` of ``pkg.Loader.load``)."""
-    owner = name_words(scope.rsplit(".", 1)[0].rsplit(".", 1)[-1])
-    held = sum(group.words for group in groups
-               if not group.columns and holds(owner, group.spellings))
-    return min(1.0, held / count) if count else 0.0
 
 
 def _glued_name_share(scope: str, groups: Sequence[TermGroup], count: int) -> float:
