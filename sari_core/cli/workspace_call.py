@@ -66,16 +66,20 @@ def run_call(args: argparse.Namespace, call: Callable[[Kernel], dict[str, Any]],
     engine = Workspace([root], exclude=configured_or_exit(root), one_call=True)
     engine.build_guard = lambda: detached_build.build_lock(engine.index_path, wait=True)
     try:
+        # A build left running by an earlier call (its second phase, the parse, may take
+        # minutes): a refresh here would wait for all of it behind the build lock.
+        building = detached_build.build_running(engine.index_path)
         first_build = not engine.index_complete
-        if first_build:  # answer from a scan now (the whole CPU to it), then build the index
+        if first_build or building:  # answer from a scan now (the whole CPU to it)
             engine.scan_before_build = True
+            engine.built_elsewhere = building
         else:
             engine.ensure_index()
         with Kernel(engine) as kernel:
             response = call(kernel)
             show(args, response, render)
             report_cpu()
-            if first_build and not engine.index_ready:
+            if (first_build or building) and not engine.index_ready:
                 build_after_answer(root, engine)
     finally:
         engine.close()

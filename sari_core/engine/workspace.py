@@ -116,6 +116,9 @@ class Workspace:
         self.build_error: BaseException | None = None
         # A one-shot caller (the CLI) answers from a scan first and builds afterwards.
         self.scan_before_build = False
+        # Another process holds the build lock (a one-shot caller checked): its build, the
+        # parse of a second phase included, may take minutes, so text searches scan.
+        self.built_elsewhere = False
         # Held around every build: a one-shot caller's lock between processes, so that it
         # waits for a build another process runs on the same index instead of doubling it.
         self.build_guard: Callable[[], AbstractContextManager[object]] = contextlib.nullcontext
@@ -174,11 +177,12 @@ class Workspace:
 
     def _answer_from_scan(self) -> bool:
         """No full build ever finished and one runs in the background (or the caller builds
-        after answering): a scan answers, at once."""
+        after answering), or another process is building the index now: a scan answers, at
+        once."""
         thread = self._thread
         building = self.scan_before_build or self._deferred is not None or (
             thread is not None and thread.is_alive())
-        return building and not self.index_complete
+        return building and (not self.index_complete or self.built_elsewhere)
 
     def ensure_index(self, progress: bool | None = None, *, lowered: bool = False,
                      complete: bool = True) -> IndexStats:

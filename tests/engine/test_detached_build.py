@@ -130,3 +130,37 @@ def test_the_build_runs_this_sari_even_in_a_tree_holding_another(tree: Path) -> 
     wait_for_build(index)
     assert build_complete(index)
     assert "workspace copy" not in detached_build.log_path(index).read_text()
+
+
+def test_a_text_search_while_the_build_parses_answers_at_once_instead_of_waiting_for_it(
+        tree: Path) -> None:
+    """The first phase is in (the index complete), the parse of the second goes on: a
+    command meanwhile answers from a scan instead of waiting behind the build's lock for
+    the whole parse."""
+    for number in range(FILES, 4 * FILES):  # a parse long enough to be caught in it
+        (tree / f"more{number % 20}").mkdir(exist_ok=True)
+        (tree / f"more{number % 20}" / f"mod{number}.py").write_text(
+            "".join(f"class Extra{number}_{index}:\n    def run(self, value):\n"
+                    f"        return value * {index}\n\n" for index in range(40)))
+    index = default_index_path([tree])
+    pid = builder_pid(sari("search", "def function_3_1", "-w", str(tree)).stderr)
+    deadline = time.monotonic() + 120
+    while not (index.exists() and build_complete(index)):
+        assert time.monotonic() < deadline, "the first phase never ended"
+        time.sleep(0.005)
+    os.kill(pid, signal.SIGSTOP)  # held in its second phase, its lock held
+    try:
+        with sqlite3.connect(index) as conn:
+            pending = conn.execute("SELECT count(*) FROM files WHERE symbols_pending").fetchone()
+        assert pending[0] > 0, "the parse ended before the build was held"
+        started = time.monotonic()
+        second = subprocess.run(
+            [sys.executable, "-m", "sari_core.cli.main", "search", "def function_5_2", "-w",
+             str(tree)], capture_output=True, text=True, timeout=60, env=dict(os.environ))
+        waited = time.monotonic() - started
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert second.returncode == 0 and "pkg5/mod5.py:7" in second.stdout
+    assert waited < 30  # not the build's lock (held as long as the build is stopped)
+    wait_for_build(index)
+    assert build_complete(index)

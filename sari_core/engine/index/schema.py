@@ -177,6 +177,28 @@ class IndexUnavailable(RuntimeError):
     """SQLite lacks FTS5 or the trigram tokenizer (SQLite < 3.34)."""
 
 
+class IndexBusy(RuntimeError):
+    """Another process held the index's write lock past the busy timeout. The index is in
+    use, not damaged: it is left as it is (deleting it would lose that process's work)."""
+
+    def __init__(self, path: Path, cause: sqlite3.Error) -> None:
+        super().__init__(f"index {path} stayed locked by another process for "
+                         f"{BUSY_TIMEOUT_MS // 1000} s ({cause}); try again when its build "
+                         "has finished")
+        self.path = path
+
+
+# SQLite's result codes for a lock another connection holds.
+_BUSY_CODES = frozenset({5, 6})  # SQLITE_BUSY, SQLITE_LOCKED
+
+
+def _busy(exc: sqlite3.Error) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11 and later
+    if code is not None:
+        return code & 0xFF in _BUSY_CODES
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
 def workspace_key(roots: Sequence[Path]) -> str:
     """``workspace_hash`` of the root (of all roots, joined, when there are several)."""
     text = "\n".join(os.fspath(root).replace("\\", "/") for root in roots)
@@ -243,12 +265,15 @@ def open_index(path: Path) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = None
         try:
             private_file(path)  # 0600 before SQLite creates it (and its -wal and -shm)
+            fresh = not path.exists() or path.stat().st_size == 0
             conn = connect(path)
-            # Free pages can be given back (build_settings.first_build does at a build's
-            # end: FTS5 merging its segments frees as many pages as the word index holds).
-            # Settable only in a file still empty, before WAL mode writes its first page;
-            # a no-op on an existing index.
-            conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            if fresh:
+                # Free pages can be given back (build_settings.first_build does at a build's
+                # end: FTS5 merging its segments frees as many pages as the word index
+                # holds). Settable only in a file still empty, before WAL mode writes its
+                # first page. Never asked of an existing index: the pragma takes the write
+                # lock, and another process's long write (a build) would make it fail.
+                conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
             conn.execute("PRAGMA journal_mode = WAL")
             if _has_tables(conn):
                 version = _version(conn)
@@ -273,6 +298,8 @@ def open_index(path: Path) -> sqlite3.Connection:
         except sqlite3.DatabaseError as exc:
             if conn is not None:
                 conn.close()
+            if _busy(exc):  # another process writes it (a build): in use, not damaged
+                raise IndexBusy(path, exc) from exc
             if attempt == 2:
                 raise
             log.warning("sari: index %s is unusable (%s); rebuilding it.", path, exc)
