@@ -113,11 +113,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except Exception as exc:
         # (imported here: the fast commands load the settings only when they need them)
+        from sari_core.engine.index.schema import IndexBusy
         from sari_core.kernel.settings import SettingsError
 
-        if not isinstance(exc, SettingsError):
+        if not isinstance(exc, (SettingsError, IndexBusy)):
             raise
-        # A setting the user wrote wrong: one line naming it, never a traceback.
+        # A setting the user wrote wrong, an index another process keeps locked: one line
+        # naming it, never a traceback.
         print(f"sari {args.command}: {exc}", file=sys.stderr)
         return 2
 

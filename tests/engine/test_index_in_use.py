@@ -51,3 +51,30 @@ def test_an_index_locked_past_the_wait_is_reported_busy_and_left_alone(index: Pa
     holder.close()
     rows = dict(sqlite3.connect(index).execute("SELECT key, value FROM meta").fetchall())
     assert rows["kept"] == "yes" and rows["written_by_the_holder"] == "1"
+
+
+def test_the_command_line_says_the_index_is_busy_in_one_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from sari_core.cli.main import main
+
+    monkeypatch.setattr(schema, "BUSY_TIMEOUT_MS", 300)
+    monkeypatch.setenv("SARI_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("SARI_PLUGINS", "none")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.py").write_text("def alpha():\n    return 1\n")
+    assert main(["index", str(tree)]) == 0
+    path = schema.default_index_path([tree.resolve()])
+    holder = schema.connect(path)
+    holder.execute("PRAGMA locking_mode = EXCLUSIVE")
+    holder.execute("BEGIN IMMEDIATE")
+    holder.execute("INSERT INTO meta VALUES ('written_by_the_holder', '1')")
+    holder.execute("COMMIT")
+    capsys.readouterr()
+    assert main(["search", "alpha", "-w", str(tree)]) == 2
+    err = capsys.readouterr().err
+    assert "locked by another process" in err and "Traceback" not in err
+    holder.close()
+    rows = dict(sqlite3.connect(path).execute("SELECT key, value FROM meta").fetchall())
+    assert rows["written_by_the_holder"] == "1"
