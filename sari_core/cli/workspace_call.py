@@ -66,10 +66,12 @@ def run_call(args: argparse.Namespace, call: Callable[[Kernel], dict[str, Any]],
     engine = Workspace([root], exclude=configured_or_exit(root), one_call=True)
     engine.build_guard = lambda: detached_build.build_lock(engine.index_path, wait=True)
     try:
-        # A build left running by an earlier call (its second phase, the parse, may take
-        # minutes): a refresh here would wait for all of it behind the build lock.
-        building = detached_build.build_running(engine.index_path)
+        # A build left running by an earlier call, or killed in its second phase (the
+        # parse, minutes on a large tree): a refresh here would wait for all of it, behind
+        # the build lock or in the foreground.
         first_build = not engine.index_complete
+        building = not first_build and (detached_build.build_running(engine.index_path)
+                                        or engine.store.symbols_pending_any())
         if first_build or building:  # answer from a scan now (the whole CPU to it)
             engine.scan_before_build = True
             engine.built_elsewhere = building
@@ -79,6 +81,7 @@ def run_call(args: argparse.Namespace, call: Callable[[Kernel], dict[str, Any]],
             response = call(kernel)
             show(args, response, render)
             report_cpu()
+            # (a call that needed the parse waited for it here: nothing is left to build)
             if (first_build or building) and not engine.index_ready:
                 build_after_answer(root, engine)
     finally:

@@ -116,8 +116,9 @@ class Workspace:
         self.build_error: BaseException | None = None
         # A one-shot caller (the CLI) answers from a scan first and builds afterwards.
         self.scan_before_build = False
-        # Another process holds the build lock (a one-shot caller checked): its build, the
-        # parse of a second phase included, may take minutes, so text searches scan.
+        # A one-shot caller found a build running in another process, or a parse to resume
+        # there: the build, its second phase included, may take minutes, so text searches
+        # scan even over a complete index.
         self.built_elsewhere = False
         # Held around every build: a one-shot caller's lock between processes, so that it
         # waits for a build another process runs on the same index instead of doubling it.
