@@ -52,6 +52,27 @@ def wait_for_build(index: Path, seconds: float = 120) -> None:
         time.sleep(0.2)
 
 
+def build_past_its_first_phase(tree: Path, index: Path) -> int:
+    """Give ``tree`` a parse long enough to be caught in, start its detached build, and
+    return the builder's pid once the first phase is in (the parse then goes on)."""
+    for number in range(FILES, 4 * FILES):
+        (tree / f"more{number % 20}").mkdir(exist_ok=True)
+        (tree / f"more{number % 20}" / f"mod{number}.py").write_text(
+            "".join(f"class Extra{number}_{index}:\n    def run(self, value):\n"
+                    f"        return value * {index}\n\n" for index in range(40)))
+    pid = builder_pid(sari("search", "def function_3_1", "-w", str(tree)).stderr)
+    deadline = time.monotonic() + 120
+    while not (index.exists() and build_complete(index)):
+        assert time.monotonic() < deadline, "the first phase never ended"
+        time.sleep(0.005)
+    return pid
+
+
+def files_to_parse(index: Path) -> int:
+    with sqlite3.connect(index) as conn:
+        return int(conn.execute("SELECT count(*) FROM files WHERE symbols_pending").fetchone()[0])
+
+
 def builder_pid(stderr: str) -> int:
     line = next(line for line in stderr.splitlines() if "in the background (process " in line)
     return int(line.split("(process ", 1)[1].split(",", 1)[0])
@@ -137,22 +158,11 @@ def test_a_text_search_while_the_build_parses_answers_at_once_instead_of_waiting
     """The first phase is in (the index complete), the parse of the second goes on: a
     command meanwhile answers from a scan instead of waiting behind the build's lock for
     the whole parse."""
-    for number in range(FILES, 4 * FILES):  # a parse long enough to be caught in it
-        (tree / f"more{number % 20}").mkdir(exist_ok=True)
-        (tree / f"more{number % 20}" / f"mod{number}.py").write_text(
-            "".join(f"class Extra{number}_{index}:\n    def run(self, value):\n"
-                    f"        return value * {index}\n\n" for index in range(40)))
     index = default_index_path([tree])
-    pid = builder_pid(sari("search", "def function_3_1", "-w", str(tree)).stderr)
-    deadline = time.monotonic() + 120
-    while not (index.exists() and build_complete(index)):
-        assert time.monotonic() < deadline, "the first phase never ended"
-        time.sleep(0.005)
+    pid = build_past_its_first_phase(tree, index)
     os.kill(pid, signal.SIGSTOP)  # held in its second phase, its lock held
     try:
-        with sqlite3.connect(index) as conn:
-            pending = conn.execute("SELECT count(*) FROM files WHERE symbols_pending").fetchone()
-        assert pending[0] > 0, "the parse ended before the build was held"
+        assert files_to_parse(index) > 0, "the parse ended before the build was held"
         started = time.monotonic()
         second = subprocess.run(
             [sys.executable, "-m", "sari_core.cli.main", "search", "def function_5_2", "-w",
@@ -168,30 +178,17 @@ def test_a_text_search_while_the_build_parses_answers_at_once_instead_of_waiting
 
 def test_a_build_killed_in_its_parse_is_continued_in_the_background_not_in_the_shell(
         tree: Path) -> None:
-    for number in range(FILES, 4 * FILES):  # a parse long enough to be caught in it
-        (tree / f"more{number % 20}").mkdir(exist_ok=True)
-        (tree / f"more{number % 20}" / f"mod{number}.py").write_text(
-            "".join(f"class Extra{number}_{index}:\n    def run(self, value):\n"
-                    f"        return value * {index}\n\n" for index in range(40)))
     index = default_index_path([tree])
-    pid = builder_pid(sari("search", "def function_3_1", "-w", str(tree)).stderr)
-    deadline = time.monotonic() + 120
-    while not (index.exists() and build_complete(index)):
-        assert time.monotonic() < deadline, "the first phase never ended"
-        time.sleep(0.005)
+    pid = build_past_its_first_phase(tree, index)
     os.kill(pid, signal.SIGKILL)  # killed in its second phase
     time.sleep(0.2)
-    with sqlite3.connect(index) as conn:
-        pending = conn.execute("SELECT count(*) FROM files WHERE symbols_pending").fetchone()
-    assert pending[0] > 0, "the parse ended before the build was killed"
+    assert files_to_parse(index) > 0, "the parse ended before the build was killed"
     assert not detached_build.build_running(index)
     second = sari("search", "def function_5_2", "-w", str(tree))
     assert second.returncode == 0 and "pkg5/mod5.py:7" in second.stdout
     assert "in the background (process " in second.stderr  # the parse goes on there
     wait_for_build(index)
-    with sqlite3.connect(index) as conn:
-        pending = conn.execute("SELECT count(*) FROM files WHERE symbols_pending").fetchone()
-    assert pending[0] == 0
+    assert files_to_parse(index) == 0
     third = json.loads(sari("search", "Extra1599_39", "-w", str(tree), "--kind", "symbol",
                             "--json").stdout)
     assert [match["path"] for match in third["matches"]][:1] == ["more19/mod1599.py"]
