@@ -43,12 +43,6 @@ Ranking (documented in docs/engine.md):
   of the query's words the class holds (the class's chunk is its members' text too),
   unless the class's name holds more of them and at least ``MEMBER_NAMED``; each file's
   chunks move only among the places the file had;
-* a function or method goes just above a function or method of its file ranked above it
-  that calls it (a call to its name in the caller's lines, from the file's references)
-  when the two are a near tie, the callee scoring at least ``CALLEE_TIE`` of the caller's,
-  and the callee's head holds at least as many of the query's words: the caller holds the
-  callee's name and the words of what it does because it calls it, and the callee is where
-  that is done. Neither holds the other (a class and its method go by the rule above);
 * files are placed by their best chunk's score plus ``FILE_EVIDENCE`` of their second
   best's, that share again of the third's, over the ``PER_FILE`` chunks a file shows, the
   scores as the words gave them (before meaning, which moves no file): a file that
@@ -71,7 +65,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
 
-from sari_core.engine.index import references
 from sari_core.engine.index.index_memo import file_lines, memo_for, remembered, remembered_many
 from sari_core.engine.index.store import IndexStore
 from sari_core.engine.search.definition_heads import glued_words, head, holds, name_words
@@ -108,14 +101,12 @@ HEAD_RANKED = 40
 MEMBER_SHARE = 0.5  # a member holding this share of the words its class holds goes above it
 MEMBER_NAMED = 0.5  # but not above a class whose name holds more, and this share, of them
 FILE_EVIDENCE = 0.25  # a file's next best chunk adds this share of its score to the file's best
-CALLEE_TIE = 0.95  # a function scoring this share of its caller's (same file) is a tie with it
 # Kept between searches until the index changes (engine.index.index_memo), per reader thread:
 # which chunks hold a query word's spellings (HELD_ROWS chunk ids in all the sets
 # together, about 20 MB at most), and chunks' lengths.
 HELD_ROWS = 400_000
 HELD_LENGTHS = 100_000
 HELD_HEADS = 50_000  # definitions' head words (two small sets each)
-HELD_FILES = 2_000  # files' packed references (a few kB each)
 # Words that ask for documentation. Words code uses as often (a version's release segment,
 # a licence expression, a file that changes, an object's history) ask for it only in a pair
 # that names a document (release notes).
@@ -133,8 +124,6 @@ _DOCS_FOLDER = re.compile(r"(^|/)(docs?|documentation|man|site)/", re.IGNORECASE
 _THIRD_PARTY = re.compile(
     r"(^|/)(site-packages|dist-packages|node_modules|vendor|third_party|_vendor)(/|$)")
 _NOT_DEFINITIONS = frozenset(("text",))
-_CALLS = frozenset(("call",))
-_CALLABLE = frozenset(("function", "method"))  # what calls and is called, for CALLEE_TIE
 _HEADLESS = frozenset(("constant",))  # a line naming a value: its head is its name
 _SPECIAL_NAME = re.compile(r"(^|\.)__\w+__$")
 _ORDER = itemgetter(0, 1, 2)  # best score first, then path and line
@@ -310,13 +299,12 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
         scored.append((-score, path, line, row))
     scored.sort(key=_ORDER)  # stable: rows of one score, path and line stay in rank order
     if not asks_docs:  # docs are asked for: what a definition says of itself does not count
-        scored, said = _by_heads(store, scored, groups, len(terms), asks_tests)
+        scored = _by_heads(store, scored, groups, len(terms), asks_tests)
         # Files are placed by the words' scores: meaning orders a file's own chunks only.
         worded = {entry[3][0]: -entry[0] for entry in scored}
         scored = by_meaning(store, query, scored, _ORDER)
         scored = _members_first(scored, covered, lambda row: max(
             in_name.get(row[0], 0.0), _glued_name_share(row[6], groups, len(terms))))
-        scored = _callees_first(store, scored, said)
         scored = _files_by_evidence(scored, worded)
         # A question about code is answered by code: prose, however many of the words it
         # holds, comes after every code hit (stable: each part keeps its order).
@@ -373,13 +361,8 @@ def _members_first(scored: list[tuple[float, str, int, tuple]], covered: dict[in
         member_entry = scored[row_place[member[0]]]
         place[id(member_entry)] = min(place[id(entry)], place[id(member_entry)]) - 0.5
         moved = True
-    return _within_files(scored, place) if moved else scored
-
-
-def _within_files(scored: list[tuple[float, str, int, tuple]], place: dict[int, float]
-                  ) -> list[tuple[float, str, int, tuple]]:
-    """``scored`` with each file's chunks ordered by ``place`` (per ``id`` of an entry), in
-    the places the file's chunks had: files keep their places."""
+    if not moved:
+        return scored
     mine: dict[str, list] = {}
     for entry in scored:
         mine.setdefault(entry[1], []).append(entry)
@@ -387,62 +370,6 @@ def _within_files(scored: list[tuple[float, str, int, tuple]], place: dict[int, 
         entries.sort(key=lambda entry: place[id(entry)])
     taken = {path: iter(entries) for path, entries in mine.items()}
     return [next(taken[entry[1]]) for entry in scored]
-
-
-def _callees_first(store: IndexStore, scored: list[tuple[float, str, int, tuple]],
-                   said: dict[int, float]) -> list[tuple[float, str, int, tuple]]:
-    """``scored`` with a definition moved just above a definition of its file ranked above
-    it that calls it, when its head (``said``, per chunk id: the share of the query's words
-    its head holds, as ``_by_heads`` counted it) holds at least as many of the query's words
-    as the caller's: the caller holds the callee's name, and the words of what the callee
-    does, because it calls it; the callee is where that is done. Neither may hold the other
-    (a class and its method: see ``_members_first``). Files keep their places."""
-    by_file: dict[int, list[tuple]] = {}
-    for entry in scored:
-        if entry[3][0] in said:
-            by_file.setdefault(entry[3][1], []).append(entry)
-    files = [file_id for file_id, entries in by_file.items() if len(entries) > 1]
-    if not files:
-        return scored
-    packed = remembered_many(memo_for(store, store.reader), "references", files,
-                             lambda missing: _packed_references(store, missing), HELD_FILES)
-    place: dict[int, float] = {id(entry): index for index, entry in enumerate(scored)}
-    moved = False
-    for file_id in files:
-        data = packed.get(file_id, b"")
-        if not data:
-            continue
-        entries = by_file[file_id]
-        for index, callee in enumerate(entries[1:], 1):
-            row = callee[3]
-            name = row[6].rsplit(".", 1)[-1]
-            if row[7] not in _CALLABLE or not name or _SPECIAL_NAME.search(name):
-                continue
-            called = [line for _, line in references.lines(data, name, _CALLS)]
-            if not called:
-                continue
-            for caller in entries[:index]:
-                above = caller[3]
-                if above[7] not in _CALLABLE or callee[0] > CALLEE_TIE * caller[0] \
-                        or said[row[0]] < said[above[0]] or _nested(row, above) \
-                        or not any(above[4] <= line <= above[5] for line in called):
-                    continue
-                place[id(callee)] = min(place[id(callee)], place[id(caller)] - 0.5)
-                moved = True
-                break
-    return _within_files(scored, place) if moved else scored
-
-
-def _nested(row: tuple, other: tuple) -> bool:
-    """Whether one of two chunk rows' lines hold the other's."""
-    return (row[4] <= other[4] and other[5] <= row[5]) \
-        or (other[4] <= row[4] and row[5] <= other[5])
-
-
-def _packed_references(store: IndexStore, file_ids: list[int]) -> dict[int, bytes]:
-    marks = ",".join("?" * len(file_ids))
-    return {int(file_id): bytes(data or b"") for file_id, data in store.reader.execute(
-        f"SELECT file_id, data FROM file_references WHERE file_id IN ({marks})", file_ids)}
 
 
 def _files_by_evidence(scored: list[tuple[float, str, int, tuple]], worded: dict[int, float]
@@ -492,7 +419,7 @@ def _glued_name_share(scope: str, groups: Sequence[TermGroup], count: int) -> fl
 
 def _by_heads(store: IndexStore, scored: list[tuple[float, str, int, tuple]],
               groups: Sequence[TermGroup], count: int, asks_tests: bool
-              ) -> tuple[list[tuple[float, str, int, tuple]], dict[int, float]]:
+              ) -> list[tuple[float, str, int, tuple]]:
     """``scored`` with the best ``HEAD_RANKED`` definitions' scores multiplied by
     ``1 + HEAD * h``, ``h`` the share of the query's words in the definition's head
     (:mod:`sari_core.engine.search.definition_heads`): its name and what it says count whole, a
@@ -505,14 +432,13 @@ def _by_heads(store: IndexStore, scored: list[tuple[float, str, int, tuple]],
            if entry[3][7] not in _NOT_DEFINITIONS and entry[3][7] not in _HEADLESS
            and (asks_tests or not is_test(entry[1]))}
     if not top or not count:
-        return scored, {}
+        return scored
     rows = {entry[3][0]: entry[3] for entry in scored if id(entry) in top}
     heads = remembered_many(memo_for(store, store.reader), "head words", list(rows),
                             lambda missing: _head_words(store, [rows[i] for i in missing]),
                             HELD_HEADS)
     wanted = [group for group in groups if not group.columns]  # an acronym: names only
     out = []
-    shares: dict[int, float] = {}
     for entry in scored:
         said, glued, taken = heads.get(entry[3][0], _NO_HEAD)
         if said or glued or taken:
@@ -520,11 +446,10 @@ def _by_heads(store: IndexStore, scored: list[tuple[float, str, int, tuple]],
                 1.0 if holds(said, group.spellings) else 0.0,
                 GLUED if holds(glued, group.spellings) else 0.0,
                 SIGNATURE if holds(taken, group.spellings) else 0.0) for group in wanted)
-            shares[entry[3][0]] = min(1.0, held / count)
-            entry = (entry[0] * (1 + HEAD * shares[entry[3][0]]), *entry[1:])
+            entry = (entry[0] * (1 + HEAD * min(1.0, held / count)), *entry[1:])
         out.append(entry)
     out.sort(key=_ORDER)
-    return out, shares
+    return out
 
 
 def _head_words(store: IndexStore, rows: list[tuple]) -> dict[int, _HeadWords]:
