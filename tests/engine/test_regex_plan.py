@@ -78,13 +78,13 @@ def test_a_pattern_with_a_required_literal_stays_with_the_index_however_common(
                    watch=False) as engine:
         engine.ensure_index(progress=False)
         handed: list[str] = []
-        real = engine.scan.matching_files
+        real = engine.scan.indexed_matches
 
         def spy(pattern: str, **kwargs: object) -> object:
             handed.append(pattern)
             return real(pattern, **kwargs)  # type: ignore[arg-type]
 
-        monkeypatch.setattr(engine.scan, "matching_files", spy)
+        monkeypatch.setattr(engine.scan, "indexed_matches", spy)
         assert engine.search(SearchCall(query=r"import \w+$", kind="regex")).total == 12
         assert handed == []
         assert engine.search(SearchCall(query=r"value_\d+", kind="regex")).total == 12

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 
+from sari_core.engine.index.index_memo import text_file_ids
 from sari_core.engine.index.store import IndexStore
 from sari_core.engine.scan.scan import WorkspaceScan, ripgrep
 from sari_core.engine.search import work_budget
@@ -36,12 +37,8 @@ def goes_to_ripgrep(searcher: Searcher, call: SearchCall) -> bool:
 def ripgrep_files(scan: WorkspaceScan, store: IndexStore, call: SearchCall
                   ) -> list[FileHit] | None:
     """The indexed files rg finds matching a regex call (None: rg cannot say)."""
-    found = scan.matching_files(call.query, regex=True, case_sensitive=call.case_sensitive,
-                                glob=call.path_glob)
-    if found is None:
-        return None
-    ids = store.text_file_ids(found)
-    return [FileHit(ids[key], *key) for key in found if key in ids]
+    return scan.indexed_matches(call.query, regex=True, case_sensitive=call.case_sensitive,
+                                glob=call.path_glob, indexed=lambda: text_file_ids(store))
 
 
 def ripgrep_among_candidates(scan: WorkspaceScan, store: IndexStore, call: SearchCall

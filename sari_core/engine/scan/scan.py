@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,7 +31,7 @@ from sari_core.engine.scan import rg_command
 from sari_core.engine.scan.rg_command import LINES_PER_FILE, PREVIEW_COLUMNS, ripgrep, scannable
 from sari_core.engine.search import work_budget
 from sari_core.engine.search.regex import compile_query
-from sari_core.engine.search.text_match import contains, glob_spec
+from sari_core.engine.search.text_match import FileHit, contains, glob_spec
 
 RG_ERROR = 2  # rg's exit status for an error (a pattern it cannot parse, among others)
 RG_PATHS_PER_CALL = 4000  # paths given to one rg (well under the argument list's limit)
@@ -165,26 +165,48 @@ class WorkspaceScan:
         return [item for item in found if (spec is None or spec.match_file(item.rel))
                 and self.belongs(item.root, item.rel)]
 
-    def matching_files(self, pattern: str, *, regex: bool, case_sensitive: bool,
-                       glob: str | None = None) -> list[tuple[int, str]] | None:
-        """(root, path) of the files with a line matching ``pattern``, from ``rg -l``;
-        None when rg cannot answer it exactly (no rg, a non-ASCII pattern, a NUL)."""
-        self._fresh()
+    def indexed_matches(self, pattern: str, *, regex: bool, case_sensitive: bool,
+                        glob: str | None, indexed: Callable[[], Mapping[int, Mapping[str, int]]]
+                        ) -> list[FileHit] | None:
+        """The indexed text files with a line matching ``pattern``, from ``rg -l``, sorted by
+        (root, path); None when rg cannot answer it exactly (no rg, a non-ASCII pattern, a
+        NUL, a pattern rg's syntax refuses).
+
+        ``indexed()`` gives each root's indexed text files (root -> path -> id), and is asked while
+        rg scans. The index decides which files count, not :meth:`belongs`: the index holds
+        the files the workspace's rules let in, brought in step before a search (a folder
+        whose ``.gitignore`` changed is checked again), so a file rg lists and the index
+        does not hold is left out, and one it holds belongs.
+        """
         binary = self._ripgrep()
         if binary is None or not scannable(pattern):
             return None
-        output = self._run_rg([*self._rg_command(binary), "--files-with-matches", "--null"],
-                              pattern, regex, case_sensitive, b"\0")
+        running = rg_command.start(rg_command.with_pattern(
+            [*self._rg_command(binary), "--files-with-matches", "--null"], pattern,
+            regex=regex, case_sensitive=case_sensitive, roots=self.roots))
+        try:
+            ids = indexed()
+        except BaseException:
+            running.stop()
+            raise
+        output = self._finished(running.output(work_budget.remaining()), b"\0")
         if output is None:
             return None
         spec = glob_spec(glob) if glob else None
-        out = []
-        for raw in output.split(b"\0"):
-            key = self._split(os.fsdecode(raw)) if raw else None
-            if key is not None and (spec is None or spec.match_file(key[1])) \
-                    and self.belongs(*key):
-                out.append(key)
-        return sorted(out)
+        prefixes = [root.rstrip(os.sep) + os.sep for root in self.roots]
+        out: list[FileHit] = []
+        for path in os.fsdecode(output).split("\0"):
+            for root, prefix in enumerate(prefixes):
+                if path.startswith(prefix):
+                    rel = path[len(prefix):]
+                    if os.sep != "/":
+                        rel = rel.replace(os.sep, "/")
+                    file_id = ids.get(root, {}).get(rel)
+                    if file_id is not None and (spec is None or spec.match_file(rel)):
+                        out.append(FileHit(file_id, root, rel))
+                    break
+        out.sort(key=lambda hit: (hit.root, hit.path))
+        return out
 
     def matching_among(self, pattern: str, files: Sequence[tuple[int, str]], *,
                        case_sensitive: bool) -> set[tuple[int, str]] | None:
@@ -216,9 +238,15 @@ class WorkspaceScan:
         """What ``command`` (rg) prints for ``pattern`` within the search's deadline: past
         it, the whole records printed by then (the deadline noted on the budget); None when
         rg's syntax refuses a pattern RE2 takes (e.g. ``\\"``)."""
-        stdout, status = rg_command.run(
+        return self._finished(rg_command.run(
             rg_command.with_pattern(command, pattern, regex=regex, case_sensitive=case_sensitive,
-                                    roots=self.roots), timeout=work_budget.remaining())
+                                    roots=self.roots), timeout=work_budget.remaining()),
+            record_end)
+
+    @staticmethod
+    def _finished(ran: tuple[bytes, int | None], record_end: bytes) -> bytes | None:
+        """rg's output as :meth:`_run_rg` says."""
+        stdout, status = ran
         if status is None:
             work_budget.stop("its deadline")
             return stdout.rpartition(record_end)[0]
