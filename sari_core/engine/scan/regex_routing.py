@@ -12,10 +12,11 @@ checks the candidates itself.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
-from sari_core.engine.index.index_memo import text_file_ids
+from sari_core.engine.index.index_memo import memo_for, remembered
 from sari_core.engine.index.store import IndexStore
-from sari_core.engine.scan.scan import WorkspaceScan, ripgrep
+from sari_core.engine.scan.scan import TextFiles, WorkspaceScan, ripgrep
 from sari_core.engine.search import work_budget
 from sari_core.engine.search.regex_plan import candidate_query
 from sari_core.engine.search.search import Searcher
@@ -38,7 +39,22 @@ def ripgrep_files(scan: WorkspaceScan, store: IndexStore, call: SearchCall
                   ) -> list[FileHit] | None:
     """The indexed files rg finds matching a regex call (None: rg cannot say)."""
     return scan.indexed_matches(call.query, regex=True, case_sensitive=call.case_sensitive,
-                                glob=call.path_glob, indexed=lambda: text_file_ids(store))
+                                glob=call.path_glob,
+                                indexed=lambda: _text_files(store, scan.roots))
+
+
+def _text_files(store: IndexStore, roots: Sequence[str]) -> TextFiles:
+    """The index's text files, what rg's paths are checked against (thousands at a time):
+    read once per index version, not looked up path by path."""
+    def read() -> TextFiles:
+        files = [FileHit(int(file_id), int(root), str(path)) for file_id, root, path in
+                 store.reader.execute("SELECT id, root, path FROM files WHERE kind = 'text' "
+                                      "ORDER BY root, path")]  # (UTF-8 sorts as str does)
+        prefixes = [root.rstrip(os.sep) + os.sep for root in roots]
+        rank = {prefixes[hit.root] + hit.path.replace("/", os.sep): number
+                for number, hit in enumerate(files) if hit.root < len(prefixes)}
+        return TextFiles(files, rank)
+    return remembered(memo_for(store, store.reader), "text files", tuple(roots), read, 1)
 
 
 def ripgrep_among_candidates(scan: WorkspaceScan, store: IndexStore, call: SearchCall

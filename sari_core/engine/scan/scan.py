@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from sari_core.engine.files import fdwalk
 from sari_core.engine.files.ignore import Chain, IgnoreRules
@@ -46,6 +47,14 @@ class ScannedFile:
     root: int
     rel: str
     lines: list[tuple[int, str]] = field(default_factory=list)  # (line number, text)
+
+
+class TextFiles(NamedTuple):
+    """The index's text files: ``files`` sorted by (root, path), and the place in it of each
+    by its absolute path as rg prints it (the root as given, the OS's separators)."""
+
+    files: list[FileHit]
+    rank: dict[str, int]
 
 
 def definition_on(line: str) -> tuple[str, str] | None:
@@ -166,17 +175,17 @@ class WorkspaceScan:
                 and self.belongs(item.root, item.rel)]
 
     def indexed_matches(self, pattern: str, *, regex: bool, case_sensitive: bool,
-                        glob: str | None, indexed: Callable[[], Mapping[int, Mapping[str, int]]]
+                        glob: str | None, indexed: Callable[[], TextFiles]
                         ) -> list[FileHit] | None:
         """The indexed text files with a line matching ``pattern``, from ``rg -l``, sorted by
         (root, path); None when rg cannot answer it exactly (no rg, a non-ASCII pattern, a
         NUL, a pattern rg's syntax refuses).
 
-        ``indexed()`` gives each root's indexed text files (root -> path -> id), and is asked while
-        rg scans. The index decides which files count, not :meth:`belongs`: the index holds
-        the files the workspace's rules let in, brought in step before a search (a folder
-        whose ``.gitignore`` changed is checked again), so a file rg lists and the index
-        does not hold is left out, and one it holds belongs.
+        ``indexed()`` gives the index's text files, and is asked while rg scans. The index
+        decides which files count, not :meth:`belongs`: the index holds the files the
+        workspace's rules let in, brought in step before a search (a folder whose
+        ``.gitignore`` changed is checked again), so a file rg lists and the index does not
+        hold is left out, and one it holds belongs.
         """
         binary = self._ripgrep()
         if binary is None or not scannable(pattern):
@@ -185,27 +194,21 @@ class WorkspaceScan:
             [*self._rg_command(binary), "--files-with-matches", "--null"], pattern,
             regex=regex, case_sensitive=case_sensitive, roots=self.roots))
         try:
-            ids = indexed()
+            files, rank = indexed()
         except BaseException:
             running.stop()
             raise
         output = self._finished(running.output(work_budget.remaining()), b"\0")
         if output is None:
             return None
-        spec = glob_spec(glob) if glob else None
-        prefixes = [root.rstrip(os.sep) + os.sep for root in self.roots]
-        out: list[FileHit] = []
-        for path in os.fsdecode(output).split("\0"):
-            for root, prefix in enumerate(prefixes):
-                if path.startswith(prefix):
-                    rel = path[len(prefix):]
-                    if os.sep != "/":
-                        rel = rel.replace(os.sep, "/")
-                    file_id = ids.get(root, {}).get(rel)
-                    if file_id is not None and (spec is None or spec.match_file(rel)):
-                        out.append(FileHit(file_id, root, rel))
-                    break
-        out.sort(key=lambda hit: (hit.root, hit.path))
+        paths = os.fsdecode(output).split("\0")
+        if os.sep != "/":
+            paths = [path.replace("/", os.sep) for path in paths]
+        found = sorted(number for number in map(rank.get, paths) if number is not None)
+        out = [files[number] for number in found]
+        if glob:
+            spec = glob_spec(glob)
+            out = [hit for hit in out if spec.match_file(hit.path)]
         return out
 
     def matching_among(self, pattern: str, files: Sequence[tuple[int, str]], *,
