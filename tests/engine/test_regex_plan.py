@@ -80,9 +80,9 @@ def test_a_pattern_with_a_required_literal_stays_with_the_index_however_common(
         handed: list[str] = []
         real = engine.scan.indexed_matches
 
-        def spy(pattern: str, **kwargs: object) -> object:
+        def spy(pattern: str, *args: object, **kwargs: object) -> object:
             handed.append(pattern)
-            return real(pattern, **kwargs)  # type: ignore[arg-type]
+            return real(pattern, *args, **kwargs)  # type: ignore[arg-type]
 
         monkeypatch.setattr(engine.scan, "indexed_matches", spy)
         assert engine.search(SearchCall(query=r"import \w+$", kind="regex")).total == 12

@@ -38,22 +38,21 @@ def goes_to_ripgrep(searcher: Searcher, call: SearchCall) -> bool:
 def ripgrep_files(scan: WorkspaceScan, store: IndexStore, call: SearchCall
                   ) -> list[FileHit] | None:
     """The indexed files rg finds matching a regex call (None: rg cannot say)."""
-    return scan.indexed_matches(call.query, regex=True, case_sensitive=call.case_sensitive,
-                                glob=call.path_glob,
-                                indexed=lambda: _text_files(store, scan.roots))
+    return scan.indexed_matches(call.query, _text_files(store, scan.roots),
+                                case_sensitive=call.case_sensitive, glob=call.path_glob)
 
 
 def _text_files(store: IndexStore, roots: Sequence[str]) -> TextFiles:
-    """The index's text files, what rg's paths are checked against (thousands at a time):
-    read once per index version, not looked up path by path."""
+    """The index's text files, which rg reads and its paths are checked against (thousands
+    at a time): read once per index version, not looked up path by path."""
     def read() -> TextFiles:
+        prefixes = [root.rstrip(os.sep) + os.sep for root in roots]
         files = [FileHit(int(file_id), int(root), str(path)) for file_id, root, path in
                  store.reader.execute("SELECT id, root, path FROM files WHERE kind = 'text' "
-                                      "ORDER BY root, path")]  # (UTF-8 sorts as str does)
-        prefixes = [root.rstrip(os.sep) + os.sep for root in roots]
-        rank = {prefixes[hit.root] + hit.path.replace("/", os.sep): number
-                for number, hit in enumerate(files) if hit.root < len(prefixes)}
-        return TextFiles(files, rank)
+                                      "ORDER BY root, path")  # (UTF-8 sorts as str does)
+                 if root < len(prefixes)]
+        paths = [prefixes[hit.root] + hit.path.replace("/", os.sep) for hit in files]
+        return TextFiles(files, paths, {path: number for number, path in enumerate(paths)})
     return remembered(memo_for(store, store.reader), "text files", tuple(roots), read, 1)
 
 

@@ -31,9 +31,8 @@ LINES_PER_FILE = 20  # line hits kept per file (what ranking looks at)
 PREVIEW_COLUMNS = 400  # longer lines come back cut (minified code)
 
 
-class Running:
-    """An ``rg`` started before its output is wanted, its output read meanwhile on a thread
-    of its own (rg never waits on a full pipe): :func:`start_early`, :func:`start`."""
+class _EarlyScan:
+    """An ``rg`` started before its scan, its output read meanwhile (see :func:`start_early`)."""
 
     def __init__(self, command: tuple[str, ...]) -> None:
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE,
@@ -67,7 +66,7 @@ class Running:
         self._reader.join()
 
 
-_early: dict[tuple[str, ...], Running] = {}
+_early: dict[tuple[str, ...], _EarlyScan] = {}
 
 
 @cache
@@ -127,17 +126,11 @@ def start_early(command: Sequence[str]) -> None:
     if key in _early:
         return
     try:
-        _early[key] = Running(key)
+        _early[key] = _EarlyScan(key)
     except OSError:
         return  # the late scan starts its own and reports what went wrong
     if len(_early) == 1:
         atexit.register(stop_unused)
-
-
-def start(command: Sequence[str]) -> Running:
-    """``command`` started now: the caller does other work while rg scans, then takes its
-    output with ``.output(timeout)``."""
-    return Running(tuple(command))
 
 
 def stop_unused() -> None:

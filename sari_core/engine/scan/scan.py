@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -50,10 +50,12 @@ class ScannedFile:
 
 
 class TextFiles(NamedTuple):
-    """The index's text files: ``files`` sorted by (root, path), and the place in it of each
-    by its absolute path as rg prints it (the root as given, the OS's separators)."""
+    """The index's text files: ``files`` sorted by (root, path), ``paths`` their absolute
+    paths (the root as given, the OS's separators: as rg prints them), and ``rank`` the
+    place of each path in both."""
 
     files: list[FileHit]
+    paths: list[str]
     rank: dict[str, int]
 
 
@@ -174,42 +176,48 @@ class WorkspaceScan:
         return [item for item in found if (spec is None or spec.match_file(item.rel))
                 and self.belongs(item.root, item.rel)]
 
-    def indexed_matches(self, pattern: str, *, regex: bool, case_sensitive: bool,
-                        glob: str | None, indexed: Callable[[], TextFiles]
-                        ) -> list[FileHit] | None:
-        """The indexed text files with a line matching ``pattern``, from ``rg -l``, sorted by
-        (root, path); None when rg cannot answer it exactly (no rg, a non-ASCII pattern, a
-        NUL, a pattern rg's syntax refuses).
+    def indexed_matches(self, pattern: str, indexed: TextFiles, *, case_sensitive: bool,
+                        glob: str | None) -> list[FileHit] | None:
+        """The indexed text files with a line matching regex ``pattern``, sorted by (root,
+        path); None when rg cannot answer it exactly (no rg, a non-ASCII pattern, a NUL, a
+        pattern rg's syntax refuses).
 
-        ``indexed()`` gives the index's text files, and is asked while rg scans. The index
-        decides which files count, not :meth:`belongs`: the index holds the files the
+        rg reads the files the index holds as text (``indexed``), given their paths,
+        several thousand at a time: no walk of the tree, no ignore file read, no binary
+        file opened. The index decides which files count: it holds the files the
         workspace's rules let in, brought in step before a search (a folder whose
-        ``.gitignore`` changed is checked again), so a file rg lists and the index does not
-        hold is left out, and one it holds belongs.
+        ``.gitignore`` changed is checked again). Past the search's deadline the answer is
+        the files found by then (the deadline noted on the budget).
         """
         binary = self._ripgrep()
         if binary is None or not scannable(pattern):
             return None
-        running = rg_command.start(rg_command.with_pattern(
-            [*self._rg_command(binary), "--files-with-matches", "--null"], pattern,
-            regex=regex, case_sensitive=case_sensitive, roots=self.roots))
-        try:
-            files, rank = indexed()
-        except BaseException:
-            running.stop()
-            raise
-        output = self._finished(running.output(work_budget.remaining()), b"\0")
-        if output is None:
-            return None
-        paths = os.fsdecode(output).split("\0")
-        if os.sep != "/":
-            paths = [path.replace("/", os.sep) for path in paths]
-        found = sorted(number for number in map(rank.get, paths) if number is not None)
-        out = [files[number] for number in found]
+        paths = indexed.paths
         if glob:
             spec = glob_spec(glob)
-            out = [hit for hit in out if spec.match_file(hit.path)]
-        return out
+            paths = [path for path, hit in zip(paths, indexed.files, strict=True)
+                     if spec.match_file(hit.path)]
+        found: list[int] = []
+        for start in range(0, len(paths), RG_PATHS_PER_CALL):
+            stdout, status = rg_command.run(
+                [binary, "--no-config", "--no-messages", "--color", "never",
+                 "--files-with-matches", "--null",
+                 "--case-sensitive" if case_sensitive else "--ignore-case",
+                 "--regexp", pattern, "--", *paths[start:start + RG_PATHS_PER_CALL]],
+                timeout=work_budget.remaining())
+            if status is None:
+                work_budget.stop("its deadline")
+                stdout = stdout.rpartition(b"\0")[0]
+            elif status == RG_ERROR and not stdout:
+                return None
+            printed = os.fsdecode(stdout).split("\0")
+            if os.sep != "/":
+                printed = [path.replace("/", os.sep) for path in printed]
+            found.extend(number for number in map(indexed.rank.get, printed)
+                         if number is not None)
+            if status is None:
+                break
+        return [indexed.files[number] for number in sorted(found)]
 
     def matching_among(self, pattern: str, files: Sequence[tuple[int, str]], *,
                        case_sensitive: bool) -> set[tuple[int, str]] | None:
