@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import heapq
+import random
 from pathlib import Path
 
 import pytest
 
 from sari_core.engine import Workspace
+from sari_core.engine.scan import rg_command, scan
 from sari_core.engine.search.regex import compile_query
 from sari_core.engine.search.regex_plan import candidate_query, regex_files
-from sari_core.engine.search.text_match import phrase
+from sari_core.engine.search.search import first_in_order, order_key
+from sari_core.engine.search.text_match import FileHit, phrase
 from sari_core.models import SearchCall
 
 
@@ -90,3 +94,103 @@ def test_a_pattern_with_a_required_literal_stays_with_the_index_however_common(
         assert engine.search(SearchCall(query=r"value_\d+", kind="regex")).total == 12
         assert engine.search(SearchCall(query=r"[a-z]+_\d+", kind="regex")).total == 12
         assert handed == [r"[a-z]+_\d+"]  # no literal of three characters: rg
+
+
+def _every(engine: Workspace, pattern: str, case_sensitive: bool = False) -> list[str]:
+    rx = compile_query(pattern, case_sensitive=case_sensitive)
+    paths = {row.id: row.path for row in engine.store.text_files()}
+    return sorted(paths[file_id] for file_id, data in engine.store.utf8_texts(list(paths))
+                  if rx.lines(data, limit=1))
+
+
+@pytest.mark.parametrize("glob", [None, "src/**"])
+def test_a_regex_handed_to_rg_reads_the_indexed_texts_a_batch_at_a_time(
+        shared: Workspace, monkeypatch: pytest.MonkeyPatch, glob: str | None) -> None:
+    # rg is given the index's text files by path, a batch per rg: the files found over
+    # several batches, path_glob applied, are a scan's of every text.
+    runs: list[int] = []
+    real = rg_command.run
+
+    def counting(command, timeout):  # type: ignore[no-untyped-def]
+        runs.append(len(command))
+        return real(command, timeout)
+
+    monkeypatch.setattr(scan, "RG_PATHS_PER_CALL", 3)
+    monkeypatch.setattr(rg_command, "run", counting)
+    call = SearchCall(query=r"[a-z]+_[a-z]+", kind="regex", path_glob=glob)
+    every = [path for path in _every(shared, call.query)
+             if glob is None or path.startswith("src/")]
+    assert every and shared.matching_files(call) == every
+    texts = sum(1 for row in shared.store.text_files()
+                if glob is None or row.path.startswith("src/"))
+    assert len(runs) == -(-texts // 3) > 1
+
+
+def test_a_regex_handed_to_rg_past_its_deadline_says_its_answer_is_partial(
+        shared: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The second rg runs out of time after printing one whole path and part of another:
+    # the answer holds the files found by then, says so, and counts just those.
+    real = rg_command.run
+    runs: list[int] = []
+
+    def second_stopped(command, timeout):  # type: ignore[no-untyped-def]
+        stdout, status = real(command, timeout)
+        runs.append(1)
+        if len(runs) == 2:
+            first, _, rest = stdout.partition(b"\0")
+            return first + b"\0" + rest[:5], None
+        return stdout, status
+
+    monkeypatch.setattr(scan, "RG_PATHS_PER_CALL", 4)
+    monkeypatch.setattr(rg_command, "run", second_stopped)
+    call = SearchCall(query=r"\w+", kind="regex", limit=50)
+    every = set(_every(shared, call.query))
+    texts = sorted(row.path for row in shared.store.text_files())
+    assert len(texts) > 8  # three rg calls at least: the second stops
+    first = {path for path in texts[:4] if path in every}
+    result = shared.search(call)
+    shown = {match.path for match in result.matches}
+    assert result.total == len(first) + 1 == len(shown)
+    assert first < shown and len((shown - first) & set(texts[4:8])) == 1
+    assert result.truncated and any(note.startswith("Partial search: it stopped at its "
+                                                    "deadline") for note in result.notes)
+    assert len(runs) == 2  # no rg after the deadline
+
+
+def test_a_regex_handed_to_rg_finds_what_the_index_holds_now(tmp_path: Path) -> None:
+    # Only the index's text files count (not a binary file, not an ignored one), and a
+    # file written or deleted since the last search counts at once.
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / ".gitignore").write_text("ignored.py\n")
+    (tree / "a.py").write_text("MAX_SIZE = 1\n")
+    (tree / "ignored.py").write_text("MAX_SIZE = 2\n")
+    (tree / "blob.bin").write_bytes(b"\0\1MAX_SIZE = 3\n")
+    call = SearchCall(query=r"[A-Z]+_[A-Z]+", kind="regex", case_sensitive=True)
+    with Workspace([tree], index_path=tmp_path / "index.sqlite", watch=False) as engine:
+        engine.ensure_index(progress=False)
+        assert engine.matching_files(call) == ["a.py"]
+        assert engine.search(call).total == 1
+        (tree / "b.py").write_text("MIN_SIZE = 0\n")
+        assert engine.matching_files(call) == ["a.py", "b.py"]
+        (tree / "a.py").unlink()
+        assert engine.matching_files(call) == ["b.py"]
+        assert [match.path for match in engine.search(call).matches] == ["b.py"]
+
+
+def test_broad_file_sets_are_read_for_hits_in_the_ranking_s_order() -> None:
+    # Thousands of files match a broad regex: they are ordered apart from the few that
+    # define a name of the query or hold it in their path, as one ordering would.
+    rng = random.Random(7)
+    parts = ["src", "tests", "lib", "vendor", "site-packages", "foo", "x", "test_a.py",
+             "a.py", "foo.py", "b.pyi", "Foo.py"]
+    for _ in range(2000):
+        files = [FileHit(number, rng.randint(0, 1), "/".join(
+            rng.choice(parts) for _ in range(rng.randint(1, 4)))) for number in range(
+            rng.randint(0, 50))]
+        defines = {hit.id for hit in files if rng.random() < 0.1}
+        needle, case_sensitive = rng.choice(["foo", "x", "zzz", "a.py"]), rng.random() < 0.5
+        count = rng.randint(1, 30)
+        assert first_in_order(files, count, defines, needle, case_sensitive) == heapq.nsmallest(
+            count, files, key=lambda hit: order_key(hit, hit.id in defines, needle,
+                                                    case_sensitive))
