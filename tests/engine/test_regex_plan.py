@@ -31,14 +31,47 @@ def test_the_literals_a_pattern_requires_become_a_trigram_query(pattern: str,
         "(" + " AND ".join(phrase(run) for run in runs) + ")" for runs in branches)
 
 
-@pytest.mark.parametrize("pattern", [r"\d{4}-\d{2}", r"abc|x", r"(?i)hello", r"(abc)?def?",
-                                     r"[A-Z]{3,}_[A-Z]{3,}", r"a.c"])
+@pytest.mark.parametrize("pattern", [r"\d+", r"abc|x", r"(?i)hello", r"(abc)?def?",
+                                     r"[A-Z]{3,}_[A-Z]{3,}",
+                                     r"\w+_\w+", r"a.c", r"[!-\/]ab", r"[^a-z]{3}", r"\d?\.\d"])
 def test_a_pattern_without_a_required_literal_is_not_narrowed(pattern: str) -> None:
     assert candidate_query(pattern) is None
 
 
+@pytest.mark.parametrize(("pattern", "windows"), [
+    (r"\d+\.\d+", [("0123456789", ".", "0123456789")]),
+    (r"\d{4}-\d{2}", [("-", "0123456789", "0123456789"), ("0123456789", "-", "0123456789"),
+                       ("0123456789", "0123456789", "-")]),
+    (r"x[0-3]{2,}y", [("0123", "0123", "y"), ("x", "0123", "0123")]),
+])
+def test_a_pattern_without_a_literal_is_narrowed_by_its_character_sets(
+        pattern: str, windows: list[tuple[str, str, str]]) -> None:
+    # Three positions in a row, each a small set of characters: the OR of their trigrams.
+    assert candidate_query(pattern) == "(" + " AND ".join(
+        "(" + " OR ".join(phrase(a + b + c) for a in first for b in second for c in third)
+        + ")" for first, second, third in windows) + ")"
+
+
+def test_a_letter_class_takes_the_long_s_and_the_kelvin_sign(tmp_path: Path) -> None:
+    # Case-insensitive, [A-Z] matches the long s and the Kelvin sign as RE2 folds them; the
+    # trigram index folds them to s and k, so those files stay candidates.
+    for name, text in {"s.py": "x = 1_\u017f\u017f\u017f\n", "k.py": "x = 1_\u212a\u212a\u212a\n",
+                       "no.py": "x = 1_123\n"}.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    call = SearchCall(query=r"\d_[A-Z]{3,}", kind="regex")
+    assert candidate_query(call.query) is not None
+    with Workspace([tmp_path], index_path=tmp_path.parent / "folds.sqlite",
+                   watch=False) as engine:
+        engine.ensure_index(progress=False)
+        assert _every(engine, call.query) == ["k.py", "s.py"]
+        assert engine.matching_files(call) == ["k.py", "s.py"]
+        assert sorted(hit.path for hit in regex_files(
+            engine.store, compile_query(call.query, case_sensitive=False))) == ["k.py", "s.py"]
+
+
 PATTERNS = [r"def \w+_\w+\(self", r"import (os|sys)$", r"execute_read|renderPage",
-            r"class \w+", r"\d+", r"[A-Z][a-z]+[A-Z]", r"e.e", r"^\s+return",
+            r"class \w+", r"\d+", r"[A-Z][a-z]+[A-Z]", r"e.e", r"^\s+return", r"\d+\.\d+",
+            r"[a-z]{2,}_[a-z]+", r"[A-Z]{3,}", r"\d{4}-\d{2}|[a-z]\(\)",
             r"helper\(\'x"]  # the last: RE2 takes \', rg's syntax refuses it
 
 
@@ -92,8 +125,8 @@ def test_a_pattern_with_a_required_literal_stays_with_the_index_however_common(
         assert engine.search(SearchCall(query=r"import \w+$", kind="regex")).total == 12
         assert handed == []
         assert engine.search(SearchCall(query=r"value_\d+", kind="regex")).total == 12
-        assert engine.search(SearchCall(query=r"[a-z]+_\d+", kind="regex")).total == 12
-        assert handed == [r"[a-z]+_\d+"]  # no literal of three characters: rg
+        assert engine.search(SearchCall(query=r"\w+_\d+", kind="regex")).total == 12
+        assert handed == [r"\w+_\d+"]  # no literal, no three small sets in a row: rg
 
 
 def _every(engine: Workspace, pattern: str, case_sensitive: bool = False) -> list[str]:
@@ -117,7 +150,7 @@ def test_a_regex_handed_to_rg_reads_the_indexed_texts_a_batch_at_a_time(
 
     monkeypatch.setattr(scan, "RG_PATHS_PER_CALL", 2)
     monkeypatch.setattr(rg_command, "run", counting)
-    call = SearchCall(query=r"[a-z]+_[a-z]+", kind="regex", path_glob=glob)
+    call = SearchCall(query=r"\w+_\w+", kind="regex", path_glob=glob)
     every = [path for path in _every(shared, call.query)
              if glob is None or path.startswith("src/")]
     assert every and shared.matching_files(call) == every
