@@ -51,12 +51,14 @@ class ScannedFile:
 
 class TextFiles(NamedTuple):
     """The index's text files: ``files`` sorted by (root, path), ``paths`` their absolute
-    paths (the root as given, the OS's separators: as rg prints them), and ``rank`` the
-    place of each path in both."""
+    paths (the root as given, the OS's separators: as rg prints them), ``rank`` the place
+    of each path in both, ``number`` the place of each file id."""
 
     files: list[FileHit]
     paths: list[str]
     rank: dict[str, int]
+    number: dict[int, int]  # file id -> place
+    sizes: list[int]  # bytes, as indexed
 
 
 def definition_on(line: str) -> tuple[str, str] | None:
@@ -177,26 +179,31 @@ class WorkspaceScan:
                 and self.belongs(item.root, item.rel)]
 
     def indexed_matches(self, pattern: str, indexed: TextFiles, *, case_sensitive: bool,
-                        glob: str | None) -> list[FileHit] | None:
-        """The indexed text files with a line matching regex ``pattern``, sorted by (root,
-        path); None when rg cannot answer it exactly (no rg, a non-ASCII pattern, a NUL, a
-        pattern rg's syntax refuses).
+                        glob: str | None = None, among: Sequence[int] | None = None
+                        ) -> list[FileHit] | None:
+        """The indexed text files with a line matching regex ``pattern`` (those of ``among``,
+        places in ``indexed``, when given), sorted by (root, path); None when rg cannot
+        answer it exactly (no rg, a non-ASCII pattern, a NUL, a pattern rg's syntax
+        refuses).
 
-        rg reads the files the index holds as text (``indexed``), given their paths,
-        several thousand at a time: no walk of the tree, no ignore file read, no binary
-        file opened. The index decides which files count: it holds the files the
-        workspace's rules let in, brought in step before a search (a folder whose
-        ``.gitignore`` changed is checked again). Past the search's deadline the answer is
-        the files found by then (the deadline noted on the budget).
+        rg reads the files the index holds as text, given their paths, several thousand at
+        a time: no walk of the tree, no ignore file read, no binary file opened. The index
+        decides which files count: it holds the files the workspace's rules let in, brought
+        in step before a search (a folder whose ``.gitignore`` changed is checked again).
+        Past the search's deadline the answer is the files found by then (the deadline
+        noted on the budget).
         """
         binary = self._ripgrep()
         if binary is None or not scannable(pattern):
             return None
-        paths = indexed.paths
-        if glob:
+        if among is not None:
+            paths = [indexed.paths[number] for number in among]
+        elif glob:
             spec = glob_spec(glob)
-            paths = [path for path, hit in zip(paths, indexed.files, strict=True)
+            paths = [path for path, hit in zip(indexed.paths, indexed.files, strict=True)
                      if spec.match_file(hit.path)]
+        else:
+            paths = indexed.paths
         found: list[int] = []
         for start in range(0, len(paths), RG_PATHS_PER_CALL):
             stdout, status = rg_command.run(
@@ -218,31 +225,6 @@ class WorkspaceScan:
             if status is None:
                 break
         return [indexed.files[number] for number in sorted(found)]
-
-    def matching_among(self, pattern: str, files: Sequence[tuple[int, str]], *,
-                       case_sensitive: bool) -> set[tuple[int, str]] | None:
-        """Which of ``files`` (root index, path) hold a line matching regex ``pattern``: rg
-        reads just those files (the candidates the index picked), several at a time. None
-        when rg cannot answer it exactly (no rg, a non-ASCII pattern, a pattern rg's syntax
-        refuses) or its deadline passed."""
-        binary = self._ripgrep()
-        if binary is None or not scannable(pattern):
-            return None
-        found: set[tuple[int, str]] = set()
-        paths = [os.path.join(self.roots[root], rel) for root, rel in files]
-        for start in range(0, len(paths), RG_PATHS_PER_CALL):
-            command = [binary, "--no-config", "--no-messages", "--color", "never",
-                       "--files-with-matches", "--null",
-                       "--case-sensitive" if case_sensitive else "--ignore-case",
-                       "--regexp", pattern, "--", *paths[start:start + RG_PATHS_PER_CALL]]
-            stdout, status = rg_command.run(command, timeout=work_budget.remaining())
-            if status is None or (status == RG_ERROR and not stdout):
-                return None
-            for raw in stdout.split(b"\0"):
-                key = self._split(os.fsdecode(raw)) if raw else None
-                if key is not None:
-                    found.add(key)
-        return found
 
     def _run_rg(self, command: list[str], pattern: str, regex: bool, case_sensitive: bool,
                 record_end: bytes) -> bytes | None:
