@@ -229,3 +229,15 @@ def test_broad_file_sets_are_read_for_hits_in_the_ranking_s_order() -> None:
         assert first_in_order(files, count, defines, needle, case_sensitive) == heapq.nsmallest(
             count, files, key=lambda hit: order_key(hit, hit.id in defines, needle,
                                                     case_sensitive))
+
+
+def test_rg_is_given_as_many_paths_as_one_command_line_holds(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = [f"/tree/{number:04}.py" for number in range(10)]  # 13 characters each
+    monkeypatch.setattr(scan, "RG_PATHS_PER_CALL", 4)
+    assert [len(batch) for batch in scan._batches(paths)] == [4, 4, 2]
+    monkeypatch.setattr(scan, "RG_ARGUMENT_CHARS", 3 * 14)
+    assert [len(batch) for batch in scan._batches(paths)] == [3, 3, 3, 1]
+    monkeypatch.setattr(scan, "RG_ARGUMENT_CHARS", 5)  # a path longer than that goes alone
+    assert [len(batch) for batch in scan._batches(paths)] == [1] * 10
+    assert [path for batch in scan._batches(paths) for path in batch] == paths

@@ -1,12 +1,16 @@
 """Which regex searches ripgrep answers instead of the index, and rg's answer as index hits.
 
-A regex the index cannot narrow (no literal it requires) goes to ripgrep over the tree,
-which scans faster than reading every indexed text (both are linear-time engines). One
-with a required literal has its candidate files picked by the trigram index, and rg reads
-just those: the time of a regex search is in matching the candidates' text, and rg reads
-a file from the page cache and matches it faster than the index can decompress it and
-hand it to RE2 from Python. Without rg (or for a pattern rg cannot take exactly) the index
-checks the candidates itself.
+A regex the index cannot narrow (no literal, no small character sets in a row it requires)
+goes to ripgrep over every text file the index holds, which scans faster than reading every
+indexed text (both are linear-time engines). One the index narrows has its candidate files
+picked by the trigram index, and rg reads just those: the time of a regex search is in
+matching the candidates' text, and rg reads a file from the page cache and matches it
+faster than the index can decompress it and hand it to RE2 from Python. Without rg (or for
+a pattern rg cannot take exactly) the index checks the candidates itself.
+
+Either way rg is given paths, and its answer is matched against the index's text files as
+one table (paths, ids, sizes), read once per index version: a broad pattern lists thousands
+of files, and a look-up and an ignore check per file added a third to the call.
 """
 
 from __future__ import annotations

@@ -35,7 +35,10 @@ from sari_core.engine.search.regex import compile_query
 from sari_core.engine.search.text_match import FileHit, contains, glob_spec
 
 RG_ERROR = 2  # rg's exit status for an error (a pattern it cannot parse, among others)
-RG_PATHS_PER_CALL = 4000  # paths given to one rg (well under the argument list's limit)
+RG_PATHS_PER_CALL = 4000  # paths given to one rg
+# ... and their characters together, well under the command line's limit (32,767 characters
+# on Windows; on Linux the arguments and the environment share ARG_MAX, 2 MB by default).
+RG_ARGUMENT_CHARS = 24_000 if os.name == "nt" else 1_000_000
 # A line that introduces a definition in the languages Sari parses.
 _DEFINITION = re.compile(
     r"^\s*(?:(?:export|pub(?:\([^)]*\))?|async|default|abstract|public|private|static)\s+)*"
@@ -205,13 +208,12 @@ class WorkspaceScan:
         else:
             paths = indexed.paths
         found: list[int] = []
-        for start in range(0, len(paths), RG_PATHS_PER_CALL):
+        for batch in _batches(paths):
             stdout, status = rg_command.run(
                 [binary, "--no-config", "--no-messages", "--color", "never",
                  "--files-with-matches", "--null",
                  "--case-sensitive" if case_sensitive else "--ignore-case",
-                 "--regexp", pattern, "--", *paths[start:start + RG_PATHS_PER_CALL]],
-                timeout=work_budget.remaining())
+                 "--regexp", pattern, "--", *batch], timeout=work_budget.remaining())
             if status is None:
                 work_budget.stop("its deadline")
                 stdout = stdout.rpartition(b"\0")[0]
@@ -309,6 +311,20 @@ class WorkspaceScan:
                 if item.lines:
                     out.append(item)
         return out
+
+
+def _batches(paths: Sequence[str]) -> Iterator[Sequence[str]]:
+    """``paths`` in runs one rg command line holds: ``RG_PATHS_PER_CALL`` at most, and
+    ``RG_ARGUMENT_CHARS`` of them together."""
+    start = 0
+    while start < len(paths):
+        end, chars = start, 0
+        while end < len(paths) and end - start < RG_PATHS_PER_CALL and \
+                (end == start or chars + len(paths[end]) + 1 <= RG_ARGUMENT_CHARS):
+            chars += len(paths[end]) + 1
+            end += 1
+        yield paths[start:end]
+        start = end
 
 
 def same_name(query: str, name: str) -> bool:
