@@ -241,3 +241,17 @@ def test_rg_is_given_as_many_paths_as_one_command_line_holds(
     monkeypatch.setattr(scan, "RG_ARGUMENT_CHARS", 5)  # a path longer than that goes alone
     assert [len(batch) for batch in scan._batches(paths)] == [1] * 10
     assert [path for batch in scan._batches(paths) for path in batch] == paths
+
+
+@pytest.mark.parametrize("pattern", [r"\Qzz{2}\E", r"\Q\d+\.\d+\E"])
+def test_quoted_text_is_not_read_as_a_pattern(tmp_path: Path, pattern: str) -> None:
+    # \Q...\E quotes its text: "zz{2}" holds no "zzz", "\d+\.\d+" no digit.
+    (tmp_path / "quoted.py").write_text("a = 'zz{2}'\nb = r'\\d+\\.\\d+'\n")
+    (tmp_path / "other.py").write_text("c = 'zzz 1.5'\n")
+    assert candidate_query(pattern) is None
+    with Workspace([tmp_path], index_path=tmp_path.parent / "quoted.sqlite",
+                   watch=False) as engine:
+        engine.ensure_index(progress=False)
+        assert engine.matching_files(SearchCall(query=pattern, kind="regex")) == ["quoted.py"]
+        assert [hit.path for hit in regex_files(engine.store, compile_query(
+            pattern, case_sensitive=False))] == ["quoted.py"]

@@ -126,16 +126,3 @@ def file_definitions(store: Any, file_id: int) -> list[tuple[str, str, int, int]
         store.reader.execute("SELECT name, kind, line, end_line FROM symbols "
                              "WHERE file_id = ? AND is_def = 1", (file_id,))],
         DEFINITION_FILES)
-
-
-def text_file_ids(store: Any) -> dict[int, dict[str, int]]:
-    """root -> {path: id} of every indexed text file: what a regex ripgrep ran over the tree
-    is checked against, thousands of paths at a time (one read per index version, instead
-    of a look-up per path)."""
-    def read() -> dict[int, dict[str, int]]:
-        out: dict[int, dict[str, int]] = {}
-        for root, path, file_id in store.reader.execute(
-                "SELECT root, path, id FROM files WHERE kind = 'text'"):
-            out.setdefault(root, {})[path] = file_id
-        return out
-    return remembered(memo_for(store, store.reader), "text file ids", None, read, 1)

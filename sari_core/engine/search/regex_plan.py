@@ -68,8 +68,9 @@ def _quantifier(pattern: str, i: int) -> tuple[str, int]:
 
 def required_runs(branch: str) -> list[str] | None:
     """The literal runs (three characters or more) every match of ``branch`` contains;
-    None when the branch cannot be analysed (inline flags, numeric escapes)."""
-    if "(?" in branch.replace("(?:", ""):
+    None when the branch cannot be analysed (inline flags, numeric escapes, text quoted by
+    ``\\Q...\\E``, which is not read as a pattern)."""
+    if "(?" in branch.replace("(?:", "") or "\\Q" in branch:
         return None
     runs: list[str] = []
     current: list[str] = []
