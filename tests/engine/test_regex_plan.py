@@ -243,11 +243,15 @@ def test_rg_is_given_as_many_paths_as_one_command_line_holds(
     assert [path for batch in scan._batches(paths) for path in batch] == paths
 
 
-@pytest.mark.parametrize("pattern", [r"\Qzz{2}\E", r"\Q\d+\.\d+\E"])
-def test_quoted_text_is_not_read_as_a_pattern(tmp_path: Path, pattern: str) -> None:
-    # \Q...\E quotes its text: "zz{2}" holds no "zzz", "\d+\.\d+" no digit.
-    (tmp_path / "quoted.py").write_text("a = 'zz{2}'\nb = r'\\d+\\.\\d+'\n")
-    (tmp_path / "other.py").write_text("c = 'zzz 1.5'\n")
+@pytest.mark.parametrize("pattern", [r"\Qzz{2}\E", r"\Q\d+\.\d+\E", r"\pN\.\d\d[a-z]",
+                                     r"\p{Greek}ing", r"\PLing"])
+def test_escapes_that_are_not_their_letters_are_not_read_as_literals(
+        tmp_path: Path, pattern: str) -> None:
+    # \Q...\E quotes its text: "zz{2}" holds no "zzz", "\d+\.\d+" no digit; \pN is a
+    # digit, not an "N", \p{Greek} a Greek letter, \PL no letter.
+    (tmp_path / "quoted.py").write_text("a = 'zz{2}'\nb = r'\\d+\\.\\d+'\nc = '5.25x'\n"
+                                        "d = '\u03b1ing'\ne = '_ing'\n", encoding="utf-8")
+    (tmp_path / "other.py").write_text("c = 'zzz 1.5 Greeking'\n")
     assert candidate_query(pattern) is None
     with Workspace([tmp_path], index_path=tmp_path.parent / "quoted.sqlite",
                    watch=False) as engine:

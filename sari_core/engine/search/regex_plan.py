@@ -24,6 +24,9 @@ _SPECIAL = set(".^$*+?{}[]\\|()")
 _ESCAPED_LITERALS = set(".^$*+?{}[]\\|()-/#&~\"'=:<>,;@%!` ")
 _NUMERIC_ESCAPES = set("xuUN0123456789")
 _BRACES = re.compile(r"\{(\d*)(,\d*)?\}")
+# Escapes whose next characters are not themselves: a Unicode class (\pN, \p{Greek}) and
+# quoted text (\Q...\E). (A literal backslash before p, P or Q is refused too: harmless.)
+_UNREAD_ESCAPES = re.compile(r"\\[pPQ]")
 MAX_CLASS_CHARS = 36  # a character class spelled out for the trigram index: [a-z0-9] at most
 # Trigrams of three positions in a row, OR-ed, and of all such windows AND-ed (\d-\d: 100).
 # A letter on each side of a character (676 for [a-z]_[a-z]) is in most files of code: the
@@ -68,9 +71,9 @@ def _quantifier(pattern: str, i: int) -> tuple[str, int]:
 
 def required_runs(branch: str) -> list[str] | None:
     """The literal runs (three characters or more) every match of ``branch`` contains;
-    None when the branch cannot be analysed (inline flags, numeric escapes, text quoted by
-    ``\\Q...\\E``, which is not read as a pattern)."""
-    if "(?" in branch.replace("(?:", "") or "\\Q" in branch:
+    None when the branch cannot be analysed (inline flags, numeric escapes, Unicode classes
+    such as ``\\pN`` or ``\\p{Greek}``, text quoted by ``\\Q...\\E``)."""
+    if "(?" in branch.replace("(?:", "") or _UNREAD_ESCAPES.search(branch):
         return None
     runs: list[str] = []
     current: list[str] = []
