@@ -4,11 +4,14 @@ As Google Code Search and Zoekt do, the literal runs every match must contain be
 a trigram query: all the runs of three characters or more a branch requires (AND), and
 for an alternation at the top level each branch's runs (OR). The candidates it selects
 are a superset of the files that match (the trigram index is case-folded); RE2 then
-checks each candidate. A pattern with a branch that requires no such run cannot be
-narrowed: ``None``, and the caller scans (with ripgrep when it can).
+checks each candidate. A branch that requires no such run may require small character
+sets in a row (``\\d+\\.\\d+``: a digit, a dot, a digit): the OR of their trigrams selects
+its files, when there are few enough of them. A pattern with a branch that requires
+neither cannot be narrowed: ``None``, and the caller scans (with ripgrep when it can).
 
-Conservative: inline flags and numeric escapes give ``None``; what sits under an
-optional quantifier or inside a group is not required.
+Conservative: inline flags, numeric escapes, Unicode classes (``\\pN``) and quoted text
+(``\\Q...\\E``) give ``None``; what sits under an optional quantifier or inside a group is
+not required.
 """
 
 from __future__ import annotations
