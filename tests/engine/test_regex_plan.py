@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import heapq
+import random
 from pathlib import Path
 
 import pytest
 
 from sari_core.engine import Workspace
+from sari_core.engine.scan import rg_command, scan
 from sari_core.engine.search.regex import compile_query
 from sari_core.engine.search.regex_plan import candidate_query, regex_files
-from sari_core.engine.search.text_match import phrase
+from sari_core.engine.search.search import first_in_order, order_key
+from sari_core.engine.search.text_match import FileHit, phrase
 from sari_core.models import SearchCall
 
 
@@ -27,14 +31,47 @@ def test_the_literals_a_pattern_requires_become_a_trigram_query(pattern: str,
         "(" + " AND ".join(phrase(run) for run in runs) + ")" for runs in branches)
 
 
-@pytest.mark.parametrize("pattern", [r"\d{4}-\d{2}", r"abc|x", r"(?i)hello", r"(abc)?def?",
-                                     r"[A-Z]{3,}_[A-Z]{3,}", r"a.c"])
+@pytest.mark.parametrize("pattern", [r"\d+", r"abc|x", r"(?i)hello", r"(abc)?def?",
+                                     r"[A-Z]{3,}_[A-Z]{3,}",
+                                     r"\w+_\w+", r"a.c", r"[!-\/]ab", r"[^a-z]{3}", r"\d?\.\d"])
 def test_a_pattern_without_a_required_literal_is_not_narrowed(pattern: str) -> None:
     assert candidate_query(pattern) is None
 
 
+@pytest.mark.parametrize(("pattern", "windows"), [
+    (r"\d+\.\d+", [("0123456789", ".", "0123456789")]),
+    (r"\d{4}-\d{2}", [("-", "0123456789", "0123456789"), ("0123456789", "-", "0123456789"),
+                       ("0123456789", "0123456789", "-")]),
+    (r"x[0-3]{2,}y", [("0123", "0123", "y"), ("x", "0123", "0123")]),
+])
+def test_a_pattern_without_a_literal_is_narrowed_by_its_character_sets(
+        pattern: str, windows: list[tuple[str, str, str]]) -> None:
+    # Three positions in a row, each a small set of characters: the OR of their trigrams.
+    assert candidate_query(pattern) == "(" + " AND ".join(
+        "(" + " OR ".join(phrase(a + b + c) for a in first for b in second for c in third)
+        + ")" for first, second, third in windows) + ")"
+
+
+def test_a_letter_class_takes_the_long_s_and_the_kelvin_sign(tmp_path: Path) -> None:
+    # Case-insensitive, [A-Z] matches the long s and the Kelvin sign as RE2 folds them; the
+    # trigram index folds them to s and k, so those files stay candidates.
+    for name, text in {"s.py": "x = 1_\u017f\u017f\u017f\n", "k.py": "x = 1_\u212a\u212a\u212a\n",
+                       "no.py": "x = 1_123\n"}.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    call = SearchCall(query=r"\d_[A-Z]{3,}", kind="regex")
+    assert candidate_query(call.query) is not None
+    with Workspace([tmp_path], index_path=tmp_path.parent / "folds.sqlite",
+                   watch=False) as engine:
+        engine.ensure_index(progress=False)
+        assert _every(engine, call.query) == ["k.py", "s.py"]
+        assert engine.matching_files(call) == ["k.py", "s.py"]
+        assert sorted(hit.path for hit in regex_files(
+            engine.store, compile_query(call.query, case_sensitive=False))) == ["k.py", "s.py"]
+
+
 PATTERNS = [r"def \w+_\w+\(self", r"import (os|sys)$", r"execute_read|renderPage",
-            r"class \w+", r"\d+", r"[A-Z][a-z]+[A-Z]", r"e.e", r"^\s+return",
+            r"class \w+", r"\d+", r"[A-Z][a-z]+[A-Z]", r"e.e", r"^\s+return", r"\d+\.\d+",
+            r"[a-z]{2,}_[a-z]+", r"[A-Z]{3,}", r"\d{4}-\d{2}|[a-z]\(\)",
             r"helper\(\'x"]  # the last: RE2 takes \', rg's syntax refuses it
 
 
@@ -78,15 +115,147 @@ def test_a_pattern_with_a_required_literal_stays_with_the_index_however_common(
                    watch=False) as engine:
         engine.ensure_index(progress=False)
         handed: list[str] = []
-        real = engine.scan.matching_files
+        real = engine.scan.indexed_matches
 
-        def spy(pattern: str, **kwargs: object) -> object:
-            handed.append(pattern)
-            return real(pattern, **kwargs)  # type: ignore[arg-type]
+        def spy(pattern: str, *args: object, **kwargs: object) -> object:
+            if kwargs.get("among") is None:  # rg over every text, not the candidates
+                handed.append(pattern)
+            return real(pattern, *args, **kwargs)  # type: ignore[arg-type]
 
-        monkeypatch.setattr(engine.scan, "matching_files", spy)
+        monkeypatch.setattr(engine.scan, "indexed_matches", spy)
         assert engine.search(SearchCall(query=r"import \w+$", kind="regex")).total == 12
         assert handed == []
         assert engine.search(SearchCall(query=r"value_\d+", kind="regex")).total == 12
-        assert engine.search(SearchCall(query=r"[a-z]+_\d+", kind="regex")).total == 12
-        assert handed == [r"[a-z]+_\d+"]  # no literal of three characters: rg
+        assert engine.search(SearchCall(query=r"\w+_\d+", kind="regex")).total == 12
+        assert handed == [r"\w+_\d+"]  # no literal, no three small sets in a row: rg
+
+
+def _every(engine: Workspace, pattern: str, case_sensitive: bool = False) -> list[str]:
+    rx = compile_query(pattern, case_sensitive=case_sensitive)
+    paths = {row.id: row.path for row in engine.store.text_files()}
+    return sorted(paths[file_id] for file_id, data in engine.store.utf8_texts(list(paths))
+                  if rx.lines(data, limit=1))
+
+
+@pytest.mark.parametrize("glob", [None, "src/**"])
+def test_a_regex_handed_to_rg_reads_the_indexed_texts_a_batch_at_a_time(
+        shared: Workspace, monkeypatch: pytest.MonkeyPatch, glob: str | None) -> None:
+    # rg is given the index's text files by path, a batch per rg: the files found over
+    # several batches, path_glob applied, are a scan's of every text.
+    runs: list[int] = []
+    real = rg_command.run
+
+    def counting(command, timeout):  # type: ignore[no-untyped-def]
+        runs.append(len(command))
+        return real(command, timeout)
+
+    monkeypatch.setattr(scan, "RG_PATHS_PER_CALL", 2)
+    monkeypatch.setattr(rg_command, "run", counting)
+    call = SearchCall(query=r"\w+_\w+", kind="regex", path_glob=glob)
+    every = [path for path in _every(shared, call.query)
+             if glob is None or path.startswith("src/")]
+    assert every and shared.matching_files(call) == every
+    texts = sum(1 for row in shared.store.text_files()
+                if glob is None or row.path.startswith("src/"))
+    assert len(runs) == -(-texts // 2) > 1
+
+
+def test_a_regex_handed_to_rg_past_its_deadline_says_its_answer_is_partial(
+        shared: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The second rg runs out of time after printing one whole path and part of another:
+    # the answer holds the files found by then, says so, and counts just those.
+    real = rg_command.run
+    runs: list[int] = []
+
+    def second_stopped(command, timeout):  # type: ignore[no-untyped-def]
+        stdout, status = real(command, timeout)
+        runs.append(1)
+        if len(runs) == 2:
+            first, _, rest = stdout.partition(b"\0")
+            return first + b"\0" + rest[:5], None
+        return stdout, status
+
+    monkeypatch.setattr(scan, "RG_PATHS_PER_CALL", 4)
+    monkeypatch.setattr(rg_command, "run", second_stopped)
+    call = SearchCall(query=r"\w+", kind="regex", limit=50)
+    every = set(_every(shared, call.query))
+    texts = sorted(row.path for row in shared.store.text_files())
+    assert len(texts) > 8  # three rg calls at least: the second stops
+    first = {path for path in texts[:4] if path in every}
+    result = shared.search(call)
+    assert result.total == len(first) + 1
+    assert {match.path for match in result.matches} <= every
+    assert result.truncated and any(note.startswith("Partial search: it stopped at its "
+                                                    "deadline") for note in result.notes)
+    assert len(runs) == 2  # no rg after the deadline
+
+
+def test_a_regex_handed_to_rg_finds_what_the_index_holds_now(tmp_path: Path) -> None:
+    # Only the index's text files count (not a binary file, not an ignored one), and a
+    # file written or deleted since the last search counts at once.
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / ".gitignore").write_text("ignored.py\n")
+    (tree / "a.py").write_text("MAX_SIZE = 1\n")
+    (tree / "ignored.py").write_text("MAX_SIZE = 2\n")
+    (tree / "blob.bin").write_bytes(b"\0\1MAX_SIZE = 3\n")
+    call = SearchCall(query=r"[A-Z]+_[A-Z]+", kind="regex", case_sensitive=True)
+    with Workspace([tree], index_path=tmp_path / "index.sqlite", watch=False) as engine:
+        engine.ensure_index(progress=False)
+        assert engine.matching_files(call) == ["a.py"]
+        assert engine.search(call).total == 1
+        (tree / "b.py").write_text("MIN_SIZE = 0\n")
+        engine.indexer.sync([(0, "b.py")])
+        assert engine.matching_files(call) == ["a.py", "b.py"]
+        (tree / "a.py").unlink()
+        engine.indexer.sync([(0, "a.py")])
+        assert engine.matching_files(call) == ["b.py"]
+        assert [match.path for match in engine.search(call).matches] == ["b.py"]
+
+
+def test_broad_file_sets_are_read_for_hits_in_the_ranking_s_order() -> None:
+    # Thousands of files match a broad regex: they are ordered apart from the few that
+    # define a name of the query or hold it in their path, as one ordering would.
+    rng = random.Random(7)
+    parts = ["src", "tests", "lib", "vendor", "site-packages", "foo", "x", "test_a.py",
+             "a.py", "foo.py", "b.pyi", "Foo.py"]
+    for _ in range(2000):
+        files = [FileHit(number, rng.randint(0, 1), "/".join(
+            rng.choice(parts) for _ in range(rng.randint(1, 4)))) for number in range(
+            rng.randint(0, 50))]
+        defines = {hit.id for hit in files if rng.random() < 0.1}
+        needle, case_sensitive = rng.choice(["foo", "x", "zzz", "a.py"]), rng.random() < 0.5
+        count = rng.randint(1, 30)
+        assert first_in_order(files, count, defines, needle, case_sensitive) == heapq.nsmallest(
+            count, files, key=lambda hit: order_key(hit, hit.id in defines, needle,
+                                                    case_sensitive))
+
+
+def test_rg_is_given_as_many_paths_as_one_command_line_holds(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = [f"/tree/{number:04}.py" for number in range(10)]  # 13 characters each
+    monkeypatch.setattr(scan, "RG_PATHS_PER_CALL", 4)
+    assert [len(batch) for batch in scan._batches(paths)] == [4, 4, 2]
+    monkeypatch.setattr(scan, "RG_ARGUMENT_CHARS", 3 * 14)
+    assert [len(batch) for batch in scan._batches(paths)] == [3, 3, 3, 1]
+    monkeypatch.setattr(scan, "RG_ARGUMENT_CHARS", 5)  # a path longer than that goes alone
+    assert [len(batch) for batch in scan._batches(paths)] == [1] * 10
+    assert [path for batch in scan._batches(paths) for path in batch] == paths
+
+
+@pytest.mark.parametrize("pattern", [r"\Qzz{2}\E", r"\Q\d+\.\d+\E", r"\pN\.\d\d[a-z]",
+                                     r"\p{Greek}ing", r"\PLing"])
+def test_escapes_that_are_not_their_letters_are_not_read_as_literals(
+        tmp_path: Path, pattern: str) -> None:
+    # \Q...\E quotes its text: "zz{2}" holds no "zzz", "\d+\.\d+" no digit; \pN is a
+    # digit, not an "N", \p{Greek} a Greek letter, \PL no letter.
+    (tmp_path / "quoted.py").write_text("a = 'zz{2}'\nb = r'\\d+\\.\\d+'\nc = '5.25x'\n"
+                                        "d = '\u03b1ing'\ne = '_ing'\n", encoding="utf-8")
+    (tmp_path / "other.py").write_text("c = 'zzz 1.5 Greeking'\n")
+    assert candidate_query(pattern) is None
+    with Workspace([tmp_path], index_path=tmp_path.parent / "quoted.sqlite",
+                   watch=False) as engine:
+        engine.ensure_index(progress=False)
+        assert engine.matching_files(SearchCall(query=pattern, kind="regex")) == ["quoted.py"]
+        assert [hit.path for hit in regex_files(engine.store, compile_query(
+            pattern, case_sensitive=False))] == ["quoted.py"]

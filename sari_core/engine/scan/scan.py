@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from sari_core.engine.files import fdwalk
 from sari_core.engine.files.ignore import Chain, IgnoreRules
@@ -31,10 +32,13 @@ from sari_core.engine.scan import rg_command
 from sari_core.engine.scan.rg_command import LINES_PER_FILE, PREVIEW_COLUMNS, ripgrep, scannable
 from sari_core.engine.search import work_budget
 from sari_core.engine.search.regex import compile_query
-from sari_core.engine.search.text_match import contains, glob_spec
+from sari_core.engine.search.text_match import FileHit, contains, glob_spec
 
 RG_ERROR = 2  # rg's exit status for an error (a pattern it cannot parse, among others)
-RG_PATHS_PER_CALL = 4000  # paths given to one rg (well under the argument list's limit)
+RG_PATHS_PER_CALL = 4000  # paths given to one rg
+# ... and their characters together, well under the command line's limit (32,767 characters
+# on Windows; on Linux the arguments and the environment share ARG_MAX, 2 MB by default).
+RG_ARGUMENT_CHARS = 24_000 if os.name == "nt" else 1_000_000
 # A line that introduces a definition in the languages Sari parses.
 _DEFINITION = re.compile(
     r"^\s*(?:(?:export|pub(?:\([^)]*\))?|async|default|abstract|public|private|static)\s+)*"
@@ -46,6 +50,18 @@ class ScannedFile:
     root: int
     rel: str
     lines: list[tuple[int, str]] = field(default_factory=list)  # (line number, text)
+
+
+class TextFiles(NamedTuple):
+    """The index's text files: ``files`` sorted by (root, path), ``paths`` their absolute
+    paths (the root as given, the OS's separators: as rg prints them), ``rank`` the place
+    of each path in both, ``number`` the place of each file id."""
+
+    files: list[FileHit]
+    paths: list[str]
+    rank: dict[str, int]
+    number: dict[int, int]  # file id -> place
+    sizes: list[int]  # bytes, as indexed
 
 
 def definition_on(line: str) -> tuple[str, str] | None:
@@ -165,60 +181,67 @@ class WorkspaceScan:
         return [item for item in found if (spec is None or spec.match_file(item.rel))
                 and self.belongs(item.root, item.rel)]
 
-    def matching_files(self, pattern: str, *, regex: bool, case_sensitive: bool,
-                       glob: str | None = None) -> list[tuple[int, str]] | None:
-        """(root, path) of the files with a line matching ``pattern``, from ``rg -l``;
-        None when rg cannot answer it exactly (no rg, a non-ASCII pattern, a NUL)."""
-        self._fresh()
-        binary = self._ripgrep()
-        if binary is None or not scannable(pattern):
-            return None
-        output = self._run_rg([*self._rg_command(binary), "--files-with-matches", "--null"],
-                              pattern, regex, case_sensitive, b"\0")
-        if output is None:
-            return None
-        spec = glob_spec(glob) if glob else None
-        out = []
-        for raw in output.split(b"\0"):
-            key = self._split(os.fsdecode(raw)) if raw else None
-            if key is not None and (spec is None or spec.match_file(key[1])) \
-                    and self.belongs(*key):
-                out.append(key)
-        return sorted(out)
+    def indexed_matches(self, pattern: str, indexed: TextFiles, *, case_sensitive: bool,
+                        glob: str | None = None, among: Sequence[int] | None = None
+                        ) -> list[FileHit] | None:
+        """The indexed text files with a line matching regex ``pattern`` (those of ``among``,
+        places in ``indexed``, when given), sorted by (root, path); None when rg cannot
+        answer it exactly (no rg, a non-ASCII pattern, a NUL, a pattern rg's syntax
+        refuses).
 
-    def matching_among(self, pattern: str, files: Sequence[tuple[int, str]], *,
-                       case_sensitive: bool) -> set[tuple[int, str]] | None:
-        """Which of ``files`` (root index, path) hold a line matching regex ``pattern``: rg
-        reads just those files (the candidates the index picked), several at a time. None
-        when rg cannot answer it exactly (no rg, a non-ASCII pattern, a pattern rg's syntax
-        refuses) or its deadline passed."""
+        rg reads the files the index holds as text, given their paths, several thousand at
+        a time: no walk of the tree, no ignore file read, no binary file opened. The index
+        decides which files count: it holds the files the workspace's rules let in, brought
+        in step before a search (a folder whose ``.gitignore`` changed is checked again).
+        Past the search's deadline the answer is the files found by then (the deadline
+        noted on the budget).
+        """
         binary = self._ripgrep()
         if binary is None or not scannable(pattern):
             return None
-        found: set[tuple[int, str]] = set()
-        paths = [os.path.join(self.roots[root], rel) for root, rel in files]
-        for start in range(0, len(paths), RG_PATHS_PER_CALL):
-            command = [binary, "--no-config", "--no-messages", "--color", "never",
-                       "--files-with-matches", "--null",
-                       "--case-sensitive" if case_sensitive else "--ignore-case",
-                       "--regexp", pattern, "--", *paths[start:start + RG_PATHS_PER_CALL]]
-            stdout, status = rg_command.run(command, timeout=work_budget.remaining())
-            if status is None or (status == RG_ERROR and not stdout):
+        if among is not None:
+            paths = [indexed.paths[number] for number in among]
+        elif glob:
+            spec = glob_spec(glob)
+            paths = [path for path, hit in zip(indexed.paths, indexed.files, strict=True)
+                     if spec.match_file(hit.path)]
+        else:
+            paths = indexed.paths
+        found: list[int] = []
+        for batch in _batches(paths):
+            stdout, status = rg_command.run(
+                [binary, "--no-config", "--no-messages", "--color", "never",
+                 "--files-with-matches", "--null",
+                 "--case-sensitive" if case_sensitive else "--ignore-case",
+                 "--regexp", pattern, "--", *batch], timeout=work_budget.remaining())
+            if status is None:
+                work_budget.stop("its deadline")
+                stdout = stdout.rpartition(b"\0")[0]
+            elif status == RG_ERROR and not stdout:
                 return None
-            for raw in stdout.split(b"\0"):
-                key = self._split(os.fsdecode(raw)) if raw else None
-                if key is not None:
-                    found.add(key)
-        return found
+            printed = os.fsdecode(stdout).split("\0")
+            if os.sep != "/":
+                printed = [path.replace("/", os.sep) for path in printed]
+            found.extend(number for number in map(indexed.rank.get, printed)
+                         if number is not None)
+            if status is None:
+                break
+        return [indexed.files[number] for number in sorted(found)]
 
     def _run_rg(self, command: list[str], pattern: str, regex: bool, case_sensitive: bool,
                 record_end: bytes) -> bytes | None:
         """What ``command`` (rg) prints for ``pattern`` within the search's deadline: past
         it, the whole records printed by then (the deadline noted on the budget); None when
         rg's syntax refuses a pattern RE2 takes (e.g. ``\\"``)."""
-        stdout, status = rg_command.run(
+        return self._finished(rg_command.run(
             rg_command.with_pattern(command, pattern, regex=regex, case_sensitive=case_sensitive,
-                                    roots=self.roots), timeout=work_budget.remaining())
+                                    roots=self.roots), timeout=work_budget.remaining()),
+            record_end)
+
+    @staticmethod
+    def _finished(ran: tuple[bytes, int | None], record_end: bytes) -> bytes | None:
+        """rg's output as :meth:`_run_rg` says."""
+        stdout, status = ran
         if status is None:
             work_budget.stop("its deadline")
             return stdout.rpartition(record_end)[0]
@@ -288,6 +311,20 @@ class WorkspaceScan:
                 if item.lines:
                     out.append(item)
         return out
+
+
+def _batches(paths: Sequence[str]) -> Iterator[Sequence[str]]:
+    """``paths`` in runs one rg command line holds: ``RG_PATHS_PER_CALL`` at most, and
+    ``RG_ARGUMENT_CHARS`` of them together."""
+    start = 0
+    while start < len(paths):
+        end, chars = start, 0
+        while end < len(paths) and end - start < RG_PATHS_PER_CALL and \
+                (end == start or chars + len(paths[end]) + 1 <= RG_ARGUMENT_CHARS):
+            chars += len(paths[end]) + 1
+            end += 1
+        yield paths[start:end]
+        start = end
 
 
 def same_name(query: str, name: str) -> bool:

@@ -4,11 +4,14 @@ As Google Code Search and Zoekt do, the literal runs every match must contain be
 a trigram query: all the runs of three characters or more a branch requires (AND), and
 for an alternation at the top level each branch's runs (OR). The candidates it selects
 are a superset of the files that match (the trigram index is case-folded); RE2 then
-checks each candidate. A pattern with a branch that requires no such run cannot be
-narrowed: ``None``, and the caller scans (with ripgrep when it can).
+checks each candidate. A branch that requires no such run may require small character
+sets in a row (``\\d+\\.\\d+``: a digit, a dot, a digit): the OR of their trigrams selects
+its files, when there are few enough of them. A pattern with a branch that requires
+neither cannot be narrowed: ``None``, and the caller scans (with ripgrep when it can).
 
-Conservative: inline flags and numeric escapes give ``None``; what sits under an
-optional quantifier or inside a group is not required.
+Conservative: inline flags, numeric escapes, Unicode classes (``\\pN``) and quoted text
+(``\\Q...\\E``) give ``None``; what sits under an optional quantifier or inside a group is
+not required.
 """
 
 from __future__ import annotations
@@ -23,7 +26,15 @@ from sari_core.engine.search.text_match import TRIGRAM, FileHit, glob_filter, ph
 _SPECIAL = set(".^$*+?{}[]\\|()")
 _ESCAPED_LITERALS = set(".^$*+?{}[]\\|()-/#&~\"'=:<>,;@%!` ")
 _NUMERIC_ESCAPES = set("xuUN0123456789")
-_BRACES = re.compile(r"\{\d*(?:,\d*)?\}")
+_BRACES = re.compile(r"\{(\d*)(,\d*)?\}")
+# Escapes whose next characters are not themselves: a Unicode class (\pN, \p{Greek}) and
+# quoted text (\Q...\E). (A literal backslash before p, P or Q is refused too: harmless.)
+_UNREAD_ESCAPES = re.compile(r"\\[pPQ]")
+MAX_CLASS_CHARS = 36  # a character class spelled out for the trigram index: [a-z0-9] at most
+# Trigrams of three positions in a row, OR-ed, and of all such windows AND-ed (\d-\d: 100).
+# A letter on each side of a character (676 for [a-z]_[a-z]) is in most files of code: the
+# trigram query would cost more than it leaves out, and rg reads the tree instead.
+MAX_WINDOW_GRAMS = 300
 
 
 def _class_end(pattern: str, start: int) -> int:
@@ -63,8 +74,9 @@ def _quantifier(pattern: str, i: int) -> tuple[str, int]:
 
 def required_runs(branch: str) -> list[str] | None:
     """The literal runs (three characters or more) every match of ``branch`` contains;
-    None when the branch cannot be analysed (inline flags, numeric escapes)."""
-    if "(?" in branch.replace("(?:", ""):
+    None when the branch cannot be analysed (inline flags, numeric escapes, Unicode classes
+    such as ``\\pN`` or ``\\p{Greek}``, text quoted by ``\\Q...\\E``)."""
+    if "(?" in branch.replace("(?:", "") or _UNREAD_ESCAPES.search(branch):
         return None
     runs: list[str] = []
     current: list[str] = []
@@ -125,14 +137,150 @@ def _branches(pattern: str) -> list[str]:
     return parts
 
 
+def _class_chars(pattern: str, start: int, end: int) -> frozenset[str] | None:
+    """The characters the class ``pattern[start:end]`` (brackets included) matches, when it
+    is a plain list of characters, ranges and ``\\d`` (no negation, no other escape class)
+    and small enough to spell out; else None."""
+    body = pattern[start + 1:end - 1]
+    if not body or body.startswith("^") or "[:" in body:
+        return None
+    chars: set[str] = set()
+    i = 0
+    while i < len(body):
+        char = body[i]
+        if char == "\\":
+            nxt = body[i + 1:i + 2]
+            if nxt == "d":
+                chars.update("0123456789")
+                i += 2
+                continue
+            if nxt not in _ESCAPED_LITERALS:
+                return None
+            char = nxt
+            i += 1
+        if body[i + 1:i + 2] == "-" and i + 2 < len(body):
+            last = body[i + 2]
+            if last == "\\":
+                return None
+            if ord(last) < ord(char) or ord(last) - ord(char) > MAX_CLASS_CHARS:
+                return None
+            chars.update(chr(code) for code in range(ord(char), ord(last) + 1))
+            i += 3
+        else:
+            chars.add(char)
+            i += 1
+        if len(chars) > MAX_CLASS_CHARS:
+            return None
+    return _folded(chars)
+
+
+def _folded(chars: set[str]) -> frozenset[str] | None:
+    """``chars`` (ASCII) as the case-folded trigram index holds them (which folds the long s
+    and the Kelvin sign, the two other characters RE2 takes for an ASCII letter, to ``s``
+    and ``k``); None for other characters (their folding is left to the literal runs)."""
+    if not all(char.isascii() and char != "\x00" for char in chars):
+        return None
+    return frozenset(char.lower() for char in chars)
+
+
+def required_classes(branch: str) -> list[list[frozenset[str]]]:
+    """Runs of positions every match of ``branch`` spells in a row, each position a small
+    set of characters (a literal, ``\\d``, a class such as ``[A-Z]``): ``\\d+\\.\\d+``
+    has a digit, a dot, a digit in a row. What sits in a group or under an optional
+    quantifier is not required; a repeated position ends a run and starts the next (the
+    last repetition touches what follows)."""
+    runs: list[list[frozenset[str]]] = []
+    current: list[frozenset[str]] = []
+    i = depth = 0
+    while i < len(branch):
+        char = branch[i]
+        chars: frozenset[str] | None = None
+        if char == "\\":
+            nxt = branch[i + 1:i + 2]
+            chars = frozenset("0123456789") if nxt == "d" else \
+                _folded({nxt}) if nxt in _ESCAPED_LITERALS else None
+            i += 2
+        elif char == "[":
+            end = _class_end(branch, i)
+            chars = _class_chars(branch, i, end)
+            i = end
+        else:
+            if char == "(":
+                depth += 1
+            elif char == ")":
+                depth = max(0, depth - 1)
+            elif char not in _SPECIAL:
+                chars = _folded({char})
+            i += 1
+        quantifier, length = _quantifier(branch, i)
+        i += length
+        if chars is None or depth:
+            runs.append(current)
+            current = []
+            continue
+        counts = _BRACES.fullmatch(quantifier.rstrip("?")) if quantifier.startswith("{") \
+            else None
+        least = 1 if quantifier[:1] in ("", "+") else \
+            int(counts.group(1) or 0) if counts is not None else 0
+        exact = quantifier == "" or (counts is not None and counts.group(2) is None)
+        if least == 0:
+            runs.append(current)
+            current = []
+        elif exact and least <= TRIGRAM:
+            current.extend([chars] * least)
+        else:  # the first repetitions follow what came before, the last precede what follows
+            current.extend([chars] * min(least, TRIGRAM))
+            runs.append(current)
+            current = [chars] * min(least, TRIGRAM - 1)
+    runs.append(current)
+    return [run for run in runs if len(run) >= TRIGRAM]
+
+
+def _class_clause(branch: str) -> str | None:
+    """An FTS5 query from the trigrams of character sets ``branch`` requires: windows of
+    three positions in a row, each the OR of its trigrams, AND-ed, the cheapest first while
+    they spell ``MAX_WINDOW_GRAMS`` trigrams at most; None when no window is that small."""
+    windows: dict[tuple[frozenset[str], ...], int] = {}
+    for run in required_classes(branch):
+        for start in range(len(run) - TRIGRAM + 1):
+            window = tuple(run[start:start + TRIGRAM])
+            size = len(window[0]) * len(window[1]) * len(window[2])
+            if size <= MAX_WINDOW_GRAMS:
+                windows[window] = size
+    chosen: list[tuple[frozenset[str], ...]] = []
+    grams = 0
+    for window in sorted(windows, key=lambda window: (windows[window], sorted(window[0]),
+                                                      sorted(window[1]), sorted(window[2]))):
+        if chosen and grams + windows[window] > MAX_WINDOW_GRAMS:
+            break
+        chosen.append(window)
+        grams += windows[window]
+    if not chosen:
+        return None
+    return " AND ".join("(" + " OR ".join(phrase(a + b + c) for a in sorted(window[0])
+                                           for b in sorted(window[1])
+                                           for c in sorted(window[2])) + ")"
+                        for window in chosen)
+
+
 def candidate_query(pattern: str) -> str | None:
-    """The FTS5 query selecting the files ``pattern`` may match, or None (scan them all)."""
+    """The FTS5 query selecting the files ``pattern`` may match, or None (scan them all).
+
+    A branch's literal runs select its files; a branch without one is selected by the
+    trigrams of the small character sets it requires in a row, when there are few enough
+    of them (``\\d+\\.\\d+``: a digit, a dot, a digit)."""
     clauses: list[str] = []
     for branch in _branches(pattern):
         runs = required_runs(branch)
-        if not runs:
+        if runs is None:
             return None
-        clauses.append("(" + " AND ".join(phrase(run) for run in dict.fromkeys(runs)) + ")")
+        if runs:
+            clauses.append("(" + " AND ".join(phrase(run) for run in dict.fromkeys(runs)) + ")")
+            continue
+        sets = _class_clause(branch)
+        if sets is None:
+            return None
+        clauses.append("(" + sets + ")")
     return " OR ".join(clauses)
 
 
