@@ -213,6 +213,33 @@ def test_a_regex_handed_to_rg_finds_what_the_index_holds_now(tmp_path: Path) -> 
         assert [match.path for match in engine.search(call).matches] == ["b.py"]
 
 
+@pytest.mark.parametrize("pattern", [r"[A-Z]+_[A-Z]+", r"SECRET_[A-Z]+"])
+def test_a_file_that_became_a_link_out_of_the_workspace_decides_no_regex_answer(
+        tmp_path: Path, pattern: str) -> None:
+    # rg opens a path it is given even when it is a link. A file the index holds as text
+    # that became a link since the last refresh (or whose folder did) must not let the
+    # text outside the workspace make it match: every text rg reads, none that the tree
+    # walk alone would read (handed over) and one the trigram index picks (narrowed).
+    tree, outside = tmp_path / "tree", tmp_path / "outside"
+    (tree / "sub").mkdir(parents=True)
+    outside.mkdir()
+    (tree / "a.py").write_text("x = 1\n")
+    (tree / "sub" / "b.py").write_text("y = 'SECRET_' + 'x'\n")
+    (outside / "secret.txt").write_text("SECRET_TOKEN = 1\n")
+    (outside / "b.py").write_text("SECRET_TOKEN = 2\n")
+    call = SearchCall(query=pattern, kind="regex", case_sensitive=True)
+    with Workspace([tree], index_path=tmp_path / "index.sqlite", watch=False) as engine:
+        engine.ensure_index(progress=False)
+        assert engine.matching_files(call) == []
+        (tree / "a.py").unlink()
+        (tree / "a.py").symlink_to(outside / "secret.txt")
+        (tree / "sub" / "b.py").unlink()
+        (tree / "sub").rmdir()
+        (tree / "sub").symlink_to(outside, target_is_directory=True)
+        assert engine.matching_files(call) == []
+        assert engine.search(call).total == 0
+
+
 def test_broad_file_sets_are_read_for_hits_in_the_ranking_s_order() -> None:
     # Thousands of files match a broad regex: they are ordered apart from the few that
     # define a name of the query or hold it in their path, as one ordering would.

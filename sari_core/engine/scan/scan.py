@@ -194,7 +194,9 @@ class WorkspaceScan:
         decides which files count: it holds the files the workspace's rules let in, brought
         in step before a search (a folder whose ``.gitignore`` changed is checked again).
         Past the search's deadline the answer is the files found by then (the deadline
-        noted on the budget).
+        noted on the budget). rg opens a path it is given even when it is a link: a file
+        the index holds that became a link (or sits in a folder that did) since the last
+        refresh is left out, so no text outside the workspace decides an answer.
         """
         binary = self._ripgrep()
         if binary is None or not scannable(pattern):
@@ -226,7 +228,7 @@ class WorkspaceScan:
                          if number is not None)
             if status is None:
                 break
-        return [indexed.files[number] for number in sorted(found)]
+        return [indexed.files[number] for number in sorted(_unlinked(found, indexed, self.roots))]
 
     def _run_rg(self, command: list[str], pattern: str, regex: bool, case_sensitive: bool,
                 record_end: bytes) -> bytes | None:
@@ -311,6 +313,34 @@ class WorkspaceScan:
                 if item.lines:
                     out.append(item)
         return out
+
+
+def _unlinked(found: Sequence[int], indexed: TextFiles, roots: Sequence[str]) -> list[int]:
+    """The places of ``found`` whose file is no link and lies in no linked folder below its
+    root (an ``lstat`` per file and per folder, the folders once a call)."""
+    linked: dict[str, bool] = {}
+
+    def is_link(path: str) -> bool:
+        try:
+            return os.path.islink(path) or not os.path.exists(path)
+        except OSError:
+            return True
+
+    kept = []
+    for number in found:
+        path = indexed.paths[number]
+        root = roots[indexed.files[number].root].rstrip(os.sep)
+        if is_link(path):
+            continue
+        folder, ok = os.path.dirname(path), True
+        while ok and len(folder) > len(root) and folder.startswith(root):
+            if folder not in linked:
+                linked[folder] = os.path.islink(folder)
+            ok = not linked[folder]
+            folder = os.path.dirname(folder)
+        if ok:
+            kept.append(number)
+    return kept
 
 
 def _batches(paths: Sequence[str]) -> Iterator[Sequence[str]]:
