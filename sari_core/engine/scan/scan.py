@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,33 +190,28 @@ class WorkspaceScan:
         answer it exactly (no rg, a non-ASCII pattern, a NUL, a pattern rg's syntax
         refuses).
 
-        rg reads the files the index holds as text, given their paths, several thousand at
-        a time: no walk of the tree, no ignore file read, no binary file opened. The index
-        decides which files count: it holds the files the workspace's rules let in, brought
-        in step before a search (a folder whose ``.gitignore`` changed is checked again).
-        Past the search's deadline the answer is the files found by then (the deadline
-        noted on the budget). rg opens a path it is given even when it is a link: a file
-        the index holds that became a link (or sits in a folder that did) since the last
-        refresh is left out, so no text outside the workspace decides an answer.
+        Over ``among``, rg is given their paths, several thousand at a time; otherwise it
+        walks the tree, which does not follow links (given a path, rg opens it even when it
+        is a link: such a file, or one in a linked folder, is left out after the search, so
+        no text outside the workspace decides an answer). Either way the index decides which
+        files count: it holds the files the workspace's rules let in, brought in step before
+        a search (a folder whose ``.gitignore`` changed is checked again). Past the search's
+        deadline the answer is the files found by then (the deadline noted on the budget).
         """
         binary = self._ripgrep()
         if binary is None or not scannable(pattern):
             return None
-        if among is not None:
-            paths = [indexed.paths[number] for number in among]
-        elif glob:
-            spec = glob_spec(glob)
-            paths = [path for path, hit in zip(indexed.paths, indexed.files, strict=True)
-                     if spec.match_file(hit.path)]
+        flags = ["--files-with-matches", "--null",
+                 "--case-sensitive" if case_sensitive else "--ignore-case", "--regexp", pattern]
+        if among is None:  # the walk: links are not followed, nothing to check after it
+            commands = [[*self._rg_command(binary), *flags, "--", *self.roots]]
         else:
-            paths = indexed.paths
+            commands = [[binary, "--no-config", "--no-messages", "--color", "never", *flags,
+                         "--", *batch]
+                        for batch in _batches([indexed.paths[number] for number in among])]
         found: list[int] = []
-        for batch in _batches(paths):
-            stdout, status = rg_command.run(
-                [binary, "--no-config", "--no-messages", "--color", "never",
-                 "--files-with-matches", "--null",
-                 "--case-sensitive" if case_sensitive else "--ignore-case",
-                 "--regexp", pattern, "--", *batch], timeout=work_budget.remaining())
+        for command in commands:
+            stdout, status = rg_command.run(command, timeout=work_budget.remaining())
             if status is None:
                 work_budget.stop("its deadline")
                 stdout = stdout.rpartition(b"\0")[0]
@@ -228,7 +224,12 @@ class WorkspaceScan:
                          if number is not None)
             if status is None:
                 break
-        return [indexed.files[number] for number in sorted(_unlinked(found, indexed, self.roots))]
+        if among is not None:
+            found = _unlinked(found, indexed, self.roots)
+        elif glob:
+            spec = glob_spec(glob)
+            found = [number for number in found if spec.match_file(indexed.files[number].path)]
+        return [indexed.files[number] for number in sorted(found)]
 
     def _run_rg(self, command: list[str], pattern: str, regex: bool, case_sensitive: bool,
                 record_end: bytes) -> bytes | None:
@@ -316,29 +317,27 @@ class WorkspaceScan:
 
 
 def _unlinked(found: Sequence[int], indexed: TextFiles, roots: Sequence[str]) -> list[int]:
-    """The places of ``found`` whose file is no link and lies in no linked folder below its
-    root (an ``lstat`` per file and per folder, the folders once a call)."""
+    """The places of ``found`` whose file is a plain file (no link) in no linked folder below
+    its root: one ``lstat`` per file, one per folder a call."""
     linked: dict[str, bool] = {}
-
-    def is_link(path: str) -> bool:
-        try:
-            return os.path.islink(path) or not os.path.exists(path)
-        except OSError:
-            return True
-
     kept = []
     for number in found:
         path = indexed.paths[number]
-        root = roots[indexed.files[number].root].rstrip(os.sep)
-        if is_link(path):
+        try:
+            if not stat.S_ISREG(os.lstat(path).st_mode):
+                continue
+        except OSError:
             continue
-        folder, ok = os.path.dirname(path), True
-        while ok and len(folder) > len(root) and folder.startswith(root):
-            if folder not in linked:
-                linked[folder] = os.path.islink(folder)
-            ok = not linked[folder]
+        root = roots[indexed.files[number].root].rstrip(os.sep)
+        folder = os.path.dirname(path)
+        while len(folder) > len(root):
+            known = linked.get(folder)
+            if known is None:
+                known = linked[folder] = os.path.islink(folder)
+            if known:
+                break
             folder = os.path.dirname(folder)
-        if ok:
+        else:
             kept.append(number)
     return kept
 
