@@ -8,9 +8,10 @@ matching the candidates' text, and rg reads a file from the page cache and match
 faster than the index can decompress it and hand it to RE2 from Python. Without rg (or for
 a pattern rg cannot take exactly) the index checks the candidates itself.
 
-Either way rg is given paths, and its answer is matched against the index's text files as
-one table (paths, ids, sizes), read once per index version: a broad pattern lists thousands
-of files, and a look-up and an ignore check per file added a third to the call.
+Either way rg's answer is matched against the index's text files as one table (paths, ids,
+sizes), read once per index version: a broad pattern lists thousands of files, and a
+look-up and an ignore check per file added a third to the call. A broad pattern is one rg
+walk of the tree (which follows no link); candidates are given to rg by path.
 """
 
 from __future__ import annotations
