@@ -67,7 +67,12 @@ from operator import itemgetter
 
 from sari_core.engine.index.index_memo import file_lines, memo_for, remembered, remembered_many
 from sari_core.engine.index.store import IndexStore
-from sari_core.engine.search.definition_heads import glued_words, head, holds, name_words
+from sari_core.engine.search.definition_heads import (
+    GroupSpellings,
+    glued_words,
+    head,
+    name_words,
+)
 from sari_core.engine.search.directions import direction, opposite
 from sari_core.engine.search.hit_ranking import is_test
 from sari_core.engine.search.query_words import (
@@ -272,6 +277,19 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
     asks_docs = asks_for_docs(terms)
     asks_tests = any(term in _TEST_WORDS for term in terms)
     asked_way = direction(terms)
+    # The groups a definition's name and head are read for (an acronym's: names only),
+    # looked up in each set of words at once.
+    wanted = [group for group in groups if not group.columns]
+    spellings = GroupSpellings([group.spellings for group in wanted])
+    glued_shares: dict[str, float] = {}
+
+    def glued_share(scope: str) -> float:
+        own = scope.rsplit(".", 1)[-1]
+        share = glued_shares.get(own)
+        if share is None:
+            share = glued_shares[own] = _glued_name_share(own, wanted, spellings, len(terms))
+        return share
+
     candidates = {row[0] for row in rows}
     covered = _shares(_holders(store, groups, candidates), groups, len(terms))
     in_name = _shares(_holders(store, groups, candidates, "name"), groups, len(terms))
@@ -289,8 +307,7 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
         score *= math.pow(lengths.get(rowid, average) / average, LENGTH_PRIOR)
         score *= 1 + COVERAGE * covered.get(rowid, 0.0)
         if not special:
-            score *= 1 + NAME_WORD * max(in_name.get(rowid, 0.0),
-                                         _glued_name_share(scope, groups, len(terms)))
+            score *= 1 + NAME_WORD * max(in_name.get(rowid, 0.0), glued_share(scope))
         if kind not in _NOT_DEFINITIONS:
             score *= DEFINITION
         score *= _place(path, asks_docs, asks_tests)
@@ -299,12 +316,12 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
         scored.append((-score, path, line, row))
     scored.sort(key=_ORDER)  # stable: rows of one score, path and line stay in rank order
     if not asks_docs:  # docs are asked for: what a definition says of itself does not count
-        scored = _by_heads(store, scored, groups, len(terms), asks_tests)
+        scored = _by_heads(store, scored, wanted, spellings, len(terms), asks_tests)
         # Files are placed by the words' scores: meaning orders a file's own chunks only.
         worded = {entry[3][0]: -entry[0] for entry in scored}
         scored = by_meaning(store, query, scored, _ORDER)
         scored = _members_first(scored, covered, lambda row: max(
-            in_name.get(row[0], 0.0), _glued_name_share(row[6], groups, len(terms))))
+            in_name.get(row[0], 0.0), glued_share(row[6])))
         scored = _files_by_evidence(scored, worded)
         # A question about code is answered by code: prose, however many of the words it
         # holds, comes after every code hit (stable: each part keeps its order).
@@ -402,24 +419,24 @@ def _files_by_evidence(scored: list[tuple[float, str, int, tuple]], worded: dict
     return [next(taken[scored[index][1]]) for *_, index in placed]
 
 
-def _glued_name_share(scope: str, groups: Sequence[TermGroup], count: int) -> float:
-    """The share of the query's words in a definition's name with the words glued into it
-    counting ``GLUED`` each (``fromtimestamp`` holds ``timestamp``; the index's name column
-    holds it whole); none for a name without glued words."""
-    own = scope.rsplit(".", 1)[-1]
+def _glued_name_share(own: str, wanted: Sequence[TermGroup], spellings: GroupSpellings,
+                      count: int) -> float:
+    """The share of the query's words in a definition's name ``own`` (its last part) with
+    the words glued into it counting ``GLUED`` each (``fromtimestamp`` holds ``timestamp``;
+    the index's name column holds it whole); none for a name without glued words.
+    ``wanted``: the query's groups matched anywhere, ``spellings`` theirs."""
     parts = glued_words(own)
     if not parts or not count:
         return 0.0
-    name = name_words(own)
-    held = sum(group.words * (1.0 if holds(name, group.spellings) else GLUED
-                              if holds(parts, group.spellings) else 0.0)
-               for group in groups if not group.columns)
+    named, glued = spellings.held(name_words(own)), spellings.held(parts)
+    held = sum(group.words * (1.0 if index in named else GLUED if index in glued else 0.0)
+               for index, group in enumerate(wanted))
     return min(1.0, held / count)
 
 
 def _by_heads(store: IndexStore, scored: list[tuple[float, str, int, tuple]],
-              groups: Sequence[TermGroup], count: int, asks_tests: bool
-              ) -> list[tuple[float, str, int, tuple]]:
+              wanted: Sequence[TermGroup], spellings: GroupSpellings, count: int,
+              asks_tests: bool) -> list[tuple[float, str, int, tuple]]:
     """``scored`` with the best ``HEAD_RANKED`` definitions' scores multiplied by
     ``1 + HEAD * h``, ``h`` the share of the query's words in the definition's head
     (:mod:`sari_core.engine.search.definition_heads`): its name and what it says count whole, a
@@ -427,7 +444,8 @@ def _by_heads(store: IndexStore, scored: list[tuple[float, str, int, tuple]],
     the best are looked at (their heads are read from their files once per index
     version), and a head at most multiplies a score by ``1 + HEAD``. A constant's head is
     its name, counted already; a test's says what it checks, not what the code it tests
-    does (unless tests are asked for), and would undo ``TEST``."""
+    does (unless tests are asked for), and would undo ``TEST``. ``wanted``: the query's
+    groups matched anywhere (an acronym's only in names), ``spellings`` theirs."""
     top = {id(entry) for entry in scored[:HEAD_RANKED]
            if entry[3][7] not in _NOT_DEFINITIONS and entry[3][7] not in _HEADLESS
            and (asks_tests or not is_test(entry[1]))}
@@ -437,15 +455,16 @@ def _by_heads(store: IndexStore, scored: list[tuple[float, str, int, tuple]],
     heads = remembered_many(memo_for(store, store.reader), "head words", list(rows),
                             lambda missing: _head_words(store, [rows[i] for i in missing]),
                             HELD_HEADS)
-    wanted = [group for group in groups if not group.columns]  # an acronym: names only
     out = []
     for entry in scored:
         said, glued, taken = heads.get(entry[3][0], _NO_HEAD)
         if said or glued or taken:
+            in_said, in_glued = spellings.held(said), spellings.held(glued)
+            in_taken = spellings.held(taken)
             held = sum(group.words * max(
-                1.0 if holds(said, group.spellings) else 0.0,
-                GLUED if holds(glued, group.spellings) else 0.0,
-                SIGNATURE if holds(taken, group.spellings) else 0.0) for group in wanted)
+                1.0 if index in in_said else 0.0,
+                GLUED if index in in_glued else 0.0,
+                SIGNATURE if index in in_taken else 0.0) for index, group in enumerate(wanted))
             entry = (entry[0] * (1 + HEAD * min(1.0, held / count)), *entry[1:])
         out.append(entry)
     out.sort(key=_ORDER)
