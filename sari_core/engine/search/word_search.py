@@ -108,9 +108,10 @@ MEMBER_NAMED = 0.5  # but not above a class whose name holds more, and this shar
 FILE_EVIDENCE = 0.25  # a file's next best chunk adds this share of its score to the file's best
 # Kept between searches until the index changes (engine.index.index_memo), per reader thread:
 # which chunks hold a query word's spellings (HELD_ROWS chunk ids in all the sets
-# together, about 20 MB at most), and chunks' lengths.
+# together, about 20 MB at most), chunks' lengths and rows.
 HELD_ROWS = 400_000
 HELD_LENGTHS = 100_000
+HELD_CHUNKS = 100_000  # chunks' rows: where each is, its file's path
 HELD_HEADS = 50_000  # definitions' head words (two small sets each)
 # Words that ask for documentation. Words code uses as often (a version's release segment,
 # a licence expression, a file that changes, an object's history) ask for it only in a pair
@@ -221,6 +222,23 @@ def _extensions(store: IndexStore) -> frozenset[str]:
                                         if "." in path.rsplit("/", 1)[-1]), 1)
 
 
+def _chunk_rows(store: IndexStore, rowids: list[int]) -> dict[int, tuple]:
+    """Each chunk's ``(file_id, root, path, line, end_line, scope, kind)`` (none for a
+    chunk without its row), kept until the index changes."""
+    if not rowids:
+        return {}
+    return remembered_many(memo_for(store, store.reader), "chunk rows", rowids,
+                           lambda missing: _read_chunks(store, missing), HELD_CHUNKS)
+
+
+def _read_chunks(store: IndexStore, rowids: list[int]) -> dict[int, tuple]:
+    marks = ",".join("?" * len(rowids))
+    return {row[0]: row[1:] for row in store.reader.execute(
+        "SELECT c.id, c.file_id, f.root, f.path, c.line, c.end_line, c.scope, c.kind"
+        f" FROM word_chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})",
+        rowids)}
+
+
 def _body_lengths(store: IndexStore, rowids: list[int]) -> dict[int, int]:
     """Each chunk's count of body words, as BM25 counts them: FTS5 keeps one varint per
     column in its ``docsize`` table (none without it: the length then plays no part)."""
@@ -263,17 +281,16 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
         return [], 0
     groups = word_groups(terms, _extensions(store))
     expression = " OR ".join(f"({group.expression()})" for group in groups)
-    # The best CANDIDATES are chosen inside FTS5 before their chunk rows are joined:
-    # joining every matching chunk first costs more than ranking it.
-    rows = store.reader.execute(
-        "SELECT c.id, c.file_id, f.root, f.path, c.line, c.end_line, c.scope, c.kind,"
-        " best.unnamed, best.rank FROM ("
-        f"  SELECT rowid AS id, bm25(words, 0, {WEIGHTS[1]}, {WEIGHTS[2]}) AS unnamed,"
-        f"   bm25(words, {WEIGHTS[0]}, {WEIGHTS[1]}, {WEIGHTS[2]}) AS rank"
-        "  FROM words WHERE words MATCH ? ORDER BY rank LIMIT ?) AS best"
-        " JOIN word_chunks c ON c.id = best.id JOIN files f ON f.id = c.file_id"
-        " ORDER BY best.rank",
+    # The best CANDIDATES are chosen inside FTS5, then their chunk rows looked up (kept
+    # between searches: the same chunks come back query after query).
+    best = store.reader.execute(
+        f"SELECT rowid, bm25(words, 0, {WEIGHTS[1]}, {WEIGHTS[2]}) AS unnamed,"
+        f" bm25(words, {WEIGHTS[0]}, {WEIGHTS[1]}, {WEIGHTS[2]}) AS rank"
+        " FROM words WHERE words MATCH ? ORDER BY rank LIMIT ?",
         (expression, CANDIDATES)).fetchall()
+    chunks = _chunk_rows(store, [row[0] for row in best])
+    rows = [(rowid, *chunks[rowid], unnamed, rank) for rowid, unnamed, rank in best
+            if rowid in chunks]
     asks_docs = asks_for_docs(terms)
     asks_tests = any(term in _TEST_WORDS for term in terms)
     asked_way = direction(terms)
