@@ -104,3 +104,27 @@ def test_words_answered_after_an_edit_are_those_of_a_fresh_index(
     assert after != before
     assert after[0][:3] == ("pages.py", 1, "def fetch_page(url, retries=3):")
     assert "parse_links" in [match[4] for match in after]
+
+
+def test_a_chunk_kept_between_searches_is_read_again_after_its_file_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # One file: its chunks' ids are taken again when it is indexed anew, so a chunk's row
+    # kept from before (its lines, its definition's name) would answer for the new one.
+    monkeypatch.setenv("SARI_SWEEP_INTERVAL", "0")
+    root = tmp_path / "one"
+    root.mkdir()
+    (root / "pages.py").write_text(PAGES, encoding="utf-8")
+    workspace = Workspace([root], index_path=tmp_path / "one.sqlite", watch=False)
+    workspace.ensure_index(progress=False)
+    query = "links parsed from pages"  # not written as such: answered by its words
+    try:
+        before = answer(workspace, query)
+        assert before[0][:2] == ("pages.py", 6)
+        assert before[0][4] == "parse_page"
+        edited = "import os\n\n\n" + PAGES.replace("parse_page", "parse_html_page")
+        (root / "pages.py").write_text(edited, encoding="utf-8")
+        after = answer(workspace, query)
+    finally:
+        workspace.close()
+    assert after[0][:2] == ("pages.py", 9)
+    assert after[0][4] == "parse_html_page"
