@@ -160,3 +160,22 @@ class GroupSpellings:
                 if index not in found and same_word(word, spelling):
                     found.add(index)
         return found
+
+    def held_in(self, by_start: dict[str, tuple[str, ...]]) -> set[int]:
+        """:meth:`held` of words given by their first three letters (:func:`by_start`)."""
+        found: set[int] = set()
+        for start, spellings in self.by_start.items():
+            words = by_start.get(start)
+            if words:
+                for index, spelling in spellings:
+                    if index not in found and any(same_word(word, spelling) for word in words):
+                        found.add(index)
+        return found
+
+
+def by_start(words: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """``words`` by their first three letters."""
+    out: dict[str, list[str]] = {}
+    for word in words:
+        out.setdefault(word[:3], []).append(word)
+    return {start: tuple(found) for start, found in out.items()}

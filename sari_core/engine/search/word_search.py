@@ -69,6 +69,7 @@ from sari_core.engine.index.index_memo import file_lines, memo_for, remembered, 
 from sari_core.engine.index.store import IndexStore
 from sari_core.engine.search.definition_heads import (
     GroupSpellings,
+    by_start,
     glued_words,
     head,
     name_words,
@@ -133,9 +134,11 @@ _NOT_DEFINITIONS = frozenset(("text",))
 _HEADLESS = frozenset(("constant",))  # a line naming a value: its head is its name
 _SPECIAL_NAME = re.compile(r"(^|\.)__\w+__$")
 _ORDER = itemgetter(0, 1, 2)  # best score first, then path and line
-# A definition's head words: what it says, the words glued into its name, its signature's.
-_HeadWords = tuple[frozenset[str], frozenset[str], frozenset[str]]
-_NO_HEAD: _HeadWords = (frozenset(), frozenset(), frozenset())
+# A definition's head words: what it says, the words glued into its name, its signature's,
+# each by its first three letters (definition_heads.by_start).
+_HeadWords = tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]],
+                   dict[str, tuple[str, ...]]]
+_NO_HEAD: _HeadWords = ({}, {}, {})
 
 
 @dataclass(frozen=True)
@@ -381,6 +384,8 @@ def _members_first(scored: list[tuple[float, str, int, tuple]], covered: dict[in
             if box[0] != row[0] and box[4] <= row[4] and row[5] <= box[5] \
                     and box[0] not in best_member:
                 best_member[box[0]] = row
+    if not best_member:
+        return scored
     place: dict[int, float] = {id(entry): index for index, entry in enumerate(scored)}
     row_place = {entry[3][0]: index for index, entry in enumerate(scored)}
     moved = False
@@ -476,8 +481,8 @@ def _by_heads(store: IndexStore, scored: list[tuple[float, str, int, tuple]],
     for entry in scored:
         said, glued, taken = heads.get(entry[3][0], _NO_HEAD)
         if said or glued or taken:
-            in_said, in_glued = spellings.held(said), spellings.held(glued)
-            in_taken = spellings.held(taken)
+            in_said, in_glued = spellings.held_in(said), spellings.held_in(glued)
+            in_taken = spellings.held_in(taken)
             held = sum(group.words * max(
                 1.0 if index in in_said else 0.0,
                 GLUED if index in in_glued else 0.0,
@@ -499,5 +504,6 @@ def _head_words(store: IndexStore, rows: list[tuple]) -> dict[int, _HeadWords]:
         found = head(lines_of.get(row[1], []), row[4], row[5])
         said = found.said_words(name)
         glued = glued_words(name) - said
-        out[row[0]] = (said, glued, found.signature_words() - said - glued)
+        out[row[0]] = (by_start(said), by_start(glued),
+                       by_start(found.signature_words() - said - glued))
     return out
