@@ -161,21 +161,15 @@ class GroupSpellings:
                     found.add(index)
         return found
 
-    def held_in(self, by_start: dict[str, tuple[str, ...]]) -> set[int]:
-        """:meth:`held` of words given by their first three letters (:func:`by_start`)."""
-        found: set[int] = set()
-        for start, spellings in self.by_start.items():
-            words = by_start.get(start)
-            if words:
-                for index, spelling in spellings:
-                    if index not in found and any(same_word(word, spelling) for word in words):
-                        found.add(index)
-        return found
-
-
-def by_start(words: Iterable[str]) -> dict[str, tuple[str, ...]]:
-    """``words`` by their first three letters."""
-    out: dict[str, list[str]] = {}
-    for word in words:
-        out.setdefault(word[:3], []).append(word)
-    return {start: tuple(found) for start, found in out.items()}
+    def held_words(self, words: Iterable[str]) -> dict[str, set[int]]:
+        """Of ``words``, those that are a form of a spelling, each with :meth:`held` of it
+        alone: what any set of them holds is then found by intersecting."""
+        out: dict[str, set[int]] = {}
+        by_start = self.by_start
+        for word in words:
+            spellings = by_start.get(word[:3])
+            if spellings:
+                found = {index for index, spelling in spellings if same_word(word, spelling)}
+                if found:
+                    out[word] = found
+        return out

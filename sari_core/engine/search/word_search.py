@@ -69,7 +69,6 @@ from sari_core.engine.index.index_memo import file_lines, memo_for, remembered, 
 from sari_core.engine.index.store import IndexStore
 from sari_core.engine.search.definition_heads import (
     GroupSpellings,
-    by_start,
     glued_words,
     head,
     name_words,
@@ -134,11 +133,9 @@ _NOT_DEFINITIONS = frozenset(("text",))
 _HEADLESS = frozenset(("constant",))  # a line naming a value: its head is its name
 _SPECIAL_NAME = re.compile(r"(^|\.)__\w+__$")
 _ORDER = itemgetter(0, 1, 2)  # best score first, then path and line
-# A definition's head words: what it says, the words glued into its name, its signature's,
-# each by its first three letters (definition_heads.by_start).
-_HeadWords = tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]],
-                   dict[str, tuple[str, ...]]]
-_NO_HEAD: _HeadWords = ({}, {}, {})
+# A definition's head words: what it says, the words glued into its name, its signature's.
+_HeadWords = tuple[frozenset[str], frozenset[str], frozenset[str]]
+_NO_HEAD: _HeadWords = (frozenset(), frozenset(), frozenset())
 
 
 @dataclass(frozen=True)
@@ -477,18 +474,33 @@ def _by_heads(store: IndexStore, scored: list[tuple[float, str, int, tuple]],
     heads = remembered_many(memo_for(store, store.reader), "head words", list(rows),
                             lambda missing: _head_words(store, [rows[i] for i in missing]),
                             HELD_HEADS)
-    out = []
-    for entry in scored:
+    # The head words that are forms of the query's, each with the groups it holds: looked
+    # for once for the words of every head, each head's then found by intersecting.
+    every: set[str] = set()
+    for words in heads.values():
+        every.update(*words)
+    held_by = spellings.held_words(every)
+    found = frozenset(held_by)
+
+    def groups_in(words: frozenset[str]) -> set[int]:
+        out: set[int] = set()
+        for word in words & found:
+            out |= held_by[word]
+        return out
+
+    out = list(scored)
+    for place, entry in enumerate(scored[:HEAD_RANKED]):  # every head is of one of them
         said, glued, taken = heads.get(entry[3][0], _NO_HEAD)
         if said or glued or taken:
-            in_said, in_glued = spellings.held_in(said), spellings.held_in(glued)
-            in_taken = spellings.held_in(taken)
-            held = sum(group.words * max(
+            in_said, in_glued, in_taken = groups_in(said), groups_in(glued), groups_in(taken)
+            # A group a head does not hold adds nothing (nor does a head holding none).
+            held = sum(wanted[index].words * max(
                 1.0 if index in in_said else 0.0,
                 GLUED if index in in_glued else 0.0,
-                SIGNATURE if index in in_taken else 0.0) for index, group in enumerate(wanted))
-            entry = (entry[0] * (1 + HEAD * min(1.0, held / count)), *entry[1:])
-        out.append(entry)
+                SIGNATURE if index in in_taken else 0.0)
+                for index in sorted(in_said | in_glued | in_taken))
+            if held:
+                out[place] = (entry[0] * (1 + HEAD * min(1.0, held / count)), *entry[1:])
     out.sort(key=_ORDER)
     return out
 
@@ -504,6 +516,5 @@ def _head_words(store: IndexStore, rows: list[tuple]) -> dict[int, _HeadWords]:
         found = head(lines_of.get(row[1], []), row[4], row[5])
         said = found.said_words(name)
         glued = glued_words(name) - said
-        out[row[0]] = (by_start(said), by_start(glued),
-                       by_start(found.signature_words() - said - glued))
+        out[row[0]] = (said, glued, found.signature_words() - said - glued)
     return out
