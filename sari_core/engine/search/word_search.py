@@ -301,10 +301,10 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
     glued_shares: dict[str, float] = {}
 
     def glued_share(scope: str) -> float:
-        own = scope.rsplit(".", 1)[-1]
-        share = glued_shares.get(own)
+        share = glued_shares.get(scope)
         if share is None:
-            share = glued_shares[own] = _glued_name_share(own, wanted, spellings, len(terms))
+            share = glued_shares[scope] = _glued_name_share(
+                scope.rsplit(".", 1)[-1], wanted, spellings, len(terms))
         return share
 
     candidates = {row[0] for row in rows}
@@ -324,7 +324,8 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
         score *= math.pow(lengths.get(rowid, average) / average, LENGTH_PRIOR)
         score *= 1 + COVERAGE * covered.get(rowid, 0.0)
         if not special:
-            score *= 1 + NAME_WORD * max(in_name.get(rowid, 0.0), glued_share(scope))
+            named = in_name.get(rowid, 0.0)  # a share: at most 1, as the glued one
+            score *= 1 + NAME_WORD * (named if named >= 1.0 else max(named, glued_share(scope)))
         if kind not in _NOT_DEFINITIONS:
             score *= DEFINITION
         score *= _place(path, asks_docs, asks_tests)
