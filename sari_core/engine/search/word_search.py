@@ -374,11 +374,14 @@ def _members_first(scored: list[tuple[float, str, int, tuple]], covered: dict[in
         return scored
     best_member: dict[int, tuple] = {}
     for entry in scored:  # best first: a class's first member found is its best
+        boxes = classes.get(entry[1])
+        if not boxes:
+            continue
         row = entry[3]
         # A special method's name is the protocol's: the words it holds there are no match.
         if row[7] in _NOT_DEFINITIONS or _SPECIAL_NAME.search(row[6]):
             continue
-        for box in classes.get(entry[1], ()):
+        for box in boxes:
             if box[0] != row[0] and box[4] <= row[4] and row[5] <= box[5] \
                     and box[0] not in best_member:
                 best_member[box[0]] = row
@@ -386,7 +389,7 @@ def _members_first(scored: list[tuple[float, str, int, tuple]], covered: dict[in
         return scored
     place: dict[int, float] = {id(entry): index for index, entry in enumerate(scored)}
     row_place = {entry[3][0]: index for index, entry in enumerate(scored)}
-    moved = False
+    moved: set[str] = set()  # the files a member moved in
     for entry in scored:
         box = entry[3]
         member = best_member.get(box[0])
@@ -397,16 +400,18 @@ def _members_first(scored: list[tuple[float, str, int, tuple]], covered: dict[in
         # Just above the class (and above a member already moved there).
         member_entry = scored[row_place[member[0]]]
         place[id(member_entry)] = min(place[id(entry)], place[id(member_entry)]) - 0.5
-        moved = True
+        moved.add(entry[1])
     if not moved:
         return scored
-    mine: dict[str, list] = {}
+    # Only the files a member moved in are ordered again (the others' are in order).
+    mine: dict[str, list] = {path: [] for path in moved}
     for entry in scored:
-        mine.setdefault(entry[1], []).append(entry)
+        if entry[1] in mine:
+            mine[entry[1]].append(entry)
     for entries in mine.values():
         entries.sort(key=lambda entry: place[id(entry)])
     taken = {path: iter(entries) for path, entries in mine.items()}
-    return [next(taken[entry[1]]) for entry in scored]
+    return [next(taken[entry[1]]) if entry[1] in taken else entry for entry in scored]
 
 
 def _files_by_evidence(scored: list[tuple[float, str, int, tuple]], worded: dict[int, float]
