@@ -186,11 +186,14 @@ def _holders(store: IndexStore, groups: Sequence[TermGroup], candidates: set[int
         # counts there as the name.
         if column and not group.columns:
             expression = f"{column} : ({expression})"
-        holding = remembered(memo, "holders", expression,
-                             lambda expression=expression: _holding(store, expression),
-                             HELD_ROWS, len)
-        out.append(candidates & holding)
+        out.append(candidates & _held(store, expression, memo))
     return out
+
+
+def _held(store: IndexStore, expression: str, memo=None) -> frozenset[int]:
+    """:func:`_holding`, kept until the index changes."""
+    return remembered(memo or memo_for(store, store.reader), "holders", expression,
+                      lambda: _holding(store, expression), HELD_ROWS, len)
 
 
 def _holding(store: IndexStore, expression: str) -> frozenset[int]:
@@ -280,7 +283,14 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
     if not terms:
         return [], 0
     groups = word_groups(terms, _extensions(store))
-    expression = " OR ".join(f"({group.expression()})" for group in groups)
+    # A group no chunk holds (most glued pairs and initials) is left out of the query: it
+    # matches nothing and adds nothing to any chunk's BM25, but FTS5 would score every
+    # matching chunk against it.
+    memo = memo_for(store, store.reader)
+    expression = " OR ".join(f"({group.expression()})" for group in groups
+                             if _held(store, group.expression(), memo))
+    if not expression:
+        return [], 0
     # The best CANDIDATES are chosen inside FTS5, then their chunk rows looked up (kept
     # between searches: the same chunks come back query after query).
     best = store.reader.execute(
