@@ -128,3 +128,16 @@ def test_a_chunk_kept_between_searches_is_read_again_after_its_file_changes(
         workspace.close()
     assert after[0][:2] == ("pages.py", 9)
     assert after[0][4] == "parse_html_page"
+
+
+def test_a_word_no_chunk_held_is_searched_again_once_a_file_holds_it(
+        workspace: Workspace) -> None:
+    # The word search leaves out of its query the words no chunk holds, as the memo says:
+    # a file written since must be found by them.
+    query = "zebra crossing lights"
+    assert answer(workspace, query) == []
+    (workspace.roots[0] / "roads.py").write_text(
+        'def zebra_crossing(lights):\n    """Turn the lights of a zebra crossing."""\n'
+        "    return lights\n", encoding="utf-8")
+    after = answer(workspace, query)
+    assert after and after[0][:2] == ("roads.py", 1)
