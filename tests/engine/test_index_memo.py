@@ -104,3 +104,40 @@ def test_words_answered_after_an_edit_are_those_of_a_fresh_index(
     assert after != before
     assert after[0][:3] == ("pages.py", 1, "def fetch_page(url, retries=3):")
     assert "parse_links" in [match[4] for match in after]
+
+
+def test_a_chunk_kept_between_searches_is_read_again_after_its_file_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # One file: its chunks' ids are taken again when it is indexed anew, so a chunk's row
+    # kept from before (its lines, its definition's name) would answer for the new one.
+    monkeypatch.setenv("SARI_SWEEP_INTERVAL", "0")
+    root = tmp_path / "one"
+    root.mkdir()
+    (root / "pages.py").write_text(PAGES, encoding="utf-8")
+    workspace = Workspace([root], index_path=tmp_path / "one.sqlite", watch=False)
+    workspace.ensure_index(progress=False)
+    query = "links parsed from pages"  # not written as such: answered by its words
+    try:
+        before = answer(workspace, query)
+        assert before[0][:2] == ("pages.py", 6)
+        assert before[0][4] == "parse_page"
+        edited = "import os\n\n\n" + PAGES.replace("parse_page", "parse_html_page")
+        (root / "pages.py").write_text(edited, encoding="utf-8")
+        after = answer(workspace, query)
+    finally:
+        workspace.close()
+    assert after[0][:2] == ("pages.py", 9)
+    assert after[0][4] == "parse_html_page"
+
+
+def test_a_word_no_chunk_held_is_searched_again_once_a_file_holds_it(
+        workspace: Workspace) -> None:
+    # The word search leaves out of its query the words no chunk holds, as the memo says:
+    # a file written since must be found by them.
+    query = "zebra crossing lights"
+    assert answer(workspace, query) == []
+    (workspace.roots[0] / "roads.py").write_text(
+        'def zebra_crossing(lights):\n    """Turn the lights of a zebra crossing."""\n'
+        "    return lights\n", encoding="utf-8")
+    after = answer(workspace, query)
+    assert after and after[0][:2] == ("roads.py", 1)

@@ -138,3 +138,38 @@ def holds(words: Iterable[str], spellings: Iterable[str]) -> bool:
         by_start.setdefault(spelling[:3], []).append(spelling)
     return any(same_word(word, spelling) for word in words
                for spelling in by_start.get(word[:3], ()))
+
+
+class GroupSpellings:
+    """Several groups of spellings, each asked as :func:`holds` asks one, all at once: the
+    words of a set are looked at once for every group (a search asks the same groups of
+    every candidate's words)."""
+
+    def __init__(self, groups: Sequence[Iterable[str]]) -> None:
+        self.by_start: dict[str, list[tuple[int, str]]] = {}
+        for index, spellings in enumerate(groups):
+            for spelling in spellings:
+                self.by_start.setdefault(spelling[:3], []).append((index, spelling))
+
+    def held(self, words: Iterable[str]) -> set[int]:
+        """The indexes of the groups of which ``words`` holds a form of a spelling."""
+        found: set[int] = set()
+        by_start = self.by_start
+        for word in words:
+            for index, spelling in by_start.get(word[:3], ()):
+                if index not in found and same_word(word, spelling):
+                    found.add(index)
+        return found
+
+    def held_words(self, words: Iterable[str]) -> dict[str, set[int]]:
+        """Of ``words``, those that are a form of a spelling, each with :meth:`held` of it
+        alone: what any set of them holds is then found by intersecting."""
+        out: dict[str, set[int]] = {}
+        by_start = self.by_start
+        for word in words:
+            spellings = by_start.get(word[:3])
+            if spellings:
+                found = {index for index, spelling in spellings if same_word(word, spelling)}
+                if found:
+                    out[word] = found
+        return out

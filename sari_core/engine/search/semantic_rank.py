@@ -76,9 +76,10 @@ def _texts(store: IndexStore, rows: list[tuple]) -> list[str]:
 
 def by_meaning(store: IndexStore, query: str, scored: Sequence[tuple[float, str, int, tuple]],
                order: Any) -> list[tuple[float, str, int, tuple]]:
-    """``scored`` (negated score, path, line, chunk row; best first) with its best
-    definitions' scores multiplied by ``1 + SEMANTIC * s``, each file's chunks sorted again
-    by ``order`` in the places the file had; as it is when the model is not installed."""
+    """``scored`` (negated score, path, line, chunk row; best first; each file's chunks in
+    ``order``) with its best definitions' scores multiplied by ``1 + SEMANTIC * s``, each
+    file's chunks sorted again by ``order`` in the places the file had; as it is when the
+    model is not installed."""
     model = _model()
     top = [entry for entry in scored[:SEMANTIC_RANKED] if entry[3][7] not in _NOT_DEFINITIONS]
     if model is None or len(top) < 2:
@@ -98,11 +99,14 @@ def by_meaning(store: IndexStore, query: str, scored: Sequence[tuple[float, str,
         return list(scored)
     out = [(entry[0] * (1 + SEMANTIC * (similarity[entry[3][0]] - low) / (high - low)), *entry[1:])
            if entry[3][0] in similarity else entry for entry in scored]
-    # Each file keeps the places its chunks had; only its own chunks are ordered again.
+    # Each file keeps the places its chunks had; only its own chunks are ordered again
+    # (those of a file none of whose scores changed are in order already).
+    changed = {entry[1] for entry in top}
     mine: dict[str, list] = {}
     for entry in out:
-        mine.setdefault(entry[1], []).append(entry)
+        if entry[1] in changed:
+            mine.setdefault(entry[1], []).append(entry)
     for entries in mine.values():
         entries.sort(key=order)
     taken = {path: iter(entries) for path, entries in mine.items()}
-    return [next(taken[entry[1]]) for entry in out]
+    return [next(taken[entry[1]]) if entry[1] in taken else entry for entry in out]

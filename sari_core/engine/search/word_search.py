@@ -67,7 +67,12 @@ from operator import itemgetter
 
 from sari_core.engine.index.index_memo import file_lines, memo_for, remembered, remembered_many
 from sari_core.engine.index.store import IndexStore
-from sari_core.engine.search.definition_heads import glued_words, head, holds, name_words
+from sari_core.engine.search.definition_heads import (
+    GroupSpellings,
+    glued_words,
+    head,
+    name_words,
+)
 from sari_core.engine.search.directions import direction, opposite
 from sari_core.engine.search.hit_ranking import is_test
 from sari_core.engine.search.query_words import (
@@ -103,9 +108,10 @@ MEMBER_NAMED = 0.5  # but not above a class whose name holds more, and this shar
 FILE_EVIDENCE = 0.25  # a file's next best chunk adds this share of its score to the file's best
 # Kept between searches until the index changes (engine.index.index_memo), per reader thread:
 # which chunks hold a query word's spellings (HELD_ROWS chunk ids in all the sets
-# together, about 20 MB at most), and chunks' lengths.
+# together, about 20 MB at most), chunks' lengths and rows.
 HELD_ROWS = 400_000
 HELD_LENGTHS = 100_000
+HELD_CHUNKS = 100_000  # chunks' rows: where each is, its file's path
 HELD_HEADS = 50_000  # definitions' head words (two small sets each)
 # Words that ask for documentation. Words code uses as often (a version's release segment,
 # a licence expression, a file that changes, an object's history) ask for it only in a pair
@@ -180,11 +186,14 @@ def _holders(store: IndexStore, groups: Sequence[TermGroup], candidates: set[int
         # counts there as the name.
         if column and not group.columns:
             expression = f"{column} : ({expression})"
-        holding = remembered(memo, "holders", expression,
-                             lambda expression=expression: _holding(store, expression),
-                             HELD_ROWS, len)
-        out.append(candidates & holding)
+        out.append(candidates & _held(store, expression, memo))
     return out
+
+
+def _held(store: IndexStore, expression: str, memo=None) -> frozenset[int]:
+    """:func:`_holding`, kept until the index changes."""
+    return remembered(memo or memo_for(store, store.reader), "holders", expression,
+                      lambda: _holding(store, expression), HELD_ROWS, len)
 
 
 def _holding(store: IndexStore, expression: str) -> frozenset[int]:
@@ -214,6 +223,23 @@ def _extensions(store: IndexStore) -> frozenset[str]:
                       lambda: frozenset(path.rsplit(".", 1)[1].lower() for (path,) in
                                         store.reader.execute("SELECT path FROM files")
                                         if "." in path.rsplit("/", 1)[-1]), 1)
+
+
+def _chunk_rows(store: IndexStore, rowids: list[int]) -> dict[int, tuple]:
+    """Each chunk's ``(file_id, root, path, line, end_line, scope, kind)`` (none for a
+    chunk without its row), kept until the index changes."""
+    if not rowids:
+        return {}
+    return remembered_many(memo_for(store, store.reader), "chunk rows", rowids,
+                           lambda missing: _read_chunks(store, missing), HELD_CHUNKS)
+
+
+def _read_chunks(store: IndexStore, rowids: list[int]) -> dict[int, tuple]:
+    marks = ",".join("?" * len(rowids))
+    return {row[0]: row[1:] for row in store.reader.execute(
+        "SELECT c.id, c.file_id, f.root, f.path, c.line, c.end_line, c.scope, c.kind"
+        f" FROM word_chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})",
+        rowids)}
 
 
 def _body_lengths(store: IndexStore, rowids: list[int]) -> dict[int, int]:
@@ -257,21 +283,40 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
     if not terms:
         return [], 0
     groups = word_groups(terms, _extensions(store))
-    expression = " OR ".join(f"({group.expression()})" for group in groups)
-    # The best CANDIDATES are chosen inside FTS5 before their chunk rows are joined:
-    # joining every matching chunk first costs more than ranking it.
-    rows = store.reader.execute(
-        "SELECT c.id, c.file_id, f.root, f.path, c.line, c.end_line, c.scope, c.kind,"
-        " best.unnamed, best.rank FROM ("
-        f"  SELECT rowid AS id, bm25(words, 0, {WEIGHTS[1]}, {WEIGHTS[2]}) AS unnamed,"
-        f"   bm25(words, {WEIGHTS[0]}, {WEIGHTS[1]}, {WEIGHTS[2]}) AS rank"
-        "  FROM words WHERE words MATCH ? ORDER BY rank LIMIT ?) AS best"
-        " JOIN word_chunks c ON c.id = best.id JOIN files f ON f.id = c.file_id"
-        " ORDER BY best.rank",
+    # A group no chunk holds (most glued pairs and initials) is left out of the query: it
+    # matches nothing and adds nothing to any chunk's BM25, but FTS5 would score every
+    # matching chunk against it.
+    memo = memo_for(store, store.reader)
+    expression = " OR ".join(f"({group.expression()})" for group in groups
+                             if _held(store, group.expression(), memo))
+    if not expression:
+        return [], 0
+    # The best CANDIDATES are chosen inside FTS5, then their chunk rows looked up (kept
+    # between searches: the same chunks come back query after query).
+    best = store.reader.execute(
+        f"SELECT rowid, bm25(words, 0, {WEIGHTS[1]}, {WEIGHTS[2]}) AS unnamed,"
+        f" bm25(words, {WEIGHTS[0]}, {WEIGHTS[1]}, {WEIGHTS[2]}) AS rank"
+        " FROM words WHERE words MATCH ? ORDER BY rank LIMIT ?",
         (expression, CANDIDATES)).fetchall()
+    chunks = _chunk_rows(store, [row[0] for row in best])
+    rows = [(rowid, *chunks[rowid], unnamed, rank) for rowid, unnamed, rank in best
+            if rowid in chunks]
     asks_docs = asks_for_docs(terms)
     asks_tests = any(term in _TEST_WORDS for term in terms)
     asked_way = direction(terms)
+    # The groups a definition's name and head are read for (an acronym's: names only),
+    # looked up in each set of words at once.
+    wanted = [group for group in groups if not group.columns]
+    spellings = GroupSpellings([group.spellings for group in wanted])
+    glued_shares: dict[str, float] = {}
+
+    def glued_share(scope: str) -> float:
+        share = glued_shares.get(scope)
+        if share is None:
+            share = glued_shares[scope] = _glued_name_share(
+                scope.rsplit(".", 1)[-1], wanted, spellings, len(terms))
+        return share
+
     candidates = {row[0] for row in rows}
     covered = _shares(_holders(store, groups, candidates), groups, len(terms))
     in_name = _shares(_holders(store, groups, candidates, "name"), groups, len(terms))
@@ -289,8 +334,8 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
         score *= math.pow(lengths.get(rowid, average) / average, LENGTH_PRIOR)
         score *= 1 + COVERAGE * covered.get(rowid, 0.0)
         if not special:
-            score *= 1 + NAME_WORD * max(in_name.get(rowid, 0.0),
-                                         _glued_name_share(scope, groups, len(terms)))
+            named = in_name.get(rowid, 0.0)  # a share: at most 1, as the glued one
+            score *= 1 + NAME_WORD * (named if named >= 1.0 else max(named, glued_share(scope)))
         if kind not in _NOT_DEFINITIONS:
             score *= DEFINITION
         score *= _place(path, asks_docs, asks_tests)
@@ -299,12 +344,12 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
         scored.append((-score, path, line, row))
     scored.sort(key=_ORDER)  # stable: rows of one score, path and line stay in rank order
     if not asks_docs:  # docs are asked for: what a definition says of itself does not count
-        scored = _by_heads(store, scored, groups, len(terms), asks_tests)
+        scored = _by_heads(store, scored, wanted, spellings, len(terms), asks_tests)
         # Files are placed by the words' scores: meaning orders a file's own chunks only.
         worded = {entry[3][0]: -entry[0] for entry in scored}
         scored = by_meaning(store, query, scored, _ORDER)
         scored = _members_first(scored, covered, lambda row: max(
-            in_name.get(row[0], 0.0), _glued_name_share(row[6], groups, len(terms))))
+            in_name.get(row[0], 0.0), glued_share(row[6])))
         scored = _files_by_evidence(scored, worded)
         # A question about code is answered by code: prose, however many of the words it
         # holds, comes after every code hit (stable: each part keeps its order).
@@ -339,17 +384,22 @@ def _members_first(scored: list[tuple[float, str, int, tuple]], covered: dict[in
         return scored
     best_member: dict[int, tuple] = {}
     for entry in scored:  # best first: a class's first member found is its best
+        boxes = classes.get(entry[1])
+        if not boxes:
+            continue
         row = entry[3]
         # A special method's name is the protocol's: the words it holds there are no match.
         if row[7] in _NOT_DEFINITIONS or _SPECIAL_NAME.search(row[6]):
             continue
-        for box in classes.get(entry[1], ()):
+        for box in boxes:
             if box[0] != row[0] and box[4] <= row[4] and row[5] <= box[5] \
                     and box[0] not in best_member:
                 best_member[box[0]] = row
+    if not best_member:
+        return scored
     place: dict[int, float] = {id(entry): index for index, entry in enumerate(scored)}
     row_place = {entry[3][0]: index for index, entry in enumerate(scored)}
-    moved = False
+    moved: set[str] = set()  # the files a member moved in
     for entry in scored:
         box = entry[3]
         member = best_member.get(box[0])
@@ -360,16 +410,18 @@ def _members_first(scored: list[tuple[float, str, int, tuple]], covered: dict[in
         # Just above the class (and above a member already moved there).
         member_entry = scored[row_place[member[0]]]
         place[id(member_entry)] = min(place[id(entry)], place[id(member_entry)]) - 0.5
-        moved = True
+        moved.add(entry[1])
     if not moved:
         return scored
-    mine: dict[str, list] = {}
+    # Only the files a member moved in are ordered again (the others' are in order).
+    mine: dict[str, list] = {path: [] for path in moved}
     for entry in scored:
-        mine.setdefault(entry[1], []).append(entry)
+        if entry[1] in mine:
+            mine[entry[1]].append(entry)
     for entries in mine.values():
         entries.sort(key=lambda entry: place[id(entry)])
     taken = {path: iter(entries) for path, entries in mine.items()}
-    return [next(taken[entry[1]]) for entry in scored]
+    return [next(taken[entry[1]]) if entry[1] in taken else entry for entry in scored]
 
 
 def _files_by_evidence(scored: list[tuple[float, str, int, tuple]], worded: dict[int, float]
@@ -402,24 +454,24 @@ def _files_by_evidence(scored: list[tuple[float, str, int, tuple]], worded: dict
     return [next(taken[scored[index][1]]) for *_, index in placed]
 
 
-def _glued_name_share(scope: str, groups: Sequence[TermGroup], count: int) -> float:
-    """The share of the query's words in a definition's name with the words glued into it
-    counting ``GLUED`` each (``fromtimestamp`` holds ``timestamp``; the index's name column
-    holds it whole); none for a name without glued words."""
-    own = scope.rsplit(".", 1)[-1]
+def _glued_name_share(own: str, wanted: Sequence[TermGroup], spellings: GroupSpellings,
+                      count: int) -> float:
+    """The share of the query's words in a definition's name ``own`` (its last part) with
+    the words glued into it counting ``GLUED`` each (``fromtimestamp`` holds ``timestamp``;
+    the index's name column holds it whole); none for a name without glued words.
+    ``wanted``: the query's groups matched anywhere, ``spellings`` theirs."""
     parts = glued_words(own)
     if not parts or not count:
         return 0.0
-    name = name_words(own)
-    held = sum(group.words * (1.0 if holds(name, group.spellings) else GLUED
-                              if holds(parts, group.spellings) else 0.0)
-               for group in groups if not group.columns)
+    named, glued = spellings.held(name_words(own)), spellings.held(parts)
+    held = sum(group.words * (1.0 if index in named else GLUED if index in glued else 0.0)
+               for index, group in enumerate(wanted))
     return min(1.0, held / count)
 
 
 def _by_heads(store: IndexStore, scored: list[tuple[float, str, int, tuple]],
-              groups: Sequence[TermGroup], count: int, asks_tests: bool
-              ) -> list[tuple[float, str, int, tuple]]:
+              wanted: Sequence[TermGroup], spellings: GroupSpellings, count: int,
+              asks_tests: bool) -> list[tuple[float, str, int, tuple]]:
     """``scored`` with the best ``HEAD_RANKED`` definitions' scores multiplied by
     ``1 + HEAD * h``, ``h`` the share of the query's words in the definition's head
     (:mod:`sari_core.engine.search.definition_heads`): its name and what it says count whole, a
@@ -427,7 +479,8 @@ def _by_heads(store: IndexStore, scored: list[tuple[float, str, int, tuple]],
     the best are looked at (their heads are read from their files once per index
     version), and a head at most multiplies a score by ``1 + HEAD``. A constant's head is
     its name, counted already; a test's says what it checks, not what the code it tests
-    does (unless tests are asked for), and would undo ``TEST``."""
+    does (unless tests are asked for), and would undo ``TEST``. ``wanted``: the query's
+    groups matched anywhere (an acronym's only in names), ``spellings`` theirs."""
     top = {id(entry) for entry in scored[:HEAD_RANKED]
            if entry[3][7] not in _NOT_DEFINITIONS and entry[3][7] not in _HEADLESS
            and (asks_tests or not is_test(entry[1]))}
@@ -437,17 +490,33 @@ def _by_heads(store: IndexStore, scored: list[tuple[float, str, int, tuple]],
     heads = remembered_many(memo_for(store, store.reader), "head words", list(rows),
                             lambda missing: _head_words(store, [rows[i] for i in missing]),
                             HELD_HEADS)
-    wanted = [group for group in groups if not group.columns]  # an acronym: names only
-    out = []
-    for entry in scored:
+    # The head words that are forms of the query's, each with the groups it holds: looked
+    # for once for the words of every head, each head's then found by intersecting.
+    every: set[str] = set()
+    for words in heads.values():
+        every.update(*words)
+    held_by = spellings.held_words(every)
+    found = frozenset(held_by)
+
+    def groups_in(words: frozenset[str]) -> set[int]:
+        out: set[int] = set()
+        for word in words & found:
+            out |= held_by[word]
+        return out
+
+    out = list(scored)
+    for place, entry in enumerate(scored[:HEAD_RANKED]):  # every head is of one of them
         said, glued, taken = heads.get(entry[3][0], _NO_HEAD)
         if said or glued or taken:
-            held = sum(group.words * max(
-                1.0 if holds(said, group.spellings) else 0.0,
-                GLUED if holds(glued, group.spellings) else 0.0,
-                SIGNATURE if holds(taken, group.spellings) else 0.0) for group in wanted)
-            entry = (entry[0] * (1 + HEAD * min(1.0, held / count)), *entry[1:])
-        out.append(entry)
+            in_said, in_glued, in_taken = groups_in(said), groups_in(glued), groups_in(taken)
+            # A group a head does not hold adds nothing (nor does a head holding none).
+            held = sum(wanted[index].words * max(
+                1.0 if index in in_said else 0.0,
+                GLUED if index in in_glued else 0.0,
+                SIGNATURE if index in in_taken else 0.0)
+                for index in sorted(in_said | in_glued | in_taken))
+            if held:
+                out[place] = (entry[0] * (1 + HEAD * min(1.0, held / count)), *entry[1:])
     out.sort(key=_ORDER)
     return out
 
