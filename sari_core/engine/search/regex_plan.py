@@ -17,6 +17,8 @@ not required.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from typing import Any
 
 from sari_core.engine.index.store import IndexStore
 from sari_core.engine.search import work_budget
@@ -72,6 +74,33 @@ def _quantifier(pattern: str, i: int) -> tuple[str, int]:
     return (pattern[i:i + length], length) if length else ("", 0)
 
 
+def _atoms(branch: str) -> Iterator[tuple[str, Any, int, str]]:
+    """``branch``'s atoms in order, each ``(kind, value, depth, quantifier)``: an escape
+    (its character after the backslash), a class (its ``(start, end)`` in ``branch``) or a
+    character (itself; ``""`` for one with a meaning of its own: a group's bracket, ``.``,
+    an anchor), with the depth of groups it is in and the quantifier after it."""
+    i = depth = 0
+    while i < len(branch):
+        char = branch[i]
+        if char == "\\":
+            kind, value = "escape", branch[i + 1:i + 2]
+            i += 2
+        elif char == "[":
+            end = _class_end(branch, i)
+            kind, value = "class", (i, end)
+            i = end
+        else:
+            if char == "(":
+                depth += 1
+            elif char == ")":
+                depth = max(0, depth - 1)
+            kind, value = "char", "" if char in _SPECIAL else char
+            i += 1
+        quantifier, length = _quantifier(branch, i)
+        i += length
+        yield kind, value, depth, quantifier
+
+
 def required_runs(branch: str) -> list[str] | None:
     """The literal runs (three characters or more) every match of ``branch`` contains;
     None when the branch cannot be analysed (inline flags, numeric escapes, Unicode classes
@@ -80,28 +109,14 @@ def required_runs(branch: str) -> list[str] | None:
         return None
     runs: list[str] = []
     current: list[str] = []
-    i = depth = 0
-    while i < len(branch):
-        char = branch[i]
+    for kind, value, depth, quantifier in _atoms(branch):
         literal: str | None = None
-        if char == "\\":
-            nxt = branch[i + 1] if i + 1 < len(branch) else ""
-            if nxt in _NUMERIC_ESCAPES:
+        if kind == "escape":
+            if value in _NUMERIC_ESCAPES:
                 return None
-            literal = nxt if nxt in _ESCAPED_LITERALS else None
-            i += 2
-        elif char == "[":
-            i = _class_end(branch, i)
-        else:
-            if char == "(":
-                depth += 1
-            elif char == ")":
-                depth = max(0, depth - 1)
-            elif char not in _SPECIAL:
-                literal = char
-            i += 1
-        quantifier, length = _quantifier(branch, i)
-        i += length
+            literal = value if value in _ESCAPED_LITERALS else None
+        elif kind == "char":
+            literal = value or None
         optional = quantifier[:1] in ("?", "*") or quantifier.startswith(("{0,", "{0}", "{,"))
         if literal is not None and not depth and not optional:
             current.append(literal)
@@ -191,29 +206,15 @@ def required_classes(branch: str) -> list[list[frozenset[str]]]:
     last repetition touches what follows)."""
     runs: list[list[frozenset[str]]] = []
     current: list[frozenset[str]] = []
-    i = depth = 0
-    while i < len(branch):
-        char = branch[i]
+    for kind, value, depth, quantifier in _atoms(branch):
         chars: frozenset[str] | None = None
-        if char == "\\":
-            nxt = branch[i + 1:i + 2]
-            chars = frozenset("0123456789") if nxt == "d" else \
-                _folded({nxt}) if nxt in _ESCAPED_LITERALS else None
-            i += 2
-        elif char == "[":
-            end = _class_end(branch, i)
-            chars = _class_chars(branch, i, end)
-            i = end
-        else:
-            if char == "(":
-                depth += 1
-            elif char == ")":
-                depth = max(0, depth - 1)
-            elif char not in _SPECIAL:
-                chars = _folded({char})
-            i += 1
-        quantifier, length = _quantifier(branch, i)
-        i += length
+        if kind == "escape":
+            chars = frozenset("0123456789") if value == "d" else \
+                _folded({value}) if value in _ESCAPED_LITERALS else None
+        elif kind == "class":
+            chars = _class_chars(branch, *value)
+        elif kind == "char" and value:
+            chars = _folded({value})
         if chars is None or depth:
             runs.append(current)
             current = []
