@@ -228,10 +228,7 @@ def _extensions(store: IndexStore) -> frozenset[str]:
 def _chunk_rows(store: IndexStore, rowids: list[int]) -> dict[int, tuple]:
     """Each chunk's ``(file_id, root, path, line, end_line, scope, kind)`` (none for a
     chunk without its row), kept until the index changes."""
-    if not rowids:
-        return {}
-    return remembered_many(memo_for(store, store.reader), "chunk rows", rowids,
-                           lambda missing: _read_chunks(store, missing), HELD_CHUNKS)
+    return _per_chunk(store, "chunk rows", rowids, _read_chunks, HELD_CHUNKS)
 
 
 def _read_chunks(store: IndexStore, rowids: list[int]) -> dict[int, tuple]:
@@ -245,10 +242,15 @@ def _read_chunks(store: IndexStore, rowids: list[int]) -> dict[int, tuple]:
 def _body_lengths(store: IndexStore, rowids: list[int]) -> dict[int, int]:
     """Each chunk's count of body words, as BM25 counts them: FTS5 keeps one varint per
     column in its ``docsize`` table (none without it: the length then plays no part)."""
+    return _per_chunk(store, "body length", rowids, _read_lengths, HELD_LENGTHS)
+
+
+def _per_chunk(store: IndexStore, kind: str, rowids: list[int], read, held: int) -> dict:
+    """``read(store, rowids)`` per chunk id, kept until the index changes (``held`` at most)."""
     if not rowids:
         return {}
-    return remembered_many(memo_for(store, store.reader), "body length", rowids,
-                           lambda missing: _read_lengths(store, missing), HELD_LENGTHS)
+    return remembered_many(memo_for(store, store.reader), kind, rowids,
+                           lambda missing: read(store, missing), held)
 
 
 def _read_lengths(store: IndexStore, rowids: list[int]) -> dict[int, int]:
