@@ -3,10 +3,13 @@ index: callers, implementations and the names a prefix query lists read them the
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from sari_core.engine import Workspace
 from sari_core.engine.index.references import count, entries, lines, names, pack, split
+from sari_core.engine.index.store import IndexStore
 from sari_core.models import SearchCall
 
 BASE = "class Base:\n    def go(self):\n        pass\n"
@@ -19,6 +22,15 @@ def _project(root: Path) -> None:
     (root / "base.py").write_text(BASE, encoding="utf-8")
     (root / "uses.py").write_text(USES, encoding="utf-8")
     (root / "more.py").write_text(MORE, encoding="utf-8")
+
+
+@contextmanager
+def _one_file(root: Path, name: str) -> Iterator[tuple[IndexStore, int]]:
+    """The store of an index over ``root`` holding one small file, and that file's id."""
+    (root / name).write_text("x = 1\n", encoding="utf-8")
+    with Workspace([root], index_path=root / "index.sqlite", watch=False) as engine:
+        engine.ensure_index(progress=False)
+        yield engine.store, engine.store.text_file_ids([(0, name)])[(0, name)]
 
 
 def _found(engine: Workspace, kind: str, query: str) -> list[tuple[str, int]]:
@@ -89,11 +101,7 @@ def test_definitions_stored_again_are_exactly_the_new_ones_in_their_order(
         tmp_path: Path) -> None:
     # Rows that stay the same are not written again; the file's rows must still be the new
     # definitions, in their order, and every one found by its name.
-    (tmp_path / "m.py").write_text("x = 1\n", encoding="utf-8")
-    with Workspace([tmp_path], index_path=tmp_path / "index.sqlite", watch=False) as engine:
-        engine.ensure_index(progress=False)
-        store = engine.store
-        file_id = store.text_file_ids([(0, "m.py")])[(0, "m.py")]
+    with _one_file(tmp_path, "m.py") as (store, file_id):
         first = [("alpha", "function", 1, 1, 2), ("Beta", "class", 1, 4, 9),
                  ("gamma_ray", "method", 1, 5, 6), ("delta", "constant", 1, 11, 11)]
         shapes = [
@@ -123,11 +131,7 @@ def test_definitions_stored_again_are_exactly_the_new_ones_in_their_order(
 
 def test_a_name_stored_by_a_transaction_rolled_back_is_listed_once_stored_again(
         tmp_path: Path) -> None:
-    (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
-    with Workspace([tmp_path], index_path=tmp_path / "index.sqlite", watch=False) as engine:
-        engine.ensure_index(progress=False)
-        store = engine.store
-        file_id = store.text_file_ids([(0, "a.py")])[(0, "a.py")]
+    with _one_file(tmp_path, "a.py") as (store, file_id):
         used = split([("frobnicate_gamma", "call", 0, 1, 1)])
         try:
             with store.transaction() as conn:
