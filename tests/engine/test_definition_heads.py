@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from indexed_files import module_workspace
+from indexed_files import filler_functions, module_workspace
 
 from sari_core.engine import Workspace
 from sari_core.engine.search import word_search
 from sari_core.engine.search.definition_heads import head, same_word
 from sari_core.engine.search.word_search import search_words
 
-HELPERS = "\n\n".join(f'def helper_{n}(value):\n    """Format value number {n}."""\n'
-                      f'    return value + {n}\n' for n in range(8))
+HELPERS = filler_functions(8)
 FILES = {
     "helpers.py": HELPERS,
     # Both hold the query's words; one says so at its head, the other only uses them.

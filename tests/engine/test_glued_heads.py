@@ -4,7 +4,7 @@ what "from a unix timestamp" asks for; an English word is not cut into nonsense.
 from __future__ import annotations
 
 import pytest
-from indexed_files import module_workspace
+from indexed_files import filler_functions, module_workspace
 
 from sari_core.engine import Workspace
 from sari_core.engine.search.definition_heads import glued_words
@@ -12,8 +12,7 @@ from sari_core.engine.search.glued_names import glued_parts, vocabulary
 from sari_core.engine.search.word_search import search_words
 
 # Other code, so that the query's words are rare in the workspace, as they are in a real one.
-HELPERS = "\n\n".join(f'def helper_{n}(value):\n    """Format value number {n}."""\n'
-                      f'    return value + {n}\n' for n in range(12))
+HELPERS = filler_functions(12)
 FILES = {
     "helpers.py": HELPERS,
     # One says what it is in its glued name; the others merely use timestamps.

@@ -3,14 +3,13 @@ one of them written apart in another name (``open_file``: file)."""
 
 from __future__ import annotations
 
-from indexed_files import module_workspace
+from indexed_files import filler_functions, module_workspace
 
 from sari_core.engine import Workspace
 from sari_core.engine.search.word_search import search_words
 
 # Other code, so that the query's words are rare in the workspace, as they are in a real one.
-HELPERS = "\n\n".join(f'def helper_{n}(value):\n    """Format value number {n}."""\n'
-                      f'    return value + {n}\n' for n in range(12))
+HELPERS = filler_functions(12)
 FILES = {
     "helpers.py": HELPERS,
     "store/streams.py": (

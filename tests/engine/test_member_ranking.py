@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from indexed_files import module_workspace
+from indexed_files import filler_functions, module_workspace
 
 from sari_core.engine import Workspace
 from sari_core.engine.search.word_search import search_words
 
 # Chunks that hold none of the query's words: they give the words their rarity.
-HELPERS = "\n\n".join(f'def helper_{n}(value):\n    """Format value number {n}."""\n'
-                      f'    return value + {n}\n' for n in range(8))
+HELPERS = filler_functions(8)
 FILES = {
     "helpers.py": HELPERS,
     # The class's chunk holds every member's words; the method that does what is asked

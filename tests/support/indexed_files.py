@@ -40,3 +40,10 @@ def usage_lines(workspace: Workspace, query: str, kind: SearchKind = "references
     that is not a definition."""
     result = workspace.search(SearchCall(query=query, kind=kind, limit=100))
     return {(m.path, int(m.line or 0)) for m in result.matches if m.kind != "definition"}
+
+
+def filler_functions(count: int) -> str:
+    """``count`` small functions holding none of a test query's words: other code, so that
+    the query's words are rare in the workspace, as they are in a real one."""
+    return "\n\n".join(f'def helper_{n}(value):\n    """Format value number {n}."""\n'
+                       f'    return value + {n}\n' for n in range(count))
