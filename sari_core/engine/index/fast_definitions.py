@@ -12,6 +12,7 @@ indentation of the lines after it.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import cache
 
 from sari_core.engine.index.symbols import SymbolRow
@@ -36,6 +37,31 @@ _KEYWORDS = re.compile(
     r"protected|static|final|override|open|internal|inline|unsafe|extern)[ \t]+)*"
     r"(" + "|".join(DEFINITION_WORDS) + r")[ \t]+\*?([A-Za-z_$][\w$]*)", re.M)
 _CLOSERS = ("}", "end")  # a block's own last line in languages with braces or ``end``
+
+
+def _after_newline(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """``pattern`` (each branch anchored by ``^``) anchored by the newline before the line
+    instead: the regex engine then jumps from newline to newline, where ``^`` made it try
+    every character. Its matches start one character early; the text's first line is not
+    after a newline, and is matched with ``pattern`` itself."""
+    assert pattern.pattern.startswith("^")
+    return re.compile("\n" + pattern.pattern[1:].replace("|^", "|\n"), pattern.flags)
+
+
+_PYTHON_LINES = _after_newline(_PYTHON)
+_KEYWORDS_LINES = _after_newline(_KEYWORDS)
+
+
+def _definition_lines(text: str, python: bool) -> Iterator[tuple[int, re.Match[str]]]:
+    """``(start of the line, match)`` of each definition line, in order: what
+    ``pattern.finditer(text)`` gives. (A match never ends in a newline, so the line after it
+    starts after its end: the next one is searched for from there either way.)"""
+    first = (_PYTHON if python else _KEYWORDS).match(text)
+    if first is not None:
+        yield 0, first
+    lines = _PYTHON_LINES if python else _KEYWORDS_LINES
+    for found in lines.finditer(text, 0 if first is None else first.end()):
+        yield found.start() + 1, found
 
 
 @cache
@@ -82,13 +108,11 @@ def definitions(language: str | None, text: str) -> list[SymbolRow]:
     if not language:
         return []
     python = language == "python"
-    pattern = _PYTHON if python else _KEYWORDS
     rows: list[SymbolRow] = []
     # (indentation, is a class) of the definitions the current line may be inside
     enclosing: list[tuple[int, bool]] = []
     line, counted = 1, 0
-    for found in pattern.finditer(text):
-        start = found.start()
+    for start, found in _definition_lines(text, python):
         line += text.count("\n", counted, start)
         counted = start
         if python and found.group(6) is not None:

@@ -38,7 +38,23 @@ UBIQUITOUS = frozenset((
 
 
 _CACHE_WORDS = 200_000  # distinct words remembered per leave-out set (then forgotten)
-_spelled: dict[frozenset[str], dict[str, str]] = {}
+
+
+class _Spelled(dict[str, str]):
+    """word -> its words as the tokenizer is to see them, for one leave-out set: a word not
+    seen before is split when it is first looked up (``__missing__``), so the look-ups of
+    a chunk's words are all done in C, without first making a set of them."""
+
+    def __init__(self, leave_out: frozenset[str]) -> None:
+        super().__init__()
+        self.leave_out = leave_out
+
+    def __missing__(self, word: str) -> str:
+        spelled = self[word] = _split(word, self.leave_out)
+        return spelled
+
+
+_spelled: dict[frozenset[str], _Spelled] = {}
 
 
 def _split(word: str, leave_out: frozenset[str]) -> str:
@@ -58,11 +74,11 @@ def code_words(text: str, leave_out: frozenset[str] = frozenset()) -> str:
 def _spell(words: list[str], leave_out: frozenset[str]) -> str:
     # A text repeats its words: each distinct one is split once (and remembered across
     # texts), the rest is dictionary lookups done in C.
-    spelled = _spelled.setdefault(leave_out, {})
-    if len(spelled) > _CACHE_WORDS:
+    spelled = _spelled.get(leave_out)
+    if spelled is None:
+        spelled = _spelled[leave_out] = _Spelled(leave_out)
+    elif len(spelled) > _CACHE_WORDS:
         spelled.clear()
-    for word in set(words).difference(spelled):
-        spelled[word] = _split(word, leave_out)
     return " ".join(filter(None, map(spelled.__getitem__, words)))[:MAX_CHUNK_CHARS]
 
 
