@@ -339,9 +339,14 @@ class IndexStore(StoredTexts):
             and these symbols' definitions; else they are computed here.
         """
         definitions, packed = symbols
-        text = self.text_of(file_id, conn)
-        if text is None:
-            chunks = None
+        # Chunks a worker cut from the stored text need only know it is still there: the
+        # text is read (and decompressed) only to cut them here.
+        if chunks is None:
+            text = self.text_of(file_id, conn)
+        elif conn.execute("SELECT 1 FROM contents WHERE id = ?", (file_id,)).fetchone():
+            text = ""  # put_file takes the chunks as they are
+        else:
+            text, chunks = None, None
         word_index.remove_file(conn, file_id)  # symbols stored twice: the last ones count
         # (and a file's definition lines, stored by the first phase, give way to these)
         conn.execute("DELETE FROM file_references WHERE file_id = ?", (file_id,))
@@ -353,9 +358,9 @@ class IndexStore(StoredTexts):
         conn.execute("UPDATE files SET symbols_pending = 0 WHERE id = ? AND symbols_pending",
                      (file_id,))
         if text is not None:
-            word_index.put_file(conn, file_id, text, [(name, kind, line, end_line) for name,
-                                                      kind, _, line, end_line in definitions],
-                                chunks)
+            word_index.put_file(conn, file_id, text, () if chunks is not None else [
+                (name, kind, line, end_line) for name, kind, _, line, end_line in definitions],
+                chunks)
 
     def _delete_symbols(self, conn: sqlite3.Connection, file_id: int) -> None:
         conn.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))

@@ -177,23 +177,25 @@ def extract(language: str | None, data: bytes) -> list[SymbolRow]:
         if not name:
             continue
         capture, kind, is_def = role
-        if is_def and kind in VALUE_KINDS and _rebinding(name_node, raw):
-            continue  # ``var X = constants.X``: a name brought in, defined elsewhere
-        if is_def:
-            node = _definition_node(_innermost_declaration(name_node, captures[capture][0]))
-            if python and kind == "function" and _python_method(node):
-                kind = "method"
-            line = node.start_point[0] + 1
-            row = (name, kind, 1, line, node.end_point[0] + 1)
-        else:
-            line = name_node.start_point[0] + 1
-            row = (name, kind, 0, line, line)
         # One row per name, role and line: the same node can match two patterns (Rust's
         # methods do), and the first wins; every line using a name is a navigation target.
-        key = (name, row[2], line)
+        if not is_def:  # most matches: a reference is its name's line
+            line = name_node.start_point.row + 1
+            key = (name, 0, line)
+            held = seen.get(key)
+            if held is None or (held[1] in VALUE_KINDS and kind not in VALUE_KINDS):
+                seen[key] = (name, kind, 0, line, line)
+            continue
+        if kind in VALUE_KINDS and _rebinding(name_node, raw):
+            continue  # ``var X = constants.X``: a name brought in, defined elsewhere
+        node = _definition_node(_innermost_declaration(name_node, captures[capture][0]))
+        if python and kind == "function" and _python_method(node):
+            kind = "method"
+        line = node.start_point.row + 1
+        key = (name, 1, line)
         held = seen.get(key)
         if held is None or (held[1] in VALUE_KINDS and kind not in VALUE_KINDS):
-            seen[key] = row
+            seen[key] = (name, kind, 1, line, node.end_point.row + 1)
     return list(seen.values())
 
 
