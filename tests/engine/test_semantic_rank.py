@@ -8,9 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from indexed_files import indexed
 
 from sari_core.arguments import parse_search
+from sari_core.engine.search import semantic_rank
 
 # Ten unrelated modules, so that a word of every file weighs little, and a cart whose
 # items share more of the query's words than the function that sums its price does.
@@ -53,3 +55,36 @@ def test_the_model_loads_from_the_wheel_with_no_network_and_no_cache_folder(
          " assert available()"], env=env, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert list(home.iterdir()) == []
+
+
+# Two classes of one file with a method of one name, its words the same in both: the words
+# tie, and the class the query's nouns mean is said by the method's qualified name alone.
+NAMESAKES = {**FILES, "app/sounds.py": (
+    "class Car:\n"
+    "    def speak(self):\n"
+    '        """Say the greeting out loud."""\n'
+    "        return self.greeting\n\n\n"
+    "class Dog:\n"
+    "    def speak(self):\n"
+    '        """Say the greeting out loud."""\n'
+    "        return self.greeting\n")}
+
+
+def _first_speaker(tmp_path: Path) -> str | None:
+    with indexed(tmp_path / "tree", NAMESAKES) as engine:
+        found = engine.search(parse_search({"query": "let the puppy say its greeting"})).matches
+    return next(match.symbol for match in found if match.symbol.endswith(".speak"))
+
+
+def test_the_method_whose_qualified_name_means_the_query_comes_first(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The text's meaning left out: the name's alone puts the dog's method before the car's.
+    monkeypatch.setattr(semantic_rank, "SEMANTIC", 0.0)
+    assert _first_speaker(tmp_path) == "Dog.speak"
+
+
+def test_without_the_names_meaning_the_words_tie_and_the_first_written_comes_first(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(semantic_rank, "SEMANTIC", 0.0)
+    monkeypatch.setattr(semantic_rank, "NAME_MEANING", 0.0)
+    assert _first_speaker(tmp_path) == "Car.speak"

@@ -5,18 +5,27 @@ reader or writer for the current state" is ``_get_io_object``. The word search r
 candidates by the words; among its best ``SEMANTIC_RANKED`` definitions, each score is then
 multiplied by ``1 + SEMANTIC * s``, ``s`` the definition's similarity to the query (cosine of
 static word embeddings) scaled to 0..1 between the least and the most similar of them, and
-each file's chunks are ordered again by it in the places the words gave that file. So
-meaning picks which of a file's definitions comes first; it never moves a file, nor brings
-in a chunk the words did not find (static embeddings know no code vocabulary: moving files,
-"command line interface" put a ``Command`` class above ``cli.py``'s ``main``). The word
-search places the files afterwards by the scores the words gave (see
+by ``1 + NAME_MEANING * n``, ``n`` the same for a member's qualified name alone read as words
+(``Signer.derive_key``: "Signer derive key", scaled among the members) and one half for a
+definition that is no member (nor a special method, named for its protocol); each file's chunks are then ordered again in the places the
+words gave that file. A member's qualified name says in the fewest words what it does and
+whose it is (a method and its namesake in another class: which class the query's nouns mean
+is in the name), while in its first lines it is one voice among its signature's and body's
+words, which its siblings share. A top-level definition's name is its own words again, which
+the word search counts already: its meaning would put ``cart_items`` above
+``checkout_amount`` for "sum the price of the cart"; the half keeps members and the rest
+level. So meaning picks which of a file's definitions comes first; it never moves a file,
+nor brings in a chunk the words did not find (static embeddings know no code vocabulary:
+moving files, "command line interface" put a ``Command`` class above ``cli.py``'s
+``main``). The word search places the files afterwards by the scores the words gave (see
 :mod:`sari_core.engine.search.word_search`).
 
 The embeddings are ``wordllama``'s (its 256-dimension ``l2_supercat`` model, its weights
 inside the wheel: nothing is downloaded), installed with the ``semantic`` extra
 (``pip install 'sari-core[semantic]'``). Without it this step does nothing. A definition's
-text is its name read as words and its first ``TEXT_LINES`` lines; its vector is computed
-the first time it is a candidate and kept until the index changes.
+text is its name read as words and its first ``TEXT_LINES`` lines; its vectors (that text's
+and its name's) are computed the first time it is a candidate and kept until the index
+changes.
 """
 
 from __future__ import annotations
@@ -30,14 +39,16 @@ from typing import Any
 from sari_core.engine.index.index_memo import file_lines, memo_for, remembered_many
 from sari_core.engine.index.store import IndexStore
 
-__all__ = ["SEMANTIC", "SEMANTIC_RANKED", "available", "by_meaning"]
+__all__ = ["NAME_MEANING", "SEMANTIC", "SEMANTIC_RANKED", "available", "by_meaning"]
 
 SEMANTIC = 0.3
+NAME_MEANING = 0.6  # a member's qualified name's closeness alone, on top of its text's
 SEMANTIC_RANKED = 20
 TEXT_LINES = 13
-HELD_VECTORS = 50_000  # 1 KB each
+HELD_VECTORS = 50_000  # of each kind (a text's, a name's), 1 KB each
 _NOT_DEFINITIONS = frozenset(("text",))
 _CAMEL = re.compile(r"([a-z])([A-Z])")
+_SPECIAL_NAME = re.compile(r"\.__\w+__$")
 
 
 @lru_cache(maxsize=1)
@@ -77,9 +88,10 @@ def _texts(store: IndexStore, rows: list[tuple]) -> list[str]:
 def by_meaning(store: IndexStore, query: str, scored: Sequence[tuple[float, str, int, tuple]],
                order: Any) -> list[tuple[float, str, int, tuple]]:
     """``scored`` (negated score, path, line, chunk row; best first; each file's chunks in
-    ``order``) with its best definitions' scores multiplied by ``1 + SEMANTIC * s``, each
-    file's chunks sorted again by ``order`` in the places the file had; as it is when the
-    model is not installed."""
+    ``order``) with its best definitions' scores multiplied by ``1 + SEMANTIC * s`` and
+    ``1 + NAME_MEANING * n`` (``s``: their text's closeness; ``n``: a member's qualified
+    name's, one half for the others), each file's chunks sorted again by ``order`` in the
+    places the file had; as it is when the model is not installed."""
     model = _model()
     top = [entry for entry in scored[:SEMANTIC_RANKED] if entry[3][7] not in _NOT_DEFINITIONS]
     if model is None or len(top) < 2:
@@ -87,18 +99,36 @@ def by_meaning(store: IndexStore, query: str, scored: Sequence[tuple[float, str,
     import numpy as np
 
     rows = {entry[3][0]: entry[3] for entry in top}
+    memo = memo_for(store, store.reader)
     vectors = remembered_many(
-        memo_for(store, store.reader), "chunk vectors", list(rows),
+        memo, "chunk vectors", list(rows),
         lambda missing: dict(zip(missing, model.embed(_texts(store, [rows[i] for i in missing]),
                                                       norm=True), strict=True)),
         HELD_VECTORS)
+    # Members: a dotted scope. A special method's name is its protocol's (``__str__``), not
+    # what it does: it is read as no member's.
+    members = [rowid for rowid, row in rows.items()
+               if "." in row[6] and not _SPECIAL_NAME.search(row[6])]
+    names = remembered_many(
+        memo, "name vectors", members,
+        lambda missing: dict(zip(missing, model.embed([_name_words(rows[i][6]) for i in missing],
+                                                      norm=True), strict=True)),
+        HELD_VECTORS)
     wanted = model.embed([query], norm=True)[0]
-    similarity = {rowid: float(np.dot(vector, wanted)) for rowid, vector in vectors.items()}
-    low, high = min(similarity.values()), max(similarity.values())
-    if high <= low:
-        return list(scored)
-    out = [(entry[0] * (1 + SEMANTIC * (similarity[entry[3][0]] - low) / (high - low)), *entry[1:])
-           if entry[3][0] in similarity else entry for entry in scored]
+    factor = {rowid: 1.0 for rowid in rows}
+    for weight, kept, others in ((SEMANTIC, vectors, None), (NAME_MEANING, names, 0.5)):
+        similarity = {rowid: float(np.dot(vector, wanted)) for rowid, vector in kept.items()}
+        if len(similarity) < 2:  # one alone is not closer than any other
+            continue
+        low, high = min(similarity.values()), max(similarity.values())
+        if high > low:
+            for rowid in rows:
+                value = similarity.get(rowid)
+                scaled = (value - low) / (high - low) if value is not None else others
+                if scaled is not None:
+                    factor[rowid] *= 1 + weight * scaled
+    out = [(entry[0] * factor[entry[3][0]], *entry[1:]) if entry[3][0] in factor else entry
+           for entry in scored]
     # Each file keeps the places its chunks had; only its own chunks are ordered again
     # (those of a file none of whose scores changed are in order already).
     changed = {entry[1] for entry in top}

@@ -35,10 +35,19 @@ Ranking (documented in docs/engine.md):
   - ``OPPOSITE`` for a definition whose name goes the other way from the query's words
     (a writer or dumper when the query reads or loads; see
     :mod:`sari_core.engine.search.directions`);
+  - ``ERROR_CLASS`` for an exception class (a class named ``...Error``, ``...Exception``,
+    ``...Warning``) when the query speaks of no error (``_ERROR_WORDS``): its docstring
+    says in a few words when it is raised, so it holds the words of the operation that
+    fails, and it is what is asked only about the failure;
   - ``1 + SEMANTIC * s`` for the best ``SEMANTIC_RANKED`` definitions after heads, ``s``
     their closeness in meaning to the query, when the ``semantic`` extra is installed
     (not when the query asks for docs; see :mod:`sari_core.engine.search.semantic_rank`);
 
+* a constructor (``__init__``, ``__new__``) is multiplied by ``CONSTRUCTOR`` unless the
+  query asks to create (``_CREATE_WORDS``), its file's chunks then ordered again in the
+  places the file had (the words' scores place the files, below): a constructor stores its
+  arguments under the names the whole class uses, so it holds the words of what its
+  methods do without doing it;
 * a class's best member goes just above the class when it holds at least ``MEMBER_SHARE``
   of the query's words the class holds (the class's chunk is its members' text too),
   unless the class's name holds more of them and at least ``MEMBER_NAMED``; each file's
@@ -99,6 +108,8 @@ TEST = 0.3
 EXAMPLE = 0.5
 THIRD_PARTY = 0.6
 OPPOSITE = 0.5  # a definition going the other way from the query's (dumping for loading)
+ERROR_CLASS = 0.5  # an exception class, when the query speaks of no error
+CONSTRUCTOR = 0.5  # a constructor among its file's chunks, when the query asks to create none
 HEAD = 3.0
 SIGNATURE = 0.5  # a word only in the signature counts for this much of one in what it says
 GLUED = 0.75  # and one glued into the name (``timestamp`` of ``fromtimestamp``)
@@ -120,6 +131,16 @@ _DOC_WORDS = frozenset(("doc", "docs", "documentation", "documented", "readme", 
                         "example", "examples", "tutorial", "guide", "manual"))
 _DOC_PAIRS = frozenset((("release", "notes"), ("change", "log")))
 _TEST_WORDS = frozenset(("test", "tests", "testing", "fixture", "fixtures", "pytest"))
+# Words that speak of an error: an exception class may be what such a query asks for.
+_ERROR_WORDS = frozenset(("error", "errors", "exception", "exceptions", "raise", "raises",
+                          "raised", "warning", "warnings", "fail", "fails", "failure",
+                          "invalid", "throw", "thrown"))
+_ERROR_CLASS = re.compile(r"(Error|Exception|Warning)$")
+# Words that ask to create: a constructor may be what such a query asks for.
+_CREATE_WORDS = frozenset(("create", "creates", "creating", "construct", "constructs",
+                           "constructing", "constructor", "init", "initialize", "initialise",
+                           "initialization", "new", "instance", "instantiate", "setup"))
+_CONSTRUCTOR = re.compile(r"(^|\.)__(init|new)__$")
 _PROSE_SUFFIXES = (".md", ".rst", ".txt", ".adoc", ".org", ".html", ".htm", ".ipynb", ".tex")
 _PROSE_NAMES = re.compile(
     r"(^|/)(changelog|changes|history|news|authors|contributors|license|copying|notice|"
@@ -306,6 +327,7 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
     asks_docs = asks_for_docs(terms)
     asks_tests = any(term in _TEST_WORDS for term in terms)
     asked_way = direction(terms)
+    asks_error = any(term in _ERROR_WORDS for term in terms)
     # The groups a definition's name and head are read for (an acronym's: names only),
     # looked up in each set of words at once.
     wanted = [group for group in groups if not group.columns]
@@ -343,12 +365,16 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
         score *= _place(path, asks_docs, asks_tests)
         if opposite(asked_way, scope, path):
             score *= OPPOSITE
+        if kind == "class" and not asks_error and _ERROR_CLASS.search(scope):
+            score *= ERROR_CLASS
         scored.append((-score, path, line, row))
     scored.sort(key=_ORDER)  # stable: rows of one score, path and line stay in rank order
     if not asks_docs:  # docs are asked for: what a definition says of itself does not count
         scored = _by_heads(store, scored, wanted, spellings, len(terms), asks_tests)
         # Files are placed by the words' scores: meaning orders a file's own chunks only.
         worded = {entry[3][0]: -entry[0] for entry in scored}
+        if not any(term in _CREATE_WORDS for term in terms):
+            scored = _constructors_later(scored)
         scored = by_meaning(store, query, scored, _ORDER)
         scored = _members_first(scored, covered, lambda row: max(
             in_name.get(row[0], 0.0), glued_share(row[6])))
@@ -367,6 +393,25 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
             if len(kept) >= limit:
                 break
     return kept, len(files)
+
+
+def _constructors_later(scored: list[tuple[float, str, int, tuple]]
+                        ) -> list[tuple[float, str, int, tuple]]:
+    """``scored`` with each constructor's score multiplied by ``CONSTRUCTOR`` and the
+    chunks of its file ordered again in the places the file had (no file moves)."""
+    changed = {entry[1] for entry in scored if _CONSTRUCTOR.search(entry[3][6])}
+    if not changed:
+        return scored
+    mine: dict[str, list] = {path: [] for path in changed}
+    for entry in scored:
+        if entry[1] in changed:
+            if _CONSTRUCTOR.search(entry[3][6]):
+                entry = (entry[0] * CONSTRUCTOR, *entry[1:])
+            mine[entry[1]].append(entry)
+    for entries in mine.values():
+        entries.sort(key=_ORDER)
+    taken = {path: iter(entries) for path, entries in mine.items()}
+    return [next(taken[entry[1]]) if entry[1] in taken else entry for entry in scored]
 
 
 def _members_first(scored: list[tuple[float, str, int, tuple]], covered: dict[int, float],
