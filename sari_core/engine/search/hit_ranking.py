@@ -4,7 +4,7 @@ scan before the first index share (documented in docs/engine.md and in engine.se
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -142,3 +142,19 @@ def score_hits(file: FileHit, found: Sequence[tuple[int, int, str]],
                         end_line))
     hits.sort(key=lambda hit: (-hit.score, hit.line))
     return hits[:HITS_PER_FILE]
+
+
+def within_file_places(scored: Sequence[tuple], paths: set[str] | dict[str, object],
+                       key: Callable[[tuple], object]) -> list[tuple]:
+    """``scored`` (entries whose second item is their file's path) with the entries of the
+    files ``paths`` sorted by ``key`` among the places those files' entries had: no file
+    moves, only a file's own entries change order."""
+    mine: dict[str, list[tuple]] = {path: [] for path in paths}
+    for entry in scored:
+        entries = mine.get(entry[1])
+        if entries is not None:
+            entries.append(entry)
+    for entries in mine.values():
+        entries.sort(key=key)
+    taken = {path: iter(entries) for path, entries in mine.items()}
+    return [next(taken[entry[1]]) if entry[1] in taken else entry for entry in scored]

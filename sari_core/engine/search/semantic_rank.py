@@ -38,6 +38,7 @@ from typing import Any
 
 from sari_core.engine.index.index_memo import file_lines, memo_for, remembered_many
 from sari_core.engine.index.store import IndexStore
+from sari_core.engine.search.hit_ranking import within_file_places
 
 __all__ = ["NAME_MEANING", "SEMANTIC", "SEMANTIC_RANKED", "available", "by_meaning"]
 
@@ -131,12 +132,4 @@ def by_meaning(store: IndexStore, query: str, scored: Sequence[tuple[float, str,
            for entry in scored]
     # Each file keeps the places its chunks had; only its own chunks are ordered again
     # (those of a file none of whose scores changed are in order already).
-    changed = {entry[1] for entry in top}
-    mine: dict[str, list] = {}
-    for entry in out:
-        if entry[1] in changed:
-            mine.setdefault(entry[1], []).append(entry)
-    for entries in mine.values():
-        entries.sort(key=order)
-    taken = {path: iter(entries) for path, entries in mine.items()}
-    return [next(taken[entry[1]]) if entry[1] in taken else entry for entry in out]
+    return within_file_places(out, {entry[1] for entry in top}, order)

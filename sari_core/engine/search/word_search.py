@@ -83,7 +83,7 @@ from sari_core.engine.search.definition_heads import (
     name_words,
 )
 from sari_core.engine.search.directions import direction, opposite
-from sari_core.engine.search.hit_ranking import is_test
+from sari_core.engine.search.hit_ranking import is_test, within_file_places
 from sari_core.engine.search.query_words import (
     TermGroup,
     query_terms,
@@ -402,16 +402,9 @@ def _constructors_later(scored: list[tuple[float, str, int, tuple]]
     changed = {entry[1] for entry in scored if _CONSTRUCTOR.search(entry[3][6])}
     if not changed:
         return scored
-    mine: dict[str, list] = {path: [] for path in changed}
-    for entry in scored:
-        if entry[1] in changed:
-            if _CONSTRUCTOR.search(entry[3][6]):
-                entry = (entry[0] * CONSTRUCTOR, *entry[1:])
-            mine[entry[1]].append(entry)
-    for entries in mine.values():
-        entries.sort(key=_ORDER)
-    taken = {path: iter(entries) for path, entries in mine.items()}
-    return [next(taken[entry[1]]) if entry[1] in taken else entry for entry in scored]
+    out = [(entry[0] * CONSTRUCTOR, *entry[1:]) if _CONSTRUCTOR.search(entry[3][6]) else entry
+           for entry in scored]
+    return within_file_places(out, changed, _ORDER)
 
 
 def _members_first(scored: list[tuple[float, str, int, tuple]], covered: dict[int, float],
@@ -461,14 +454,7 @@ def _members_first(scored: list[tuple[float, str, int, tuple]], covered: dict[in
     if not moved:
         return scored
     # Only the files a member moved in are ordered again (the others' are in order).
-    mine: dict[str, list] = {path: [] for path in moved}
-    for entry in scored:
-        if entry[1] in mine:
-            mine[entry[1]].append(entry)
-    for entries in mine.values():
-        entries.sort(key=lambda entry: place[id(entry)])
-    taken = {path: iter(entries) for path, entries in mine.items()}
-    return [next(taken[entry[1]]) if entry[1] in taken else entry for entry in scored]
+    return within_file_places(scored, moved, lambda entry: place[id(entry)])
 
 
 def _files_by_evidence(scored: list[tuple[float, str, int, tuple]], worded: dict[int, float]
