@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from sari_core.engine.search.text_match import FileHit
 from sari_core.models import SearchCall
@@ -145,7 +146,7 @@ def score_hits(file: FileHit, found: Sequence[tuple[int, int, str]],
 
 
 def within_file_places(scored: Sequence[tuple], paths: set[str] | dict[str, object],
-                       key: Callable[[tuple], object]) -> list[tuple]:
+                       key: Callable[[tuple], Any]) -> list[tuple]:
     """``scored`` (entries whose second item is their file's path) with the entries of the
     files ``paths`` sorted by ``key`` among the places those files' entries had: no file
     moves, only a file's own entries change order."""
