@@ -40,8 +40,8 @@ by definition, >= 0.10 above the oracle single word and above BM25; identifier M
 
 ``--set`` names (see ``search_quality_sets.py`` for each one's libraries and role):
 tuning (the default), heldout, fresh, fresh2, fresh3, fresh4, unseen, unseen2, unseen3,
-unseen4, unseen5, unseen6, unseen7, unseen8, unseen9, unseen10; several joined by commas, or
-``all``.
+unseen4, unseen5, unseen6, unseen7, unseen8, unseen9, unseen10, unseen11; several joined by
+commas, or ``all``.
 
 ``--smoke`` runs a tiny generated tree with three queries (what CI runs): it checks the
 bench works, not the targets.
