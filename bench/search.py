@@ -19,18 +19,24 @@ of hard links), so how each cost grows shows. For each size it prints:
   ``git grep --no-index`` on the same queries (the symbol search beside
   ``rg 'def NAME|class NAME'``), in wall-clock time and in the searching thread's CPU
   time (which other processes on a loaded machine do not inflate: judge ratios by it);
-* every target, met or NOT met.
+* every target, met or NOT met;
+* with ``--parse on-demand``, the same cold build parsing on demand (its second phase
+  cuts word chunks along the definition lines; a file is parsed by the first query needing
+  its references), and each navigation query's first call on a fresh copy of each index:
+  what the on-demand build moves from the build to the first navigation over a name, and
+  whether the answers are the eager build's.
 
 ripgrep gets the engine's file set: hidden files, ``.gitignore`` outside git repositories
 too, the default exclusions as globs, the 16 MB size limit.
 
 Usage: ``python bench/search.py [--packages NAME...] [--corpus PATH] [--scales 1 2 4]
-[--repeat N] [--smoke] [--first-only] [--no-bytecode]``
+[--repeat N] [--smoke] [--first-only] [--no-bytecode] [--parse eager|on-demand]``
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -223,9 +229,11 @@ print(json.dumps({"wall": wall, "cpu": cpu, "workers": workers_cpu(), "first": f
 """
 
 
-def cold_build(root: Path, index: Path) -> dict[str, float]:
+def cold_build(root: Path, index: Path, parse: str = "eager") -> dict[str, float]:
+    """The cold build in a fresh process (``SARI_PARSE=parse``): its figures, printed."""
+    env = {**os.environ, "SARI_PARSE": parse}
     done = subprocess.run([sys.executable, "-c", BUILD, str(root), str(index)],
-                          capture_output=True, text=True, check=True)
+                          capture_output=True, text=True, check=True, env=env)
     build = json.loads(done.stdout)
     size = sum(os.path.getsize(f"{index}{s}") for s in ("", "-wal")
                if os.path.exists(f"{index}{s}"))
@@ -337,6 +345,42 @@ def warm(root: Path, index: Path, repeat: int, literals: list[str], regexes: lis
             "regex p50 / rg p50": regex["p50"] / regex["rg50"]}
 
 
+def first_navigation(root: Path, indexes: dict[str, Path], scratch: Path,
+                     navigation: list[tuple[str, str, str | None]]) -> dict[str, float]:
+    """Each navigation query's first call, on a fresh copy of each built index (so an
+    on-demand index parses what that query needs, and nothing another query parsed);
+    the sums of their CPU, and whether every answer is the same."""
+    cpu_sums = dict.fromkeys(indexes, 0.0)
+    same = True
+    for kind, query, mode in navigation:
+        call = SearchCall(query=query, kind=kind, match=mode)  # type: ignore[arg-type]
+        answers, parts = set(), []
+        for parse, built in indexes.items():
+            copy = scratch / f"first-navigation-{parse}.sqlite"
+            for suffix in ("", "-wal"):
+                if os.path.exists(f"{built}{suffix}"):
+                    shutil.copyfile(f"{built}{suffix}", f"{copy}{suffix}")
+            with Workspace([root], index_path=copy, watch=False, parse=parse) as engine:
+                engine.ensure_index(progress=False)
+                started, cpu = time.perf_counter(), time.thread_time()
+                result = engine.search(call)
+                cpu = time.thread_time() - cpu
+                wall = time.perf_counter() - started
+            for suffix in ("", "-wal", "-shm"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(f"{copy}{suffix}")
+            cpu_sums[parse] += cpu
+            answers.add(json.dumps([[m.path, m.line, m.kind] for m in result.matches]))
+            parts.append(f"{parse} {wall * 1000:.0f} ms wall, {cpu * 1000:.0f} ms CPU")
+        same = same and len(answers) == 1
+        print(f"first {kind} {query!r}{f' ({mode})' if mode else ''}: " + "; ".join(parts)
+              + ("; same answer" if len(answers) == 1 else "; ANSWERS DIFFER"))
+    print("first navigation, CPU summed: " + ", ".join(
+        f"{parse} {seconds:.2f} s" for parse, seconds in cpu_sums.items())
+        + f"; answers {'the same' if same else 'DIFFER'}")
+    return {f"first navigation CPU s, {parse}": seconds for parse, seconds in cpu_sums.items()}
+
+
 def verdicts(figures: dict[str, float]) -> None:
     parts = []
     for name, target in TARGETS.items():
@@ -352,6 +396,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_corpus_arguments(parser)
     parser.add_argument("--scales", type=int, nargs="+", default=[1, 2, 4])
+    parser.add_argument("--parse", choices=("eager", "on-demand"), default="eager",
+                        help="on-demand: also build parsing on demand, and time each "
+                             "navigation query's first call on both indexes")
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per query")
     parser.add_argument("--smoke", action="store_true",
                         help="a tiny corpus, 1x, one run per query: checks the bench works (CI)")
@@ -391,6 +438,13 @@ def main(argv: list[str] | None = None) -> int:
             figures.update(warm(root, index, args.repeat, literals, regexes, symbols,
                                 navigation))
             verdicts(figures)
+            if args.parse == "on-demand":
+                print("\n-- parsing on demand")
+                lazy = scratch / f"index-{scale}x-on-demand.sqlite"
+                on_demand = cold_build(root, lazy, parse="on-demand")
+                first_navigation(root, {"eager": index, "on-demand": lazy}, scratch,
+                                 navigation)
+                verdicts({**figures, **on_demand})
     return 0
 
 

@@ -68,7 +68,11 @@ DEFINITION_LINES_NOTE = ("The index is still parsing source files: their definit
                          "and references are not known yet.")
 WORDS_PENDING_NOTE = ("The index is still parsing source files: a match by words is found "
                       "in them once they are parsed; literal matches are complete.")
+UNPARSED_NOTE = ("Files no navigation query has parsed yet give the definitions on their "
+                 "definition lines (def, class, function ...): a name bound another way in "
+                 "them is found once a references or callers query parses them.")
 READY_WAIT_SECONDS = 2.0  # how long a search waits for a background build before answering
+PARSE_MODES = ("eager", "on-demand")  # SARI_PARSE, or Workspace(parse=...)
 
 
 class Workspace:
@@ -82,18 +86,29 @@ class Workspace:
     :param exclude: extra exclusions, as ``.gitignore`` lines applying at every root.
     :param keep_executable_bits: an edit or write over an executable file keeps its exec
         bits (by default they are dropped: no file the agent wrote is left executable).
+    :param parse: ``"eager"``: a first build parses every source file (its second phase);
+        ``"on-demand"``: its second phase cuts word chunks along the definition lines, and
+        a file is parsed by the first query needing its references or its outline (about
+        half the build's CPU; the first navigation over a name pays for its files). Default:
+        ``SARI_PARSE``, else eager.
     """
 
     def __init__(self, roots: Sequence[str | os.PathLike[str]], *,
                  index_path: Path | None = None, watch: bool = True,
                  exclude: Sequence[str] = (), keep_executable_bits: bool = False,
-                 one_call: bool = False) -> None:
+                 one_call: bool = False, parse: str | None = None) -> None:
+        parse = parse or os.environ.get("SARI_PARSE") or "eager"
+        if parse not in PARSE_MODES:
+            raise SariError("bad_setting", f"unknown parse mode {parse!r}",
+                            hint="SARI_PARSE (or parse=) is 'eager' or 'on-demand'",
+                            details={"allowed": list(PARSE_MODES)})
         self.guard = PathGuard(roots)
         self.roots: list[Path] = list(self.guard.roots)
         self.index_path = Path(index_path) if index_path else default_index_path(self.roots)
         self.store = IndexStore(self.index_path)
         self._rules = [IgnoreRules(root, exclude) for root in self.roots]
-        self.indexer = Indexer(self.store, self.guard, self._rules)
+        self.indexer = Indexer(self.store, self.guard, self._rules,
+                               parse_on_demand=parse == "on-demand")
         self.scan = WorkspaceScan(self.roots, self._rules, exclude)
         self.searcher = Searcher(self.store, self.guard)
         self._keep_executable_bits = keep_executable_bits
@@ -342,11 +357,28 @@ class Workspace:
     def read(self, call: ReadCall) -> ReadResult:
         if call.mode == "outline":  # a file or a folder: its symbols come from the index
             self._sync(self._touching(call.target))
+            self._parse_if_deferred(call.target)
             return self.outliner.read(call)
-        touching = self._touching(call.path if call.mode == "symbol" else call.target)
+        target = call.path if call.mode == "symbol" else call.target
+        touching = self._touching(target)
         if touching:
             self._sync(touching)
+        if call.mode == "symbol":
+            self._parse_if_deferred(target)
         return self.reader.read(call)
+
+    def _parse_if_deferred(self, target: str | None) -> None:
+        """Parse the file ``target`` names if its parse was deferred (an outline or a
+        symbol read wants its own symbols, not its definition lines)."""
+        if not target or not self.store.deferred_any():
+            return
+        try:
+            resolved = self.guard.resolve(target, kind="any", must_exist=False)
+        except SariError:
+            return  # the read itself reports the bad path
+        row = self.store.file(resolved.root_index, resolved.rel)
+        if row is not None and row.parse_deferred:
+            self.indexer.parse_deferred([row.id])
 
     def search(self, call: SearchCall) -> SearchResult:
         result = self._search(call)
@@ -357,6 +389,9 @@ class Workspace:
                 result.extra["symbols"] = "definition lines"
             else:
                 result.notes.append(WORDS_PENDING_NOTE)
+        elif call.kind == "symbol" and self.index_complete and self.store.deferred_any():
+            result.notes.append(UNPARSED_NOTE)
+            result.extra["symbols"] = "definition lines where not parsed"
         return result
 
     def _search(self, call: SearchCall) -> SearchResult:

@@ -11,6 +11,11 @@ text, its trigrams and the definitions read from definition lines
 (:mod:`~sari_core.engine.index.fast_definitions`), which every kind of search answers
 from; :meth:`Indexer.complete_symbols` then parses each file still marked pending, from
 its stored text, its symbols and word chunks replacing those definitions file by file.
+
+A build that parses on demand (``parse_on_demand``) cuts a file's word chunks along those
+definitions in its second phase and leaves its parse to the first query that needs its
+references (:meth:`Indexer.parse_for_references`): the complete build costs about half the
+CPU, and the first navigation over a name pays for parsing the files that may use it.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from sari_core.engine.index.store import FileRow, IndexStore
 from sari_core.engine.index.symbol_jobs import BACKLOG_BYTES, SymbolJobs
 from sari_core.engine.index.symbol_worker import Parsed
 from sari_core.engine.index.symbols import extract, supported
+from sari_core.engine.index.trigrams import phrase, selects
 from sari_core.errors import SariError
 from sari_core.models import FileChange
 
@@ -115,8 +121,14 @@ def _load(guard: PathGuard, root_index: int, rel: str) -> _Content | None:
 class Indexer:
     """Keeps the index of the workspace's files in step with the disk."""
 
-    def __init__(self, store: IndexStore, guard: PathGuard, rules: Sequence[IgnoreRules]) -> None:
+    def __init__(self, store: IndexStore, guard: PathGuard, rules: Sequence[IgnoreRules], *,
+                 parse_on_demand: bool = False) -> None:
         self.store = store
+        # A first build's second phase cuts word chunks along the definition lines and
+        # defers each file's parse to the first query needing its references.
+        self.parse_on_demand = parse_on_demand
+        self._deferred_lock = threading.Lock()  # one deferred parse at a time
+        store.parse_for_references = self.parse_for_references
         self.guard = guard
         self.rules = list(rules)
         self.cancelled = threading.Event()  # set on close: a running build stops between batches
@@ -196,7 +208,8 @@ class Indexer:
                 row = known.get(key)
                 if row is not None and row.size == entry.size and row.mtime_ns == entry.mtime_ns \
                         and row.checked_ns - row.mtime_ns >= RACY_NS \
-                        and (not row.symbols_pending or self.completing):
+                        and (not row.symbols_pending or self.completing
+                             or self.parse_on_demand):  # (left to complete_symbols)
                     stats.unchanged += 1
                     continue
                 todo.append((key, entry))
@@ -265,9 +278,13 @@ class Indexer:
         for file_id, symbols, chunks in results:
             # The file may have been re-indexed since it was parsed (a change seen meanwhile).
             # No symbols is an answer too: storing it clears the file's pending mark.
-            if self.store.hash_of(conn, file_id) == digests.pop(file_id, None):
+            if self.store.hash_of(conn, file_id) != digests.pop(file_id, None):
+                continue
+            if symbols is None:  # its parse deferred: the chunks of its definition lines
+                self.store.put_chunks_deferring_parse(conn, file_id, chunks)
+            else:
                 self.store.put_symbols(conn, file_id, symbols, chunks)
-                stored += 1
+            stored += 1
         return stored
 
     # --- the second phase of a first build -------------------------------------------
@@ -284,44 +301,92 @@ class Indexer:
         if not pending:
             return 0
         bar = Progress(len(pending), progress)
-        jobs = SymbolJobs(len(pending))
-        digests: dict[int, str] = {}
-        languages = {file_id: language for file_id, language, _ in pending}
+        jobs = SymbolJobs(len(pending), parse=not self.parse_on_demand)
         large = len(pending) >= BULK_FILES
-        stored = 0
         self.completing = True
         try:
             with self.store.bulk(large), \
                     self.store.first_build(large, lambda: not self.cancelled.is_set(),
                                            tables=("words",), name_index=False):
-                for start in range(0, len(pending), COMPLETE_FILES):
-                    if self.cancelled.is_set():
-                        break
-                    part = pending[start:start + COMPLETE_FILES]
-                    for file_id, _, digest in part:
-                        digests[file_id] = digest
-                    with self.store.transaction() as conn:
-                        # read by the writer, which maps no page of the index: a reader
-                        # would keep every text it read resident (the build's peak memory)
-                        for file_id, data in self.store.utf8_texts([row[0] for row in part],
-                                                                   conn):
-                            self._let_calls_pass()
-                            if self.cancelled.is_set():  # closing: what is stored stays
-                                break
-                            jobs.add(file_id, languages[file_id], data)
-                            bar.advance()
-                            if jobs.backlog > BACKLOG_BYTES:  # bounded memory
-                                stored += self._store_symbols(conn, jobs.within_backlog(),
-                                                              digests)
-                        stored += self._store_symbols(conn, jobs.completed(), digests)
-                if not self.cancelled.is_set():
-                    with self.store.transaction() as conn:
-                        stored += self._store_symbols(conn, jobs.finish(), digests)
+                stored = self._parse_stored(pending, jobs, bar)
         finally:
             self.completing = False
             jobs.close()
         bar.close(f"sari: parsed {stored:,} files")
         return stored
+
+    def _parse_stored(self, files: Sequence[tuple[int, str | None, str]], jobs: SymbolJobs,
+                      bar: Progress | None = None, *, for_a_call: bool = False) -> int:
+        """Parse ``(id, language, hash)`` files from their stored texts and store what comes
+        back (a file changed meanwhile is left to its re-index).
+
+        :param for_a_call: a call waits for the parse: it does not wait for calls itself.
+
+        :return: the files stored.
+        """
+        digests: dict[int, str] = {}
+        languages = {file_id: language for file_id, language, _ in files}
+        stored = 0
+        for start in range(0, len(files), COMPLETE_FILES):
+            if self.cancelled.is_set():
+                break
+            part = files[start:start + COMPLETE_FILES]
+            for file_id, _, digest in part:
+                digests[file_id] = digest
+            with self.store.transaction() as conn:
+                # read by the writer, which maps no page of the index: a reader
+                # would keep every text it read resident (the build's peak memory)
+                for file_id, data in self.store.utf8_texts([row[0] for row in part], conn):
+                    if not for_a_call:
+                        self._let_calls_pass()
+                    if self.cancelled.is_set():  # closing: what is stored stays
+                        break
+                    jobs.add(file_id, languages[file_id], data)
+                    if bar is not None:
+                        bar.advance()
+                    if jobs.backlog > BACKLOG_BYTES:  # bounded memory
+                        stored += self._store_symbols(conn, jobs.within_backlog(), digests)
+                stored += self._store_symbols(conn, jobs.completed(), digests)
+        if not self.cancelled.is_set():
+            with self.store.transaction() as conn:
+                stored += self._store_symbols(conn, jobs.finish(), digests)
+        return stored
+
+    # --- parses deferred to the queries that need them --------------------------------
+
+    def parse_for_references(self, names: Sequence[str]) -> int:
+        """Parse the files whose parse was deferred and whose text may use one of
+        ``names`` (the files the trigram index selects for it; every deferred file for a
+        name too short for trigrams), so that their references are stored before a
+        look-up reads them.
+
+        :return: the files parsed.
+        """
+        ids: set[int] | None = set()
+        for name in names:
+            if not selects(name) or "\ufffd" in name:
+                ids = None
+                break
+            assert ids is not None
+            ids.update(self.store.match_ids(phrase(name)))
+        if ids is not None and not ids:
+            return 0
+        return self.parse_deferred(ids)
+
+    def parse_deferred(self, file_ids: Iterable[int] | None) -> int:
+        """Parse those of ``file_ids`` (else every file) whose parse was deferred.
+
+        :return: the files parsed.
+        """
+        with self._deferred_lock:  # (a file another query parsed meanwhile is not deferred)
+            files = self.store.deferred_parses(file_ids)
+            if not files:
+                return 0
+            jobs = SymbolJobs(len(files))
+            try:
+                return self._parse_stored(files, jobs, for_a_call=True)
+            finally:
+                jobs.close()
 
     # --- one file -----------------------------------------------------------------
 
@@ -340,8 +405,9 @@ class Indexer:
         if row is not None and row.hash == content.digest:
             self.store.touch_file(conn, row.id, content.size, mtime_ns, now)
             stats.unchanged += 1
-            if row.symbols_pending and not self._first_phase:  # text stored, symbols
-                self._parse(conn, row.id, row.language, content, jobs, digests)  # never were
+            # text stored, symbols never were (parsing on demand: complete_symbols's)
+            if row.symbols_pending and not self._first_phase and not self.parse_on_demand:
+                self._parse(conn, row.id, row.language, content, jobs, digests)
             return None
         old_text = self.store.text_of(row.id, conn) if row is not None and row.kind == "text" \
             else None

@@ -33,6 +33,11 @@ ANALYSIS_ROWS = 1000  # rows of each index PRAGMA optimize looks at
 TRIGRAM_ROWS_BYTES = 4 * 1024 * 1024  # texts added to the trigram index together
 FOLDED_NAMES = 100_000  # names whose folded form is remembered (names repeat: every call)
 REFERENCE_NAMES = 200_000  # names the writer remembers having stored in reference_names
+# ``files.symbols_pending``: the file's parse and word chunks are still to come (a first
+# build's second phase stores them), or its word chunks are stored along its definition
+# lines and its parse waits for the first query that needs it (a build parsing on demand).
+PARSE_PENDING = 1
+PARSE_DEFERRED = 2
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,7 @@ class FileRow:
     encoding: str | None
     checked_ns: int
     symbols_pending: bool = False  # its symbols are not stored yet (a build was cut short)
+    parse_deferred: bool = False  # its parse waits for a query that needs it
 
 
 FILE_COLUMNS = ("id, root, path, size, mtime_ns, hash, language, kind, ascii, lines, encoding, "
@@ -59,7 +65,7 @@ FILE_COLUMNS = ("id, root, path, size, mtime_ns, hash, language, kind, ascii, li
 def _file(row: Sequence[Any]) -> FileRow:
     return FileRow(int(row[0]), int(row[1]), str(row[2]), int(row[3]), int(row[4]),
                    str(row[5]), row[6], str(row[7]), bool(row[8]), int(row[9]), row[10],
-                   int(row[11]), bool(row[12]))
+                   int(row[11]), row[12] == PARSE_PENDING, row[12] == PARSE_DEFERRED)
 
 
 @dataclass(frozen=True)
@@ -118,6 +124,10 @@ class IndexStore(StoredTexts):
         self._trigram_bytes = 0
         self._folded: dict[str, str | None] = {}  # name -> _folded_apart(name), for the writer
         self._reference_names: set[str] = set()  # names known to be in reference_names
+        self._deferred_any: bool | None = None  # whether a file's parse is deferred
+        # Parses the deferred files a name's references may be in, before they are read
+        # (set by the indexer of a build parsing on demand).
+        self.parse_for_references: Callable[[Sequence[str]], object] | None = None
 
     # --- connections ----------------------------------------------------------------
 
@@ -357,6 +367,7 @@ class IndexStore(StoredTexts):
             self._store_reference_names(conn, references.names(packed))
         conn.execute("UPDATE files SET symbols_pending = 0 WHERE id = ? AND symbols_pending",
                      (file_id,))
+        self._deferred_any = None
         if text is not None:
             word_index.put_file(conn, file_id, text, () if chunks is not None else [
                 (name, kind, line, end_line) for name, kind, _, line, end_line in definitions],
@@ -434,22 +445,62 @@ class IndexStore(StoredTexts):
         marked its symbols pending: they answer until :meth:`put_symbols` replaces them."""
         self._insert_symbols(conn, file_id, definitions)
 
+    def put_chunks_deferring_parse(self, conn: sqlite3.Connection, file_id: int,
+                                   chunks: list[word_index.Chunk]) -> None:
+        """Store a pending file's word chunks, cut along the definitions its first phase
+        stored, and mark its parse deferred: those definitions answer until a query
+        that needs the file's references parses it (:meth:`put_symbols`)."""
+        if not conn.execute("SELECT 1 FROM contents WHERE id = ?", (file_id,)).fetchone():
+            return  # no longer a text: its chunks would be out of step with nothing
+        word_index.remove_file(conn, file_id)
+        conn.execute("UPDATE files SET symbols_pending = ? WHERE id = ? AND symbols_pending = ?",
+                     (PARSE_DEFERRED, file_id, PARSE_PENDING))
+        word_index.put_file(conn, file_id, "", (), chunks)
+        self._deferred_any = None
+
     def pending_files(self) -> list[tuple[int, str | None, str]]:
         """``(id, language, hash)`` of the files whose symbols and word chunks the second
         phase has still to store, in id order."""
         return [(int(r[0]), r[1], str(r[2])) for r in self.reader.execute(
-            "SELECT id, language, hash FROM files WHERE symbols_pending ORDER BY id")]
+            "SELECT id, language, hash FROM files WHERE symbols_pending "
+            "AND symbols_pending = ? ORDER BY id", (PARSE_PENDING,))]
 
     def symbols_pending_any(self) -> bool:
         """Whether any file still waits for its parse (its definitions are its definition
         lines' meanwhile)."""
         return self.reader.execute(
-            "SELECT 1 FROM files WHERE symbols_pending LIMIT 1").fetchone() is not None
+            "SELECT 1 FROM files WHERE symbols_pending AND symbols_pending = ? LIMIT 1",
+            (PARSE_PENDING,)).fetchone() is not None
 
     def pending_symbols(self) -> int:
         """How many files still wait for their symbols (0 once a build completed)."""
         return int(self.reader.execute(
-            "SELECT count(*) FROM files WHERE symbols_pending").fetchone()[0])
+            "SELECT count(*) FROM files WHERE symbols_pending AND symbols_pending = ?",
+            (PARSE_PENDING,)).fetchone()[0])
+
+    def deferred_parses(self, file_ids: Iterable[int] | None = None
+                        ) -> list[tuple[int, str | None, str]]:
+        """``(id, language, hash)`` of the files whose parse is deferred (of ``file_ids``,
+        else all), in id order."""
+        if file_ids is None:
+            return [(int(r[0]), r[1], str(r[2])) for r in self.reader.execute(
+                "SELECT id, language, hash FROM files WHERE symbols_pending "
+                "AND symbols_pending = ? ORDER BY id", (PARSE_DEFERRED,))]
+        found: list[tuple[int, str | None, str]] = []
+        for part in chunks(sorted(set(file_ids))):
+            found += [(int(r[0]), r[1], str(r[2])) for r in self.reader.execute(
+                "SELECT id, language, hash FROM files WHERE symbols_pending = ? "
+                f"AND id IN ({','.join('?' * len(part))})", (PARSE_DEFERRED, *part))]
+        return sorted(found)
+
+    def deferred_any(self) -> bool:
+        """Whether any file's parse is deferred (a yes is remembered until a parse is stored
+        here; a no is asked again, as another process may build the index)."""
+        if not self._deferred_any:
+            self._deferred_any = self.reader.execute(
+                "SELECT 1 FROM files WHERE symbols_pending AND symbols_pending = ? LIMIT 1",
+                (PARSE_DEFERRED,)).fetchone() is not None
+        return self._deferred_any
 
     # --- queries --------------------------------------------------------------------
 
@@ -503,6 +554,7 @@ class IndexStore(StoredTexts):
         The files read are those holding a name's trigrams (a name too short for them:
         every file with references), and of each only the name's entries are decoded.
         """
+        self.parse_deferred_for(names)
         wanted = frozenset(kinds) if kinds is not None else None
         ids = sorted(set(file_ids)) if file_ids is not None else None
         found: list[tuple[int, str, str, int]] = []  # file id, name, kind, line
@@ -540,8 +592,15 @@ class IndexStore(StoredTexts):
         else:
             yield from self.reader.execute("SELECT file_id, data FROM file_references")
 
+    def parse_deferred_for(self, names: Sequence[str]) -> None:
+        """Parse the files whose parse was deferred and that may use one of ``names``
+        (a build parsing on demand), so that their symbols answer for them."""
+        if self.parse_for_references is not None and self.deferred_any():
+            self.parse_for_references(names)
+
     def referenced(self, name: str) -> bool:
         """Whether a stored reference uses ``name``."""
+        self.parse_deferred_for((name,))
         return self._ever_used(name) and any(
             references.lines(data, name) for _, data in self._reference_values(name, None))
 

@@ -81,9 +81,9 @@ class _Worker:
         self._writer.start()
         self._reader.start()
 
-    def submit(self, batch_id: int, batch: Batch) -> None:
+    def submit(self, batch_id: int, batch: Batch, parse: bool) -> None:
         self.outstanding[batch_id] = batch
-        self.inbox.put(marshal.dumps((batch_id, batch)))
+        self.inbox.put(marshal.dumps((batch_id, batch, parse)))
 
     def _write(self) -> None:
         stdin = self.process.stdin
@@ -132,9 +132,14 @@ class _Worker:
 
 
 class SymbolJobs:
-    """Collects ``(file_id, language, data)`` and yields ``(file_id, symbols, chunks)`` back."""
+    """Collects ``(file_id, language, data)`` and yields ``(file_id, symbols, chunks)`` back.
 
-    def __init__(self, expected_files: int) -> None:
+    :param parse: false when the parse is deferred: each file comes back with its word
+        chunks alone, cut along its definition lines (symbols None).
+    """
+
+    def __init__(self, expected_files: int, parse: bool = True) -> None:
+        self.parse = parse
         self._results: queue.Queue[Reply] = queue.Queue()
         self._workers: list[_Worker] = []
         if expected_files >= POOL_THRESHOLD_FILES:
@@ -171,12 +176,13 @@ class SymbolJobs:
         live = [worker for worker in self._workers
                 if not worker.failed and worker.process.poll() is None]
         if not live:
-            self._ready.extend(parse_batch(batch))
+            self._ready.extend(parse_batch(batch, self.parse))
             return
         self._next_id += 1
         self._sizes[self._next_id] = sum(len(data) for _, _, data in batch)
         self.backlog += self._sizes[self._next_id]
-        min(live, key=lambda worker: len(worker.outstanding)).submit(self._next_id, batch)
+        min(live, key=lambda worker: len(worker.outstanding)).submit(self._next_id, batch,
+                                                                   self.parse)
 
     def _answered(self, batch_id: int) -> None:
         self.backlog -= self._sizes.pop(batch_id, 0)
@@ -200,7 +206,7 @@ class SymbolJobs:
         worker.stop()
         self._workers.remove(worker)
         for batch_id, batch in worker.outstanding.items():
-            self._ready.extend(parse_batch(batch))
+            self._ready.extend(parse_batch(batch, self.parse))
             self._answered(batch_id)
         worker.outstanding.clear()
         if self.replaced >= MAX_REPLACEMENTS:
@@ -242,7 +248,7 @@ class SymbolJobs:
                 continue
         for worker in self._workers:  # whatever is still unanswered
             for batch_id, batch in worker.outstanding.items():
-                self._ready.extend(parse_batch(batch))
+                self._ready.extend(parse_batch(batch, self.parse))
                 self._answered(batch_id)
             worker.outstanding.clear()
         ready, self._ready = self._ready, []

@@ -4,7 +4,8 @@ It reads length-prefixed ``marshal`` frames from stdin, each a batch of
 ``(file_id, language, data)``, and answers each with a frame holding ``(batch_id,
 [(file_id, (definitions, packed references), word chunks), ...])``: the parsing and the word
 splitting of a source file, the CPU-bound part of indexing it, run here, on another
-core than the one feeding SQLite. A plain subprocess rather than
+core than the one feeding SQLite. A batch whose parse is deferred (a build that parses on
+demand) is answered with its word chunks alone, cut along the definition lines. A plain subprocess rather than
 ``multiprocessing``: nothing of the parent's ``__main__`` is imported again, so a
 script using the engine needs no ``if __name__ == "__main__"`` guard.
 """
@@ -18,25 +19,42 @@ import sys
 from typing import IO
 
 from sari_core.engine.files.decoding import decode
+from sari_core.engine.index.fast_definitions import definitions as fast_definitions
 from sari_core.engine.index.references import Split, split
 from sari_core.engine.index.symbols import extract_batch
 from sari_core.engine.index.word_chunks import Chunk, chunks
 
-Parsed = tuple[int, Split, list[Chunk]]
+# ``(file_id, symbols, word chunks)``; the symbols are None when the parse is deferred
+Parsed = tuple[int, Split | None, list[Chunk]]
 
 
-def parse_batch(jobs: list[tuple[int, str, bytes]]) -> list[Parsed]:
+def parse_batch(jobs: list[tuple[int, str, bytes]], parse: bool = True) -> list[Parsed]:
     """``(file_id, language, data)`` -> ``(file_id, (definitions, packed references), word
     chunks)``: the chunks are those :func:`sari_core.engine.index.word_index.put_file` would
     compute from the file's stored text and definitions. The references are packed here
     (:mod:`sari_core.engine.index.references`): four in five symbols, sent and stored as
-    one value per file."""
+    one value per file.
+
+    :param parse: false when the parse is deferred: the chunks are cut along the
+        definitions the first phase stored (:mod:`~sari_core.engine.index.fast_definitions`),
+        and no symbols come back.
+    """
+    if not parse:
+        return [(file_id, None, _chunks_along_definition_lines(language, data))
+                for file_id, language, data in jobs]
     out: list[Parsed] = []
     for (file_id, symbols), (_, _, data) in zip(extract_batch(jobs), jobs, strict=True):
         definitions, packed = split(symbols)
         out.append((file_id, (definitions, packed), chunks(decode(data).text, [
             (name, kind, line, end_line) for name, kind, _, line, end_line in definitions])))
     return out
+
+
+def _chunks_along_definition_lines(language: str, data: bytes) -> list[Chunk]:
+    text = decode(data).text
+    return chunks(text, [(name, kind, line, end_line)
+                         for name, kind, _, line, end_line in fast_definitions(language, text)])
+
 
 FRAME = struct.Struct("<Q")
 # No batch's frame comes near this: a larger length is bytes that are not a frame (a
@@ -77,8 +95,8 @@ def main() -> int:
         frame = read_frame(source)
         if frame is None:
             return 0
-        batch_id, jobs = marshal.loads(frame)
-        write_frame(sink, marshal.dumps((batch_id, parse_batch(jobs))))
+        batch_id, jobs, parse = marshal.loads(frame)
+        write_frame(sink, marshal.dumps((batch_id, parse_batch(jobs, parse))))
         del jobs
         gc.collect()
 

@@ -158,6 +158,8 @@ class Navigator:
                 for root, path, line, end_line, name, kind in rows]
 
     def search(self, call: SearchCall, *, index_ready: bool = True) -> SearchResult:
+        if call.match is None:  # the files that may use the name answer with their parse
+            self.store.parse_deferred_for([target_name(call.query)])
         target = resolve(self.store, call.query) if call.match is None else None
         pooled: list[Target] = []
         if target is not None and target.chosen and not target.note:

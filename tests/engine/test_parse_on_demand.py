@@ -1,0 +1,141 @@
+"""A build that parses on demand: its second phase cuts word chunks along the definition
+lines, and a file is parsed by the first query that needs its references or its outline.
+Every navigation answer is the eager build's; the files no query needed stay unparsed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sari_core.engine import Workspace
+from sari_core.engine.index import indexer
+from sari_core.engine.workspace import UNPARSED_NOTE, WORDS_PENDING_NOTE
+from sari_core.errors import SariError
+from sari_core.models import ReadCall, SearchCall
+
+FILES = 12  # more than the patched BULK_FILES: a first build of a large tree
+
+
+def _tree(root: Path) -> None:
+    for n in range(FILES):
+        (root / f"m{n}.py").write_text(
+            f"import os\n\n\nclass Reader{n}:\n    def read_all(self, path):\n"
+            f"        return helper_{n}(path)\n\n\ndef helper_{n}(path):\n"
+            f"    return os.path.join(path, 'redirects followed')\n", encoding="utf-8")
+    (root / "use.py").write_text(
+        "from m3 import Reader3, helper_3\n\n\nclass Local(Reader3):\n"
+        "    def run(self):\n        return helper_3('x') + self.read_all('y')\n",
+        encoding="utf-8")
+
+
+@pytest.fixture
+def large(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    monkeypatch.setattr(indexer, "BULK_FILES", 5)
+    root = tmp_path / "tree"
+    root.mkdir()
+    _tree(root)
+    return root
+
+
+def _built(root: Path, index: Path, parse: str) -> Workspace:
+    engine = Workspace([root], index_path=index, watch=False, parse=parse)
+    engine.ensure_index(progress=False)
+    return engine
+
+
+def _answer(engine: Workspace, call: SearchCall) -> list[tuple[str, int | None, str | None]]:
+    return [(m.path, m.line, m.kind) for m in engine.search(call).matches]
+
+
+def _deferred(engine: Workspace) -> set[str]:
+    ids = {file_id for file_id, _, _ in engine.store.deferred_parses()}
+    return {row.path for row in engine.store.text_files() if row.id in ids}
+
+
+NAVIGATION = [SearchCall(query="helper_3", kind="references"),
+              SearchCall(query="helper_3", kind="callers"),
+              SearchCall(query="Reader3", kind="implementations"),
+              SearchCall(query="read_all", kind="callers"),
+              SearchCall(query="Reader3.read_all", kind="references"),
+              SearchCall(query="helper_", kind="callers", match="prefix")]
+
+
+def test_navigation_answers_as_the_eager_build_and_parses_only_what_it_needs(
+        large: Path, tmp_path: Path) -> None:
+    with _built(large, tmp_path / "eager.sqlite", "eager") as eager, \
+            _built(large, tmp_path / "lazy.sqlite", "on-demand") as lazy:
+        assert _deferred(eager) == set()
+        assert _deferred(lazy) == {f"m{n}.py" for n in range(FILES)} | {"use.py"}
+        assert lazy.store.pending_symbols() == 0  # the build is complete: nothing pending
+
+        # the word index holds the source files already (cut along their definition lines)
+        words = lazy.search(SearchCall(query="where are redirects followed", literal=False))
+        assert WORDS_PENDING_NOTE not in words.notes
+        assert {m.path for m in words.matches} >= {"m0.py", "m5.py"}
+
+        first = _answer(lazy, NAVIGATION[0])
+        assert first == _answer(eager, NAVIGATION[0])
+        assert ("use.py", 6, "reference") in first
+        # the files holding the name were parsed; the others were not
+        assert _deferred(lazy) == {f"m{n}.py" for n in range(FILES) if n != 3}
+        for call in NAVIGATION[1:]:
+            assert _answer(lazy, call) == _answer(eager, call), call
+
+
+def test_an_outline_or_a_symbol_read_parses_its_file(large: Path, tmp_path: Path) -> None:
+    with _built(large, tmp_path / "eager.sqlite", "eager") as eager, \
+            _built(large, tmp_path / "lazy.sqlite", "on-demand") as lazy:
+        outline = ReadCall(target="use.py", mode="outline")
+        assert lazy.read(outline).text == eager.read(outline).text
+        assert "use.py" not in _deferred(lazy)
+        symbol = ReadCall(mode="symbol", target="Reader7.read_all", path="m7.py")
+        assert lazy.read(symbol).text == eager.read(symbol).text
+        assert "m7.py" not in _deferred(lazy)
+        assert "m8.py" in _deferred(lazy)
+
+
+def test_a_symbol_search_says_unparsed_files_answer_from_definition_lines(
+        large: Path, tmp_path: Path) -> None:
+    with _built(large, tmp_path / "lazy.sqlite", "on-demand") as lazy:
+        found = lazy.search(SearchCall(query="helper_4", kind="symbol", match="exact"))
+        assert [(m.path, m.line, m.end_line) for m in found.matches] == [("m4.py", 9, 10)]
+        assert UNPARSED_NOTE in found.notes
+        assert found.extra["symbols"] == "definition lines where not parsed"
+        lazy.indexer.parse_deferred(None)  # every file parsed: the note goes
+        again = lazy.search(SearchCall(query="helper_4", kind="symbol", match="exact"))
+        assert UNPARSED_NOTE not in again.notes
+        assert [(m.path, m.line) for m in again.matches] == [("m4.py", 9)]
+
+
+def test_a_deferred_file_edited_or_deleted_keeps_the_index_whole(large: Path,
+                                                                  tmp_path: Path) -> None:
+    with _built(large, tmp_path / "lazy.sqlite", "on-demand") as lazy:
+        (large / "m2.py").write_text("def fetch_remote_catalogue(url):\n    return url\n",
+                                     encoding="utf-8")
+        (large / "m9.py").unlink()
+        lazy.indexer.sync([(0, "m2.py"), (0, "m9.py")])
+        assert lazy.store.get_meta("damaged") is None  # its chunks were taken out in step
+        assert "m2.py" not in _deferred(lazy)  # an edited file is parsed at once
+        words = lazy.search(SearchCall(query="fetch the remote catalogue", literal=False))
+        assert words.matches and words.matches[0].path == "m2.py"
+        assert not lazy.search(SearchCall(query="helper_9", kind="symbol", match="exact")).matches
+
+
+def test_a_killed_second_phase_goes_on_in_the_same_mode(large: Path, tmp_path: Path) -> None:
+    index = tmp_path / "lazy.sqlite"
+    with Workspace([large], index_path=index, watch=False, parse="on-demand") as lazy:
+        lazy.ensure_index(progress=False, complete=False)
+        assert lazy.store.pending_symbols() == FILES + 1
+    with Workspace([large], index_path=index, watch=False, parse="on-demand") as lazy:
+        lazy.ensure_index(progress=False)
+        assert lazy.store.pending_symbols() == 0
+        assert len(_deferred(lazy)) == FILES + 1
+
+
+def test_an_unknown_parse_mode_is_refused_with_a_hint(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SARI_PARSE", "lazy")
+    with pytest.raises(SariError) as refused:
+        Workspace([tmp_path], index_path=tmp_path / "i.sqlite", watch=False)
+    assert "on-demand" in refused.value.hint
