@@ -109,6 +109,8 @@ class Workspace:
         self._rules = [IgnoreRules(root, exclude) for root in self.roots]
         self.indexer = Indexer(self.store, self.guard, self._rules,
                                parse_on_demand=parse == "on-demand")
+        # a file whose parse was deferred is parsed before its references are read
+        self.store.parse_for_references = self._parse_for_references
         self.scan = WorkspaceScan(self.roots, self._rules, exclude)
         self.searcher = Searcher(self.store, self.guard)
         self._keep_executable_bits = keep_executable_bits
@@ -367,6 +369,11 @@ class Workspace:
             self._parse_if_deferred(target)
         return self.reader.read(call)
 
+    def _parse_for_references(self, names: Sequence[str],
+                              file_ids: Sequence[int] | None) -> int:
+        with work_budget.paused():  # the index's own debt: not the search's deadline
+            return self.indexer.parse_for_references(names, file_ids)
+
     def _parse_if_deferred(self, target: str | None) -> None:
         """Parse the file ``target`` names if its parse was deferred (an outline or a
         symbol read wants its own symbols, not its definition lines)."""
@@ -403,12 +410,17 @@ class Workspace:
             return result
         ready = self.wait_for_index(self.ready_wait_seconds)
         self._sync()
-        with work_budget.bounded():  # ripgrep's file list and the ranking share one deadline
+        with work_budget.bounded() as budget:  # rg's file list and the ranking: one deadline
             found = self._regex_files(call)
             if found is not None:  # ranked from the index, as any regex search is
                 return self.searcher.search(call, index_ready=ready, files=found)
             if call.kind in ("references", "callers", "implementations"):
-                return self.navigator.search(call, index_ready=ready)
+                result = self.navigator.search(call, index_ready=ready)
+                partial = budget.note(call.kind)  # its text checks stopped at the deadline
+                if partial is not None:
+                    result.notes.append(partial)
+                    result.truncated = True
+                return result
             return self.searcher.search(call, index_ready=ready)
 
     def _regex_files(self, call: SearchCall) -> list[FileHit] | None:

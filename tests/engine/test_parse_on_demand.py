@@ -4,12 +4,15 @@ Every navigation answer is the eager build's; the files no query needed stay unp
 
 from __future__ import annotations
 
+import time
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
 
 from sari_core.engine import Workspace
 from sari_core.engine.index import indexer
+from sari_core.engine.search import work_budget
 from sari_core.engine.workspace import UNPARSED_NOTE, WORDS_PENDING_NOTE
 from sari_core.errors import SariError
 from sari_core.models import ReadCall, SearchCall
@@ -27,6 +30,9 @@ def _tree(root: Path) -> None:
         "from m3 import Reader3, helper_3\n\n\nclass Local(Reader3):\n"
         "    def run(self):\n        return helper_3('x') + self.read_all('y')\n",
         encoding="utf-8")
+    (root / "item.py").write_text(
+        "class Item:\n    @property\n    def label(self):\n        return 'x'\n\n\n"
+        "def show(item: Item):\n    return item.label + Item().label\n", encoding="utf-8")
 
 
 @pytest.fixture
@@ -66,7 +72,7 @@ def test_navigation_answers_as_the_eager_build_and_parses_only_what_it_needs(
     with _built(large, tmp_path / "eager.sqlite", "eager") as eager, \
             _built(large, tmp_path / "lazy.sqlite", "on-demand") as lazy:
         assert _deferred(eager) == set()
-        assert _deferred(lazy) == {f"m{n}.py" for n in range(FILES)} | {"use.py"}
+        assert _deferred(lazy) == {f"m{n}.py" for n in range(FILES)} | {"use.py", "item.py"}
         assert lazy.store.pending_symbols() == 0  # the build is complete: nothing pending
 
         # the word index holds the source files already (cut along their definition lines)
@@ -78,7 +84,7 @@ def test_navigation_answers_as_the_eager_build_and_parses_only_what_it_needs(
         assert first == _answer(eager, NAVIGATION[0])
         assert ("use.py", 6, "reference") in first
         # the files holding the name were parsed; the others were not
-        assert _deferred(lazy) == {f"m{n}.py" for n in range(FILES) if n != 3}
+        assert _deferred(lazy) == {f"m{n}.py" for n in range(FILES) if n != 3} | {"item.py"}
         for call in NAVIGATION[1:]:
             assert _answer(lazy, call) == _answer(eager, call), call
 
@@ -126,11 +132,11 @@ def test_a_killed_second_phase_goes_on_in_the_same_mode(large: Path, tmp_path: P
     index = tmp_path / "lazy.sqlite"
     with Workspace([large], index_path=index, watch=False, parse="on-demand") as lazy:
         lazy.ensure_index(progress=False, complete=False)
-        assert lazy.store.pending_symbols() == FILES + 1
+        assert lazy.store.pending_symbols() == FILES + 2
     with Workspace([large], index_path=index, watch=False, parse="on-demand") as lazy:
         lazy.ensure_index(progress=False)
         assert lazy.store.pending_symbols() == 0
-        assert len(_deferred(lazy)) == FILES + 1
+        assert len(_deferred(lazy)) == FILES + 2
 
 
 def test_an_unknown_parse_mode_is_refused_with_a_hint(tmp_path: Path,
@@ -139,3 +145,28 @@ def test_an_unknown_parse_mode_is_refused_with_a_hint(tmp_path: Path,
     with pytest.raises(SariError) as refused:
         Workspace([tmp_path], index_path=tmp_path / "i.sqlite", watch=False)
     assert "on-demand" in refused.value.hint
+
+
+def test_a_deferred_parse_is_not_charged_to_the_search_deadline(
+        large: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with _built(large, tmp_path / "eager.sqlite", "eager") as eager, \
+            _built(large, tmp_path / "lazy.sqlite", "on-demand") as lazy:
+        parse = lazy.indexer.parse_deferred
+
+        def slow_parse(file_ids: object) -> int:
+            time.sleep(0.3)  # longer than the whole deadline below
+            return parse(file_ids)  # type: ignore[arg-type]
+
+        bounded = work_budget.bounded
+
+        def short(seconds: float = 0.2, scan_bytes: int = work_budget.SEARCH_SCAN_BYTES
+                  ) -> AbstractContextManager[work_budget.WorkBudget]:
+            return bounded(0.2, scan_bytes)
+
+        monkeypatch.setattr(lazy.indexer, "parse_deferred", slow_parse)
+        monkeypatch.setattr(work_budget, "bounded", short)
+        call = SearchCall(query="Item.label", kind="callers")
+        answer = lazy.search(call)
+        assert not any(note.startswith("Partial") for note in answer.notes)
+        assert [(m.path, m.line) for m in answer.matches] == [
+            (m.path, m.line) for m in eager.search(call).matches]

@@ -128,7 +128,6 @@ class Indexer:
         # defers each file's parse to the first query needing its references.
         self.parse_on_demand = parse_on_demand
         self._deferred_lock = threading.Lock()  # one deferred parse at a time
-        store.parse_for_references = self.parse_for_references
         self.guard = guard
         self.rules = list(rules)
         self.cancelled = threading.Event()  # set on close: a running build stops between batches
@@ -354,14 +353,18 @@ class Indexer:
 
     # --- parses deferred to the queries that need them --------------------------------
 
-    def parse_for_references(self, names: Sequence[str]) -> int:
+    def parse_for_references(self, names: Sequence[str],
+                             file_ids: Sequence[int] | None = None) -> int:
         """Parse the files whose parse was deferred and whose text may use one of
         ``names`` (the files the trigram index selects for it; every deferred file for a
         name too short for trigrams), so that their references are stored before a
         look-up reads them.
 
+        :param file_ids: the look-up reads these files only: only they are parsed.
         :return: the files parsed.
         """
+        if file_ids is not None:
+            return self.parse_deferred(file_ids) if file_ids else 0
         ids: set[int] | None = set()
         for name in names:
             if not selects(name) or "\ufffd" in name:

@@ -127,7 +127,8 @@ class IndexStore(StoredTexts):
         self._deferred_any: bool | None = None  # whether a file's parse is deferred
         # Parses the deferred files a name's references may be in, before they are read
         # (set by the indexer of a build parsing on demand).
-        self.parse_for_references: Callable[[Sequence[str]], object] | None = None
+        self.parse_for_references: Callable[[Sequence[str], Sequence[int] | None], object] \
+            | None = None
 
     # --- connections ----------------------------------------------------------------
 
@@ -554,9 +555,9 @@ class IndexStore(StoredTexts):
         The files read are those holding a name's trigrams (a name too short for them:
         every file with references), and of each only the name's entries are decoded.
         """
-        self.parse_deferred_for(names)
-        wanted = frozenset(kinds) if kinds is not None else None
         ids = sorted(set(file_ids)) if file_ids is not None else None
+        self.parse_deferred_for(names, ids)
+        wanted = frozenset(kinds) if kinds is not None else None
         found: list[tuple[int, str, str, int]] = []  # file id, name, kind, line
         for name in dict.fromkeys(names):
             if ids is None and not self._ever_used(name):
@@ -592,11 +593,13 @@ class IndexStore(StoredTexts):
         else:
             yield from self.reader.execute("SELECT file_id, data FROM file_references")
 
-    def parse_deferred_for(self, names: Sequence[str]) -> None:
-        """Parse the files whose parse was deferred and that may use one of ``names``
-        (a build parsing on demand), so that their symbols answer for them."""
+    def parse_deferred_for(self, names: Sequence[str], file_ids: Sequence[int] | None = None
+                           ) -> None:
+        """Parse the files whose parse was deferred and that may use one of ``names`` (of
+        ``file_ids`` only, when given), so that their symbols answer for them (a build
+        parsing on demand)."""
         if self.parse_for_references is not None and self.deferred_any():
-            self.parse_for_references(names)
+            self.parse_for_references(names, file_ids)
 
     def referenced(self, name: str) -> bool:
         """Whether a stored reference uses ``name``."""

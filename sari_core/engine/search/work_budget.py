@@ -81,6 +81,19 @@ def bounded(seconds: float = SEARCH_SECONDS, scan_bytes: int = SEARCH_SCAN_BYTES
         _CURRENT.reset(token)
 
 
+@contextmanager
+def paused() -> Iterator[None]:
+    """Inside, the deadline of the budget in force moves on with the clock: work the index
+    owed before it could answer (a parse it deferred) is not the search's to pay for."""
+    budget = _CURRENT.get()
+    started = time.monotonic()
+    try:
+        yield
+    finally:
+        if budget is not None:
+            budget.deadline += time.monotonic() - started
+
+
 def remaining() -> float | None:
     """Seconds left before the deadline of the budget in force (None when none is): the
     timeout of a subprocess doing the scan."""
