@@ -87,6 +87,10 @@ def test_navigation_answers_as_the_eager_build_and_parses_only_what_it_needs(
         assert _deferred(lazy) == {f"m{n}.py" for n in range(FILES) if n != 3} | {"item.py"}
         for call in NAVIGATION[1:]:
             assert _answer(lazy, call) == _answer(eager, call), call
+        # a parse keeps the file's word chunks: a search by words answers as before
+        again = lazy.search(SearchCall(query="where are redirects followed", literal=False))
+        assert [(m.path, m.line) for m in again.matches] == [
+            (m.path, m.line) for m in words.matches]
 
 
 def test_an_outline_or_a_symbol_read_parses_its_file(large: Path, tmp_path: Path) -> None:
@@ -117,15 +121,22 @@ def test_a_symbol_search_says_unparsed_files_answer_from_definition_lines(
 def test_a_deferred_file_edited_or_deleted_keeps_the_index_whole(large: Path,
                                                                   tmp_path: Path) -> None:
     with _built(large, tmp_path / "lazy.sqlite", "on-demand") as lazy:
+        for name in ("helper_9", "helper_3"):  # m9.py and m3.py parsed, chunks kept
+            lazy.search(SearchCall(query=name, kind="references"))
+        assert not {"m9.py", "m3.py"} & _deferred(lazy)
         (large / "m2.py").write_text("def fetch_remote_catalogue(url):\n    return url\n",
                                      encoding="utf-8")
         (large / "m9.py").unlink()
-        lazy.indexer.sync([(0, "m2.py"), (0, "m9.py")])
+        (large / "m3.py").write_text("def send_the_invoice(order):\n    return order\n",
+                                     encoding="utf-8")
+        lazy.indexer.sync([(0, "m2.py"), (0, "m9.py"), (0, "m3.py")])
         assert lazy.store.get_meta("damaged") is None  # its chunks were taken out in step
         assert "m2.py" not in _deferred(lazy)  # an edited file is parsed at once
         words = lazy.search(SearchCall(query="fetch the remote catalogue", literal=False))
         assert words.matches and words.matches[0].path == "m2.py"
         assert not lazy.search(SearchCall(query="helper_9", kind="symbol", match="exact")).matches
+        invoice = lazy.search(SearchCall(query="send the invoice", literal=False))
+        assert invoice.matches and invoice.matches[0].path == "m3.py"
 
 
 def test_a_killed_second_phase_goes_on_in_the_same_mode(large: Path, tmp_path: Path) -> None:

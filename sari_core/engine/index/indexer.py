@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import sqlite3
 import stat
 import threading
@@ -43,9 +44,10 @@ from sari_core.engine.files.textfile import (
 from sari_core.engine.index.fast_definitions import definitions as fast_definitions
 from sari_core.engine.index.progress import Progress
 from sari_core.engine.index.references import split
+from sari_core.engine.index.schema import unpack_utf8
 from sari_core.engine.index.store import FileRow, IndexStore
 from sari_core.engine.index.symbol_jobs import BACKLOG_BYTES, SymbolJobs
-from sari_core.engine.index.symbol_worker import Parsed
+from sari_core.engine.index.symbol_worker import CHUNKS, PARSE, SYMBOLS, Parsed
 from sari_core.engine.index.symbols import extract, supported
 from sari_core.engine.index.trigrams import phrase, selects
 from sari_core.errors import SariError
@@ -128,6 +130,8 @@ class Indexer:
         # defers each file's parse to the first query needing its references.
         self.parse_on_demand = parse_on_demand
         self._deferred_lock = threading.Lock()  # one deferred parse at a time
+        # names whose files this process parsed (forgotten when it defers more parses)
+        self._parsed_names: set[str] = set()
         self.guard = guard
         self.rules = list(rules)
         self.cancelled = threading.Event()  # set on close: a running build stops between batches
@@ -280,7 +284,10 @@ class Indexer:
             if self.store.hash_of(conn, file_id) != digests.pop(file_id, None):
                 continue
             if symbols is None:  # its parse deferred: the chunks of its definition lines
+                assert chunks is not None
                 self.store.put_chunks_deferring_parse(conn, file_id, chunks)
+            elif chunks is None:  # a deferred parse: the chunks stay as they were cut
+                self.store.put_deferred_symbols(conn, file_id, symbols)
             else:
                 self.store.put_symbols(conn, file_id, symbols, chunks)
             stored += 1
@@ -300,7 +307,8 @@ class Indexer:
         if not pending:
             return 0
         bar = Progress(len(pending), progress)
-        jobs = SymbolJobs(len(pending), parse=not self.parse_on_demand)
+        jobs = SymbolJobs(len(pending), CHUNKS if self.parse_on_demand else PARSE)
+        self._parsed_names.clear()  # files may be deferred that use them
         large = len(pending) >= BULK_FILES
         self.completing = True
         try:
@@ -355,16 +363,23 @@ class Indexer:
 
     def parse_for_references(self, names: Sequence[str],
                              file_ids: Sequence[int] | None = None) -> int:
-        """Parse the files whose parse was deferred and whose text may use one of
-        ``names`` (the files the trigram index selects for it; every deferred file for a
-        name too short for trigrams), so that their references are stored before a
-        look-up reads them.
+        """Parse the files whose parse was deferred and whose text uses one of ``names``
+        as a word, so that their references are stored before a look-up reads them.
+
+        The trigram index selects the files holding a name's letters (every deferred file
+        for a name too short for trigrams); a regular expression over their texts keeps
+        those holding it between non-word characters. A reference's name is spelled so in
+        its file, so no file a look-up needs is left out, and a short name (``get``) does
+        not parse every file with ``target`` or ``getattr`` in it.
 
         :param file_ids: the look-up reads these files only: only they are parsed.
         :return: the files parsed.
         """
         if file_ids is not None:
             return self.parse_deferred(file_ids) if file_ids else 0
+        names = [name for name in names if name not in self._parsed_names]
+        if not names:
+            return 0  # (their files were parsed: looking again reads their texts again)
         ids: set[int] | None = set()
         for name in names:
             if not selects(name) or "\ufffd" in name:
@@ -374,7 +389,14 @@ class Indexer:
             ids.update(self.store.match_ids(phrase(name)))
         if ids is not None and not ids:
             return 0
-        return self.parse_deferred(ids)
+        deferred = [file_id for file_id, _, _ in self.store.deferred_parses(ids)]
+        spelled = _spelled_as_words(names)
+        using = [file_id for part in self.store.packed_texts(deferred) for file_id, data in part
+                 if spelled.search(unpack_utf8(data))]
+        parsed = self.parse_deferred(using) if using else 0
+        if not self.cancelled.is_set():
+            self._parsed_names.update(names)
+        return parsed
 
     def parse_deferred(self, file_ids: Iterable[int] | None) -> int:
         """Parse those of ``file_ids`` (else every file) whose parse was deferred.
@@ -385,7 +407,7 @@ class Indexer:
             files = self.store.deferred_parses(file_ids)
             if not files:
                 return 0
-            jobs = SymbolJobs(len(files))
+            jobs = SymbolJobs(len(files), SYMBOLS)  # its chunks stay as they were cut
             try:
                 return self._parse_stored(files, jobs, for_a_call=True)
             finally:
@@ -519,6 +541,20 @@ class Indexer:
                 if change is not None:
                     changes.append(change)
         return changes
+
+
+def _spelled_as_words(names: Sequence[str]) -> re.Pattern[bytes]:
+    """A UTF-8 pattern finding any of ``names`` with no word character (ASCII: a broader
+    match) right before or after it, where the name itself begins or ends with one."""
+    spellings = []
+    for name in dict.fromkeys(names):
+        spelled = re.escape(name.encode("utf-8"))
+        if re.match(rb"\w", name.encode("utf-8")):
+            spelled = rb"(?<!\w)" + spelled
+        if re.search(rb"\w$", name.encode("utf-8")):
+            spelled += rb"(?!\w)"
+        spellings.append(spelled)
+    return re.compile(b"|".join(spellings))
 
 
 def _walk_below(rules: IgnoreRules, rel: str) -> Iterable[WalkEntry]:

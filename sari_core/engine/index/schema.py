@@ -38,6 +38,13 @@ SCHEMA_VERSION = 15
 BUSY_TIMEOUT_MS = 30_000
 CACHE_KIB = -65536  # each connection's page cache (64 MiB)
 MMAP_BYTES = 1 << 30  # readers map the index: verifying candidates reads it several times faster
+# ``files.symbols_pending``: the file's parse and word chunks are still to come (a first
+# build's second phase stores them); its word chunks are cut along its definition lines and
+# its parse waits for a query needing it (a build parsing on demand); parsed since, those
+# chunks kept.
+PARSE_PENDING = 1
+PARSE_DEFERRED = 2
+PARSED_CHUNKS_AS_CUT = 3
 
 # The symbol name index. A first build of a large tree creates it after its rows (an index
 # built at once costs half of one grown row by row); the scan answers searches meanwhile.
@@ -82,7 +89,9 @@ CREATE TABLE IF NOT EXISTS files (
     encoding TEXT,
     checked_ns INTEGER NOT NULL, -- when this row was last compared with the disk
     -- 1 until the file's symbols are stored: a build killed before that leaves the row
-    -- marked, and the next refresh indexes the file again (the index heals).
+    -- marked, and the next refresh indexes the file again (the index heals). 2: its word
+    -- chunks are cut along its definition lines and its parse waits for a query needing
+    -- it; 3: parsed since, those chunks kept (PARSE_PENDING, PARSE_DEFERRED, ...).
     symbols_pending INTEGER NOT NULL DEFAULT 0,
     -- the id of its first word chunk: a file's chunks have consecutive ids (word_index)
     first_chunk INTEGER,

@@ -20,6 +20,9 @@ from sari_core.engine.index.grammars import GRAMMARS
 from sari_core.engine.index.names import folded_name
 from sari_core.engine.index.schema import (
     KIND_CODES,
+    PARSE_DEFERRED,
+    PARSE_PENDING,
+    PARSED_CHUNKS_AS_CUT,
     connect,
     kind_columns,
     open_index,
@@ -33,11 +36,6 @@ ANALYSIS_ROWS = 1000  # rows of each index PRAGMA optimize looks at
 TRIGRAM_ROWS_BYTES = 4 * 1024 * 1024  # texts added to the trigram index together
 FOLDED_NAMES = 100_000  # names whose folded form is remembered (names repeat: every call)
 REFERENCE_NAMES = 200_000  # names the writer remembers having stored in reference_names
-# ``files.symbols_pending``: the file's parse and word chunks are still to come (a first
-# build's second phase stores them), or its word chunks are stored along its definition
-# lines and its parse waits for the first query that needs it (a build parsing on demand).
-PARSE_PENDING = 1
-PARSE_DEFERRED = 2
 
 
 @dataclass(frozen=True)
@@ -457,6 +455,23 @@ class IndexStore(StoredTexts):
         conn.execute("UPDATE files SET symbols_pending = ? WHERE id = ? AND symbols_pending = ?",
                      (PARSE_DEFERRED, file_id, PARSE_PENDING))
         word_index.put_file(conn, file_id, "", (), chunks)
+        self._deferred_any = None
+
+    def put_deferred_symbols(self, conn: sqlite3.Connection, file_id: int,
+                             symbols: references.Split) -> None:
+        """Store the symbols of a file whose parse was deferred, in place of its definition
+        lines, keeping its word chunks: they stay cut along those lines (a search by words
+        answers as before the parse, and :func:`word_index.remove_file` cuts them again
+        from the definition lines to take them out)."""
+        definitions, packed = symbols
+        conn.execute("DELETE FROM file_references WHERE file_id = ?", (file_id,))
+        self._replace_symbols(conn, file_id, definitions)
+        if packed:
+            conn.execute("INSERT INTO file_references (file_id, refs, data) VALUES (?, ?, ?)",
+                         (file_id, references.count(packed), packed))
+            self._store_reference_names(conn, references.names(packed))
+        conn.execute("UPDATE files SET symbols_pending = ? WHERE id = ? AND symbols_pending = ?",
+                     (PARSED_CHUNKS_AS_CUT, file_id, PARSE_DEFERRED))
         self._deferred_any = None
 
     def pending_files(self) -> list[tuple[int, str | None, str]]:

@@ -25,7 +25,13 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from sari_core.engine.index.symbol_worker import Parsed, parse_batch, read_frame, write_frame
+from sari_core.engine.index.symbol_worker import (
+    PARSE,
+    Parsed,
+    parse_batch,
+    read_frame,
+    write_frame,
+)
 from sari_core.engine.index.symbols import supported
 
 log = logging.getLogger(__name__)
@@ -81,9 +87,9 @@ class _Worker:
         self._writer.start()
         self._reader.start()
 
-    def submit(self, batch_id: int, batch: Batch, parse: bool) -> None:
+    def submit(self, batch_id: int, batch: Batch, work: str) -> None:
         self.outstanding[batch_id] = batch
-        self.inbox.put(marshal.dumps((batch_id, batch, parse)))
+        self.inbox.put(marshal.dumps((batch_id, batch, work)))
 
     def _write(self) -> None:
         stdin = self.process.stdin
@@ -134,12 +140,12 @@ class _Worker:
 class SymbolJobs:
     """Collects ``(file_id, language, data)`` and yields ``(file_id, symbols, chunks)`` back.
 
-    :param parse: false when the parse is deferred: each file comes back with its word
-        chunks alone, cut along its definition lines (symbols None).
+    :param work: what each file comes back with (see
+        :func:`~sari_core.engine.index.symbol_worker.parse_batch`).
     """
 
-    def __init__(self, expected_files: int, parse: bool = True) -> None:
-        self.parse = parse
+    def __init__(self, expected_files: int, work: str = PARSE) -> None:
+        self.work = work
         self._results: queue.Queue[Reply] = queue.Queue()
         self._workers: list[_Worker] = []
         if expected_files >= POOL_THRESHOLD_FILES:
@@ -176,13 +182,13 @@ class SymbolJobs:
         live = [worker for worker in self._workers
                 if not worker.failed and worker.process.poll() is None]
         if not live:
-            self._ready.extend(parse_batch(batch, self.parse))
+            self._ready.extend(parse_batch(batch, self.work))
             return
         self._next_id += 1
         self._sizes[self._next_id] = sum(len(data) for _, _, data in batch)
         self.backlog += self._sizes[self._next_id]
         min(live, key=lambda worker: len(worker.outstanding)).submit(self._next_id, batch,
-                                                                   self.parse)
+                                                                   self.work)
 
     def _answered(self, batch_id: int) -> None:
         self.backlog -= self._sizes.pop(batch_id, 0)
@@ -206,7 +212,7 @@ class SymbolJobs:
         worker.stop()
         self._workers.remove(worker)
         for batch_id, batch in worker.outstanding.items():
-            self._ready.extend(parse_batch(batch, self.parse))
+            self._ready.extend(parse_batch(batch, self.work))
             self._answered(batch_id)
         worker.outstanding.clear()
         if self.replaced >= MAX_REPLACEMENTS:
@@ -248,7 +254,7 @@ class SymbolJobs:
                 continue
         for worker in self._workers:  # whatever is still unanswered
             for batch_id, batch in worker.outstanding.items():
-                self._ready.extend(parse_batch(batch, self.parse))
+                self._ready.extend(parse_batch(batch, self.work))
                 self._answered(batch_id)
             worker.outstanding.clear()
         ready, self._ready = self._ready, []

@@ -4,8 +4,9 @@ It reads length-prefixed ``marshal`` frames from stdin, each a batch of
 ``(file_id, language, data)``, and answers each with a frame holding ``(batch_id,
 [(file_id, (definitions, packed references), word chunks), ...])``: the parsing and the word
 splitting of a source file, the CPU-bound part of indexing it, run here, on another
-core than the one feeding SQLite. A batch whose parse is deferred (a build that parses on
-demand) is answered with its word chunks alone, cut along the definition lines. A plain subprocess rather than
+core than the one feeding SQLite. A build that parses on demand asks for the word chunks
+alone, cut along the definition lines (:data:`CHUNKS`), and later for a file's symbols
+alone (:data:`SYMBOLS`), its chunks staying as they were cut. A plain subprocess rather than
 ``multiprocessing``: nothing of the parent's ``__main__`` is imported again, so a
 script using the engine needs no ``if __name__ == "__main__"`` guard.
 """
@@ -24,24 +25,31 @@ from sari_core.engine.index.references import Split, split
 from sari_core.engine.index.symbols import extract_batch
 from sari_core.engine.index.word_chunks import Chunk, chunks
 
-# ``(file_id, symbols, word chunks)``; the symbols are None when the parse is deferred
-Parsed = tuple[int, Split | None, list[Chunk]]
+# ``(file_id, symbols, word chunks)``: None for what the batch's work leaves out
+Parsed = tuple[int, Split | None, list[Chunk] | None]
+
+# What a batch asks for: the parse and the word chunks along its definitions (a build),
+# the word chunks along the definition lines alone (its parse deferred), or the parse
+# alone (a deferred parse, the file's chunks staying as they were cut).
+PARSE, CHUNKS, SYMBOLS = "parse", "chunks", "symbols"
 
 
-def parse_batch(jobs: list[tuple[int, str, bytes]], parse: bool = True) -> list[Parsed]:
+def parse_batch(jobs: list[tuple[int, str, bytes]], work: str = PARSE) -> list[Parsed]:
     """``(file_id, language, data)`` -> ``(file_id, (definitions, packed references), word
     chunks)``: the chunks are those :func:`sari_core.engine.index.word_index.put_file` would
     compute from the file's stored text and definitions. The references are packed here
     (:mod:`sari_core.engine.index.references`): four in five symbols, sent and stored as
     one value per file.
 
-    :param parse: false when the parse is deferred: the chunks are cut along the
-        definitions the first phase stored (:mod:`~sari_core.engine.index.fast_definitions`),
-        and no symbols come back.
+    :param work: :data:`PARSE`; :data:`CHUNKS`: the chunks are cut along the definitions
+        the first phase stored (:mod:`~sari_core.engine.index.fast_definitions`), and no
+        symbols come back; :data:`SYMBOLS`: no chunks come back.
     """
-    if not parse:
+    if work == CHUNKS:
         return [(file_id, None, _chunks_along_definition_lines(language, data))
                 for file_id, language, data in jobs]
+    if work == SYMBOLS:
+        return [(file_id, split(symbols), None) for file_id, symbols in extract_batch(jobs)]
     out: list[Parsed] = []
     for (file_id, symbols), (_, _, data) in zip(extract_batch(jobs), jobs, strict=True):
         definitions, packed = split(symbols)
@@ -95,8 +103,8 @@ def main() -> int:
         frame = read_frame(source)
         if frame is None:
             return 0
-        batch_id, jobs, parse = marshal.loads(frame)
-        write_frame(sink, marshal.dumps((batch_id, parse_batch(jobs, parse))))
+        batch_id, jobs, work = marshal.loads(frame)
+        write_frame(sink, marshal.dumps((batch_id, parse_batch(jobs, work))))
         del jobs
         gc.collect()
 

@@ -56,9 +56,8 @@ def remove_file(conn: sqlite3.Connection, file_id: int) -> None:
     )
 
     text = conn.execute("SELECT data FROM contents WHERE id = ?", (file_id,)).fetchone()
-    definitions = conn.execute("SELECT name, kind, line, end_line FROM symbols "
-                               "WHERE file_id = ? AND is_def = 1 ORDER BY seq", (file_id,))
-    rows = _rows(conn, file_id, unpack_text(text[0]), definitions.fetchall()) if text else []
+    rows = _rows(conn, file_id, unpack_text(text[0]), _cut_along(conn, file_id, text[0])) \
+        if text else []
     # its chunks, and the row after them: one more of the file's would be out of step too
     stored = conn.execute(
         "SELECT id, line, end_line, scope, kind FROM word_chunks WHERE id >= ? AND id <= ? "
@@ -71,6 +70,26 @@ def remove_file(conn: sqlite3.Connection, file_id: int) -> None:
                          ((chunk[0], *row[4:]) for chunk, row in zip(stored, rows, strict=True)))
     conn.execute("DELETE FROM word_chunks WHERE id >= ? AND id <= ? AND file_id = ?",
                  (first[0], first[0] + len(rows), file_id))
+
+
+def _cut_along(conn: sqlite3.Connection, file_id: int, data: bytes
+               ) -> list[tuple[str, str, int, int]]:
+    """The definitions a file's chunks were cut along: its stored ones, or its definition
+    lines' when its chunks were kept through a deferred parse (``symbols_pending`` 3)."""
+    language, state = conn.execute("SELECT language, symbols_pending FROM files WHERE id = ?",
+                                   (file_id,)).fetchone()
+    from sari_core.engine.index.schema import (  # schema imports nothing of ours
+        PARSED_CHUNKS_AS_CUT,
+        unpack_text,
+    )
+
+    if state == PARSED_CHUNKS_AS_CUT:
+        from sari_core.engine.index.fast_definitions import definitions as fast_definitions
+
+        return [(name, kind, line, end_line) for name, kind, _, line, end_line
+                in fast_definitions(language, unpack_text(data))]
+    return conn.execute("SELECT name, kind, line, end_line FROM symbols "
+                        "WHERE file_id = ? AND is_def = 1 ORDER BY seq", (file_id,)).fetchall()
 
 
 def put_file(conn: sqlite3.Connection, file_id: int, text: str,
