@@ -129,6 +129,8 @@ class Indexer:
         # A first build's second phase cuts word chunks along the definition lines and
         # defers each file's parse to the first query needing its references.
         self.parse_on_demand = parse_on_demand
+        # A first build of this many files or more runs in two phases.
+        self.two_phase_files = BULK_FILES
         self._deferred_lock = threading.Lock()  # one deferred parse at a time
         # names whose files this process parsed (forgotten when it defers more parses)
         self._parsed_names: set[str] = set()
@@ -221,7 +223,7 @@ class Indexer:
         self.progress = (0, len(todo))
         bar = Progress(len(todo), progress)
         bulk = len(todo) >= BULK_FILES
-        first = bulk and self.store.get_meta(COMPLETE_KEY) is None
+        first = len(todo) >= self.two_phase_files and self.store.get_meta(COMPLETE_KEY) is None
         self._first_phase = first  # its parse comes in a second phase (complete_symbols)
         jobs = SymbolJobs(0 if self._first_phase else len(todo))
         try:
