@@ -73,6 +73,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
+from typing import Any
 
 from sari_core.engine.index.index_memo import file_lines, memo_for, remembered, remembered_many
 from sari_core.engine.index.store import IndexStore
@@ -157,6 +158,8 @@ _ORDER = itemgetter(0, 1, 2)  # best score first, then path and line
 # A definition's head words: what it says, the words glued into its name, its signature's.
 _HeadWords = tuple[frozenset[str], frozenset[str], frozenset[str]]
 _NO_HEAD: _HeadWords = (frozenset(), frozenset(), frozenset())
+# What ``memo_for`` returns: the values kept for one reader, checked current once a search.
+Memo = Any
 
 
 @dataclass(frozen=True)
@@ -196,10 +199,9 @@ def _shares(holders: Sequence[set[int]], groups: Sequence[TermGroup], count: int
     return {rowid: min(1.0, number / count) for rowid, number in found.items()} if count else {}
 
 
-def _holders(store: IndexStore, groups: Sequence[TermGroup], candidates: set[int],
+def _holders(store: IndexStore, memo: Memo, groups: Sequence[TermGroup], candidates: set[int],
              column: str = "") -> list[set[int]]:
     """Per group, the candidates holding one of its spellings (in ``column`` if named)."""
-    memo = memo_for(store, store.reader)
     out = []
     for group in groups:
         expression = group.expression()
@@ -211,9 +213,9 @@ def _holders(store: IndexStore, groups: Sequence[TermGroup], candidates: set[int
     return out
 
 
-def _held(store: IndexStore, expression: str, memo=None) -> frozenset[int]:
+def _held(store: IndexStore, expression: str, memo: Memo) -> frozenset[int]:
     """:func:`_holding`, kept until the index changes."""
-    return remembered(memo or memo_for(store, store.reader), "holders", expression,
+    return remembered(memo, "holders", expression,
                       lambda: _holding(store, expression), HELD_ROWS, len)
 
 
@@ -238,18 +240,18 @@ def _place(path: str, asks_docs: bool, asks_tests: bool) -> float:
     return factor
 
 
-def _extensions(store: IndexStore) -> frozenset[str]:
+def _extensions(store: IndexStore, memo: Memo) -> frozenset[str]:
     """The workspace's file extensions, lower-cased (kept until the index changes)."""
-    return remembered(memo_for(store, store.reader), "extensions", None,
+    return remembered(memo, "extensions", None,
                       lambda: frozenset(path.rsplit(".", 1)[1].lower() for (path,) in
                                         store.reader.execute("SELECT path FROM files")
                                         if "." in path.rsplit("/", 1)[-1]), 1)
 
 
-def _chunk_rows(store: IndexStore, rowids: list[int]) -> dict[int, tuple]:
+def _chunk_rows(store: IndexStore, memo: Memo, rowids: list[int]) -> dict[int, tuple]:
     """Each chunk's ``(file_id, root, path, line, end_line, scope, kind)`` (none for a
     chunk without its row), kept until the index changes."""
-    return _per_chunk(store, "chunk rows", rowids, _read_chunks, HELD_CHUNKS)
+    return _per_chunk(store, memo, "chunk rows", rowids, _read_chunks, HELD_CHUNKS)
 
 
 def _read_chunks(store: IndexStore, rowids: list[int]) -> dict[int, tuple]:
@@ -260,17 +262,18 @@ def _read_chunks(store: IndexStore, rowids: list[int]) -> dict[int, tuple]:
         rowids)}
 
 
-def _body_lengths(store: IndexStore, rowids: list[int]) -> dict[int, int]:
+def _body_lengths(store: IndexStore, memo: Memo, rowids: list[int]) -> dict[int, int]:
     """Each chunk's count of body words, as BM25 counts them: FTS5 keeps one varint per
     column in its ``docsize`` table (none without it: the length then plays no part)."""
-    return _per_chunk(store, "body length", rowids, _read_lengths, HELD_LENGTHS)
+    return _per_chunk(store, memo, "body length", rowids, _read_lengths, HELD_LENGTHS)
 
 
-def _per_chunk(store: IndexStore, kind: str, rowids: list[int], read, held: int) -> dict:
+def _per_chunk(store: IndexStore, memo: Memo, kind: str, rowids: list[int], read, held: int
+               ) -> dict:
     """``read(store, rowids)`` per chunk id, kept until the index changes (``held`` at most)."""
     if not rowids:
         return {}
-    return remembered_many(memo_for(store, store.reader), kind, rowids,
+    return remembered_many(memo, kind, rowids,
                            lambda missing: read(store, missing), held)
 
 
@@ -305,11 +308,12 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
     terms = query_terms(query)
     if not terms:
         return [], 0
-    groups = word_groups(terms, _extensions(store))
+    # The index's version is checked once: every value kept below is of the index read.
+    memo = memo_for(store, store.reader)
+    groups = word_groups(terms, _extensions(store, memo))
     # A group no chunk holds (most glued pairs and initials) is left out of the query: it
     # matches nothing and adds nothing to any chunk's BM25, but FTS5 would score every
     # matching chunk against it.
-    memo = memo_for(store, store.reader)
     expression = " OR ".join(f"({group.expression()})" for group in groups
                              if _held(store, group.expression(), memo))
     if not expression:
@@ -321,7 +325,7 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
         f" bm25(words, {WEIGHTS[0]}, {WEIGHTS[1]}, {WEIGHTS[2]}) AS rank"
         " FROM words WHERE words MATCH ? ORDER BY rank LIMIT ?",
         (expression, CANDIDATES)).fetchall()
-    chunks = _chunk_rows(store, [row[0] for row in best])
+    chunks = _chunk_rows(store, memo, [row[0] for row in best])
     rows = [(rowid, *chunks[rowid], unnamed, rank) for rowid, unnamed, rank in best
             if rowid in chunks]
     asks_docs = asks_for_docs(terms)
@@ -342,10 +346,10 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
         return share
 
     candidates = {row[0] for row in rows}
-    covered = _shares(_holders(store, groups, candidates), groups, len(terms))
-    in_name = _shares(_holders(store, groups, candidates, "name"), groups, len(terms))
+    covered = _shares(_holders(store, memo, groups, candidates), groups, len(terms))
+    in_name = _shares(_holders(store, memo, groups, candidates, "name"), groups, len(terms))
     files: set[int] = set()
-    lengths = _body_lengths(store, [row[0] for row in rows])
+    lengths = _body_lengths(store, memo, [row[0] for row in rows])
     average = sum(lengths.values()) / len(lengths) if lengths else 1.0
     scored = []
     for row in rows:
@@ -370,12 +374,12 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
         scored.append((-score, path, line, row))
     scored.sort(key=_ORDER)  # stable: rows of one score, path and line stay in rank order
     if not asks_docs:  # docs are asked for: what a definition says of itself does not count
-        scored = _by_heads(store, scored, wanted, spellings, len(terms), asks_tests)
+        scored = _by_heads(store, memo, scored, wanted, spellings, len(terms), asks_tests)
         # Files are placed by the words' scores: meaning orders a file's own chunks only.
         worded = {entry[3][0]: -entry[0] for entry in scored}
         if not any(term in _CREATE_WORDS for term in terms):
             scored = _constructors_later(scored)
-        scored = by_meaning(store, query, scored, _ORDER)
+        scored = by_meaning(store, query, scored, _ORDER, memo)
         scored = _members_first(scored, covered, lambda row: max(
             in_name.get(row[0], 0.0), glued_share(row[6])))
         scored = _files_by_evidence(scored, worded)
@@ -502,7 +506,7 @@ def _glued_name_share(own: str, wanted: Sequence[TermGroup], spellings: GroupSpe
     return min(1.0, held / count)
 
 
-def _by_heads(store: IndexStore, scored: list[tuple[float, str, int, tuple]],
+def _by_heads(store: IndexStore, memo: Memo, scored: list[tuple[float, str, int, tuple]],
               wanted: Sequence[TermGroup], spellings: GroupSpellings, count: int,
               asks_tests: bool) -> list[tuple[float, str, int, tuple]]:
     """``scored`` with the best ``HEAD_RANKED`` definitions' scores multiplied by
@@ -520,7 +524,7 @@ def _by_heads(store: IndexStore, scored: list[tuple[float, str, int, tuple]],
     if not top or not count:
         return scored
     rows = {entry[3][0]: entry[3] for entry in scored if id(entry) in top}
-    heads = remembered_many(memo_for(store, store.reader), "head words", list(rows),
+    heads = remembered_many(memo, "head words", list(rows),
                             lambda missing: _head_words(store, [rows[i] for i in missing]),
                             HELD_HEADS)
     # The head words that are forms of the query's, each with the groups it holds: looked
