@@ -60,8 +60,11 @@ def place(store: IndexStore, hits: Sequence[tuple[int, int]]) -> list[Placed]:
     """Per ``(file id, line)``: the definition starting there, else the one enclosing it
     (only the definitions holding the line are read, not the file's whole tree)."""
     out = []
+    definitions: dict[int, list[tuple[str, str, int, int]]] = {}  # a file's, asked once
     for file_id, line in hits:
-        rows = [row for row in file_definitions(store, file_id) if row[2] <= line <= row[3]] \
+        if line and file_id not in definitions:
+            definitions[file_id] = file_definitions(store, file_id)
+        rows = [row for row in definitions[file_id] if row[2] <= line <= row[3]] \
             if line else []
         chain = build_tree(rows)
         scope = innermost(chain, line) if line else None

@@ -403,11 +403,15 @@ def _constructors_later(scored: list[tuple[float, str, int, tuple]]
                         ) -> list[tuple[float, str, int, tuple]]:
     """``scored`` with each constructor's score multiplied by ``CONSTRUCTOR`` and the
     chunks of its file ordered again in the places the file had (no file moves)."""
-    changed = {entry[1] for entry in scored if _CONSTRUCTOR.search(entry[3][6])}
+    changed: set[str] = set()
+    out = list(scored)
+    for place, entry in enumerate(scored):
+        scope = entry[3][6]
+        if "__" in scope and _CONSTRUCTOR.search(scope):  # most scopes: no regex asked
+            out[place] = (entry[0] * CONSTRUCTOR, *entry[1:])
+            changed.add(entry[1])
     if not changed:
         return scored
-    out = [(entry[0] * CONSTRUCTOR, *entry[1:]) if _CONSTRUCTOR.search(entry[3][6]) else entry
-           for entry in scored]
     return within_file_places(out, changed, _ORDER)
 
 
@@ -470,25 +474,33 @@ def _files_by_evidence(scored: list[tuple[float, str, int, tuple]], worded: dict
     are the words' (``worded``, per chunk id: before meaning, which moves no file); every
     chunk keeps its score, and each file's chunks their order, in the places the file now
     has."""
+    # One pass: each chunk's words' score, each file's chunks and its first chunk's place.
+    get = worded.get
+    keys: list[float] = []
+    own: dict[str, list[tuple]] = {}
     scores: dict[str, list[float]] = {}
-    for entry in scored:
-        mine = scores.setdefault(entry[1], [])
-        if len(mine) < PER_FILE:
-            mine.append(worded.get(entry[3][0], -entry[0]))
-    placed = []
+    first: dict[str, int] = {}
     for index, entry in enumerate(scored):
-        mine = scores.pop(entry[1], None)
-        key = -worded.get(entry[3][0], -entry[0])
-        if mine is not None:
-            key = -sum(FILE_EVIDENCE ** place * score
-                       for place, score in enumerate(sorted(mine, reverse=True)))
-        placed.append((key, entry[1], entry[2], index))
-    placed.sort()
-    own: dict[str, list] = {}
-    for entry in scored:
-        own.setdefault(entry[1], []).append(entry)
+        path = entry[1]
+        score = get(entry[3][0], -entry[0])
+        keys.append(-score)
+        entries = own.get(path)
+        if entries is None:
+            own[path] = [entry]
+            scores[path] = [score]
+            first[path] = index
+        else:
+            entries.append(entry)
+            mine = scores[path]
+            if len(mine) < PER_FILE:
+                mine.append(score)
+    for path, mine in scores.items():
+        keys[first[path]] = -sum(FILE_EVIDENCE ** place * score
+                                 for place, score in enumerate(sorted(mine, reverse=True)))
+    placed = sorted(zip(keys, (entry[1] for entry in scored), (entry[2] for entry in scored),
+                        range(len(scored)), strict=True))
     taken = {path: iter(entries) for path, entries in own.items()}
-    return [next(taken[scored[index][1]]) for *_, index in placed]
+    return [next(taken[path]) for _, path, _, _ in placed]
 
 
 def _glued_name_share(own: str, wanted: Sequence[TermGroup], spellings: GroupSpellings,
