@@ -320,13 +320,15 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
         return [], 0
     # The best CANDIDATES are chosen inside FTS5, then their chunk rows looked up (kept
     # between searches: the same chunks come back query after query).
-    best = store.reader.execute(
-        f"SELECT rowid, bm25(words, 0, {WEIGHTS[1]}, {WEIGHTS[2]}) AS unnamed,"
-        f" bm25(words, {WEIGHTS[0]}, {WEIGHTS[1]}, {WEIGHTS[2]}) AS rank"
+    best: list[tuple[int, float]] = store.reader.execute(
+        f"SELECT rowid, bm25(words, {WEIGHTS[0]}, {WEIGHTS[1]}, {WEIGHTS[2]}) AS rank"
         " FROM words WHERE words MATCH ? ORDER BY rank LIMIT ?",
         (expression, CANDIDATES)).fetchall()
     chunks = _chunk_rows(store, memo, [row[0] for row in best])
-    rows = [(rowid, *chunks[rowid], unnamed, rank) for rowid, unnamed, rank in best
+    candidates = {rowid for rowid, _ in best if rowid in chunks}
+    name_holders = _holders(store, memo, groups, candidates, "name")
+    without_name = _unnamed(store, expression, best, chunks, name_holders)
+    rows = [(rowid, *chunks[rowid], without_name.get(rowid, rank), rank) for rowid, rank in best
             if rowid in chunks]
     asks_docs = asks_for_docs(terms)
     asks_tests = any(term in _TEST_WORDS for term in terms)
@@ -345,9 +347,8 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
                 scope.rsplit(".", 1)[-1], wanted, spellings, len(terms))
         return share
 
-    candidates = {row[0] for row in rows}
     covered = _shares(_holders(store, memo, groups, candidates), groups, len(terms))
-    in_name = _shares(_holders(store, memo, groups, candidates, "name"), groups, len(terms))
+    in_name = _shares(name_holders, groups, len(terms))
     files: set[int] = set()
     lengths = _body_lengths(store, memo, [row[0] for row in rows])
     average = sum(lengths.values()) / len(lengths) if lengths else 1.0
@@ -397,6 +398,26 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
             if len(kept) >= limit:
                 break
     return kept, len(files)
+
+
+def _unnamed(store: IndexStore, expression: str, best: list[tuple[int, float]],
+             chunks: dict[int, tuple], name_holders: Sequence[set[int]]) -> dict[int, float]:
+    """The BM25 score without the name column of the special methods among ``best`` whose
+    name holds a query word (their name counts for nothing). Only these are scored again:
+    without a word in its name, a chunk's score with the name column weighted 0 is its
+    rank exactly (FTS5 adds each instance's column weight; the name column has none)."""
+    named = set().union(*name_holders)
+    wanted = [rowid for rowid, _ in best if rowid in named and _SPECIAL_NAME.search(
+        chunks[rowid][5])]
+    if not wanted:
+        return {}
+    # A range of rowids is one pass of FTS5 (a list of them would be one query each).
+    found = store.reader.execute(
+        f"SELECT rowid, bm25(words, 0, {WEIGHTS[1]}, {WEIGHTS[2]}) FROM words"
+        " WHERE words MATCH ? AND rowid BETWEEN ? AND ?",
+        (expression, min(wanted), max(wanted))).fetchall()
+    kept = set(wanted)
+    return {rowid: score for rowid, score in found if rowid in kept}
 
 
 def _constructors_later(scored: list[tuple[float, str, int, tuple]]
