@@ -21,10 +21,11 @@ case-sensitive: that asks for the spelling exactly).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from os.path import commonprefix
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from sari_core.engine.index.index_memo import file_lines
+from sari_core.engine.index.index_memo import file_lines, memo_for, remembered
 from sari_core.engine.index.names import dotted_parts, folded, folded_name
 from sari_core.engine.index.names import words as name_words
 from sari_core.engine.index.scope_tree import innermost
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
 
 MAX_DOTTED_DEFINITIONS = 500
 NAMED_WITH_WORDS = 3
+HELD_HIT_CHARS = 4_000_000  # the lines of hits kept between searches, in characters
 
 
 class TextSearcher(Protocol):
@@ -114,19 +116,41 @@ def _as_regex(searcher: TextSearcher, call: SearchCall) -> tuple[list[Hit], int]
 
 def _words(searcher: TextSearcher, call: SearchCall) -> tuple[list[Hit], int]:
     spec = glob_spec(call.path_glob) if call.path_glob else None
-    found, files = search_words(searcher.store, call.query, max(call.limit * 2, 20),
+    store = searcher.store
+    found, files = search_words(store, call.query, max(call.limit * 2, 20),
                                 spec.match_file if spec else None)
-    lines_of = file_lines(searcher.store, (hit.file_id for hit in found))
     terms = [stem(term) for term in query_terms(call.query)]
+    memo = memo_for(store, store.reader)
+    read: dict[int, list[str]] = {}  # files read by this call: each split once at most
+
+    def lines_of(file_id: int) -> list[str]:
+        lines = read.get(file_id)
+        if lines is None:
+            lines = read[file_id] = file_lines(store, (file_id,)).get(file_id, [])
+        return lines
+
     hits = []
     for hit in found:
-        lines = lines_of.get(hit.file_id, [])
-        line = hit.line if hit.kind != "text" else _best_line(lines, hit, terms)
-        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        shown = _shown_lines(memo, hit, lines_of)
+        line = hit.line if hit.kind != "text" else _best_line(shown, hit.line, terms)
+        text = shown[line - hit.line] if 0 <= line - hit.line < len(shown) else ""
         hits.append(Hit(FileHit(hit.file_id, hit.root, hit.path), line, text,
                          round(hit.score, 2), "definition" if hit.kind != "text" else "text",
                          hit.scope or None, 0, hit.end_line if hit.kind != "text" else line))
     return hits, files
+
+
+def _shown_lines(memo: Any, hit: WordHit, lines_of: Callable[[int], list[str]]
+                 ) -> tuple[str, ...]:
+    """The lines a hit may show: a definition's first, a text chunk's all (its best is
+    chosen per query), kept until the index changes. A file longer than the index's memo
+    keeps is split again on every read, and the same few chunks are hits query after
+    query."""
+    last = hit.end_line if hit.kind == "text" else hit.line
+    return remembered(memo, "hit lines", (hit.file_id, hit.line, last),
+                      lambda: tuple(lines_of(hit.file_id)[max(hit.line, 1) - 1:last])
+                      if hit.line >= 1 else (), HELD_HIT_CHARS,
+                      lambda shown: 1 + sum(len(text) for text in shown))
 
 
 def _named_with_words(searcher: TextSearcher, call: SearchCall) -> list[Hit]:
@@ -154,14 +178,15 @@ def _same_word(word: str, other: str) -> bool:
     return len(commonprefix([word, other])) >= max(min(3, shorter), shorter - 1)
 
 
-def _best_line(lines: list[str], hit: WordHit, terms: list[str]) -> int:
-    """The line of a chunk holding the most of the query's words."""
-    best, best_count = hit.line, 0
-    for number in range(hit.line, min(hit.end_line, len(lines)) + 1):
-        lowered = lines[number - 1].lower()
+def _best_line(shown: Sequence[str], first: int, terms: list[str]) -> int:
+    """The line of a chunk holding the most of the query's words (``shown``: its lines,
+    the first numbered ``first``)."""
+    best, best_count = first, 0
+    for offset, text in enumerate(shown):
+        lowered = text.lower()
         count = sum(1 for term in terms if term in lowered)
         if count > best_count:
-            best, best_count = number, count
+            best, best_count = first + offset, count
     return best
 
 

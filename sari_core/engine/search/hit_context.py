@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from sari_core.engine.index.index_memo import file_definitions, file_lines
+from sari_core.engine.index.index_memo import file_definitions, file_lines, memo_for, remembered
 from sari_core.engine.index.scope_tree import Scope, build_tree, innermost
 from sari_core.engine.index.store import IndexStore
 from sari_core.engine.python.decorators import decorated_start
@@ -41,6 +41,10 @@ SIGNATURE_LINES = 12  # a signature spread over more lines is cut there
 OUTLINE_ROWS = 12
 SHOWN_CHARS = 5000  # all shown together
 _SIGNATURE_ENDS = (":", "{", "=>", "->", ")")
+# Kept between searches until the index changes: where a hit's line sits, and what a shown
+# definition holds (the same hits come back query after query).
+HELD_PLACES = 20_000
+HELD_CHILDREN = 2_000
 
 
 class _HitLike(Protocol):
@@ -58,18 +62,21 @@ class Placed:
 
 def place(store: IndexStore, hits: Sequence[tuple[int, int]]) -> list[Placed]:
     """Per ``(file id, line)``: the definition starting there, else the one enclosing it
-    (only the definitions holding the line are read, not the file's whole tree)."""
-    out = []
-    for file_id, line in hits:
-        rows = [row for row in file_definitions(store, file_id) if row[2] <= line <= row[3]] \
-            if line else []
-        chain = build_tree(rows)
-        scope = innermost(chain, line) if line else None
-        if scope is not None and scope.line == line:
-            out.append(Placed(scope, _parent(chain, scope)))
-        else:
-            out.append(Placed(None, scope))
-    return out
+    (only the definitions holding the line are read, not the file's whole tree), kept
+    until the index changes."""
+    memo = memo_for(store, store.reader)
+    return [remembered(memo, "placed", hit, lambda hit=hit: _placed(store, *hit), HELD_PLACES)
+            for hit in hits]
+
+
+def _placed(store: IndexStore, file_id: int, line: int) -> Placed:
+    rows = [row for row in file_definitions(store, file_id) if row[2] <= line <= row[3]] \
+        if line else []
+    chain = build_tree(rows)
+    scope = innermost(chain, line) if line else None
+    if scope is not None and scope.line == line:
+        return Placed(scope, _parent(chain, scope))
+    return Placed(None, scope)
 
 
 def _named(where: Placed, symbol: str, line: int) -> Placed:
@@ -97,15 +104,23 @@ def _parent(tree: Sequence[Scope], child: Scope) -> Scope | None:
 
 
 def _with_children(store: IndexStore, file_id: int, scope: Scope) -> Scope:
-    """``scope`` with the definitions directly inside it, for its outline."""
+    """``scope`` with the definitions directly inside it, for its outline (kept until the
+    index changes)."""
+    children = remembered(memo_for(store, store.reader), "children",
+                          (file_id, scope.line, scope.end_line, scope.name),
+                          lambda: _children(store, file_id, scope), HELD_CHILDREN)
+    return Scope(scope.name, scope.kind, scope.line, scope.end_line, scope.qualified,
+                 children)
+
+
+def _children(store: IndexStore, file_id: int, scope: Scope) -> list[Scope]:
     rows = store.reader.execute(
         "SELECT name, kind, line, end_line FROM symbols WHERE file_id = ? AND is_def = 1 "
         "AND line >= ? AND end_line <= ?", (file_id, scope.line, scope.end_line)).fetchall()
     inside = build_tree([(str(r[0]), str(r[1]), int(r[2]), int(r[3])) for r in rows])
     found = next((top for top in inside if top.line == scope.line and top.name == scope.name),
                  None)
-    return Scope(scope.name, scope.kind, scope.line, scope.end_line, scope.qualified,
-                 found.children if found is not None else [])
+    return found.children if found is not None else []
 
 
 def _numbered(lines: Sequence[str], first: int, last: int) -> list[str]:

@@ -87,7 +87,7 @@ def _texts(store: IndexStore, rows: list[tuple]) -> list[str]:
 
 
 def by_meaning(store: IndexStore, query: str, scored: Sequence[tuple[float, str, int, tuple]],
-               order: Any) -> list[tuple[float, str, int, tuple]]:
+               order: Any, memo: Any = None) -> list[tuple[float, str, int, tuple]]:
     """``scored`` (negated score, path, line, chunk row; best first; each file's chunks in
     ``order``) with its best definitions' scores multiplied by ``1 + SEMANTIC * s`` and
     ``1 + NAME_MEANING * n`` (``s``: their text's closeness; ``n``: a member's qualified
@@ -100,7 +100,7 @@ def by_meaning(store: IndexStore, query: str, scored: Sequence[tuple[float, str,
     import numpy as np
 
     rows = {entry[3][0]: entry[3] for entry in top}
-    memo = memo_for(store, store.reader)
+    memo = memo or memo_for(store, store.reader)
     vectors = remembered_many(
         memo, "chunk vectors", list(rows),
         lambda missing: dict(zip(missing, model.embed(_texts(store, [rows[i] for i in missing]),

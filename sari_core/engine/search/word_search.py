@@ -73,6 +73,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
+from typing import Any
 
 from sari_core.engine.index.index_memo import file_lines, memo_for, remembered, remembered_many
 from sari_core.engine.index.store import IndexStore
@@ -157,6 +158,8 @@ _ORDER = itemgetter(0, 1, 2)  # best score first, then path and line
 # A definition's head words: what it says, the words glued into its name, its signature's.
 _HeadWords = tuple[frozenset[str], frozenset[str], frozenset[str]]
 _NO_HEAD: _HeadWords = (frozenset(), frozenset(), frozenset())
+# What ``memo_for`` returns: the values kept for one reader, checked current once a search.
+Memo = Any
 
 
 @dataclass(frozen=True)
@@ -196,10 +199,9 @@ def _shares(holders: Sequence[set[int]], groups: Sequence[TermGroup], count: int
     return {rowid: min(1.0, number / count) for rowid, number in found.items()} if count else {}
 
 
-def _holders(store: IndexStore, groups: Sequence[TermGroup], candidates: set[int],
+def _holders(store: IndexStore, memo: Memo, groups: Sequence[TermGroup], candidates: set[int],
              column: str = "") -> list[set[int]]:
     """Per group, the candidates holding one of its spellings (in ``column`` if named)."""
-    memo = memo_for(store, store.reader)
     out = []
     for group in groups:
         expression = group.expression()
@@ -211,9 +213,9 @@ def _holders(store: IndexStore, groups: Sequence[TermGroup], candidates: set[int
     return out
 
 
-def _held(store: IndexStore, expression: str, memo=None) -> frozenset[int]:
+def _held(store: IndexStore, expression: str, memo: Memo) -> frozenset[int]:
     """:func:`_holding`, kept until the index changes."""
-    return remembered(memo or memo_for(store, store.reader), "holders", expression,
+    return remembered(memo, "holders", expression,
                       lambda: _holding(store, expression), HELD_ROWS, len)
 
 
@@ -238,18 +240,18 @@ def _place(path: str, asks_docs: bool, asks_tests: bool) -> float:
     return factor
 
 
-def _extensions(store: IndexStore) -> frozenset[str]:
+def _extensions(store: IndexStore, memo: Memo) -> frozenset[str]:
     """The workspace's file extensions, lower-cased (kept until the index changes)."""
-    return remembered(memo_for(store, store.reader), "extensions", None,
+    return remembered(memo, "extensions", None,
                       lambda: frozenset(path.rsplit(".", 1)[1].lower() for (path,) in
                                         store.reader.execute("SELECT path FROM files")
                                         if "." in path.rsplit("/", 1)[-1]), 1)
 
 
-def _chunk_rows(store: IndexStore, rowids: list[int]) -> dict[int, tuple]:
+def _chunk_rows(store: IndexStore, memo: Memo, rowids: list[int]) -> dict[int, tuple]:
     """Each chunk's ``(file_id, root, path, line, end_line, scope, kind)`` (none for a
     chunk without its row), kept until the index changes."""
-    return _per_chunk(store, "chunk rows", rowids, _read_chunks, HELD_CHUNKS)
+    return _per_chunk(store, memo, "chunk rows", rowids, _read_chunks, HELD_CHUNKS)
 
 
 def _read_chunks(store: IndexStore, rowids: list[int]) -> dict[int, tuple]:
@@ -260,17 +262,18 @@ def _read_chunks(store: IndexStore, rowids: list[int]) -> dict[int, tuple]:
         rowids)}
 
 
-def _body_lengths(store: IndexStore, rowids: list[int]) -> dict[int, int]:
+def _body_lengths(store: IndexStore, memo: Memo, rowids: list[int]) -> dict[int, int]:
     """Each chunk's count of body words, as BM25 counts them: FTS5 keeps one varint per
     column in its ``docsize`` table (none without it: the length then plays no part)."""
-    return _per_chunk(store, "body length", rowids, _read_lengths, HELD_LENGTHS)
+    return _per_chunk(store, memo, "body length", rowids, _read_lengths, HELD_LENGTHS)
 
 
-def _per_chunk(store: IndexStore, kind: str, rowids: list[int], read, held: int) -> dict:
+def _per_chunk(store: IndexStore, memo: Memo, kind: str, rowids: list[int], read, held: int
+               ) -> dict:
     """``read(store, rowids)`` per chunk id, kept until the index changes (``held`` at most)."""
     if not rowids:
         return {}
-    return remembered_many(memo_for(store, store.reader), kind, rowids,
+    return remembered_many(memo, kind, rowids,
                            lambda missing: read(store, missing), held)
 
 
@@ -305,24 +308,27 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
     terms = query_terms(query)
     if not terms:
         return [], 0
-    groups = word_groups(terms, _extensions(store))
+    # The index's version is checked once: every value kept below is of the index read.
+    memo = memo_for(store, store.reader)
+    groups = word_groups(terms, _extensions(store, memo))
     # A group no chunk holds (most glued pairs and initials) is left out of the query: it
     # matches nothing and adds nothing to any chunk's BM25, but FTS5 would score every
     # matching chunk against it.
-    memo = memo_for(store, store.reader)
     expression = " OR ".join(f"({group.expression()})" for group in groups
                              if _held(store, group.expression(), memo))
     if not expression:
         return [], 0
     # The best CANDIDATES are chosen inside FTS5, then their chunk rows looked up (kept
     # between searches: the same chunks come back query after query).
-    best = store.reader.execute(
-        f"SELECT rowid, bm25(words, 0, {WEIGHTS[1]}, {WEIGHTS[2]}) AS unnamed,"
-        f" bm25(words, {WEIGHTS[0]}, {WEIGHTS[1]}, {WEIGHTS[2]}) AS rank"
+    best: list[tuple[int, float]] = store.reader.execute(
+        f"SELECT rowid, bm25(words, {WEIGHTS[0]}, {WEIGHTS[1]}, {WEIGHTS[2]}) AS rank"
         " FROM words WHERE words MATCH ? ORDER BY rank LIMIT ?",
         (expression, CANDIDATES)).fetchall()
-    chunks = _chunk_rows(store, [row[0] for row in best])
-    rows = [(rowid, *chunks[rowid], unnamed, rank) for rowid, unnamed, rank in best
+    chunks = _chunk_rows(store, memo, [row[0] for row in best])
+    candidates = {rowid for rowid, _ in best if rowid in chunks}
+    name_holders = _holders(store, memo, groups, candidates, "name")
+    without_name = _unnamed(store, expression, best, chunks, name_holders)
+    rows = [(rowid, *chunks[rowid], without_name.get(rowid, rank), rank) for rowid, rank in best
             if rowid in chunks]
     asks_docs = asks_for_docs(terms)
     asks_tests = any(term in _TEST_WORDS for term in terms)
@@ -341,11 +347,10 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
                 scope.rsplit(".", 1)[-1], wanted, spellings, len(terms))
         return share
 
-    candidates = {row[0] for row in rows}
-    covered = _shares(_holders(store, groups, candidates), groups, len(terms))
-    in_name = _shares(_holders(store, groups, candidates, "name"), groups, len(terms))
+    covered = _shares(_holders(store, memo, groups, candidates), groups, len(terms))
+    in_name = _shares(name_holders, groups, len(terms))
     files: set[int] = set()
-    lengths = _body_lengths(store, [row[0] for row in rows])
+    lengths = _body_lengths(store, memo, [row[0] for row in rows])
     average = sum(lengths.values()) / len(lengths) if lengths else 1.0
     scored = []
     for row in rows:
@@ -370,12 +375,12 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
         scored.append((-score, path, line, row))
     scored.sort(key=_ORDER)  # stable: rows of one score, path and line stay in rank order
     if not asks_docs:  # docs are asked for: what a definition says of itself does not count
-        scored = _by_heads(store, scored, wanted, spellings, len(terms), asks_tests)
+        scored = _by_heads(store, memo, scored, wanted, spellings, len(terms), asks_tests)
         # Files are placed by the words' scores: meaning orders a file's own chunks only.
         worded = {entry[3][0]: -entry[0] for entry in scored}
         if not any(term in _CREATE_WORDS for term in terms):
             scored = _constructors_later(scored)
-        scored = by_meaning(store, query, scored, _ORDER)
+        scored = by_meaning(store, query, scored, _ORDER, memo)
         scored = _members_first(scored, covered, lambda row: max(
             in_name.get(row[0], 0.0), glued_share(row[6])))
         scored = _files_by_evidence(scored, worded)
@@ -395,15 +400,39 @@ def search_words(store: IndexStore, query: str, limit: int, glob_match=None
     return kept, len(files)
 
 
+def _unnamed(store: IndexStore, expression: str, best: list[tuple[int, float]],
+             chunks: dict[int, tuple], name_holders: Sequence[set[int]]) -> dict[int, float]:
+    """The BM25 score without the name column of the special methods among ``best`` whose
+    name holds a query word (their name counts for nothing). Only these are scored again:
+    without a word in its name, a chunk's score with the name column weighted 0 is its
+    rank exactly (FTS5 adds each instance's column weight; the name column has none)."""
+    named = set().union(*name_holders)
+    wanted = [rowid for rowid, _ in best if rowid in named and _SPECIAL_NAME.search(
+        chunks[rowid][5])]
+    if not wanted:
+        return {}
+    # A range of rowids is one pass of FTS5 (a list of them would be one query each).
+    found = store.reader.execute(
+        f"SELECT rowid, bm25(words, 0, {WEIGHTS[1]}, {WEIGHTS[2]}) FROM words"
+        " WHERE words MATCH ? AND rowid BETWEEN ? AND ?",
+        (expression, min(wanted), max(wanted))).fetchall()
+    kept = set(wanted)
+    return {rowid: score for rowid, score in found if rowid in kept}
+
+
 def _constructors_later(scored: list[tuple[float, str, int, tuple]]
                         ) -> list[tuple[float, str, int, tuple]]:
     """``scored`` with each constructor's score multiplied by ``CONSTRUCTOR`` and the
     chunks of its file ordered again in the places the file had (no file moves)."""
-    changed = {entry[1] for entry in scored if _CONSTRUCTOR.search(entry[3][6])}
+    changed: set[str] = set()
+    out = list(scored)
+    for place, entry in enumerate(scored):
+        scope = entry[3][6]
+        if "__" in scope and _CONSTRUCTOR.search(scope):  # most scopes: no regex asked
+            out[place] = (entry[0] * CONSTRUCTOR, *entry[1:])
+            changed.add(entry[1])
     if not changed:
         return scored
-    out = [(entry[0] * CONSTRUCTOR, *entry[1:]) if _CONSTRUCTOR.search(entry[3][6]) else entry
-           for entry in scored]
     return within_file_places(out, changed, _ORDER)
 
 
@@ -466,25 +495,33 @@ def _files_by_evidence(scored: list[tuple[float, str, int, tuple]], worded: dict
     are the words' (``worded``, per chunk id: before meaning, which moves no file); every
     chunk keeps its score, and each file's chunks their order, in the places the file now
     has."""
+    # One pass: each chunk's words' score, each file's chunks and its first chunk's place.
+    get = worded.get
+    keys: list[float] = []
+    own: dict[str, list[tuple]] = {}
     scores: dict[str, list[float]] = {}
-    for entry in scored:
-        mine = scores.setdefault(entry[1], [])
-        if len(mine) < PER_FILE:
-            mine.append(worded.get(entry[3][0], -entry[0]))
-    placed = []
+    first: dict[str, int] = {}
     for index, entry in enumerate(scored):
-        mine = scores.pop(entry[1], None)
-        key = -worded.get(entry[3][0], -entry[0])
-        if mine is not None:
-            key = -sum(FILE_EVIDENCE ** place * score
-                       for place, score in enumerate(sorted(mine, reverse=True)))
-        placed.append((key, entry[1], entry[2], index))
-    placed.sort()
-    own: dict[str, list] = {}
-    for entry in scored:
-        own.setdefault(entry[1], []).append(entry)
+        path = entry[1]
+        score = get(entry[3][0], -entry[0])
+        keys.append(-score)
+        entries = own.get(path)
+        if entries is None:
+            own[path] = [entry]
+            scores[path] = [score]
+            first[path] = index
+        else:
+            entries.append(entry)
+            mine = scores[path]
+            if len(mine) < PER_FILE:
+                mine.append(score)
+    for path, mine in scores.items():
+        keys[first[path]] = -sum(FILE_EVIDENCE ** place * score
+                                 for place, score in enumerate(sorted(mine, reverse=True)))
+    placed = sorted(zip(keys, (entry[1] for entry in scored), (entry[2] for entry in scored),
+                        range(len(scored)), strict=True))
     taken = {path: iter(entries) for path, entries in own.items()}
-    return [next(taken[scored[index][1]]) for *_, index in placed]
+    return [next(taken[path]) for _, path, _, _ in placed]
 
 
 def _glued_name_share(own: str, wanted: Sequence[TermGroup], spellings: GroupSpellings,
@@ -502,7 +539,7 @@ def _glued_name_share(own: str, wanted: Sequence[TermGroup], spellings: GroupSpe
     return min(1.0, held / count)
 
 
-def _by_heads(store: IndexStore, scored: list[tuple[float, str, int, tuple]],
+def _by_heads(store: IndexStore, memo: Memo, scored: list[tuple[float, str, int, tuple]],
               wanted: Sequence[TermGroup], spellings: GroupSpellings, count: int,
               asks_tests: bool) -> list[tuple[float, str, int, tuple]]:
     """``scored`` with the best ``HEAD_RANKED`` definitions' scores multiplied by
@@ -520,7 +557,7 @@ def _by_heads(store: IndexStore, scored: list[tuple[float, str, int, tuple]],
     if not top or not count:
         return scored
     rows = {entry[3][0]: entry[3] for entry in scored if id(entry) in top}
-    heads = remembered_many(memo_for(store, store.reader), "head words", list(rows),
+    heads = remembered_many(memo, "head words", list(rows),
                             lambda missing: _head_words(store, [rows[i] for i in missing]),
                             HELD_HEADS)
     # The head words that are forms of the query's, each with the groups it holds: looked
