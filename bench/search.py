@@ -48,7 +48,7 @@ import sys
 import tempfile
 import time
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from first_answer import first_answers
@@ -351,6 +351,23 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+@contextlib.contextmanager
+def _fresh_copy(root: Path, built: Path, copy: Path, parse: str) -> Iterator[Workspace]:
+    """A workspace over a copy of the index ``built`` (removed afterwards): what one
+    query parses in it is not there for the next."""
+    for suffix in ("", "-wal"):
+        if os.path.exists(f"{built}{suffix}"):
+            shutil.copyfile(f"{built}{suffix}", f"{copy}{suffix}")
+    try:
+        with Workspace([root], index_path=copy, watch=False, parse=parse) as engine:
+            engine.ensure_index(progress=False)
+            yield engine
+    finally:
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{copy}{suffix}")
+
+
 def first_navigation(root: Path, indexes: dict[str, Path], scratch: Path,
                      navigation: list[tuple[str, str, str | None]]) -> dict[str, float]:
     """Each navigation query's first call, on a fresh copy of each built index (so an
@@ -363,21 +380,13 @@ def first_navigation(root: Path, indexes: dict[str, Path], scratch: Path,
         call = SearchCall(query=query, kind=kind, match=mode)  # type: ignore[arg-type]
         answers, parts = set(), []
         for parse, built in indexes.items():
-            copy = scratch / f"first-navigation-{parse}.sqlite"
-            for suffix in ("", "-wal"):
-                if os.path.exists(f"{built}{suffix}"):
-                    shutil.copyfile(f"{built}{suffix}", f"{copy}{suffix}")
-            with Workspace([root], index_path=copy, watch=False, parse=parse) as engine:
-                engine.ensure_index(progress=False)
+            with _fresh_copy(root, built, scratch / "first-navigation.sqlite", parse) as engine:
                 started, cpu = time.perf_counter(), time.thread_time()
                 workers = _children_cpu()
                 result = engine.search(call)
                 # (a parse of many files runs in workers, waited for before it returns)
                 cpu = time.thread_time() - cpu + _children_cpu() - workers
                 wall = time.perf_counter() - started
-            for suffix in ("", "-wal", "-shm"):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(f"{copy}{suffix}")
             cpu_sums[parse] += cpu
             answers.add(json.dumps([[m.path, m.line, m.kind] for m in result.matches]))
             partial = any(note.startswith("Partial") for note in result.notes)
@@ -393,19 +402,11 @@ def first_navigation(root: Path, indexes: dict[str, Path], scratch: Path,
     # files parsed once serve the queries after it)
     session = dict.fromkeys(indexes, 0.0)
     for parse, built in indexes.items():
-        copy = scratch / f"session-{parse}.sqlite"
-        for suffix in ("", "-wal"):
-            if os.path.exists(f"{built}{suffix}"):
-                shutil.copyfile(f"{built}{suffix}", f"{copy}{suffix}")
-        with Workspace([root], index_path=copy, watch=False, parse=parse) as engine:
-            engine.ensure_index(progress=False)
+        with _fresh_copy(root, built, scratch / "session.sqlite", parse) as engine:
             cpu, workers = time.thread_time(), _children_cpu()
             for kind, query, mode in navigation:
                 engine.search(SearchCall(query=query, kind=kind, match=mode))  # type: ignore[arg-type]
             session[parse] = time.thread_time() - cpu + _children_cpu() - workers
-        for suffix in ("", "-wal", "-shm"):
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(f"{copy}{suffix}")
     print("the same queries in one session, CPU: " + ", ".join(
         f"{parse} {seconds:.2f} s" for parse, seconds in session.items()))
     return {f"first navigation CPU s, {parse}": seconds for parse, seconds in cpu_sums.items()}

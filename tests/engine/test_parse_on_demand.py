@@ -9,6 +9,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
+from indexed_files import reader_modules
 
 from sari_core.engine import Workspace
 from sari_core.engine.index import indexer
@@ -21,11 +22,7 @@ FILES = 12  # more than the patched BULK_FILES: a first build of a large tree
 
 
 def _tree(root: Path) -> None:
-    for n in range(FILES):
-        (root / f"m{n}.py").write_text(
-            f"import os\n\n\nclass Reader{n}:\n    def read_all(self, path):\n"
-            f"        return helper_{n}(path)\n\n\ndef helper_{n}(path):\n"
-            f"    return os.path.join(path, 'redirects followed')\n", encoding="utf-8")
+    reader_modules(root, FILES)
     (root / "use.py").write_text(
         "from m3 import Reader3, helper_3\n\n\nclass Local(Reader3):\n"
         "    def run(self):\n        return helper_3('x') + self.read_all('y')\n",

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from indexed_files import reader_modules
 
 from sari_core.engine import Workspace
 from sari_core.engine.index import indexer, symbol_jobs
@@ -16,11 +17,7 @@ FILES = 12  # more than the patched BULK_FILES: a first build of a large tree
 
 
 def _tree(root: Path) -> None:
-    for n in range(FILES):
-        (root / f"m{n}.py").write_text(
-            f"import os\n\n\nclass Reader{n}:\n    def read_all(self, path):\n"
-            f"        return helper_{n}(path)\n\n\ndef helper_{n}(path):\n"
-            f"    return os.path.join(path, 'redirects followed')\n", encoding="utf-8")
+    reader_modules(root, FILES)
     (root / "notes.md").write_text("# Notes\n\nRedirects are followed here.\n",
                                    encoding="utf-8")
 

@@ -47,3 +47,14 @@ def filler_functions(count: int) -> str:
     the query's words are rare in the workspace, as they are in a real one."""
     return "\n\n".join(f'def helper_{n}(value):\n    """Format value number {n}."""\n'
                        f'    return value + {n}\n' for n in range(count))
+
+
+def reader_modules(root: Path, count: int) -> None:
+    """``m0.py`` ... ``m{count-1}.py`` below ``root``: each a class ``ReaderN`` whose
+    ``read_all`` calls the module's ``helper_N``, which joins a path (a tree large enough
+    for a first build in two phases, once the test lowers its threshold)."""
+    for n in range(count):
+        (root / f"m{n}.py").write_text(
+            f"import os\n\n\nclass Reader{n}:\n    def read_all(self, path):\n"
+            f"        return helper_{n}(path)\n\n\ndef helper_{n}(path):\n"
+            f"    return os.path.join(path, 'redirects followed')\n", encoding="utf-8")

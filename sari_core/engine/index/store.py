@@ -347,7 +347,7 @@ class IndexStore(StoredTexts):
         :param chunks: the file's word chunks, computed by an index worker from its text
             and these symbols' definitions; else they are computed here.
         """
-        definitions, packed = symbols
+        definitions = symbols[0]
         # Chunks a worker cut from the stored text need only know it is still there: the
         # text is read (and decompressed) only to cut them here.
         if chunks is None:
@@ -358,12 +358,7 @@ class IndexStore(StoredTexts):
             text, chunks = None, None
         word_index.remove_file(conn, file_id)  # symbols stored twice: the last ones count
         # (and a file's definition lines, stored by the first phase, give way to these)
-        conn.execute("DELETE FROM file_references WHERE file_id = ?", (file_id,))
-        self._replace_symbols(conn, file_id, definitions)
-        if packed:
-            conn.execute("INSERT INTO file_references (file_id, refs, data) VALUES (?, ?, ?)",
-                         (file_id, references.count(packed), packed))
-            self._store_reference_names(conn, references.names(packed))
+        self._replace_parse(conn, file_id, symbols)
         conn.execute("UPDATE files SET symbols_pending = 0 WHERE id = ? AND symbols_pending",
                      (file_id,))
         self._deferred_any = None
@@ -371,6 +366,17 @@ class IndexStore(StoredTexts):
             word_index.put_file(conn, file_id, text, () if chunks is not None else [
                 (name, kind, line, end_line) for name, kind, _, line, end_line in definitions],
                 chunks)
+
+    def _replace_parse(self, conn: sqlite3.Connection, file_id: int,
+                       symbols: references.Split) -> None:
+        """Make a file's definitions and packed references those of ``symbols``."""
+        definitions, packed = symbols
+        conn.execute("DELETE FROM file_references WHERE file_id = ?", (file_id,))
+        self._replace_symbols(conn, file_id, definitions)
+        if packed:
+            conn.execute("INSERT INTO file_references (file_id, refs, data) VALUES (?, ?, ?)",
+                         (file_id, references.count(packed), packed))
+            self._store_reference_names(conn, references.names(packed))
 
     def _delete_symbols(self, conn: sqlite3.Connection, file_id: int) -> None:
         conn.execute("DELETE FROM symbols WHERE file_id = ?", (file_id,))
@@ -463,13 +469,7 @@ class IndexStore(StoredTexts):
         lines, keeping its word chunks: they stay cut along those lines (a search by words
         answers as before the parse, and :func:`word_index.remove_file` cuts them again
         from the definition lines to take them out)."""
-        definitions, packed = symbols
-        conn.execute("DELETE FROM file_references WHERE file_id = ?", (file_id,))
-        self._replace_symbols(conn, file_id, definitions)
-        if packed:
-            conn.execute("INSERT INTO file_references (file_id, refs, data) VALUES (?, ?, ?)",
-                         (file_id, references.count(packed), packed))
-            self._store_reference_names(conn, references.names(packed))
+        self._replace_parse(conn, file_id, symbols)
         conn.execute("UPDATE files SET symbols_pending = ? WHERE id = ? AND symbols_pending = ?",
                      (PARSED_CHUNKS_AS_CUT, file_id, PARSE_DEFERRED))
         self._deferred_any = None
