@@ -14,10 +14,14 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
 def test_the_search_bench_prints_every_figure_beside_ripgrep_and_git_grep() -> None:
-    out = run_smoke("search")
+    out = run_smoke("search", "--parse", "on-demand")
     for label in ("first answer", "first phase", "complete build", "index size", "literal",
                   "regex", "symbol", "rg", "git grep", "targets"):
         assert label in out, label
+    # the build parsing on demand beside the eager one, and each first navigation on both
+    assert "-- parsing on demand" in out
+    assert "first navigation, CPU summed" in out and "answers the same" in out, out
+    assert "the same queries in one session" in out
     # beside each wall-clock p50/p95, the searching thread's CPU (robust on a loaded machine)
     cpu_lines = [line for line in out.splitlines() if "sari thread CPU p50" in line]
     assert len(cpu_lines) == 3, out

@@ -20,6 +20,18 @@ def test_the_smoke_run_prints_every_arm_and_the_targets(capsys: pytest.CaptureFi
         assert label in out
 
 
+def test_the_smoke_run_on_an_index_parsed_on_demand_scores_as_the_eager_one(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    for policy in ("sari_budget", "sari_relevance", "sari_aggregation", "sari_refgate"):
+        pytest.importorskip(policy, reason="the bench runs the default policies")
+    scores = []
+    for parse in ("eager", "on-demand"):
+        assert quality.main(["--smoke", "--parse", parse]) == 0
+        out = capsys.readouterr().out
+        scores.append([line for line in out.splitlines() if line.startswith(("concept", "identifier"))])
+    assert scores[0] and scores[0] == scores[1]
+
+
 def test_the_file_rank_counts_distinct_files_and_stops_at_ten() -> None:
     answers = (quality.Answer("b.py"),)
     assert quality.file_rank(["a.py", "a.py", "b.py"], answers) == 2
