@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -179,6 +180,17 @@ def test_claude_code_s_bash_reads_and_searches_go_through_sari_too(
     assert ".env is a secret file" in secret and SECRET_VALUE not in sent(run)
 
 
+def _as_published(tmp_path: Path) -> Path:
+    """This repository's files as its marketplace serves them: without the folders a
+    checkout grows (``.tox`` holds gigabytes of environments, which the install would copy,
+    and slowly, on a busy machine)."""
+    copy = tmp_path / "marketplace"
+    shutil.copytree(REPOSITORY, copy, ignore=shutil.ignore_patterns(
+        ".git", ".tox", ".venv", "node_modules", "__pycache__", ".pytest_cache",
+        "*.egg-info"))
+    return copy
+
+
 def test_the_plugin_brings_the_server_and_its_hooks_in_one_install(
         claude: Path, workspace: Path, tmp_path: Path) -> None:
     """``claude plugin install`` from this repository's marketplace, and nothing else: the
@@ -189,7 +201,7 @@ def test_the_plugin_brings_the_server_and_its_hooks_in_one_install(
     env = {**os.environ, "HOME": str(home), "CLAUDE_CONFIG_DIR": str(config),
            "DISABLE_AUTOUPDATER": "1", "DISABLE_TELEMETRY": "1",
            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
-    for argv in (["plugin", "marketplace", "add", str(REPOSITORY)],
+    for argv in (["plugin", "marketplace", "add", str(_as_published(tmp_path))],
                  ["plugin", "install", "sari@sari"]):
         done = subprocess.run([str(claude), *argv], capture_output=True, text=True,
                               timeout=120, env=env, cwd=workspace)
