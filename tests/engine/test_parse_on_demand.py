@@ -9,10 +9,9 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 import pytest
-from indexed_files import reader_modules
+from indexed_files import large_tree, reader_modules
 
 from sari_core.engine import Workspace
-from sari_core.engine.index import indexer
 from sari_core.engine.search import work_budget
 from sari_core.engine.workspace import UNPARSED_NOTE, WORDS_PENDING_NOTE
 from sari_core.errors import SariError
@@ -34,11 +33,7 @@ def _tree(root: Path) -> None:
 
 @pytest.fixture
 def large(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    monkeypatch.setattr(indexer, "BULK_FILES", 5)
-    root = tmp_path / "tree"
-    root.mkdir()
-    _tree(root)
-    return root
+    return large_tree(monkeypatch, tmp_path, _tree)
 
 
 def _built(root: Path, index: Path, parse: str) -> Workspace:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from indexed_files import reader_modules
+from indexed_files import large_tree, reader_modules
 
 from sari_core.engine import Workspace
 from sari_core.engine.index import indexer, symbol_jobs
@@ -24,11 +24,7 @@ def _tree(root: Path) -> None:
 
 @pytest.fixture
 def large(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    monkeypatch.setattr(indexer, "BULK_FILES", 5)
-    root = tmp_path / "tree"
-    root.mkdir()
-    _tree(root)
-    return root
+    return large_tree(monkeypatch, tmp_path, _tree)
 
 
 def _symbols(engine: Workspace, name: str) -> list[tuple[str, int | None, int | None]]:

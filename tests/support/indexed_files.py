@@ -58,3 +58,16 @@ def reader_modules(root: Path, count: int) -> None:
             f"import os\n\n\nclass Reader{n}:\n    def read_all(self, path):\n"
             f"        return helper_{n}(path)\n\n\ndef helper_{n}(path):\n"
             f"    return os.path.join(path, 'redirects followed')\n", encoding="utf-8")
+
+
+def large_tree(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+               write: Callable[[Path], None]) -> Path:
+    """A folder ``write`` fills, whose first build counts as a large tree's (two phases
+    from five files on, for this test)."""
+    from sari_core.engine.index import indexer
+
+    monkeypatch.setattr(indexer, "BULK_FILES", 5)
+    root = tmp_path / "tree"
+    root.mkdir()
+    write(root)
+    return root
